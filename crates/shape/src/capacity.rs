@@ -1,0 +1,94 @@
+//! Capacity specifications: how much state a shape can need per agent and per
+//! tick.
+//!
+//! The validator derives a specification from the structure of a shape, as
+//! an exact upper bound over every possible tick. It sizes actors (the
+//! per-agent state block is allocated once, never grown) and interpreters
+//! (their scratch buffers are reserved once, never grown). Specifications of
+//! several shapes [merge](CapacitySpec::merge) by taking the maximum of each
+//! field, so one interpreter serves them all.
+
+/// Upper bounds on the state one shape can hold or produce.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct CapacitySpec {
+    /// Deepest nesting of deciders: the interpreter's guard stack depth.
+    pub guard_depth: u32,
+    /// Most decider states an actor holds after a tick (sequence resume
+    /// points and concurrent children's completion marks).
+    pub decider_states: u32,
+    /// Most action states an actor holds after a tick (running immediate and
+    /// deferred actions).
+    pub action_states: u32,
+    /// Most of those that are deferred actions; bounds the requests of one
+    /// agent's tick (each can be cancelled, and as many launched).
+    pub deferred_states: u32,
+    /// Persistent state slots, one per leaf that owns one.
+    pub persistent_states: u32,
+}
+
+impl CapacitySpec {
+    /// The field-wise maximum: a specification that serves both shapes.
+    #[must_use]
+    pub fn merge(self, other: CapacitySpec) -> CapacitySpec {
+        CapacitySpec {
+            guard_depth: self.guard_depth.max(other.guard_depth),
+            decider_states: self.decider_states.max(other.decider_states),
+            action_states: self.action_states.max(other.action_states),
+            deferred_states: self.deferred_states.max(other.deferred_states),
+            persistent_states: self.persistent_states.max(other.persistent_states),
+        }
+    }
+
+    /// Most requests one agent's tick can emit: every deferred action that
+    /// ran last tick cancelled, and as many launched.
+    pub fn requests(&self) -> u32 {
+        self.deferred_states * 2
+    }
+
+    /// Whether `self` is at least as large as `other` in every field.
+    #[inline]
+    pub fn covers(&self, other: &CapacitySpec) -> bool {
+        self.guard_depth >= other.guard_depth
+            && self.decider_states >= other.decider_states
+            && self.action_states >= other.action_states
+            && self.deferred_states >= other.deferred_states
+            && self.persistent_states >= other.persistent_states
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_takes_maxima_and_covers_both() {
+        let a = CapacitySpec {
+            guard_depth: 3,
+            decider_states: 1,
+            action_states: 4,
+            deferred_states: 0,
+            persistent_states: 2,
+        };
+        let b = CapacitySpec {
+            guard_depth: 1,
+            decider_states: 5,
+            action_states: 2,
+            deferred_states: 2,
+            persistent_states: 0,
+        };
+        let m = a.merge(b);
+        assert_eq!(
+            m,
+            CapacitySpec {
+                guard_depth: 3,
+                decider_states: 5,
+                action_states: 4,
+                deferred_states: 2,
+                persistent_states: 2
+            }
+        );
+        assert!(m.covers(&a) && m.covers(&b));
+        assert!(!a.covers(&b));
+        assert_eq!(m.requests(), 4);
+    }
+}

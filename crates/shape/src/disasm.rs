@@ -1,0 +1,125 @@
+//! Disassembly: a shape's stream as text, one item per line.
+//!
+//! ```text
+//!  off  item                kind                    end  payload                 node
+//!    0  0x0000000000001602  PrioritySelector         22                          PrioritySelector (id 0)
+//!    1  0x0000000000000501  . Sequence                5                          flee (id 1)
+//!    2  0x0000000000000080  . . Condition                 threat                 threat (id 2)
+//! ```
+//!
+//! Indentation shows nesting; `end` is one past a decider's sub-stream.
+
+use crate::ids::NodeIdx;
+use crate::kinds::{Kind, Layout};
+use crate::shape::Shape;
+use std::fmt::{self, Write as _};
+
+/// A shape's disassembly; print it with `{}`.
+pub struct Disassembly<'s> {
+    shape: &'s Shape,
+}
+
+impl Shape {
+    /// The shape's disassembly.
+    pub fn disassemble(&self) -> Disassembly<'_> {
+        Disassembly { shape: self }
+    }
+}
+
+impl Disassembly<'_> {
+    /// The payload column of one item: fields, leaf name and parameters.
+    pub fn payload(&self, node: NodeIdx) -> String {
+        let shape = self.shape;
+        let item = shape.item(node);
+        let kind = shape.kind(node);
+        let mut out = String::new();
+        match kind.layout() {
+            Layout::Decider => {
+                let (a, b) = kind.fields();
+                if !a.is_empty() {
+                    let _ = write!(out, "{a}={}", item.a());
+                }
+                if !b.is_empty() {
+                    let _ = write!(out, " {b}={}", item.b());
+                }
+            }
+            Layout::Leaf => {
+                if let Some(import) = shape.import(node) {
+                    out.push_str(&import.name);
+                }
+                let params = shape.params(node);
+                if !params.is_empty() {
+                    out.push('(');
+                    for (i, &w) in params.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        write_word(&mut out, w);
+                    }
+                    out.push(')');
+                }
+                if let Some(slot) = shape.persistent_slot(node) {
+                    let _ = write!(out, " [persistent {slot}]");
+                }
+            }
+        }
+        out
+    }
+}
+
+/// Parameter words are untyped: small values print as integers, others in hex.
+fn write_word(out: &mut String, w: u64) {
+    let signed = w as i64;
+    if (-(1i64 << 32)..(1i64 << 32)).contains(&signed) {
+        let _ = write!(out, "{signed}");
+    } else {
+        let _ = write!(out, "{w:#x}");
+    }
+}
+
+impl fmt::Display for Disassembly<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let shape = self.shape;
+        writeln!(
+            f,
+            "{:>5}  {:<18}  {:<22}  {:>5}  {:<22}  node",
+            "off", "item", "kind", "end", "payload"
+        )?;
+        let mut open: Vec<u32> = Vec::new();
+        for i in 0..shape.len() as u32 {
+            let node = NodeIdx::new(i);
+            while open.last().is_some_and(|&end| end <= i) {
+                open.pop();
+            }
+            let kind: Kind = shape.kind(node);
+            let item = shape.item(node);
+            let label = format!("{}{}", ". ".repeat(open.len()), kind.name());
+            let end = match kind.layout() {
+                Layout::Decider => item.end().to_string(),
+                Layout::Leaf => String::new(),
+            };
+            let info = shape.node(node);
+            writeln!(
+                f,
+                "{i:>5}  {:#018x}  {label:<22}  {end:>5}  {:<22}  {} ({})",
+                item.bits(),
+                self.payload(node),
+                info.name,
+                info.id
+            )?;
+            if kind.is_decider() {
+                open.push(item.end());
+            }
+        }
+        let spec = shape.spec();
+        write!(
+            f,
+            "capacity: guard depth {}, decider states {}, action states {} ({} deferred), persistent {}",
+            spec.guard_depth,
+            spec.decider_states,
+            spec.action_states,
+            spec.deferred_states,
+            spec.persistent_states
+        )
+    }
+}

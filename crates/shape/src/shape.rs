@@ -1,0 +1,254 @@
+//! The shape: a validated stream of shape items and the tables beside it.
+
+use crate::capacity::CapacitySpec;
+use crate::error::ValidationError;
+use crate::ids::{ActionId, NodeId, NodeIdx};
+use crate::item::{MAX_ITEMS, MAX_PARAM_WORDS, ShapeItem};
+use crate::kinds::{Kind, LEAF_KINDS, Layout};
+
+/// A leaf the shape refers to by name, resolved against the application's
+/// leaf table when the shape is linked.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Import {
+    /// The registered name.
+    pub name: Box<str>,
+    /// Parameter words every use supplies.
+    pub arity: u8,
+    /// Whether each use owns a persistent state slot.
+    pub persistent: bool,
+}
+
+/// What the shape knows about a node beside the stream: never read by a tick.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NodeInfo {
+    /// The node's name (its given name, else its leaf name or kind).
+    pub name: Box<str>,
+    /// The node's stable identity.
+    pub id: NodeId,
+}
+
+/// The parts of a shape before validation.
+///
+/// Anyone can assemble parts (the compiler, a byte decoder, a fuzzer); only
+/// [`ShapeParts::validate`] turns them into a [`Shape`], the one type the
+/// interpreter accepts.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ShapeParts {
+    /// The depth-first item stream; item 0 is the root.
+    pub items: Vec<ShapeItem>,
+    /// The parameter table: leaves' parameter words.
+    pub params: Vec<u64>,
+    /// One import table per leaf kind, indexed by [`Kind::leaf_slot`].
+    pub imports: [Vec<Import>; LEAF_KINDS],
+    /// One entry per item: names and identities.
+    pub nodes: Vec<NodeInfo>,
+}
+
+/// Caps the validator enforces, so that no input can make later stages use
+/// unbounded memory or time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Most items in one shape (at most [`MAX_ITEMS`]).
+    pub max_items: usize,
+    /// Most parameter words in one shape (at most [`MAX_PARAM_WORDS`]).
+    pub max_params: usize,
+    /// Deepest nesting of deciders.
+    pub max_depth: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_items: MAX_ITEMS,
+            max_params: MAX_PARAM_WORDS,
+            max_depth: 1024,
+        }
+    }
+}
+
+impl ShapeParts {
+    /// Validates the parts with the default [`Limits`].
+    pub fn validate(self) -> Result<Shape, ValidationError> {
+        self.validate_with(&Limits::default())
+    }
+
+    /// Validates the parts: known kinds, nested sub-streams within bounds,
+    /// child counts, every import and parameter index in range, depth within
+    /// the limits. On success the result carries its capacity specification
+    /// and persistent-state map.
+    pub fn validate_with(self, limits: &Limits) -> Result<Shape, ValidationError> {
+        let facts = crate::validate::check(&self, limits)?;
+        Ok(Shape {
+            parts: self,
+            persistent: facts.persistent.into_boxed_slice(),
+            spec: facts.spec,
+        })
+    }
+}
+
+/// A validated shape: a tree compiled into a flat stream of 64-bit items,
+/// shared by every agent that runs it.
+///
+/// The only ways to get one are [`ShapeParts::validate`] (which the compiler
+/// and [`Shape::from_bytes`] go through), so code holding a `Shape` may rely
+/// on its structure: sub-streams nest, indices are in range, the capacity
+/// specification bounds every tick.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Shape {
+    parts: ShapeParts,
+    persistent: Box<[NodeIdx]>,
+    spec: CapacitySpec,
+}
+
+impl Shape {
+    /// The item stream.
+    #[inline]
+    pub fn items(&self) -> &[ShapeItem] {
+        &self.parts.items
+    }
+
+    /// Number of items.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.parts.items.len()
+    }
+
+    /// Always false: a valid shape has at least a root.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The item at `node`.
+    #[inline]
+    pub fn item(&self, node: NodeIdx) -> ShapeItem {
+        self.parts.items[node.index()]
+    }
+
+    /// The item's kind (valid shapes have only known kinds).
+    #[inline]
+    pub fn kind(&self, node: NodeIdx) -> Kind {
+        match self.item(node).kind() {
+            Some(kind) => kind,
+            None => unreachable!("validated shapes hold only known kinds"),
+        }
+    }
+
+    /// The whole parameter table.
+    #[inline]
+    pub fn param_table(&self) -> &[u64] {
+        &self.parts.params
+    }
+
+    /// A leaf's parameter words (empty for deciders).
+    pub fn params(&self, node: NodeIdx) -> &[u64] {
+        let item = self.item(node);
+        match self.kind(node).layout() {
+            Layout::Leaf => &self.parts.params[item.params().range()],
+            Layout::Decider => &[],
+        }
+    }
+
+    /// The import table of a leaf kind (empty for deciders).
+    pub fn imports(&self, kind: Kind) -> &[Import] {
+        match kind.leaf_slot() {
+            Some(slot) => &self.parts.imports[slot],
+            None => &[],
+        }
+    }
+
+    /// The import a leaf refers to.
+    pub fn import(&self, node: NodeIdx) -> Option<&Import> {
+        let kind = self.kind(node);
+        let slot = kind.leaf_slot()?;
+        self.parts.imports[slot].get(self.item(node).import() as usize)
+    }
+
+    /// The deferred action registered under `name`, as requests name it.
+    pub fn action_id(&self, name: &str) -> Option<ActionId> {
+        self.imports(Kind::Deferred)
+            .iter()
+            .position(|i| &*i.name == name)
+            .map(|i| ActionId(i as u16))
+    }
+
+    /// The node's name and identity.
+    pub fn node(&self, node: NodeIdx) -> &NodeInfo {
+        &self.parts.nodes[node.index()]
+    }
+
+    /// Every node's name and identity, by item.
+    pub fn nodes(&self) -> &[NodeInfo] {
+        &self.parts.nodes
+    }
+
+    /// The first node with the given name, in stream order.
+    pub fn find(&self, name: &str) -> Option<NodeIdx> {
+        self.parts
+            .nodes
+            .iter()
+            .position(|n| &*n.name == name)
+            .map(|i| NodeIdx::new(i as u32))
+    }
+
+    /// The node with the given stable identity.
+    pub fn find_id(&self, id: NodeId) -> Option<NodeIdx> {
+        self.parts
+            .nodes
+            .iter()
+            .position(|n| n.id == id)
+            .map(|i| NodeIdx::new(i as u32))
+    }
+
+    /// One past the last item of the node's sub-stream.
+    #[inline]
+    pub fn subtree_end(&self, node: NodeIdx) -> NodeIdx {
+        let item = self.item(node);
+        NodeIdx::new(match self.kind(node).layout() {
+            Layout::Decider => item.end(),
+            Layout::Leaf => node.get() + 1,
+        })
+    }
+
+    /// The direct children of a decider, in order.
+    pub fn children(&self, node: NodeIdx) -> impl Iterator<Item = NodeIdx> + '_ {
+        let end = self.subtree_end(node).get();
+        let mut next = node.get() + 1;
+        std::iter::from_fn(move || {
+            (next < end).then(|| {
+                let child = NodeIdx::new(next);
+                next = self.subtree_end(child).get();
+                child
+            })
+        })
+    }
+
+    /// The capacity specification: bounds on per-agent and per-tick state.
+    #[inline]
+    pub fn spec(&self) -> &CapacitySpec {
+        &self.spec
+    }
+
+    /// The persistent-state map: the items owning persistent slots, in
+    /// stream order; an actor's slot `i` belongs to item `map[i]`.
+    #[inline]
+    pub fn persistent_map(&self) -> &[NodeIdx] {
+        &self.persistent
+    }
+
+    /// The persistent slot of a leaf that owns one.
+    #[inline]
+    pub fn persistent_slot(&self, node: NodeIdx) -> Option<usize> {
+        self.persistent.binary_search(&node).ok()
+    }
+
+    /// The parts, for editing and validating again.
+    pub fn into_parts(self) -> ShapeParts {
+        self.parts
+    }
+
+    /// The parts, read-only.
+    pub fn parts(&self) -> &ShapeParts {
+        &self.parts
+    }
+}

@@ -1,0 +1,320 @@
+//! The validator: the one gate between untrusted parts and a runnable shape.
+//!
+//! One forward pass over the stream with an explicit stack of open deciders
+//! (no recursion, so no input depth can overflow the call stack). The same
+//! pass computes the capacity specification bottom-up: when a decider's
+//! sub-stream closes, its children's bounds are combined by the decider's
+//! semantics and handed to its parent.
+
+use crate::capacity::CapacitySpec;
+use crate::error::{Invalid, ValidationError};
+use crate::ids::NodeIdx;
+use crate::item::{FLAG_PERSISTENT, KNOWN_FLAGS, MAX_ITEMS, MAX_PARAM_WORDS, ShapeItem};
+use crate::kinds::{Kind, Layout};
+use crate::shape::{Limits, ShapeParts};
+use std::collections::HashSet;
+
+/// What validation learns about a shape.
+pub(crate) struct Facts {
+    pub spec: CapacitySpec,
+    pub persistent: Vec<NodeIdx>,
+}
+
+/// Bounds on the state one subtree can hold at the end of a tick.
+#[derive(Clone, Copy, Default)]
+struct Bound {
+    deciders: u32,
+    actions: u32,
+    deferred: u32,
+}
+
+/// A decider whose sub-stream is still open.
+struct Open {
+    index: u32,
+    end: u32,
+    kind: Kind,
+    item: ShapeItem,
+    children: u32,
+    /// Children's bounds, combined as the kind requires: the maximum for
+    /// deciders that run one child at a time, the sum for concurrent ones.
+    acc: Bound,
+}
+
+impl Open {
+    fn add_child(&mut self, child: Bound) {
+        self.children += 1;
+        let acc = &mut self.acc;
+        if self.kind == Kind::Concurrent {
+            // A finished child leaves a completion mark instead of its states.
+            acc.deciders += child.deciders.max(1);
+            acc.actions += child.actions;
+            acc.deferred += child.deferred;
+        } else {
+            acc.deciders = acc.deciders.max(child.deciders);
+            acc.actions = acc.actions.max(child.actions);
+            acc.deferred = acc.deferred.max(child.deferred);
+        }
+    }
+
+    /// The decider's own bound once all children are known.
+    fn close(&self) -> Result<Bound, ValidationError> {
+        let err = |what| ValidationError::at(self.index, Some(self.kind), what);
+        let (min, max) = self.kind.children();
+        if self.children < min || self.children > max {
+            return Err(err(Invalid::ChildCount {
+                kind: self.kind,
+                count: self.children,
+                min,
+                max,
+            }));
+        }
+        let n = self.children;
+        let mut bound = self.acc;
+        match self.kind {
+            // The resume point of a sequence stopped past its first child.
+            Kind::Sequence => bound.deciders += 1,
+            Kind::PrioritySelector => {}
+            Kind::Concurrent => {
+                let succeed = u32::from(self.item.a());
+                if !(1..=n).contains(&succeed) {
+                    return Err(err(Invalid::Threshold {
+                        field: "succeed_at",
+                        value: self.item.a(),
+                        min: 1,
+                        max: n,
+                    }));
+                }
+                // Failing is certain once success is out of reach, so a
+                // larger `fail_at` could never be met.
+                let fail_max = n - succeed + 1;
+                if !(1..=fail_max).contains(&u32::from(self.item.b())) {
+                    return Err(err(Invalid::Threshold {
+                        field: "fail_at",
+                        value: self.item.b(),
+                        min: 1,
+                        max: fail_max,
+                    }));
+                }
+            }
+            Kind::Condition | Kind::Action | Kind::Deferred => {
+                unreachable!("only deciders are opened")
+            }
+        }
+        Ok(bound)
+    }
+}
+
+pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, ValidationError> {
+    let items = &parts.items;
+    let n = items.len();
+    let max_items = limits.max_items.min(MAX_ITEMS);
+    let max_params = limits.max_params.min(MAX_PARAM_WORDS);
+    if n == 0 {
+        return Err(ValidationError::whole(Invalid::Empty));
+    }
+    if n > max_items {
+        return Err(ValidationError::whole(Invalid::TooManyItems {
+            count: n,
+            max: max_items,
+        }));
+    }
+    if parts.params.len() > max_params {
+        return Err(ValidationError::whole(Invalid::TooManyParams {
+            count: parts.params.len(),
+            max: max_params,
+        }));
+    }
+    if parts.nodes.len() != n {
+        return Err(ValidationError::whole(Invalid::NodeTable {
+            nodes: parts.nodes.len(),
+            items: n,
+        }));
+    }
+    check_imports(parts)?;
+    let mut ids = HashSet::with_capacity(n);
+    for (i, node) in parts.nodes.iter().enumerate() {
+        if !ids.insert(node.id) {
+            let kind = parts.items[i].kind();
+            return Err(ValidationError::at(
+                i as u32,
+                kind,
+                Invalid::DuplicateId { id: node.id },
+            ));
+        }
+    }
+
+    let n32 = n as u32;
+    let mut stack: Vec<Open> = Vec::new();
+    let mut spec = CapacitySpec::default();
+    let mut persistent = Vec::new();
+    let mut root = Bound::default();
+
+    for (i, &item) in items.iter().enumerate() {
+        let i = i as u32;
+        while stack.last().is_some_and(|open| open.end == i) {
+            close_top(&mut stack, &mut root)?;
+        }
+        if i > 0 && stack.is_empty() {
+            // Only reachable when the root is a leaf in a longer stream.
+            let root_item = items[0];
+            return Err(ValidationError::at(
+                0,
+                root_item.kind(),
+                Invalid::RootSpan { end: 1, len: n },
+            ));
+        }
+        let Some(kind) = item.kind() else {
+            return Err(ValidationError::at(
+                i,
+                None,
+                Invalid::UnknownKind { tag: item.tag() },
+            ));
+        };
+        let err = |what| ValidationError::at(i, Some(kind), what);
+        match kind.layout() {
+            Layout::Decider => {
+                let end = item.end();
+                let limit = stack.last().map_or(n32, |parent| parent.end);
+                if end <= i {
+                    return Err(err(Invalid::EmptySubStream { end }));
+                }
+                if i == 0 && end != n32 {
+                    return Err(err(Invalid::RootSpan { end, len: n }));
+                }
+                if end > limit {
+                    return Err(err(Invalid::EndOutOfBounds { end, limit }));
+                }
+                if kind.fields() == ("", "") && (item.a() != 0 || item.b() != 0) {
+                    return Err(err(Invalid::ReservedBits { bits: item.bits() }));
+                }
+                if stack.len() as u32 >= limits.max_depth {
+                    return Err(err(Invalid::TooDeep {
+                        max: limits.max_depth,
+                    }));
+                }
+                stack.push(Open {
+                    index: i,
+                    end,
+                    kind,
+                    item,
+                    children: 0,
+                    acc: Bound::default(),
+                });
+                spec.guard_depth = spec.guard_depth.max(stack.len() as u32);
+            }
+            Layout::Leaf => {
+                let bound = check_leaf(parts, i, kind, item)?;
+                if item.flags() & FLAG_PERSISTENT != 0 {
+                    persistent.push(NodeIdx::new(i));
+                }
+                match stack.last_mut() {
+                    Some(parent) => parent.add_child(bound),
+                    None => root = bound,
+                }
+            }
+        }
+    }
+    while !stack.is_empty() {
+        close_top(&mut stack, &mut root)?;
+    }
+
+    spec.decider_states = root.deciders;
+    spec.action_states = root.actions;
+    spec.deferred_states = root.deferred;
+    spec.persistent_states = persistent.len() as u32;
+    Ok(Facts { spec, persistent })
+}
+
+fn close_top(stack: &mut Vec<Open>, root: &mut Bound) -> Result<(), ValidationError> {
+    let Some(open) = stack.pop() else {
+        return Ok(());
+    };
+    let bound = open.close()?;
+    match stack.last_mut() {
+        Some(parent) => parent.add_child(bound),
+        None => *root = bound,
+    }
+    Ok(())
+}
+
+fn check_leaf(
+    parts: &ShapeParts,
+    i: u32,
+    kind: Kind,
+    item: ShapeItem,
+) -> Result<Bound, ValidationError> {
+    let err = |what| ValidationError::at(i, Some(kind), what);
+    let flags = item.flags();
+    if flags & !KNOWN_FLAGS != 0 {
+        return Err(err(Invalid::UnknownFlags { flags }));
+    }
+    let Some(slot) = kind.leaf_slot() else {
+        unreachable!("leaf layouts belong to leaf kinds");
+    };
+    let table = &parts.imports[slot];
+    let Some(import) = table.get(item.import() as usize) else {
+        return Err(err(Invalid::ImportOutOfRange {
+            kind,
+            import: item.import(),
+            len: table.len(),
+        }));
+    };
+    let params = item.params();
+    if params.range().end > parts.params.len() {
+        return Err(err(Invalid::ParamsOutOfRange {
+            offset: params.offset,
+            len: params.len,
+            table: parts.params.len(),
+        }));
+    }
+    if params.len != import.arity {
+        return Err(err(Invalid::Arity {
+            leaf: import.name.clone(),
+            expected: import.arity,
+            found: params.len,
+        }));
+    }
+    if (flags & FLAG_PERSISTENT != 0) != import.persistent {
+        return Err(err(Invalid::PersistentFlag {
+            leaf: import.name.clone(),
+            declared: import.persistent,
+        }));
+    }
+    Ok(match kind {
+        Kind::Condition => Bound::default(),
+        Kind::Action => Bound {
+            actions: 1,
+            ..Bound::default()
+        },
+        Kind::Deferred => Bound {
+            actions: 1,
+            deferred: 1,
+            ..Bound::default()
+        },
+        Kind::Sequence | Kind::PrioritySelector | Kind::Concurrent => {
+            unreachable!("deciders have the decider layout")
+        }
+    })
+}
+
+fn check_imports(parts: &ShapeParts) -> Result<(), ValidationError> {
+    for (slot, table) in parts.imports.iter().enumerate() {
+        let kind = Kind::LEAVES[slot];
+        let mut seen = HashSet::new();
+        for (index, import) in table.iter().enumerate() {
+            if import.name.is_empty() {
+                return Err(ValidationError::whole(Invalid::EmptyImportName {
+                    kind,
+                    import: index,
+                }));
+            }
+            if !seen.insert(&import.name) {
+                return Err(ValidationError::whole(Invalid::DuplicateImport {
+                    kind,
+                    name: import.name.clone(),
+                }));
+            }
+        }
+    }
+    Ok(())
+}

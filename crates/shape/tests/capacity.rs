@@ -1,0 +1,164 @@
+//! Capacity specifications derived by the validator, and the persistent-state
+//! map.
+
+mod common;
+
+use common::{build, creature};
+use treebeard_shape::tree::{Node, act, concurrent, cond, priority, sequence};
+use treebeard_shape::{CapacitySpec, NodeIdx};
+
+/// (guard depth, decider states, action states, deferred states, persistent)
+fn spec(tree: Node) -> (u32, u32, u32, u32, u32) {
+    let s: CapacitySpec = *build(&tree).spec();
+    (
+        s.guard_depth,
+        s.decider_states,
+        s.action_states,
+        s.deferred_states,
+        s.persistent_states,
+    )
+}
+
+#[test]
+fn condition_root_holds_nothing() {
+    assert_eq!(spec(cond("ready")), (0, 0, 0, 0, 0));
+}
+
+#[test]
+fn action_root_holds_one_action_state() {
+    assert_eq!(spec(act("Shoot")), (0, 0, 1, 0, 0));
+}
+
+#[test]
+fn deferred_root_counts_as_action_and_deferred() {
+    assert_eq!(spec(act("FindFood")), (0, 0, 1, 1, 0));
+}
+
+#[test]
+fn persistent_leaf_root_owns_a_slot() {
+    assert_eq!(spec(act("Timer").param(1)), (0, 0, 1, 1, 1));
+}
+
+#[test]
+fn sequence_adds_a_resume_point_over_its_deepest_child() {
+    assert_eq!(spec(sequence([cond("ready")])), (1, 1, 0, 0, 0));
+    let tree = sequence([act("Shoot"), act("FindFood"), cond("ready")]);
+    assert_eq!(spec(tree), (1, 1, 1, 1, 0));
+}
+
+#[test]
+fn nested_sequences_add_one_each() {
+    let tree = sequence([sequence([sequence([cond("ready")])]), act("Eat")]);
+    assert_eq!(spec(tree), (3, 3, 1, 0, 0));
+}
+
+#[test]
+fn sequence_takes_the_maximum_not_the_sum() {
+    let tree = sequence([
+        sequence([act("Shoot")]),
+        sequence([sequence([act("FindFood")])]),
+    ]);
+    assert_eq!(spec(tree), (3, 3, 1, 1, 0));
+}
+
+#[test]
+fn priority_selector_takes_the_maximum_over_children() {
+    assert_eq!(spec(priority([cond("ready")])), (1, 0, 0, 0, 0));
+    let tree = priority([
+        concurrent([act("Shoot"), act("Eat"), act("FindFood")]),
+        sequence([sequence([act("FindFood")])]),
+    ]);
+    // The concurrent child: 3 completion marks, 3 actions, 1 deferred; the
+    // sequence child: 2 resume points, 1 action, 1 deferred.
+    assert_eq!(spec(tree), (3, 3, 3, 1, 0));
+}
+
+#[test]
+fn concurrent_sums_children_with_a_mark_each() {
+    assert_eq!(spec(concurrent([cond("ready")])), (1, 1, 0, 0, 0));
+    let tree = concurrent([
+        act("Shoot"),
+        act("FindFood"),
+        sequence([act("Eat"), act("Eat")]),
+    ]);
+    assert_eq!(spec(tree), (2, 3, 3, 1, 0));
+}
+
+#[test]
+fn concurrent_counts_a_child_decider_states_beyond_one() {
+    let inner = concurrent([act("Shoot"), act("Shoot")]);
+    let tree = concurrent([inner, cond("ready")]);
+    assert_eq!(spec(tree), (2, 3, 2, 0, 0));
+    let deep = concurrent([sequence([sequence([act("FindFood")])]), act("FindFood")]);
+    assert_eq!(spec(deep), (3, 3, 2, 2, 0));
+}
+
+#[test]
+fn guard_depth_is_the_deepest_decider_nesting() {
+    let tree = priority([
+        act("Shoot"),
+        sequence([cond("ready"), concurrent([sequence([act("Eat")])])]),
+        sequence([act("Eat")]),
+    ]);
+    assert_eq!(build(&tree).spec().guard_depth, 4);
+}
+
+#[test]
+fn sample_tree_spec() {
+    // fight: 1 resume point, 1 action; eat: 1, 1 (+1 deferred); wander: 2
+    // marks, 2 actions, 1 deferred; MoveTo: 1 action, 1 deferred.
+    assert_eq!(spec(creature()), (2, 2, 2, 1, 2));
+}
+
+#[test]
+fn persistent_map_lists_persistent_leaves_in_stream_order() {
+    let shape = build(&creature());
+    let counter = shape.find("Counter").unwrap();
+    let timer = shape.find("Timer").unwrap();
+    assert!(counter < timer);
+    assert_eq!(shape.persistent_map(), &[counter, timer]);
+    assert_eq!(shape.persistent_slot(counter), Some(0));
+    assert_eq!(shape.persistent_slot(timer), Some(1));
+}
+
+#[test]
+fn non_persistent_nodes_have_no_slot() {
+    let shape = build(&creature());
+    for i in 0..shape.len() as u32 {
+        let node = NodeIdx::new(i);
+        let persistent = shape.import(node).is_some_and(|imp| imp.persistent);
+        assert_eq!(shape.persistent_slot(node).is_some(), persistent, "{node}");
+    }
+}
+
+#[test]
+fn each_use_of_a_persistent_leaf_owns_its_own_slot() {
+    let tree = sequence([
+        act("Counter"),
+        cond("ready"),
+        act("Counter"),
+        priority([act("Timer").param(1), act("Counter")]),
+    ]);
+    let shape = build(&tree);
+    let map: Vec<u32> = shape.persistent_map().iter().map(|n| n.get()).collect();
+    assert_eq!(map, [1, 3, 5, 6]);
+    assert_eq!(shape.spec().persistent_states, 4);
+    for (slot, &node) in shape.persistent_map().iter().enumerate() {
+        assert_eq!(shape.persistent_slot(node), Some(slot));
+    }
+}
+
+#[test]
+fn merged_specs_cover_each_shape() {
+    let a = *build(&creature()).spec();
+    let b = *build(&concurrent([
+        act("FindFood"),
+        act("FindFood"),
+        act("FindFood"),
+    ]))
+    .spec();
+    let m = a.merge(b);
+    assert!(m.covers(&a) && m.covers(&b));
+    assert_eq!(m.deferred_states, 3);
+    assert_eq!(m.requests(), 6);
+}

@@ -1,0 +1,724 @@
+//! Actors: one agent's execution state, and nothing else.
+//!
+//! An actor is a fixed-size block of 32-bit words, sized once from a capacity
+//! specification (see [`ActorLayout`]):
+//!
+//! ```text
+//! word 0         header: decider states held (low 16 bits), action states held (high 16)
+//! words 1..      decider states, 2 words each, sorted by item  (capacity: spec.decider_states)
+//! then           action states, 2 words each, sorted by item   (capacity: spec.action_states)
+//! then           persistent slots, 1 word each, by the shape's persistent map
+//! ```
+//!
+//! A state is an 8-byte [`StateEntry`]: the item index and a tag in one word
+//! (so sorting by that word sorts by item), and a 32-bit value. Only
+//! non-default states are stored: a sequence at its first child, or a leaf
+//! that is not running, takes no space. There is no per-node object and no
+//! copy of the tree; a crowd packs all its actors into one allocation
+//! ([`Actors`]).
+
+use crate::request::Outcome;
+use bytemuck::{Pod, Zeroable};
+use std::fmt;
+use treebeard_shape::{CapacitySpec, NodeIdx, Shape};
+
+/// One stored state: an item, a tag and a 32-bit value.
+#[derive(Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+#[repr(C)]
+pub struct StateEntry {
+    key: u32,
+    value: u32,
+}
+
+/// Tags of decider states.
+pub(crate) mod decider_tag {
+    /// A sequence resumes at the child item in the value.
+    pub const RESUME: u8 = 0;
+    /// A concurrent decider's child (the entry's item) succeeded earlier.
+    pub const DONE_SUCCESS: u8 = 1;
+    /// A concurrent decider's child (the entry's item) failed earlier.
+    pub const DONE_FAILURE: u8 = 2;
+}
+
+/// Tags of action states.
+pub(crate) mod action_tag {
+    /// An immediate action is running; the value is its state.
+    pub const RUNNING: u8 = 0;
+    /// A deferred action's launch request was emitted this tick.
+    pub const LAUNCHING: u8 = 1;
+    /// A deferred action was launched on an earlier tick, not yet acknowledged.
+    pub const LAUNCHED: u8 = 2;
+    /// A game system reported the deferred action running.
+    pub const ACKNOWLEDGED: u8 = 3;
+    /// A game system reported success; consumed on the next tick.
+    pub const SUCCEEDED: u8 = 4;
+    /// A game system reported failure; consumed on the next tick.
+    pub const FAILED: u8 = 5;
+}
+
+impl StateEntry {
+    #[inline]
+    pub(crate) const fn new(node: u32, tag: u8, value: u32) -> StateEntry {
+        StateEntry {
+            key: (node << 8) | tag as u32,
+            value,
+        }
+    }
+
+    /// The item the state belongs to.
+    #[inline]
+    pub const fn node(self) -> u32 {
+        self.key >> 8
+    }
+
+    #[inline]
+    pub(crate) const fn tag(self) -> u8 {
+        self.key as u8
+    }
+
+    #[inline]
+    pub(crate) const fn key(self) -> u32 {
+        self.key
+    }
+
+    #[inline]
+    pub(crate) const fn value(self) -> u32 {
+        self.value
+    }
+
+    #[inline]
+    pub(crate) fn set_tag(&mut self, tag: u8) {
+        self.key = (self.key & !0xFF) | tag as u32;
+    }
+}
+
+impl fmt::Debug for StateEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "#{}:{}={}", self.node(), self.tag(), self.value)
+    }
+}
+
+/// A decider's stored state, for inspection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeciderState {
+    /// The sequence at `node` resumes at `child`.
+    Resume {
+        /// The sequence.
+        node: NodeIdx,
+        /// The child it resumes at.
+        child: NodeIdx,
+    },
+    /// The child `node` of a running concurrent decider finished earlier
+    /// with `success` (true) or failure.
+    Done {
+        /// The finished child.
+        node: NodeIdx,
+        /// Whether it succeeded.
+        success: bool,
+    },
+}
+
+/// An action's stored state, for inspection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActionState {
+    /// An immediate action is running with this state word.
+    Running(u32),
+    /// A deferred action was launched and not yet acknowledged.
+    Launched,
+    /// A deferred action is running in its game system.
+    Acknowledged,
+    /// A deferred action succeeded; the next tick consumes the result.
+    Succeeded,
+    /// A deferred action failed; the next tick consumes the result.
+    Failed,
+}
+
+/// The size of an actor block for a capacity specification.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ActorLayout {
+    deciders: u32,
+    actions: u32,
+    persistent: u32,
+}
+
+impl ActorLayout {
+    /// The layout that holds any state of shapes with this specification.
+    ///
+    /// # Panics
+    /// If the specification allows more than 65535 decider or action states
+    /// (the header's counts are 16-bit); no tree of a sane size gets close.
+    pub fn for_spec(spec: &CapacitySpec) -> ActorLayout {
+        assert!(
+            spec.decider_states <= u16::MAX as u32 && spec.action_states <= u16::MAX as u32,
+            "a shape whose agents may hold over 65535 states cannot be given actors"
+        );
+        ActorLayout {
+            deciders: spec.decider_states,
+            actions: spec.action_states,
+            persistent: spec.persistent_states,
+        }
+    }
+
+    /// The layout for one shape.
+    pub fn for_shape(shape: &Shape) -> ActorLayout {
+        ActorLayout::for_spec(shape.spec())
+    }
+
+    /// Words per actor.
+    #[inline]
+    pub const fn words(&self) -> usize {
+        1 + 2 * self.deciders as usize + 2 * self.actions as usize + self.persistent as usize
+    }
+
+    /// Bytes per actor: the behaviour state each agent costs.
+    #[inline]
+    pub const fn bytes(&self) -> usize {
+        self.words() * 4
+    }
+
+    /// Decider and action state capacity.
+    #[inline]
+    pub(crate) fn entry_capacity(&self) -> (usize, usize) {
+        (self.deciders as usize, self.actions as usize)
+    }
+
+    /// Whether actors of this layout can hold any state of `spec`.
+    #[inline]
+    pub fn covers(&self, spec: &CapacitySpec) -> bool {
+        self.deciders >= spec.decider_states
+            && self.actions >= spec.action_states
+            && self.persistent >= spec.persistent_states
+    }
+
+    #[inline]
+    fn actions_at(&self) -> usize {
+        1 + 2 * self.deciders as usize
+    }
+
+    #[inline]
+    fn persistent_at(&self) -> usize {
+        self.actions_at() + 2 * self.actions as usize
+    }
+}
+
+/// Read access to one actor block.
+#[derive(Clone, Copy)]
+pub struct ActorRef<'a> {
+    words: &'a [u32],
+    layout: ActorLayout,
+}
+
+/// Write access to one actor block.
+pub struct ActorMut<'a> {
+    words: &'a mut [u32],
+    layout: ActorLayout,
+}
+
+#[inline]
+fn header(words: &[u32]) -> (usize, usize) {
+    let h = words[0];
+    ((h & 0xFFFF) as usize, (h >> 16) as usize)
+}
+
+impl<'a> ActorRef<'a> {
+    /// A view of `words` as an actor block.
+    ///
+    /// # Panics
+    /// If `words` is not exactly `layout.words()` long.
+    pub fn new(words: &'a [u32], layout: ActorLayout) -> ActorRef<'a> {
+        assert_eq!(words.len(), layout.words(), "actor block of the wrong size");
+        ActorRef { words, layout }
+    }
+
+    /// The block's layout.
+    #[inline]
+    pub fn layout(&self) -> ActorLayout {
+        self.layout
+    }
+
+    /// A view of a block the caller knows to be `layout.words()` long.
+    #[inline]
+    pub(crate) fn block(words: &'a [u32], layout: ActorLayout) -> ActorRef<'a> {
+        debug_assert_eq!(words.len(), layout.words());
+        ActorRef { words, layout }
+    }
+
+    /// Decider states, action states and persistent slots, in one go.
+    #[inline]
+    pub(crate) fn parts(&self) -> (&'a [StateEntry], &'a [StateEntry], &'a [u32]) {
+        let (deciders, actions) = header(self.words);
+        let l = self.layout;
+        let at = l.actions_at();
+        let p = l.persistent_at();
+        let words = self.words;
+        let d = deciders.min(l.deciders as usize);
+        let a = actions.min(l.actions as usize);
+        (
+            bytemuck::cast_slice(&words[1..1 + 2 * d]),
+            bytemuck::cast_slice(&words[at..at + 2 * a]),
+            &words[p..p + l.persistent as usize],
+        )
+    }
+
+    #[inline]
+    pub(crate) fn decider_entries(&self) -> &'a [StateEntry] {
+        let (n, _) = header(self.words);
+        let n = n.min(self.layout.deciders as usize);
+        bytemuck::cast_slice(&self.words[1..1 + 2 * n])
+    }
+
+    #[inline]
+    pub(crate) fn action_entries(&self) -> &'a [StateEntry] {
+        let (_, n) = header(self.words);
+        let n = n.min(self.layout.actions as usize);
+        let at = self.layout.actions_at();
+        bytemuck::cast_slice(&self.words[at..at + 2 * n])
+    }
+
+    /// The persistent slots, in the order of the shape's persistent map.
+    #[inline]
+    pub fn persistent(&self) -> &'a [u32] {
+        let at = self.layout.persistent_at();
+        &self.words[at..at + self.layout.persistent as usize]
+    }
+
+    /// Stored decider states, by item.
+    pub fn deciders(&self) -> impl Iterator<Item = DeciderState> + 'a {
+        self.decider_entries().iter().map(|e| {
+            let node = NodeIdx::new(e.node());
+            match e.tag() {
+                decider_tag::RESUME => DeciderState::Resume {
+                    node,
+                    child: NodeIdx::new(e.value()),
+                },
+                tag => DeciderState::Done {
+                    node,
+                    success: tag == decider_tag::DONE_SUCCESS,
+                },
+            }
+        })
+    }
+
+    /// Stored action states, by item.
+    pub fn actions(&self) -> impl Iterator<Item = (NodeIdx, ActionState)> + 'a {
+        self.action_entries()
+            .iter()
+            .map(|e| (NodeIdx::new(e.node()), action_state(*e)))
+    }
+
+    /// The stored state of the action at `node`, if it has one.
+    pub fn action(&self, node: NodeIdx) -> Option<ActionState> {
+        let entries = self.action_entries();
+        let i = entries
+            .binary_search_by_key(&node.get(), |e| e.node())
+            .ok()?;
+        Some(action_state(entries[i]))
+    }
+
+    /// True when nothing runs: no decider or action state is stored.
+    pub fn is_idle(&self) -> bool {
+        header(self.words) == (0, 0)
+    }
+}
+
+fn action_state(e: StateEntry) -> ActionState {
+    match e.tag() {
+        action_tag::RUNNING => ActionState::Running(e.value()),
+        action_tag::ACKNOWLEDGED => ActionState::Acknowledged,
+        action_tag::SUCCEEDED => ActionState::Succeeded,
+        action_tag::FAILED => ActionState::Failed,
+        _ => ActionState::Launched,
+    }
+}
+
+impl fmt::Debug for ActorRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Actor")
+            .field("deciders", &self.decider_entries())
+            .field("actions", &self.action_entries())
+            .field("persistent", &self.persistent())
+            .finish()
+    }
+}
+
+/// Why a completion was not applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stale {
+    /// The actor holds no launched deferred action at that item: it was
+    /// cancelled (its cancel request is on its way), or never launched.
+    NotRunning,
+    /// The action already has a result waiting for the next tick.
+    AlreadyDone,
+}
+
+impl<'a> ActorMut<'a> {
+    /// A view of `words` as an actor block.
+    ///
+    /// # Panics
+    /// If `words` is not exactly `layout.words()` long.
+    pub fn new(words: &'a mut [u32], layout: ActorLayout) -> ActorMut<'a> {
+        assert_eq!(words.len(), layout.words(), "actor block of the wrong size");
+        ActorMut { words, layout }
+    }
+
+    /// Read access.
+    #[inline]
+    pub fn as_ref(&self) -> ActorRef<'_> {
+        ActorRef {
+            words: self.words,
+            layout: self.layout,
+        }
+    }
+
+    /// The block's layout.
+    #[inline]
+    pub fn layout(&self) -> ActorLayout {
+        self.layout
+    }
+
+    #[inline]
+    pub(crate) fn words_mut(&mut self) -> &mut [u32] {
+        self.words
+    }
+
+    /// A view of a block the caller knows to be `layout.words()` long.
+    #[inline]
+    pub(crate) fn block(words: &'a mut [u32], layout: ActorLayout) -> ActorMut<'a> {
+        debug_assert_eq!(words.len(), layout.words());
+        ActorMut { words, layout }
+    }
+
+    /// Replaces the decider and action states and applies persistent
+    /// changes. `region` is laid out like the actor's entry region: its
+    /// first `deciders` entries are decider states, and `actions` action
+    /// states start where the layout's decider capacity ends.
+    #[inline]
+    pub(crate) fn store(
+        &mut self,
+        region: &[StateEntry],
+        deciders: usize,
+        actions: usize,
+        persistent: &[(u32, u32)],
+    ) {
+        let l = self.layout;
+        self.words[0] = deciders as u32 | (actions as u32) << 16;
+        // PERF: one copy of the live part of the region, instead of one per
+        // kind of state (crowd bench).
+        self.words[1..1 + 2 * region.len()].copy_from_slice(bytemuck::cast_slice(region));
+        if !persistent.is_empty() {
+            let slots = &mut self.words[l.persistent_at()..];
+            for &(slot, value) in persistent {
+                slots[slot as usize] = value;
+            }
+        }
+    }
+
+    /// Sets a persistent slot from game code (between ticks).
+    ///
+    /// # Panics
+    /// If `slot` is not a slot of the layout.
+    pub fn set_persistent(&mut self, slot: usize, value: u32) {
+        assert!(
+            slot < self.layout.persistent as usize,
+            "no persistent slot {slot}"
+        );
+        let at = self.layout.persistent_at();
+        self.words[at + slot] = value;
+    }
+
+    /// Applies a game system's report on the deferred action at `node`. The
+    /// result is consumed on the next tick that reaches the action.
+    pub fn complete(&mut self, node: NodeIdx, outcome: Outcome) -> Result<(), Stale> {
+        let (_, n) = header(self.words);
+        let at = self.layout.actions_at();
+        let entries: &mut [StateEntry] = bytemuck::cast_slice_mut(&mut self.words[at..at + 2 * n]);
+        let Ok(i) = entries.binary_search_by_key(&node.get(), |e| e.node()) else {
+            return Err(Stale::NotRunning);
+        };
+        let entry = &mut entries[i];
+        match entry.tag() {
+            action_tag::LAUNCHING | action_tag::LAUNCHED | action_tag::ACKNOWLEDGED => {
+                entry.set_tag(match outcome {
+                    Outcome::Running => action_tag::ACKNOWLEDGED,
+                    Outcome::Success => action_tag::SUCCEEDED,
+                    Outcome::Failure => action_tag::FAILED,
+                });
+                Ok(())
+            }
+            action_tag::SUCCEEDED | action_tag::FAILED => Err(Stale::AlreadyDone),
+            // An immediate action at this item: no game system runs it.
+            _ => Err(Stale::NotRunning),
+        }
+    }
+
+    /// Forgets every state, as if the agent had never run (persistent slots
+    /// too). Running work is *not* cancelled; see `Interpreter::halt` for that.
+    pub fn clear(&mut self) {
+        self.words.fill(0);
+    }
+}
+
+/// Write access to a run of consecutive actor blocks of one layout (a
+/// crowd's chunk).
+pub struct ActorsMut<'a> {
+    words: &'a mut [u32],
+    layout: ActorLayout,
+}
+
+impl<'a> ActorsMut<'a> {
+    /// A view of `words` as consecutive actor blocks.
+    ///
+    /// # Panics
+    /// If `words` is not a whole number of `layout` blocks.
+    pub fn new(words: &'a mut [u32], layout: ActorLayout) -> ActorsMut<'a> {
+        assert_eq!(words.len() % layout.words(), 0, "a partial actor block");
+        ActorsMut { words, layout }
+    }
+
+    /// Number of actors.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.words.len() / self.layout.words()
+    }
+
+    /// True when there are none.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    #[inline]
+    pub(crate) fn into_parts(self) -> (&'a mut [u32], ActorLayout) {
+        (self.words, self.layout)
+    }
+}
+
+/// One actor in its own allocation.
+#[derive(Clone)]
+pub struct Actor {
+    words: Box<[u32]>,
+    layout: ActorLayout,
+}
+
+impl Actor {
+    /// A new, idle actor.
+    pub fn new(layout: ActorLayout) -> Actor {
+        Actor {
+            words: vec![0; layout.words()].into_boxed_slice(),
+            layout,
+        }
+    }
+
+    /// A new, idle actor for a shape.
+    pub fn for_shape(shape: &Shape) -> Actor {
+        Actor::new(ActorLayout::for_shape(shape))
+    }
+
+    /// Read access.
+    #[inline]
+    pub fn as_ref(&self) -> ActorRef<'_> {
+        ActorRef {
+            words: &self.words,
+            layout: self.layout,
+        }
+    }
+
+    /// Write access.
+    #[inline]
+    pub fn as_mut(&mut self) -> ActorMut<'_> {
+        ActorMut {
+            words: &mut self.words,
+            layout: self.layout,
+        }
+    }
+}
+
+impl fmt::Debug for Actor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.as_ref().fmt(f)
+    }
+}
+
+/// Many actors of one layout, packed into one allocation.
+#[derive(Clone, Debug)]
+pub struct Actors {
+    words: Vec<u32>,
+    layout: ActorLayout,
+}
+
+impl Actors {
+    /// `count` idle actors.
+    pub fn new(layout: ActorLayout, count: usize) -> Actors {
+        Actors {
+            words: vec![0; layout.words() * count],
+            layout,
+        }
+    }
+
+    /// The layout of each actor.
+    #[inline]
+    pub fn layout(&self) -> ActorLayout {
+        self.layout
+    }
+
+    /// Number of actors.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.words.len() / self.layout.words()
+    }
+
+    /// True when there are none.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    /// Adds an idle actor at the end.
+    pub fn push(&mut self) {
+        self.words.resize(self.words.len() + self.layout.words(), 0);
+    }
+
+    /// Removes actor `i`, moving the last one into its place.
+    pub fn swap_remove(&mut self, i: usize) {
+        let w = self.layout.words();
+        let last = self.len() - 1;
+        if i != last {
+            self.words.copy_within(last * w..(last + 1) * w, i * w);
+        }
+        self.words.truncate(last * w);
+    }
+
+    /// Read access to actor `i`.
+    pub fn get(&self, i: usize) -> ActorRef<'_> {
+        let w = self.layout.words();
+        ActorRef {
+            words: &self.words[i * w..(i + 1) * w],
+            layout: self.layout,
+        }
+    }
+
+    /// Write access to actor `i`.
+    pub fn get_mut(&mut self, i: usize) -> ActorMut<'_> {
+        let w = self.layout.words();
+        ActorMut {
+            words: &mut self.words[i * w..(i + 1) * w],
+            layout: self.layout,
+        }
+    }
+
+    /// Write access to all actors, for [`crate::Interpreter::tick_batch`].
+    #[inline]
+    pub fn as_mut(&mut self) -> ActorsMut<'_> {
+        ActorsMut {
+            words: &mut self.words,
+            layout: self.layout,
+        }
+    }
+
+    /// The raw words, `layout().words()` per actor.
+    #[inline]
+    pub fn words_mut(&mut self) -> &mut [u32] {
+        &mut self.words
+    }
+
+    /// The raw words.
+    #[inline]
+    pub fn words(&self) -> &[u32] {
+        &self.words
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn layout(d: u32, a: u32, p: u32) -> ActorLayout {
+        ActorLayout::for_spec(&CapacitySpec {
+            guard_depth: 1,
+            decider_states: d,
+            action_states: a,
+            deferred_states: a,
+            persistent_states: p,
+        })
+    }
+
+    #[test]
+    fn layout_counts_header_entries_and_slots() {
+        assert_eq!(layout(2, 1, 0).bytes(), 4 + 16 + 8);
+        assert_eq!(layout(0, 0, 3).words(), 4);
+    }
+
+    #[test]
+    fn entries_sort_by_item_then_tag() {
+        let a = StateEntry::new(3, 5, 0);
+        let b = StateEntry::new(4, 0, 0);
+        assert!(a.key() < b.key());
+        assert_eq!(a.node(), 3);
+        assert_eq!(a.tag(), 5);
+    }
+
+    #[test]
+    fn store_then_read_back() {
+        let mut actor = Actor::new(layout(2, 2, 2));
+        let mut m = actor.as_mut();
+        let region = [
+            StateEntry::new(1, decider_tag::RESUME, 3),
+            StateEntry::new(0, 0, 0),
+            StateEntry::new(4, action_tag::RUNNING, 7),
+            StateEntry::new(9, action_tag::LAUNCHED, 0),
+        ];
+        m.store(&region, 1, 2, &[(1, 42)]);
+        let r = actor.as_ref();
+        assert_eq!(
+            r.deciders().collect::<Vec<_>>(),
+            vec![DeciderState::Resume {
+                node: NodeIdx::new(1),
+                child: NodeIdx::new(3)
+            }]
+        );
+        assert_eq!(r.action(NodeIdx::new(4)), Some(ActionState::Running(7)));
+        assert_eq!(r.action(NodeIdx::new(9)), Some(ActionState::Launched));
+        assert_eq!(r.action(NodeIdx::new(5)), None);
+        assert_eq!(r.persistent(), &[0, 42]);
+        assert!(!r.is_idle());
+    }
+
+    #[test]
+    fn completions_follow_the_deferred_life_cycle() {
+        let mut actor = Actor::new(layout(0, 2, 0));
+        let mut m = actor.as_mut();
+        let region = [
+            StateEntry::new(2, action_tag::RUNNING, 0),
+            StateEntry::new(5, action_tag::LAUNCHED, 0),
+        ];
+        m.store(&region, 0, 2, &[]);
+        let n5 = NodeIdx::new(5);
+        assert_eq!(
+            m.complete(NodeIdx::new(2), Outcome::Success),
+            Err(Stale::NotRunning)
+        );
+        assert_eq!(
+            m.complete(NodeIdx::new(7), Outcome::Success),
+            Err(Stale::NotRunning)
+        );
+        assert_eq!(m.complete(n5, Outcome::Running), Ok(()));
+        assert_eq!(m.as_ref().action(n5), Some(ActionState::Acknowledged));
+        assert_eq!(m.complete(n5, Outcome::Failure), Ok(()));
+        assert_eq!(m.as_ref().action(n5), Some(ActionState::Failed));
+        assert_eq!(m.complete(n5, Outcome::Success), Err(Stale::AlreadyDone));
+    }
+
+    #[test]
+    fn arena_swap_remove_moves_last_block() {
+        let mut actors = Actors::new(layout(0, 0, 1), 3);
+        for i in 0..3 {
+            actors.get_mut(i).set_persistent(0, i as u32 + 10);
+        }
+        actors.swap_remove(0);
+        assert_eq!(actors.len(), 2);
+        assert_eq!(actors.get(0).persistent(), &[12]);
+        assert_eq!(actors.get(1).persistent(), &[11]);
+        actors.push();
+        assert_eq!(actors.get(2).persistent(), &[0]);
+    }
+}

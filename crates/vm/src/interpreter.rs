@@ -1,0 +1,943 @@
+//! The interpreter: one agent's tick over a shape stream.
+//!
+//! An [`Interpreter`] is reusable scratch: buffers for the next decider and
+//! action states, persistent-state changes, launch and cancel requests, and
+//! the guard stack of dynamic deciders. It holds nothing between ticks, so
+//! one interpreter serves any number of agents and shapes; a crowd keeps one
+//! per worker thread. Its buffers are reserved from the shapes' capacity
+//! specifications, so a tick never allocates.
+//!
+//! # The update loop
+//!
+//! The loop of Knafla's "Behavior Tree Entrails", without recursion:
+//!
+//! 1. **Execute** the item at the instruction pointer. A sequence moves to
+//!    the child it stopped at last tick, or its first; a priority selector
+//!    to its first child; a concurrent decider pushes a *guard* and moves to
+//!    its first unfinished child. A leaf runs and produces a status.
+//! 2. **Find the next item.** A success or failure goes where the program's
+//!    flow table says: the decisions of sequences and priority selectors
+//!    depend only on the status and the child's position, so they are
+//!    resolved once per shape (see the `flow` module) instead of by a guard
+//!    per decider per tick. A status that leaves the static deciders goes to
+//!    the top guard (a concurrent decider, which counts its children) or out
+//!    of the root. A running status climbs the parents: each sequence past
+//!    its first child records where to resume, up to the top guard or the
+//!    root.
+//! 3. **Cancel.** The actor's states from the previous tick are read with
+//!    cursors that only move forward, in item order, as traversal does.
+//!    Before the next item executes, every previous action state below it
+//!    that this tick did not reach is abandoned work: that range is the
+//!    cancellation range. Running immediate actions are called with
+//!    [`Signal::Cancel`]; launched deferred actions get cancel requests. A
+//!    priority selector whose higher-priority child runs or succeeds thus
+//!    cancels the lower-priority work it skipped as soon as its status moves
+//!    on, before anything after it runs. When the root returns, everything
+//!    not reached is cancelled.
+//! 4. **Complete**: decider states, recorded children before parents, are
+//!    sorted into item order; the new states replace the actor's with one
+//!    copy; persistent changes are applied; cancel requests, then launch
+//!    requests, are appended to the caller's request buffer.
+//!
+//! A concurrent decider's guard records where the buffers stood when it was
+//! entered. When it finishes while children still run, it cancels the
+//! running work its children buffered this tick (and, by step 3, what they
+//! ran on earlier ticks), and rolls the buffers back to those marks:
+//! deferred actions launched this tick are never requested, and on failure
+//! the persistent changes made below it are dropped too.
+
+use crate::actor::{
+    ActorLayout, ActorMut, ActorRef, ActorsMut, StateEntry, action_tag, decider_tag,
+};
+use crate::flow::{Link, UP};
+use crate::frame::Frame;
+use crate::leaves::{ActionFn, Args, Call, ConditionFn};
+use crate::program::Program;
+use crate::request::{AgentId, Request, RequestKind};
+use crate::status::{Signal, Status};
+use treebeard_shape::{
+    ActionId, CapacitySpec, FLAG_PERSISTENT, Kind, NodeIdx, Shape, ShapeItem, is_leaf_tag,
+};
+
+/// Reusable scratch for ticking agents.
+#[derive(Debug, Default)]
+pub struct Interpreter {
+    buffers: Buffers,
+    capacity: CapacitySpec,
+}
+
+/// Everything one tick buffers.
+#[derive(Debug, Default)]
+struct Buffers {
+    /// The guards of the concurrent deciders being traversed.
+    guards: Vec<Guard>,
+    next: NextStates,
+    persistent_changes: Vec<(u32, u32)>,
+    launches: Vec<Pending>,
+    cancels: Vec<Pending>,
+}
+
+/// The next decider and action states, laid out like the entry region of
+/// the actors being ticked (decider entries, then action entries), so that
+/// storing them is one copy.
+#[derive(Debug, Default)]
+struct NextStates {
+    /// `deciders_cap + actions_cap` entries; those past the counts are stale.
+    entries: Vec<StateEntry>,
+    deciders_cap: usize,
+    deciders: usize,
+    actions: usize,
+}
+
+impl NextStates {
+    /// Lays the buffer out for actors of `layout`.
+    fn lay_out(&mut self, layout: ActorLayout) {
+        let (deciders, actions) = layout.entry_capacity();
+        if self.entries.len() < deciders + actions {
+            self.entries
+                .resize(deciders + actions, StateEntry::new(0, 0, 0));
+        }
+        self.deciders_cap = deciders;
+    }
+
+    /// The capacity specification bounds the states of a tick, and the
+    /// actors were laid out for it: a full region is an interpreter bug.
+    #[inline]
+    fn push_decider(&mut self, entry: StateEntry) {
+        self.entries[..self.deciders_cap][self.deciders] = entry;
+        self.deciders += 1;
+    }
+
+    #[inline]
+    fn push_action(&mut self, entry: StateEntry) {
+        self.entries[self.deciders_cap..][self.actions] = entry;
+        self.actions += 1;
+    }
+
+    #[inline]
+    fn action(&self, i: usize) -> StateEntry {
+        self.entries[self.deciders_cap + i]
+    }
+}
+
+/// A concurrent decider being traversed: its sub-stream, the child being
+/// visited, its children's results so far, and the buffer lengths to roll
+/// back to.
+#[derive(Clone, Copy, Debug)]
+struct Guard {
+    node: u32,
+    end: u32,
+    child: u32,
+    successes: u32,
+    failures: u32,
+    running: u32,
+    succeed_at: u32,
+    fail_at: u32,
+    marks: Marks,
+}
+
+/// Buffer lengths to roll back to.
+#[derive(Clone, Copy, Debug)]
+struct Marks {
+    deciders: usize,
+    actions: usize,
+    persistent: usize,
+    launches: usize,
+}
+
+/// A request waiting for the end of the tick.
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    node: u32,
+    action: u16,
+}
+
+/// Where a state being cancelled comes from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    /// The actor: the action ran on an earlier tick.
+    Previous,
+    /// The next-state buffer: the action ran earlier in this tick.
+    ThisTick,
+}
+
+impl Interpreter {
+    /// An interpreter with no reserved capacity. Its first ticks allocate as
+    /// its buffers grow; use [`Interpreter::with_capacity`] or
+    /// [`Interpreter::reserve`] to avoid that.
+    pub fn new() -> Interpreter {
+        Interpreter::default()
+    }
+
+    /// An interpreter ready for shapes within `spec`.
+    pub fn with_capacity(spec: &CapacitySpec) -> Interpreter {
+        let mut i = Interpreter::new();
+        i.reserve(spec);
+        i
+    }
+
+    /// Makes room for shapes within `spec`, so their ticks never allocate.
+    pub fn reserve(&mut self, spec: &CapacitySpec) {
+        let b = &mut self.buffers;
+        reserve_total(&mut b.guards, spec.guard_depth as usize);
+        b.next.lay_out(ActorLayout::for_spec(spec));
+        // A leaf can change its slot when ticked and again when cancelled.
+        reserve_total(
+            &mut b.persistent_changes,
+            2 * spec.persistent_states as usize,
+        );
+        reserve_total(&mut b.launches, spec.deferred_states as usize);
+        reserve_total(&mut b.cancels, spec.deferred_states as usize);
+        self.capacity = self.capacity.merge(*spec);
+    }
+
+    /// The capacity reserved so far.
+    pub fn capacity(&self) -> &CapacitySpec {
+        &self.capacity
+    }
+
+    /// What every agent's tick of `program` on actors of `layout` shares.
+    #[inline]
+    fn batch<'r, B>(
+        &'r mut self,
+        program: &'r Program<B>,
+        frame: &'r Frame,
+        layout: ActorLayout,
+    ) -> Batch<'r, B> {
+        assert!(
+            layout.covers(program.spec()),
+            "the actors were laid out for a smaller shape than the program's"
+        );
+        self.buffers.next.lay_out(layout);
+        let shape: &'r Shape = program.shape();
+        Batch {
+            b: &mut self.buffers,
+            items: shape.items(),
+            links: program.flow.links(),
+            conditions: &program.conditions,
+            actions: &program.actions,
+            shape,
+            args: Args {
+                table: shape.param_table(),
+                item: ShapeItem::from_bits(0),
+                node: 0,
+                agent: AgentId(0),
+                frame,
+            },
+        }
+    }
+
+    /// Ticks one agent: runs `program` over the agent's actor and blackboard,
+    /// replaces the actor's states, and appends the agent's requests (cancels
+    /// first, then launches) to `requests`. Returns the root's status.
+    ///
+    /// # Panics
+    /// If `actor` is too small to hold the program's states (an actor laid
+    /// out for another shape).
+    pub fn tick<B>(
+        &mut self,
+        program: &Program<B>,
+        frame: &Frame,
+        agent: AgentId,
+        actor: &mut ActorMut<'_>,
+        blackboard: &mut B,
+        requests: &mut Vec<Request>,
+    ) -> Status {
+        let layout = actor.layout();
+        self.batch(program, frame, layout).tick(
+            actor.words_mut(),
+            layout,
+            blackboard,
+            agent,
+            requests,
+        )
+    }
+
+    /// Ticks a batch of agents with one program, in order: for each agent,
+    /// `before` runs first (the place for a world step), then its tick. Agent
+    /// `i` of the batch is `AgentId(first.0 + i)`; its requests are appended
+    /// in agent order. This is what a crowd runs per worker: the program's
+    /// setup is paid once per batch, not per agent.
+    ///
+    /// # Panics
+    /// If `blackboards` and `actors` differ in length, or the actors are too
+    /// small for the program.
+    #[allow(clippy::too_many_arguments)]
+    pub fn tick_batch<B>(
+        &mut self,
+        program: &Program<B>,
+        frame: &Frame,
+        first: AgentId,
+        actors: ActorsMut<'_>,
+        blackboards: &mut [B],
+        requests: &mut Vec<Request>,
+        mut before: impl FnMut(AgentId, &mut B),
+    ) {
+        let (words, layout) = actors.into_parts();
+        let stride = layout.words();
+        assert_eq!(
+            words.len(),
+            stride * blackboards.len(),
+            "one actor per blackboard"
+        );
+        let mut batch = self.batch(program, frame, layout);
+        let mut agent = first;
+        for (actor, blackboard) in words.chunks_exact_mut(stride).zip(blackboards) {
+            before(agent, blackboard);
+            batch.tick(actor, layout, blackboard, agent, requests);
+            agent.0 += 1;
+        }
+    }
+
+    /// Cancels all of an agent's running work, as if the root had been
+    /// abandoned: running immediate actions get [`Signal::Cancel`], launched
+    /// deferred actions get cancel requests, and the actor is left idle
+    /// (persistent slots keep their values). Use it when an agent leaves, or
+    /// to restart its tree from scratch.
+    pub fn halt<B>(
+        &mut self,
+        program: &Program<B>,
+        frame: &Frame,
+        agent: AgentId,
+        actor: &mut ActorMut<'_>,
+        blackboard: &mut B,
+        requests: &mut Vec<Request>,
+    ) {
+        let layout = actor.layout();
+        let mut batch = self.batch(program, frame, layout);
+        batch.args.agent = agent;
+        let words = actor.words_mut();
+        {
+            let mut a = Agent::new(ActorRef::block(words, layout), blackboard);
+            batch.flush_actions_below(&mut a, u32::MAX);
+        }
+        batch.complete(words, layout, agent, requests);
+    }
+}
+
+impl Buffers {
+    #[cold]
+    fn emit_requests(&mut self, agent: AgentId, requests: &mut Vec<Request>) {
+        let request = |kind| {
+            move |p: &Pending| Request {
+                agent,
+                node: NodeIdx::new(p.node),
+                action: ActionId(p.action),
+                kind,
+            }
+        };
+        requests.extend(self.cancels.iter().map(request(RequestKind::Cancel)));
+        requests.extend(self.launches.iter().map(request(RequestKind::Launch)));
+        self.cancels.clear();
+        self.launches.clear();
+    }
+}
+
+fn reserve_total<T>(v: &mut Vec<T>, total: usize) {
+    v.reserve(total.saturating_sub(v.len()));
+}
+
+/// Decider states are recorded children before parents; the few out of
+/// order move back into item order.
+#[inline]
+fn sort_by_item(v: &mut [StateEntry]) {
+    for i in 1..v.len() {
+        let x = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1].key() > x.key() {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = x;
+    }
+}
+
+/// What every agent's tick in a batch shares: the scratch buffers, the
+/// program's stream, flow and function tables, and the leaf arguments.
+struct Batch<'r, B> {
+    b: &'r mut Buffers,
+    items: &'r [ShapeItem],
+    links: &'r [Link],
+    conditions: &'r [ConditionFn<B>],
+    actions: &'r [ActionFn<B>],
+    shape: &'r Shape,
+    /// The leaf arguments, set up once; each call sets its item and node.
+    args: Args<'r>,
+}
+
+/// One agent's tick in progress: its blackboard and its previous states
+/// with their read cursors.
+struct Agent<'a, B> {
+    bb: &'a mut B,
+    prev_deciders: &'a [StateEntry],
+    prev_actions: &'a [StateEntry],
+    persistent: &'a [u32],
+    /// Read cursor into `prev_deciders`, and the item of the state under it
+    /// (`u32::MAX` when all are read), so the common "nothing here" case is
+    /// one comparison.
+    dcur: usize,
+    next_decider: u32,
+    /// Read cursor into `prev_actions`, likewise.
+    acur: usize,
+    next_action: u32,
+}
+
+impl<'a, B> Agent<'a, B> {
+    #[inline]
+    fn new(prev: ActorRef<'a>, bb: &'a mut B) -> Agent<'a, B> {
+        let (prev_deciders, prev_actions, persistent) = prev.parts();
+        Agent {
+            bb,
+            prev_deciders,
+            prev_actions,
+            persistent,
+            dcur: 0,
+            next_decider: head(prev_deciders, 0),
+            acur: 0,
+            next_action: head(prev_actions, 0),
+        }
+    }
+}
+
+/// How a concurrent decider goes on after one of its children.
+enum Decision {
+    /// Tick this child next.
+    Descend(u32),
+    /// The decider returns this status.
+    Return(Status),
+}
+
+#[inline]
+fn head(entries: &[StateEntry], cursor: usize) -> u32 {
+    entries.get(cursor).map_or(u32::MAX, |e| e.node())
+}
+
+impl<'r, B> Batch<'r, B> {
+    /// The item at `ip`, which the caller got by following the stream's
+    /// structure: the root, a decider's first child, a resume point inside a
+    /// decider's sub-stream, or a destination of the flow table.
+    #[inline(always)]
+    fn item(&self, ip: u32) -> ShapeItem {
+        debug_assert!((ip as usize) < self.items.len());
+        // SAFETY: the validator guarantees that deciders have children and
+        // that sub-streams nest within the stream, so every index the loop
+        // derives from the structure as described above is below
+        // `items.len()`: flow destinations are next siblings inside a
+        // parent's sub-stream, and resume points read from actors are
+        // checked to lie inside their sequence before they are followed.
+        // PERF: unchecked, the loop keeps the stream's length out of its
+        // registers (crowd bench: 56.5 -> 52 ns per agent-tick).
+        unsafe { *self.items.get_unchecked(ip as usize) }
+    }
+
+    /// The flow links of the item at `ip` (same bounds as [`Batch::item`]).
+    #[inline(always)]
+    fn link(&self, ip: u32) -> Link {
+        debug_assert_eq!(self.links.len(), self.items.len());
+        // SAFETY: the flow has one link per item, and `ip` is an item index
+        // as for `Batch::item`.
+        // PERF: unchecked (crowd bench: 53 -> 49 ns per agent-tick, with the
+        // dense tags).
+        unsafe { *self.links.get_unchecked(ip as usize) }
+    }
+
+    /// One agent's tick: steps 1 to 4 of the update loop.
+    #[inline]
+    fn tick(
+        &mut self,
+        words: &mut [u32],
+        layout: ActorLayout,
+        bb: &mut B,
+        agent: AgentId,
+        requests: &mut Vec<Request>,
+    ) -> Status {
+        self.args.agent = agent;
+        let status = {
+            let mut a = Agent::new(ActorRef::block(words, layout), bb);
+            self.run(&mut a)
+        };
+        self.complete(words, layout, agent, requests);
+        status
+    }
+
+    /// Step 4 of the update loop: hand the tick's results to the actor and
+    /// the caller, and clear the scratch for the next agent.
+    #[inline]
+    fn complete(
+        &mut self,
+        words: &mut [u32],
+        layout: ActorLayout,
+        agent: AgentId,
+        requests: &mut Vec<Request>,
+    ) {
+        let b = &mut *self.b;
+        debug_assert!(b.guards.is_empty());
+        let next = &mut b.next;
+        sort_by_item(&mut next.entries[..next.deciders]);
+        let region = &next.entries[..next.deciders_cap + next.actions];
+        ActorMut::block(words, layout).store(
+            region,
+            next.deciders,
+            next.actions,
+            &b.persistent_changes,
+        );
+        next.deciders = 0;
+        next.actions = 0;
+        b.persistent_changes.clear();
+        if !b.cancels.is_empty() || !b.launches.is_empty() {
+            b.emit_requests(agent, requests);
+        }
+    }
+
+    /// Steps 1 to 3 of the update loop, until the root returns.
+    #[inline]
+    fn run(&mut self, a: &mut Agent<'_, B>) -> Status {
+        let mut ip: u32 = 0;
+        'execute: loop {
+            // Step 1: execute items until a leaf, or a concurrent decider
+            // that decides on entry, returns a status.
+            let (mut status, mut at) = loop {
+                let item = self.item(ip);
+                let Some(kind) = item.kind() else {
+                    unreachable!("validated shapes hold only known kinds")
+                };
+                match kind {
+                    Kind::Sequence => match self.take_resume(a, ip) {
+                        Some(child) if child > ip && child < item.end() => ip = child,
+                        _ => {
+                            ip += 1;
+                            // PERF: a sequence entered at its first child
+                            // tests a leading condition in the same step, so
+                            // a guard condition costs one dispatch, not two
+                            // (crowd bench).
+                            let first = self.item(ip);
+                            if first.kind() == Some(Kind::Condition) {
+                                break (self.condition(a, ip, first), ip);
+                            }
+                        }
+                    },
+                    Kind::PrioritySelector => ip += 1,
+                    Kind::Concurrent => match self.enter_concurrent(a, ip, item) {
+                        Decision::Descend(child) => ip = child,
+                        Decision::Return(status) => break (status, ip),
+                    },
+                    Kind::Condition => break (self.condition(a, ip, item), ip),
+                    Kind::Action => {
+                        let (signal, state) = match self.take_action(a, ip) {
+                            Some(e) => (Signal::Tick, e.value()),
+                            None => (Signal::Start, 0),
+                        };
+                        break (self.call_action(a, ip, item, signal, state), ip);
+                    }
+                    Kind::Deferred => break (self.deferred(a, ip, item), ip),
+                }
+            };
+            // Step 2: the item at `at` returned `status`; find the next item.
+            loop {
+                let next = match status {
+                    Status::Success => self.link(at).on_success,
+                    Status::Failure => self.link(at).on_failure,
+                    Status::Running => self.climb(at),
+                };
+                if next != UP {
+                    // Step 3: cancel what this tick passed over.
+                    if a.next_action < next {
+                        self.flush_actions_below(a, next);
+                    }
+                    ip = next;
+                    continue 'execute;
+                }
+                // The status left the static deciders: to the top guard, or
+                // out of the root.
+                let Some(g) = self.b.guards.last().copied() else {
+                    if a.next_action != u32::MAX {
+                        self.flush_actions_below(a, u32::MAX);
+                    }
+                    return status;
+                };
+                let child_end = self.subtree_end(g.child);
+                if a.next_action < child_end {
+                    self.flush_actions_below(a, child_end);
+                }
+                match self.concurrent_returned(a, status, child_end) {
+                    Decision::Descend(child) => {
+                        ip = child;
+                        continue 'execute;
+                    }
+                    Decision::Return(left) => {
+                        self.b.guards.pop();
+                        if a.next_action < g.end {
+                            self.flush_actions_below(a, g.end);
+                        }
+                        status = left;
+                        at = g.node;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A running status climbs from `at` through the static deciders above
+    /// it: each sequence past its first child records where to resume. The
+    /// status then leaves them ([`UP`]): running never moves sideways.
+    #[inline]
+    fn climb(&mut self, at: u32) -> u32 {
+        let mut child = at;
+        loop {
+            let parent = self.link(child).parent;
+            if parent == UP {
+                return UP;
+            }
+            let item = self.item(parent);
+            match item.kind() {
+                Some(Kind::Sequence) => {
+                    if child != parent + 1 {
+                        let resume = StateEntry::new(parent, decider_tag::RESUME, child);
+                        self.b.next.push_decider(resume);
+                    }
+                }
+                Some(Kind::PrioritySelector) => {}
+                // A dynamic decider: its guard takes the status.
+                _ => return UP,
+            }
+            child = parent;
+        }
+    }
+
+    /// Enters the concurrent decider at `ip`: pushes its guard and moves to
+    /// its first unfinished child, or decides at once.
+    #[cold]
+    fn enter_concurrent(&mut self, a: &mut Agent<'_, B>, ip: u32, item: ShapeItem) -> Decision {
+        let b = &mut *self.b;
+        let marks = Marks {
+            deciders: b.next.deciders,
+            actions: b.next.actions,
+            persistent: b.persistent_changes.len(),
+            launches: b.launches.len(),
+        };
+        b.guards.push(Guard {
+            node: ip,
+            end: item.end(),
+            child: ip + 1,
+            successes: 0,
+            failures: 0,
+            running: 0,
+            succeed_at: u32::from(item.a()),
+            fail_at: u32::from(item.b()),
+            marks,
+        });
+        match self.concurrent_advance(a, ip + 1) {
+            Decision::Return(status) => {
+                self.b.guards.pop();
+                if a.next_action < item.end() {
+                    self.flush_actions_below(a, item.end());
+                }
+                Decision::Return(status)
+            }
+            descend => descend,
+        }
+    }
+
+    /// Counts a finished child (now or on an earlier tick) and decides if a
+    /// threshold is met.
+    fn concurrent_count(
+        &mut self,
+        a: &mut Agent<'_, B>,
+        child: u32,
+        success: bool,
+    ) -> Option<Decision> {
+        let Some(g) = self.b.guards.last_mut() else {
+            unreachable!("a concurrent decider has a guard")
+        };
+        let tag = if success {
+            g.successes += 1;
+            decider_tag::DONE_SUCCESS
+        } else {
+            g.failures += 1;
+            decider_tag::DONE_FAILURE
+        };
+        let (successes, failures) = (g.successes, g.failures);
+        let (succeed_at, fail_at) = (g.succeed_at, g.fail_at);
+        self.b.next.push_decider(StateEntry::new(child, tag, 0));
+        if successes >= succeed_at {
+            Some(self.concurrent_finish(a, Status::Success))
+        } else if failures >= fail_at {
+            Some(self.concurrent_finish(a, Status::Failure))
+        } else {
+            None
+        }
+    }
+
+    /// The top guard's current child, which ends at `end`, returned `status`.
+    #[cold]
+    fn concurrent_returned(&mut self, a: &mut Agent<'_, B>, status: Status, end: u32) -> Decision {
+        let Some(g) = self.b.guards.last_mut() else {
+            unreachable!("a concurrent decider has a guard")
+        };
+        let child = g.child;
+        if status == Status::Running {
+            g.running += 1;
+        } else if let Some(decision) = self.concurrent_count(a, child, status == Status::Success) {
+            return decision;
+        }
+        self.concurrent_advance(a, end)
+    }
+
+    /// Moves the top guard to its next child from `from` that has not
+    /// finished on an earlier tick (those are counted, their marks carried
+    /// forward), or ends the pass.
+    fn concurrent_advance(&mut self, a: &mut Agent<'_, B>, from: u32) -> Decision {
+        let Some(end) = self.b.guards.last().map(|g| g.end) else {
+            unreachable!("a concurrent decider has a guard")
+        };
+        let mut child = from;
+        while child < end {
+            let Some(success) = self.take_done_mark(a, child) else {
+                if let Some(g) = self.b.guards.last_mut() {
+                    g.child = child;
+                }
+                return Decision::Descend(child);
+            };
+            if let Some(decision) = self.concurrent_count(a, child, success) {
+                return decision;
+            }
+            child = self.subtree_end(child);
+        }
+        // Every child has been accounted for without reaching a threshold.
+        // The validator keeps `fail_at` at most `n - succeed_at + 1`, so a
+        // child is still running.
+        let running = self.b.guards.last().map_or(0, |g| g.running);
+        debug_assert!(running > 0, "concurrent pass ended with nothing running");
+        if running > 0 {
+            Decision::Return(Status::Running)
+        } else {
+            self.concurrent_finish(a, Status::Failure)
+        }
+    }
+
+    /// The top concurrent decider finishes with `status` while children may
+    /// still run: cancel the work they buffered this tick and roll the
+    /// buffers back. (Leaving then cancels the work of children not reached.)
+    fn concurrent_finish(&mut self, a: &mut Agent<'_, B>, status: Status) -> Decision {
+        let Some(g) = self.b.guards.last().copied() else {
+            unreachable!("a concurrent decider has a guard")
+        };
+        let marks = g.marks;
+        if status == Status::Failure {
+            self.b.persistent_changes.truncate(marks.persistent);
+        }
+        let mut i = marks.actions;
+        while i < self.b.next.actions {
+            let entry = self.b.next.action(i);
+            self.cancel(a, entry, Origin::ThisTick);
+            i += 1;
+        }
+        self.b.next.actions = marks.actions;
+        self.b.next.deciders = marks.deciders;
+        self.b.launches.truncate(marks.launches);
+        Decision::Return(status)
+    }
+
+    #[inline]
+    fn subtree_end(&self, node: u32) -> u32 {
+        let item = self.item(node);
+        if is_leaf_tag(item.tag()) {
+            node + 1
+        } else {
+            item.end()
+        }
+    }
+
+    /// Step 3: cancels the previous tick's action states below `end` that
+    /// this tick did not reach.
+    #[cold]
+    fn flush_actions_below(&mut self, a: &mut Agent<'_, B>, end: u32) {
+        while a.next_action < end {
+            let entry = a.prev_actions[a.acur];
+            a.acur += 1;
+            a.next_action = head(a.prev_actions, a.acur);
+            self.cancel(a, entry, Origin::Previous);
+        }
+    }
+
+    /// The previous tick's state of the action at `ip`, if it has one.
+    #[inline]
+    fn take_action(&mut self, a: &mut Agent<'_, B>, ip: u32) -> Option<StateEntry> {
+        if a.next_action < ip {
+            self.flush_actions_below(a, ip);
+        }
+        if a.next_action != ip {
+            return None;
+        }
+        let entry = a.prev_actions[a.acur];
+        a.acur += 1;
+        a.next_action = head(a.prev_actions, a.acur);
+        Some(entry)
+    }
+
+    /// The previous tick's decider state at `node`, if its tag passes `want`.
+    /// States of deciders the tick skipped are dropped on the way.
+    #[inline]
+    fn take_decider(
+        &mut self,
+        a: &mut Agent<'_, B>,
+        node: u32,
+        want: impl Fn(u8) -> bool,
+    ) -> Option<StateEntry> {
+        if a.next_decider > node {
+            return None;
+        }
+        while a.next_decider < node {
+            a.dcur += 1;
+            a.next_decider = head(a.prev_deciders, a.dcur);
+        }
+        let entry = *a.prev_deciders.get(a.dcur)?;
+        if entry.node() == node && want(entry.tag()) {
+            a.dcur += 1;
+            a.next_decider = head(a.prev_deciders, a.dcur);
+            Some(entry)
+        } else {
+            None
+        }
+    }
+
+    /// Where the sequence at `node` stopped last tick.
+    #[inline]
+    fn take_resume(&mut self, a: &mut Agent<'_, B>, node: u32) -> Option<u32> {
+        self.take_decider(a, node, |tag| tag == decider_tag::RESUME)
+            .map(StateEntry::value)
+    }
+
+    /// Whether the concurrent child at `node` finished on an earlier tick,
+    /// and how.
+    #[inline]
+    fn take_done_mark(&mut self, a: &mut Agent<'_, B>, node: u32) -> Option<bool> {
+        self.take_decider(a, node, |tag| {
+            tag == decider_tag::DONE_SUCCESS || tag == decider_tag::DONE_FAILURE
+        })
+        .map(|e| e.tag() == decider_tag::DONE_SUCCESS)
+    }
+
+    /// Points the leaf arguments at the leaf at `ip`.
+    #[inline(always)]
+    fn aim_args(&mut self, ip: u32, item: ShapeItem) {
+        self.args.item = item;
+        self.args.node = ip;
+    }
+
+    #[inline(always)]
+    fn condition(&mut self, a: &mut Agent<'_, B>, ip: u32, item: ShapeItem) -> Status {
+        debug_assert!((item.import() as usize) < self.conditions.len());
+        // SAFETY: the validator checks every condition's import against the
+        // shape's condition imports, and linking built one function per
+        // import, in order.
+        // PERF: unchecked (crowd bench, with `Batch::item`).
+        let f = unsafe { *self.conditions.get_unchecked(item.import() as usize) };
+        self.aim_args(ip, item);
+        if f(a.bb, &self.args) {
+            Status::Success
+        } else {
+            Status::Failure
+        }
+    }
+
+    /// The value of persistent `slot` as this tick has left it so far.
+    fn current_persistent(&self, a: &Agent<'_, B>, slot: usize) -> u32 {
+        self.b
+            .persistent_changes
+            .iter()
+            .rev()
+            .find(|&&(s, _)| s as usize == slot)
+            .map_or(a.persistent[slot], |&(_, v)| v)
+    }
+
+    /// Calls an immediate action; a running result keeps its state.
+    #[inline(always)]
+    fn call_action(
+        &mut self,
+        a: &mut Agent<'_, B>,
+        ip: u32,
+        item: ShapeItem,
+        signal: Signal,
+        state: u32,
+    ) -> Status {
+        debug_assert!((item.import() as usize) < self.actions.len());
+        // SAFETY: as for conditions: validated imports, one function each.
+        // PERF: unchecked (crowd bench, with `Batch::item`).
+        let f = unsafe { *self.actions.get_unchecked(item.import() as usize) };
+        let slot = if item.flags() & FLAG_PERSISTENT != 0 {
+            self.shape.persistent_slot(NodeIdx::new(ip))
+        } else {
+            None
+        };
+        let before = slot.map(|s| self.current_persistent(a, s));
+        self.aim_args(ip, item);
+        let mut call = Call {
+            args: &self.args,
+            signal,
+            state,
+            persistent: before,
+        };
+        let status = f(a.bb, &mut call);
+        let (state, after) = (call.state, call.persistent);
+        if let (Some(slot), Some(before), Some(after)) = (slot, before, after)
+            && after != before
+        {
+            self.b.persistent_changes.push((slot as u32, after));
+        }
+        if status == Status::Running && signal != Signal::Cancel {
+            let entry = StateEntry::new(ip, action_tag::RUNNING, state);
+            self.b.next.push_action(entry);
+        }
+        status
+    }
+
+    /// A deferred action: launch it, keep waiting, or consume its result.
+    #[inline]
+    fn deferred(&mut self, a: &mut Agent<'_, B>, ip: u32, item: ShapeItem) -> Status {
+        let (status, keep) = match self.take_action(a, ip).map(StateEntry::tag) {
+            None => {
+                self.b.launches.push(Pending {
+                    node: ip,
+                    action: item.import(),
+                });
+                (Status::Running, Some(action_tag::LAUNCHING))
+            }
+            Some(action_tag::SUCCEEDED) => (Status::Success, None),
+            Some(action_tag::FAILED) => (Status::Failure, None),
+            Some(action_tag::ACKNOWLEDGED) => (Status::Running, Some(action_tag::ACKNOWLEDGED)),
+            Some(_) => (Status::Running, Some(action_tag::LAUNCHED)),
+        };
+        if let Some(tag) = keep {
+            self.b.next.push_action(StateEntry::new(ip, tag, 0));
+        }
+        status
+    }
+
+    /// Cancels one running action.
+    #[cold]
+    fn cancel(&mut self, a: &mut Agent<'_, B>, entry: StateEntry, origin: Origin) {
+        let node = entry.node();
+        let Some(&item) = self.items.get(node as usize) else {
+            return;
+        };
+        match item.kind() {
+            Some(Kind::Action) => {
+                self.call_action(a, node, item, Signal::Cancel, entry.value());
+            }
+            Some(Kind::Deferred) => match entry.tag() {
+                // Launched this tick and rolled back: the launch is dropped.
+                action_tag::LAUNCHING if origin == Origin::ThisTick => {}
+                action_tag::LAUNCHING | action_tag::LAUNCHED | action_tag::ACKNOWLEDGED => {
+                    self.b.cancels.push(Pending {
+                        node,
+                        action: item.import(),
+                    });
+                }
+                // A result that no tick will read: nothing runs any more.
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+}

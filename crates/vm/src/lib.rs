@@ -1,0 +1,80 @@
+//! The treebeard interpreter: actors, leaf tables and the guard-stack
+//! interpreter that ticks one agent over a shared shape.
+//!
+//! * A [`Program`] is a validated shape (from `treebeard-shape`) linked to
+//!   the application's [`Leaves`]: conditions and actions as plain function
+//!   pointers, deferred actions by name.
+//! * An [`Actor`] (or an actor block in an [`Actors`] arena) is one agent's
+//!   execution state: sorted, sparse decider and action states and its
+//!   persistent slots, in a fixed-size block of words sized from the shape's
+//!   capacity specification.
+//! * An [`Interpreter`] is reusable scratch that ticks one agent at a time:
+//!   it walks the shape stream with a decider-guard stack, calls immediate
+//!   actions, emits deferred-action [`Request`]s and writes the next states
+//!   back into the actor. It never allocates once reserved and never
+//!   recurses.
+//!
+//! # Example
+//!
+//! ```
+//! use treebeard_shape::tree::{act, cond, priority, sequence};
+//! use treebeard_vm::{Actor, AgentId, Frame, Interpreter, Leaves, Outcome, RequestKind, Status};
+//!
+//! struct Critter { hungry: bool, steps: u32 }
+//!
+//! let mut leaves = Leaves::<Critter>::new();
+//! leaves.condition("hungry", |c, _| c.hungry);
+//! leaves.deferred("Graze");
+//! leaves.action("Step", |c, _| {
+//!     c.steps += 1;
+//!     Status::Success
+//! });
+//! let program = leaves.compile(&priority([
+//!     sequence([cond("hungry"), act("Graze")]),
+//!     act("Step"),
+//! ]))?;
+//!
+//! let mut actor = Actor::for_shape(program.shape());
+//! let mut critter = Critter { hungry: false, steps: 0 };
+//! let mut interpreter = Interpreter::new();
+//! let mut requests = Vec::new();
+//! let frame = Frame::default();
+//! let me = AgentId(0);
+//!
+//! // Not hungry: the second branch steps and the root succeeds.
+//! let status = interpreter.tick(&program, &frame, me, &mut actor.as_mut(), &mut critter, &mut requests);
+//! assert_eq!((status, critter.steps), (Status::Success, 1));
+//!
+//! // Hungry: grazing is launched as a request to a game system.
+//! critter.hungry = true;
+//! let status = interpreter.tick(&program, &frame, me, &mut actor.as_mut(), &mut critter, &mut requests);
+//! assert_eq!(status, Status::Running);
+//! assert_eq!(requests[0].kind, RequestKind::Launch);
+//!
+//! // The game system reports success; the next tick consumes it.
+//! actor.as_mut().complete(requests[0].node, Outcome::Success).unwrap();
+//! let status = interpreter.tick(&program, &frame, me, &mut actor.as_mut(), &mut critter, &mut requests);
+//! assert_eq!(status, Status::Success);
+//! assert!(actor.as_ref().is_idle());
+//! # Ok::<(), treebeard_shape::BuildError>(())
+//! ```
+
+mod actor;
+mod flow;
+mod frame;
+mod interpreter;
+mod leaves;
+mod program;
+mod request;
+mod status;
+
+pub use actor::{
+    ActionState, Actor, ActorLayout, ActorMut, ActorRef, Actors, ActorsMut, DeciderState, Stale,
+    StateEntry,
+};
+pub use frame::Frame;
+pub use interpreter::Interpreter;
+pub use leaves::{ActionFn, Args, Call, ConditionFn, Leaves, Registered};
+pub use program::{LinkError, Program, Unlinkable};
+pub use request::{AgentId, Completion, Outcome, Request, RequestKind};
+pub use status::{Signal, Status};

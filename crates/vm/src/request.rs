@@ -1,0 +1,84 @@
+//! Requests to game systems and the completions that come back.
+//!
+//! A tick emits, per agent, first its cancel requests and then its launch
+//! requests (so a system that gets "cancel A" and "launch B" for one agent
+//! frees A's resources before B asks for them). A crowd merges them in agent
+//! order. Game systems answer with [`Completion`]s, applied to actors before
+//! the next tick.
+
+use bytemuck::{Pod, Zeroable};
+use std::fmt;
+use treebeard_shape::{ActionId, NodeIdx};
+
+/// An agent: its index in its crowd.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Pod, Zeroable)]
+#[repr(transparent)]
+pub struct AgentId(pub u32);
+
+impl AgentId {
+    /// The raw value as a `usize`, for indexing.
+    #[inline]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl fmt::Debug for AgentId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "agent {}", self.0)
+    }
+}
+
+impl fmt::Display for AgentId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "agent {}", self.0)
+    }
+}
+
+/// What a request asks of a game system.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum RequestKind {
+    /// Stop the deferred action; no completion is expected any more.
+    Cancel,
+    /// Start the deferred action and report its completion.
+    Launch,
+}
+
+/// A request from one agent's tick to the game system that runs a deferred
+/// action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Request {
+    /// The agent.
+    pub agent: AgentId,
+    /// The deferred action's item: the address a completion must name.
+    pub node: NodeIdx,
+    /// Which deferred action (an index into the shape's deferred imports;
+    /// see `Shape::action_id`). Its parameters are `Shape::params(node)`.
+    pub action: ActionId,
+    /// Launch or cancel.
+    pub kind: RequestKind,
+}
+
+/// How a game system reports on a launched deferred action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// The system has taken the action on and it is running. Optional: a
+    /// launched action is running until it completes either way.
+    Running,
+    /// The action finished and reached its goal.
+    Success,
+    /// The action finished without reaching its goal.
+    Failure,
+}
+
+/// A game system's report for one agent's deferred action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Completion {
+    /// The agent.
+    pub agent: AgentId,
+    /// The deferred action's item, as its launch request named it.
+    pub node: NodeIdx,
+    /// What happened.
+    pub outcome: Outcome,
+}
