@@ -48,6 +48,8 @@ pub enum Unbuildable {
         /// Parameter words given.
         found: usize,
     },
+    /// A leaf reference has an empty name.
+    EmptyLeafName,
     /// A decider was given parameters.
     ParamsOnDecider {
         /// How many.
@@ -133,6 +135,7 @@ impl fmt::Display for Unbuildable {
                 f,
                 "leaf `{name}` takes {expected} parameters but is given {found}"
             ),
+            Unbuildable::EmptyLeafName => write!(f, "a leaf needs the name it is registered under"),
             Unbuildable::ParamsOnDecider { count } => {
                 write!(f, "deciders take no parameters, but {count} were given")
             }
@@ -224,12 +227,15 @@ pub fn compile_with(
     catalog: &dyn LeafCatalog,
     limits: &Limits,
 ) -> Result<Shape, BuildError> {
+    let (explicit, size) = explicit_ids(tree);
     let mut c = Compiler {
         catalog,
         limits,
         parts: ShapeParts::default(),
         import_index: Default::default(),
         ids: HashSet::new(),
+        explicit,
+        next_default: size,
         stack: Vec::new(),
     };
     c.emit(tree, 0)?;
@@ -257,6 +263,10 @@ struct Compiler<'t, 'c> {
     parts: ShapeParts,
     import_index: [HashMap<Box<str>, u16>; LEAF_KINDS],
     ids: HashSet<NodeId>,
+    /// Identities the tree gives explicitly; default ones avoid them.
+    explicit: HashSet<NodeId>,
+    /// The next fresh identity, past every position in the tree.
+    next_default: u32,
     stack: Vec<Frame<'t>>,
 }
 
@@ -283,6 +293,21 @@ impl<'t> Compiler<'t, '_> {
         }
     }
 
+    /// The identity of a node given none: its pre-order position, unless
+    /// another node claims that explicitly; then a fresh one past every
+    /// position (and past every explicit identity).
+    fn default_id(&mut self, position: u32) -> NodeId {
+        if !self.explicit.contains(&NodeId(position)) {
+            return NodeId(position);
+        }
+        while self.explicit.contains(&NodeId(self.next_default)) {
+            self.next_default += 1;
+        }
+        let id = NodeId(self.next_default);
+        self.next_default += 1;
+        id
+    }
+
     fn emit(&mut self, node: &'t Node, position: usize) -> Result<(), BuildError> {
         let index = self.parts.items.len();
         if index >= self.limits.max_items.min(MAX_ITEMS) {
@@ -294,7 +319,10 @@ impl<'t> Compiler<'t, '_> {
                 },
             ));
         }
-        let id = node.id.unwrap_or(NodeId(index as u32));
+        let id = match node.id {
+            Some(id) => id,
+            None => self.default_id(index as u32),
+        };
         if !self.ids.insert(id) {
             return Err(self.fail(node, position, Unbuildable::DuplicateId { id }));
         }
@@ -357,6 +385,9 @@ impl<'t> Compiler<'t, '_> {
                 count: node.children.len(),
             });
         }
+        if name.is_empty() {
+            return fail(Unbuildable::EmptyLeafName);
+        }
         let Some(decl) = self.catalog.decl(name) else {
             let names = self.catalog.names();
             let suggestion = suggest(name, names).map(Box::from);
@@ -366,6 +397,7 @@ impl<'t> Compiler<'t, '_> {
             });
         };
         let expected = match (expect, decl.kind) {
+            (_, kind) if !kind.is_leaf() => Some("a leaf"),
             (Expect::Any, _)
             | (Expect::Condition, Kind::Condition)
             | (Expect::Action, Kind::Action | Kind::Deferred) => None,
@@ -464,6 +496,20 @@ fn thresholds(policy: Policy, children: usize) -> Result<(u16, u16), Unbuildable
     let succeed = resolve(policy.succeed, "succeed")?;
     let fail = resolve(policy.fail, "fail")?.min(n - succeed + 1);
     Ok((succeed as u16, fail as u16))
+}
+
+/// The identities a tree gives explicitly, and its number of nodes (walked
+/// without recursion).
+fn explicit_ids(tree: &Node) -> (HashSet<NodeId>, u32) {
+    let mut ids = HashSet::new();
+    let mut size = 0u32;
+    let mut stack = vec![tree];
+    while let Some(node) = stack.pop() {
+        size = size.saturating_add(1);
+        ids.extend(node.id);
+        stack.extend(&node.children);
+    }
+    (ids, size)
 }
 
 fn push_segment(path: &mut String, node: &Node, position: Option<usize>) {

@@ -6,8 +6,8 @@ mod common;
 use common::{build, catalog, creature};
 use treebeard_shape::tree::{Count, Node, Policy, act, concurrent, cond, leaf, priority, sequence};
 use treebeard_shape::{
-    ActionId, BuildError, Catalog, Invalid, Kind, LeafCatalog, LeafDecl, MAX_CHILDREN, NodeId,
-    NodeIdx, Unbuildable, compile,
+    ActionId, BuildError, Catalog, Kind, LeafCatalog, LeafDecl, MAX_CHILDREN, NodeId, NodeIdx,
+    Unbuildable, compile,
 };
 
 fn fail(tree: &Node) -> BuildError {
@@ -293,19 +293,28 @@ fn two_nodes_with_one_explicit_id() {
 }
 
 #[test]
-fn explicit_id_colliding_with_a_default_id() {
-    // The first leaf takes default id 1; the second claims it explicitly.
+fn a_default_id_claimed_later_in_the_tree_moves_past_the_tree() {
+    // `Shoot` would default to its position 1, which `Eat` claims.
     let tree = sequence([act("Shoot"), act("Eat").with_id(1)]);
-    let want = Unbuildable::DuplicateId { id: NodeId(1) };
-    assert_eq!(failure(tree), ("Sequence/Eat[1]".into(), want));
+    let ids: Vec<u32> = build(&tree).nodes().iter().map(|n| n.id.0).collect();
+    assert_eq!(ids, [0, 3, 1]);
 }
 
 #[test]
-fn default_id_colliding_with_an_earlier_explicit_id() {
-    // The second leaf's default id (its index, 2) was claimed by the first.
+fn a_default_id_claimed_earlier_in_the_tree_moves_past_the_tree() {
     let tree = sequence([act("Shoot").with_id(2), act("Eat")]);
-    let want = Unbuildable::DuplicateId { id: NodeId(2) };
-    assert_eq!(failure(tree), ("Sequence/Eat[1]".into(), want));
+    let ids: Vec<u32> = build(&tree).nodes().iter().map(|n| n.id.0).collect();
+    assert_eq!(ids, [0, 2, 3]);
+}
+
+#[test]
+fn fresh_ids_skip_explicit_ids_past_the_tree() {
+    let tree = sequence([act("Shoot").with_id(3), act("Eat").with_id(1)]);
+    let ids: Vec<u32> = build(&tree).nodes().iter().map(|n| n.id.0).collect();
+    assert_eq!(ids, [0, 3, 1]);
+    let tree = sequence([act("Shoot").with_id(2), act("Eat").with_id(3), act("Eat")]);
+    let ids: Vec<u32> = build(&tree).nodes().iter().map(|n| n.id.0).collect();
+    assert_eq!(ids, [0, 2, 3, 4]);
 }
 
 #[test]
@@ -371,19 +380,15 @@ fn params_are_not_shared_between_uses() {
 }
 
 #[test]
-fn empty_leaf_name_is_caught_by_the_validator() {
+fn empty_leaf_name_is_reported_at_its_node() {
     let mut c = Catalog::new();
-    c.declare("", LeafDecl::action(0));
-    let e = compile(&leaf(""), &c).unwrap_err();
-    assert_eq!(e.path(), "<shape>");
-    let Unbuildable::Invalid(v) = e.what() else {
-        panic!("{e}");
-    };
-    let want = Invalid::EmptyImportName {
-        kind: Kind::Action,
-        import: 0,
-    };
-    assert_eq!(v.what(), &want);
+    c.declare("", LeafDecl::action(0))
+        .declare("Eat", LeafDecl::action(0));
+    let e = compile(&sequence([act("Eat"), leaf("")]), &c).unwrap_err();
+    assert_eq!(
+        (e.path(), e.what()),
+        ("Sequence/[1]", &Unbuildable::EmptyLeafName)
+    );
 }
 
 /// A catalog that declares every name as a sequence (not a leaf kind).
@@ -423,12 +428,12 @@ fn catalog_answering_a_decider_kind_is_refused_for_cond_and_act() {
 }
 
 #[test]
-#[ignore = "BUG: compile panics (unreachable!) on a catalog declaring a non-leaf kind, via leaf()"]
 fn catalog_answering_a_decider_kind_is_an_error_for_any_leaf() {
-    let result = std::panic::catch_unwind(|| compile(&leaf("x"), &DecidersOnly).is_err());
-    assert_eq!(
-        result.ok(),
-        Some(true),
-        "compile panicked instead of returning an error"
-    );
+    let e = compile(&leaf("x"), &DecidersOnly).unwrap_err();
+    let want = Unbuildable::WrongLeafKind {
+        name: "x".into(),
+        expected: "a leaf",
+        found: Kind::Sequence,
+    };
+    assert_eq!(e.what(), &want);
 }

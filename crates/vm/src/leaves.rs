@@ -241,6 +241,7 @@ impl<B> Leaves<B> {
 
     fn register(&mut self, name: &str, decl: LeafDecl, f: LeafFn<B>) -> Registered<'_, B> {
         use std::collections::btree_map::Entry;
+        assert!(!name.is_empty(), "a leaf needs a name");
         match self.entries.entry(name.into()) {
             Entry::Vacant(v) => Registered {
                 leaf: v.insert(Leaf { decl, f }),
@@ -252,7 +253,8 @@ impl<B> Leaves<B> {
     /// Registers a condition under `name`.
     ///
     /// # Panics
-    /// If `name` is already registered: two leaves cannot share a name.
+    /// If `name` is empty or already registered: two leaves cannot share a
+    /// name.
     pub fn condition(&mut self, name: &str, f: ConditionFn<B>) -> Registered<'_, B> {
         self.register(name, LeafDecl::condition(0), LeafFn::Condition(f))
     }
@@ -260,7 +262,7 @@ impl<B> Leaves<B> {
     /// Registers an immediate action under `name`.
     ///
     /// # Panics
-    /// If `name` is already registered.
+    /// If `name` is empty or already registered.
     pub fn action(&mut self, name: &str, f: ActionFn<B>) -> Registered<'_, B> {
         self.register(name, LeafDecl::action(0), LeafFn::Action(f))
     }
@@ -269,7 +271,7 @@ impl<B> Leaves<B> {
     /// through launch and cancel requests and completions.
     ///
     /// # Panics
-    /// If `name` is already registered.
+    /// If `name` is empty or already registered.
     pub fn deferred(&mut self, name: &str) -> Registered<'_, B> {
         self.register(name, LeafDecl::deferred(0), LeafFn::Deferred)
     }
