@@ -208,6 +208,8 @@ impl Interpreter {
             layout.covers(program.spec()),
             "the actors were laid out for a smaller shape than the program's"
         );
+        // Normally empty already; not after a leaf panicked mid-tick.
+        self.buffers.clear();
         self.buffers.next.lay_out(layout);
         let shape: &'r Shape = program.shape();
         Batch {
@@ -316,6 +318,15 @@ impl Interpreter {
 }
 
 impl Buffers {
+    fn clear(&mut self) {
+        self.guards.clear();
+        self.next.deciders = 0;
+        self.next.actions = 0;
+        self.persistent_changes.clear();
+        self.launches.clear();
+        self.cancels.clear();
+    }
+
     #[cold]
     fn emit_requests(&mut self, agent: AgentId, requests: &mut Vec<Request>) {
         let request = |kind| {
@@ -939,5 +950,20 @@ impl<'r, B> Batch<'r, B> {
             },
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The sizes ARCHITECTURE.md quotes.
+    #[test]
+    fn scratch_records_have_the_documented_sizes() {
+        assert_eq!(std::mem::size_of::<Guard>(), 64);
+        assert_eq!(std::mem::size_of::<Pending>(), 8);
+        assert_eq!(std::mem::size_of::<Request>(), 12);
+        assert_eq!(std::mem::size_of::<StateEntry>(), 8);
+        assert_eq!(std::mem::size_of::<Link>(), 12);
     }
 }

@@ -141,3 +141,34 @@ impl Machine {
         self.wander(c, Act::PickSpot, false);
     }
 }
+
+/// Agents per parallel chunk when running the machine on several threads.
+const CHUNK: usize = 1024;
+
+/// Runs the workload on the hand-written machine: `ticks` ticks of every
+/// agent, tick-major, each agent's world step before its tick. Uses the
+/// current rayon pool when it has more than one thread, in fixed chunks.
+///
+/// # Panics
+/// If `critters` and `machines` differ in length.
+pub fn run(critters: &mut [Critter], machines: &mut [Machine], ticks: usize) {
+    use rayon::prelude::*;
+    assert_eq!(critters.len(), machines.len(), "one machine per agent");
+    let step = |c: &mut Critter, m: &mut Machine| {
+        c.world_step();
+        m.tick(c);
+    };
+    for _ in 0..ticks {
+        if rayon::current_num_threads() > 1 {
+            critters
+                .par_chunks_mut(CHUNK)
+                .zip(machines.par_chunks_mut(CHUNK))
+                .for_each(|(cs, ms)| cs.iter_mut().zip(ms).for_each(|(c, m)| step(c, m)));
+        } else {
+            critters
+                .iter_mut()
+                .zip(machines.iter_mut())
+                .for_each(|(c, m)| step(c, m));
+        }
+    }
+}

@@ -29,6 +29,6 @@ mod tree;
 mod world;
 
 pub use checksum::Checksum;
-pub use handcoded::Machine;
+pub use handcoded::{Machine, run as run_handcoded};
 pub use tree::{leaves, tree};
 pub use world::{Act, Critter, spawn, splitmix64};

@@ -1,0 +1,159 @@
+//! Same inputs give bit-identical results at any thread count and any
+//! chunking: blackboards, actors and the request stream, tick by tick.
+
+use rayon::ThreadPoolBuilder;
+use treebeard_crowd::{Crowd, PlanConfig};
+use treebeard_shape::tree::{act, concurrent, cond, leaf, priority, sequence};
+use treebeard_testkit::{World, leaves as test_leaves};
+use treebeard_vm::{ActionState, AgentId, Completion, DeciderState, Outcome, Request, RequestKind};
+use treebeard_workload::{Checksum, Critter, Machine, leaves, spawn, tree};
+
+/// Every agent's stored state: decider states, action states, persistent slots.
+type Actors = Vec<(Vec<DeciderState>, Vec<(u32, ActionState)>, Vec<u32>)>;
+
+fn actors<B>(crowd: &Crowd<B>) -> Actors {
+    (0..crowd.len() as u32)
+        .map(|i| {
+            let a = crowd.actor(AgentId(i));
+            (
+                a.deciders().collect(),
+                a.actions().map(|(n, s)| (n.get(), s)).collect(),
+                a.persistent().to_vec(),
+            )
+        })
+        .collect()
+}
+
+/// Runs `f` on a pool of `threads` threads.
+fn on_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .expect("thread pool")
+        .install(f)
+}
+
+fn workload(
+    n: usize,
+    ticks: usize,
+    seed: u64,
+    plan: PlanConfig,
+) -> (Checksum, Vec<Critter>, Actors) {
+    let mut crowd = Crowd::with_agents(
+        leaves().compile(&tree()).expect("workload tree"),
+        spawn(n, seed),
+    );
+    crowd.set_plan_config(plan);
+    for _ in 0..ticks {
+        crowd.tick_with(1.0, |_, c| c.world_step());
+        assert!(crowd.requests().is_empty());
+    }
+    (
+        Checksum::of(crowd.blackboards()),
+        crowd.blackboards().to_vec(),
+        actors(&crowd),
+    )
+}
+
+fn handcoded(n: usize, ticks: usize, seed: u64) -> Checksum {
+    let mut critters = spawn(n, seed);
+    let mut machines = vec![Machine::default(); n];
+    for _ in 0..ticks {
+        for (c, m) in critters.iter_mut().zip(&mut machines) {
+            c.world_step();
+            m.tick(c);
+        }
+    }
+    Checksum::of(&critters)
+}
+
+#[test]
+fn the_page_checksum_at_one_two_and_three_threads() {
+    for threads in [1, 2, 3] {
+        let (checksum, ..) =
+            on_threads(threads, || workload(5000, 1000, 42, PlanConfig::default()));
+        assert_eq!(checksum, Checksum::PAGE, "{threads} threads");
+    }
+}
+
+#[test]
+fn the_workload_is_identical_at_any_thread_count_and_chunking() {
+    let (n, ticks, seed) = (3000, 300, 7);
+    let reference = on_threads(1, || workload(n, ticks, seed, PlanConfig::default()));
+    assert_eq!(reference.0, handcoded(n, ticks, seed));
+    for threads in [2, 3, 8] {
+        for chunk_agents in [0, 64, 1000] {
+            let plan = PlanConfig {
+                chunk_agents,
+                ..PlanConfig::default()
+            };
+            let run = on_threads(threads, || workload(n, ticks, seed, plan));
+            assert!(
+                run == reference,
+                "{threads} threads, chunks of {chunk_agents}"
+            );
+        }
+    }
+}
+
+/// A request-heavy crowd: deferred actions under priority and concurrent
+/// deciders, completions answered by a deterministic "game system".
+fn deferred(n: usize, ticks: usize, threads: usize) -> (Vec<Vec<Request>>, Vec<u64>, Actors) {
+    let tree = priority([
+        sequence([cond("c"), leaf("d"), act("p")]),
+        concurrent([leaf("d"), sequence([act("a"), leaf("d")]), act("a")]),
+        leaf("d"),
+    ]);
+    let program = test_leaves().compile(&tree).expect("test tree");
+    on_threads(threads, || {
+        let mut crowd =
+            Crowd::with_agents(program, (0..n).map(|i| World::random(i as u64)).collect());
+        crowd.set_plan_config(PlanConfig {
+            chunk_agents: 37,
+            ..PlanConfig::default()
+        });
+        let mut stream = Vec::new();
+        for t in 0..ticks {
+            let launches: Vec<Request> = crowd
+                .requests()
+                .iter()
+                .filter(|r| r.kind == RequestKind::Launch)
+                .copied()
+                .collect();
+            for (k, r) in launches.iter().enumerate() {
+                let outcome = match (t + k) % 4 {
+                    0 => Outcome::Success,
+                    1 => Outcome::Failure,
+                    2 => Outcome::Running,
+                    _ => continue,
+                };
+                crowd.complete(Completion {
+                    agent: r.agent,
+                    node: r.node,
+                    outcome,
+                });
+            }
+            crowd.tick_with(0.1, |_, w| {
+                w.tick += 1;
+                w.clear_log();
+            });
+            stream.push(crowd.requests().to_vec());
+        }
+        // The worlds are not `Clone`; their tick counts stand in for them.
+        let ticks_seen = crowd.blackboards().iter().map(|w| w.tick).collect();
+        (stream, ticks_seen, actors(&crowd))
+    })
+}
+
+#[test]
+fn requests_are_identical_at_any_thread_count() {
+    let reference = deferred(500, 120, 1);
+    let requests: usize = reference.0.iter().map(Vec::len).sum();
+    assert!(requests > 1000, "the tree should request a lot: {requests}");
+    for threads in [2, 3, 8] {
+        assert!(
+            deferred(500, 120, threads) == reference,
+            "{threads} threads"
+        );
+    }
+}

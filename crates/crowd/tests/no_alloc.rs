@@ -1,0 +1,126 @@
+//! Ticking a crowd allocates nothing once it has warmed up: a counting global
+//! allocator sees no allocation during the measured ticks, serial or
+//! parallel, for the crowd workload and for a tree full of deferred actions.
+//!
+//! This file holds one test so that nothing else runs (and allocates) while
+//! it counts.
+
+use rayon::ThreadPoolBuilder;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use treebeard_crowd::Crowd;
+use treebeard_shape::tree::{act, concurrent, cond, leaf, priority, sequence};
+use treebeard_testkit::{World, leaves as test_leaves};
+use treebeard_vm::{Completion, Outcome, RequestKind};
+use treebeard_workload::{Critter, leaves, spawn, tree};
+
+/// Counts allocations while `COUNTING` is set.
+struct Counting;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static ALLOCATIONS: AtomicUsize = AtomicUsize::new(0);
+
+// SAFETY: every method forwards to the system allocator unchanged; the
+// counter is a relaxed atomic and allocates nothing itself.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded with the caller's layout.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: `ptr` came from `System.alloc` with this layout.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        if COUNTING.load(Ordering::Relaxed) {
+            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
+        }
+        // SAFETY: forwarded unchanged.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Allocations made while `f` runs.
+fn allocations(f: impl FnOnce()) -> usize {
+    ALLOCATIONS.store(0, Ordering::SeqCst);
+    COUNTING.store(true, Ordering::SeqCst);
+    f();
+    COUNTING.store(false, Ordering::SeqCst);
+    ALLOCATIONS.load(Ordering::SeqCst)
+}
+
+fn workload_crowd(n: usize) -> Crowd<Critter> {
+    Crowd::with_agents(
+        leaves().compile(&tree()).expect("workload tree"),
+        spawn(n, 42),
+    )
+}
+
+/// A tree with deferred actions under concurrent and priority deciders, so
+/// ticks launch, cancel and roll back.
+fn deferred_crowd(n: usize) -> Crowd<World> {
+    let tree = priority([
+        sequence([cond("c"), leaf("d"), act("p")]),
+        concurrent([leaf("d"), sequence([act("a"), leaf("d")]), act("a")]),
+        leaf("d"),
+    ]);
+    let program = test_leaves().compile(&tree).expect("deferred tree");
+    Crowd::with_agents(program, (0..n).map(|i| World::random(i as u64)).collect())
+}
+
+/// Ticks `crowd`, answering every launch with a completion the next tick.
+fn run_deferred(crowd: &mut Crowd<World>, ticks: usize) {
+    for t in 0..ticks {
+        let outcome = [Outcome::Success, Outcome::Failure, Outcome::Running][t % 3];
+        for i in 0..crowd.requests().len() {
+            let r = crowd.requests()[i];
+            if r.kind == RequestKind::Launch {
+                crowd.complete(Completion {
+                    agent: r.agent,
+                    node: r.node,
+                    outcome,
+                });
+            }
+        }
+        crowd.tick_with(0.1, |_, w| {
+            w.tick += 1;
+            w.clear_log();
+        });
+    }
+}
+
+#[test]
+fn ticking_allocates_nothing_in_steady_state() {
+    for threads in [1, 2, 4] {
+        let pool = ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("pool");
+        pool.install(|| {
+            let mut crowd = workload_crowd(5000);
+            let tick = |crowd: &mut Crowd<Critter>| crowd.tick_with(1.0, |_, c| c.world_step());
+            for _ in 0..50 {
+                tick(&mut crowd);
+            }
+            let n = allocations(|| {
+                for _ in 0..200 {
+                    tick(&mut crowd);
+                }
+            });
+            assert_eq!(n, 0, "workload crowd, {threads} threads");
+
+            let mut crowd = deferred_crowd(3000);
+            run_deferred(&mut crowd, 50);
+            let n = allocations(|| run_deferred(&mut crowd, 200));
+            assert_eq!(n, 0, "deferred crowd, {threads} threads");
+        });
+    }
+}

@@ -1,0 +1,560 @@
+//! Differential runs: the VM and the [`Reference`] interpreter, tick by
+//! tick, on the same tree, scripts and completions.
+//!
+//! [`differential`] runs a few agents of one [`Spec`] for some ticks. Each
+//! agent has a VM [`Actor`] and a [`Reference`], each with its own
+//! [`World::random`] script of the same seed, so both see the same leaf
+//! outcomes as long as they make the same calls. Before each tick the same
+//! game-system reports are applied to both (decided by hashing the seed,
+//! tick, agent and node); now and then an agent is halted. After every step
+//! everything observable is compared: the root status, the leaf calls, the
+//! requests, the states each side remembers and the persistent slots. The
+//! first difference stops the run with a [`Mismatch`] that shows the tree,
+//! its disassembly, the agent's recent history and both sides' outputs.
+
+use crate::r#gen::Spec;
+use crate::reference::{Coverage, Reference, Remembered};
+use crate::script::{Event, World, mix};
+use std::collections::BTreeSet;
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use treebeard_shape::NodeIdx;
+use treebeard_vm::{
+    ActionState, Actor, AgentId, Frame, Interpreter, Outcome, Program, Request, RequestKind, Stale,
+    Status,
+};
+
+/// How a differential run goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Run {
+    /// Seeds the leaf scripts, the game-system reports and the halts.
+    pub seed: u64,
+    /// Agents ticked in turn, each with its own script.
+    pub agents: u32,
+    /// Ticks per agent.
+    pub ticks: u64,
+    /// Whether agents are halted now and then (about one tick in 32).
+    pub halts: bool,
+}
+
+impl Default for Run {
+    fn default() -> Run {
+        Run {
+            seed: 0,
+            agents: 2,
+            ticks: 40,
+            halts: true,
+        }
+    }
+}
+
+/// What a run that found no difference went through.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Agent ticks compared.
+    pub agent_ticks: u64,
+    /// Root statuses that were not running (the tree restarted).
+    pub restarts: u64,
+    /// What the reference did, summed over agents.
+    pub coverage: Coverage,
+    /// Game-system reports both sides applied.
+    pub completions_applied: u64,
+    /// Stale reports both sides refused.
+    pub completions_stale: u64,
+    /// Halts.
+    pub halts: u64,
+    /// Most decider states the VM held after a tick.
+    pub max_decider_states: usize,
+    /// Most action states the VM held after a tick.
+    pub max_action_states: usize,
+    /// Most requests of one agent's tick.
+    pub max_requests: usize,
+}
+
+impl Stats {
+    /// Adds another run's counts (and takes the maxima).
+    pub fn add(&mut self, other: &Stats) {
+        self.agent_ticks += other.agent_ticks;
+        self.restarts += other.restarts;
+        self.coverage.add(&other.coverage);
+        self.completions_applied += other.completions_applied;
+        self.completions_stale += other.completions_stale;
+        self.halts += other.halts;
+        self.max_decider_states = self.max_decider_states.max(other.max_decider_states);
+        self.max_action_states = self.max_action_states.max(other.max_action_states);
+        self.max_requests = self.max_requests.max(other.max_requests);
+    }
+}
+
+/// Everything one side showed for one step of one agent.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Observed {
+    /// The root's status (none for a halt or a report).
+    pub status: Option<Status>,
+    /// The result of applying a game-system report.
+    pub completion: Option<Result<(), Stale>>,
+    /// Leaf calls, in order.
+    pub events: Vec<Event>,
+    /// Requests, cancels first.
+    pub requests: Vec<Request>,
+    /// States remembered for the next tick.
+    pub remembered: Remembered,
+    /// Persistent slots by item.
+    pub persistent: Vec<(NodeIdx, u32)>,
+}
+
+impl Observed {
+    /// The first field in which `self` (the reference) and `vm` differ.
+    fn difference(&self, vm: &Observed) -> Option<&'static str> {
+        if self.status != vm.status {
+            Some("root status")
+        } else if self.completion != vm.completion {
+            Some("completion result")
+        } else if self.events != vm.events {
+            Some("leaf calls")
+        } else if self.requests != vm.requests {
+            Some("requests")
+        } else if self.remembered != vm.remembered {
+            Some("remembered states")
+        } else if self.persistent != vm.persistent {
+            Some("persistent slots")
+        } else {
+            None
+        }
+    }
+}
+
+impl fmt::Display for Observed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(status) = self.status {
+            writeln!(f, "    status:     {status:?}")?;
+        }
+        if let Some(result) = self.completion {
+            writeln!(f, "    completion: {result:?}")?;
+        }
+        writeln!(f, "    calls:      {:?}", self.events)?;
+        let requests: Vec<String> = self.requests.iter().map(short_request).collect();
+        writeln!(f, "    requests:   [{}]", requests.join(", "))?;
+        writeln!(f, "    deciders:   {:?}", self.remembered.deciders)?;
+        writeln!(f, "    actions:    {:?}", self.remembered.actions)?;
+        writeln!(f, "    persistent: {:?}", self.persistent)
+    }
+}
+
+fn short_request(r: &Request) -> String {
+    let kind = match r.kind {
+        RequestKind::Launch => "launch",
+        RequestKind::Cancel => "cancel",
+    };
+    format!("{kind} {}", r.node)
+}
+
+/// The first difference between the VM and the reference in a run.
+#[derive(Clone, Debug)]
+pub struct Mismatch {
+    /// The run.
+    pub run: Run,
+    /// The tree.
+    pub spec: Spec,
+    /// The compiled shape's disassembly.
+    pub disassembly: String,
+    /// The tick (counted from 0).
+    pub tick: u64,
+    /// The agent.
+    pub agent: AgentId,
+    /// The step: a game-system report, a halt, or the tick.
+    pub step: String,
+    /// What differs.
+    pub what: String,
+    /// The agent's earlier steps (as the reference saw them, which the VM
+    /// matched), most recent last.
+    pub history: Vec<String>,
+    /// What the reference did.
+    pub reference: Observed,
+    /// What the VM did.
+    pub vm: Observed,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "the VM and the reference disagree on {} at tick {}, {} ({})",
+            self.what, self.tick, self.agent, self.step
+        )?;
+        writeln!(f, "tree: {:?}", self.spec)?;
+        writeln!(f, "run:  {:?}", self.run)?;
+        writeln!(f, "shape:\n{}", self.disassembly)?;
+        writeln!(f, "history of {} (matched by both):", self.agent)?;
+        for line in &self.history {
+            writeln!(f, "  {line}")?;
+        }
+        writeln!(f, "  reference (docs/nodes.md):\n{}", self.reference)?;
+        write!(f, "  vm:\n{}", self.vm)
+    }
+}
+
+/// How many earlier steps a [`Mismatch`] shows.
+const HISTORY: usize = 12;
+
+/// One agent on both interpreters.
+struct Agent {
+    id: AgentId,
+    actor: Actor,
+    vm_world: World,
+    reference: Reference,
+    ref_world: World,
+    /// Deferred actions the game system runs: launched and neither
+    /// cancelled nor reported done.
+    launched: BTreeSet<NodeIdx>,
+    history: Vec<String>,
+}
+
+impl Agent {
+    fn remember(&mut self, line: String) {
+        if self.history.len() == HISTORY {
+            self.history.remove(0);
+        }
+        self.history.push(line);
+    }
+
+    /// The game system's view of the requests.
+    fn track(&mut self, requests: &[Request]) {
+        for r in requests {
+            match r.kind {
+                RequestKind::Launch => self.launched.insert(r.node),
+                RequestKind::Cancel => self.launched.remove(&r.node),
+            };
+        }
+    }
+
+    fn vm_remembered(&self) -> Remembered {
+        let actor = self.actor.as_ref();
+        Remembered {
+            deciders: actor.deciders().collect(),
+            actions: actor.actions().collect(),
+        }
+    }
+
+    fn vm_persistent(&self, program: &Program<World>) -> Vec<(NodeIdx, u32)> {
+        let map = program.shape().persistent_map();
+        map.iter()
+            .copied()
+            .zip(self.actor.as_ref().persistent().iter().copied())
+            .collect()
+    }
+}
+
+/// A hash of the run's seed and a step's coordinates.
+fn roll(seed: u64, salt: u64, tick: u64, agent: AgentId, node: u32) -> u64 {
+    mix(seed ^ mix(salt ^ mix(tick ^ mix(u64::from(agent.0) ^ mix(u64::from(node))))))
+}
+
+const SALT_SCRIPT: u64 = 1;
+const SALT_REPORT: u64 = 2;
+const SALT_HALT: u64 = 3;
+
+/// The report the game system sends for the node at `node` before `tick`,
+/// if any: for launched deferred actions a quarter each of success,
+/// failure, a running acknowledgement and silence; for any other node, now
+/// and then a stale report.
+fn report(run: &Run, tick: u64, agent: AgentId, node: NodeIdx, launched: bool) -> Option<Outcome> {
+    let h = roll(run.seed, SALT_REPORT, tick, agent, node.get());
+    let outcome = |k: u64| match k % 3 {
+        0 => Outcome::Success,
+        1 => Outcome::Failure,
+        _ => Outcome::Running,
+    };
+    if launched {
+        match h % 4 {
+            0 => Some(Outcome::Success),
+            1 => Some(Outcome::Failure),
+            2 => Some(Outcome::Running),
+            _ => None,
+        }
+    } else if h.is_multiple_of(16) {
+        Some(outcome(h >> 8))
+    } else {
+        None
+    }
+}
+
+/// Runs `spec` on the VM and on the reference interpreter as `run` says,
+/// comparing every step. Returns what the run went through, or the first
+/// difference.
+///
+/// # Panics
+/// If `spec` does not compile (see [`Spec::compile`]).
+pub fn differential(spec: &Spec, run: &Run) -> Result<Stats, Box<Mismatch>> {
+    let program = spec.compile();
+    differential_with(spec, run, &mut Interpreter::with_capacity(program.spec()))
+}
+
+/// [`differential`] with the caller's interpreter, so one interpreter can
+/// serve many shapes (its buffers grow to the largest, as a crowd's do).
+///
+/// # Panics
+/// If `spec` does not compile (see [`Spec::compile`]).
+pub fn differential_with(
+    spec: &Spec,
+    run: &Run,
+    interpreter: &mut Interpreter,
+) -> Result<Stats, Box<Mismatch>> {
+    let program = spec.compile();
+    let capacity = *program.spec();
+    let deferred = spec.deferred_nodes();
+    let every_node: Vec<NodeIdx> = spec.indices(|_| true);
+    let mut stats = Stats::default();
+    let mut agents: Vec<Agent> = (0..run.agents)
+        .map(|i| {
+            let id = AgentId(i);
+            let script = roll(run.seed, SALT_SCRIPT, 0, id, 0);
+            Agent {
+                id,
+                actor: Actor::for_shape(program.shape()),
+                vm_world: World::random(script),
+                reference: spec.to_reference(),
+                ref_world: World::random(script),
+                launched: BTreeSet::new(),
+                history: Vec::new(),
+            }
+        })
+        .collect();
+
+    let mismatch = |agent: &Agent, tick: u64, step: String, what: String, r, v| {
+        Box::new(Mismatch {
+            run: *run,
+            spec: spec.clone(),
+            disassembly: program.shape().disassemble().to_string(),
+            tick,
+            agent: agent.id,
+            step,
+            what,
+            history: agent.history.clone(),
+            reference: r,
+            vm: v,
+        })
+    };
+
+    for tick in 0..run.ticks {
+        let frame = Frame {
+            index: tick,
+            ..Frame::default()
+        };
+        for agent in &mut agents {
+            let id = agent.id;
+
+            // The game system reports on deferred actions (and, now and
+            // then, on any node: a stale report).
+            for &node in &every_node {
+                let launched = agent.launched.contains(&node);
+                debug_assert!(!launched || deferred.contains(&node));
+                let Some(outcome) = report(run, tick, id, node, launched) else {
+                    continue;
+                };
+                let r = agent.reference.complete(node, outcome);
+                let v = agent.actor.as_mut().complete(node, outcome);
+                let step = format!("report {outcome:?} for {node}");
+                if r != v {
+                    let r = Observed {
+                        completion: Some(r),
+                        ..Observed::default()
+                    };
+                    let v = Observed {
+                        completion: Some(v),
+                        ..Observed::default()
+                    };
+                    return Err(mismatch(
+                        agent,
+                        tick,
+                        step,
+                        "completion result".into(),
+                        r,
+                        v,
+                    ));
+                }
+                agent.remember(format!("tick {tick}: {step}: {r:?}"));
+                match r {
+                    Ok(()) => {
+                        stats.completions_applied += 1;
+                        if outcome != Outcome::Running {
+                            agent.launched.remove(&node);
+                        }
+                    }
+                    Err(_) => stats.completions_stale += 1,
+                }
+            }
+
+            // Now and then the agent is halted.
+            if run.halts && roll(run.seed, SALT_HALT, tick, id, 0).is_multiple_of(32) {
+                stats.halts += 1;
+                let mut vm_requests = Vec::new();
+                let halted = catch_unwind(AssertUnwindSafe(|| {
+                    interpreter.halt(
+                        &program,
+                        &frame,
+                        id,
+                        &mut agent.actor.as_mut(),
+                        &mut agent.vm_world,
+                        &mut vm_requests,
+                    )
+                }));
+                let ref_requests = agent.reference.halt(&mut agent.ref_world, id);
+                let r = Observed {
+                    events: agent.ref_world.take_log(),
+                    requests: ref_requests,
+                    remembered: agent.reference.remembered(),
+                    persistent: agent.reference.persistent(),
+                    ..Observed::default()
+                };
+                if let Err(panic) = halted {
+                    let what = format!("a VM panic: {}", panic_message(&*panic));
+                    let v = Observed::default();
+                    return Err(mismatch(agent, tick, "halt".into(), what, r, v));
+                }
+                let v = Observed {
+                    events: agent.vm_world.take_log(),
+                    requests: vm_requests,
+                    remembered: agent.vm_remembered(),
+                    persistent: agent.vm_persistent(&program),
+                    ..Observed::default()
+                };
+                if let Some(what) = r.difference(&v) {
+                    return Err(mismatch(agent, tick, "halt".into(), what.into(), r, v));
+                }
+                agent.track(&r.requests);
+                agent.remember(format!(
+                    "tick {tick}: halt: calls {:?}, requests {:?}",
+                    r.events, r.requests
+                ));
+            }
+
+            // The tick.
+            agent.vm_world.tick = tick;
+            agent.ref_world.tick = tick;
+            let mut vm_requests = Vec::new();
+            let vm_status = catch_unwind(AssertUnwindSafe(|| {
+                interpreter.tick(
+                    &program,
+                    &frame,
+                    id,
+                    &mut agent.actor.as_mut(),
+                    &mut agent.vm_world,
+                    &mut vm_requests,
+                )
+            }));
+            let out = agent.reference.tick(&mut agent.ref_world, id);
+            let r = Observed {
+                status: Some(out.status),
+                events: agent.ref_world.take_log(),
+                requests: out.requests,
+                remembered: agent.reference.remembered(),
+                persistent: agent.reference.persistent(),
+                ..Observed::default()
+            };
+            let vm_status = match vm_status {
+                Ok(status) => status,
+                Err(panic) => {
+                    let what = format!("a VM panic: {}", panic_message(&*panic));
+                    let v = Observed::default();
+                    return Err(mismatch(agent, tick, "tick".into(), what, r, v));
+                }
+            };
+            let v = Observed {
+                status: Some(vm_status),
+                events: agent.vm_world.take_log(),
+                requests: vm_requests,
+                remembered: agent.vm_remembered(),
+                persistent: agent.vm_persistent(&program),
+                ..Observed::default()
+            };
+            if let Some(what) = r.difference(&v) {
+                return Err(mismatch(agent, tick, "tick".into(), what.into(), r, v));
+            }
+
+            // The VM holds no more than its capacity specification allows.
+            let deferred_held = v
+                .remembered
+                .actions
+                .iter()
+                .filter(|(_, s)| !matches!(s, ActionState::Running(_)))
+                .count();
+            let over = [
+                (
+                    v.remembered.deciders.len(),
+                    capacity.decider_states,
+                    "decider states",
+                ),
+                (
+                    v.remembered.actions.len(),
+                    capacity.action_states,
+                    "action states",
+                ),
+                (deferred_held, capacity.deferred_states, "deferred states"),
+                (v.requests.len(), capacity.requests(), "requests"),
+            ]
+            .into_iter()
+            .find(|&(held, bound, _)| held > bound as usize);
+            if let Some((held, bound, name)) = over {
+                let what = format!("capacity: {held} {name}, the spec allows {bound}");
+                return Err(mismatch(agent, tick, "tick".into(), what, r, v));
+            }
+            stats.max_decider_states = stats.max_decider_states.max(v.remembered.deciders.len());
+            stats.max_action_states = stats.max_action_states.max(v.remembered.actions.len());
+            stats.max_requests = stats.max_requests.max(v.requests.len());
+            stats.agent_ticks += 1;
+            if vm_status.is_done() {
+                stats.restarts += 1;
+            }
+            agent.track(&r.requests);
+            let requests: Vec<String> = r.requests.iter().map(short_request).collect();
+            agent.remember(format!(
+                "tick {tick}: {:?}, calls {:?}, requests [{}]",
+                vm_status,
+                r.events,
+                requests.join(", ")
+            ));
+        }
+    }
+    for agent in &agents {
+        stats.coverage.add(&agent.reference.coverage());
+    }
+    Ok(stats)
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = panic.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = panic.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "(a panic without a message)".to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use treebeard_shape::tree::Count;
+
+    #[test]
+    fn a_small_tree_runs_without_difference() {
+        let spec = Spec::Priority(vec![
+            Spec::Sequence(vec![Spec::Cond, Spec::Deferred]),
+            Spec::Concurrent {
+                succeed: Count::AtLeast(1),
+                fail: Count::All,
+                children: vec![Spec::Persistent, Spec::Deferred, Spec::Act],
+            },
+        ]);
+        let run = Run {
+            seed: 7,
+            agents: 2,
+            ticks: 60,
+            halts: true,
+        };
+        let stats = differential(&spec, &run).unwrap_or_else(|m| panic!("{m}"));
+        assert_eq!(stats.agent_ticks, 120);
+        assert!(stats.coverage.launches > 0);
+    }
+}

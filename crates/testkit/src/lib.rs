@@ -1,0 +1,18 @@
+//! Test support for treebeard, shared by the crates' tests.
+//!
+//! * [`script`]: a scripted world and the standard test leaves.
+//! * [`reference`](mod@reference): a plain recursive interpreter of docs/nodes.md.
+//! * `gen`: random trees over the test leaves, for both interpreters
+//!   ([`Spec`], [`spec_strategy`]). `gen` is a reserved word in Rust 2024,
+//!   so the module is `r#gen`; its items are re-exported here.
+//! * [`harness`]: differential runs of the VM against the reference.
+
+pub mod r#gen;
+pub mod harness;
+pub mod reference;
+pub mod script;
+
+pub use r#gen::{Rng, Spec, spec_strategy};
+pub use harness::{Mismatch, Observed, Run, Stats, differential, differential_with};
+pub use reference::{RefNode, Reference};
+pub use script::{Event, Script, World, leaves};

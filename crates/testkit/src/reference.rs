@@ -1,0 +1,941 @@
+//! A reference interpreter: docs/nodes.md, written as plainly as possible.
+//!
+//! The VM walks a flat stream with a guard stack, sparse sorted states and
+//! rollback marks, all for speed. This interpreter is the opposite: a
+//! recursive walk over a tree of [`RefNode`] objects, each holding its own
+//! runtime state in plain fields, so that every rule of the node reference
+//! can be read off the code next to the sentence it implements. The
+//! differential tests (`crates/vm/tests/differential.rs`) tick both on the
+//! same random trees and compare everything a game can observe.
+//!
+//! Leaves behave through the scripted [`World`] (the same calls the VM's
+//! standard test [`leaves`](crate::leaves) make), so when the two
+//! interpreters agree they also produce the same [`Event`](crate::Event)
+//! log. Nodes are numbered in pre-order, like the shape stream's items.
+//!
+//! Nothing here is fast: a tick allocates, abandoning a subtree walks it
+//! whole, and a concurrent decider snapshots the persistent slots below it
+//! on every entry.
+
+use crate::script::World;
+use treebeard_shape::tree::{Count, Policy};
+use treebeard_shape::{ActionId, NodeIdx};
+use treebeard_vm::{
+    ActionState, AgentId, DeciderState, Outcome, Request, RequestKind, Signal, Stale, Status,
+};
+
+/// Where a deferred action stands, as its node remembers it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeferredState {
+    /// Not launched: reaching it emits a launch request.
+    Idle,
+    /// Launched; its game system has not reported yet.
+    Launched,
+    /// Launched, and its game system reported it running.
+    Acknowledged,
+    /// Its game system reported success; the next tick that reaches it
+    /// returns it.
+    Succeeded,
+    /// Its game system reported failure; the next tick that reaches it
+    /// returns it.
+    Failed,
+}
+
+/// One node of the reference tree, with the state the node reference says
+/// it remembers.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RefNode {
+    /// Children in order, resuming at the running one.
+    Sequence {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The children.
+        children: Vec<RefNode>,
+        /// The position of the child to resume at (0: start anew).
+        resume_at: usize,
+    },
+    /// The first child that succeeds or runs wins, re-decided every tick.
+    Priority {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The children.
+        children: Vec<RefNode>,
+    },
+    /// Every unfinished child on every tick, until a threshold is met.
+    Concurrent {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The children.
+        children: Vec<RefNode>,
+        /// S: successes that make it succeed.
+        succeed_at: usize,
+        /// F: failures that make it fail.
+        fail_at: usize,
+        /// Per child: `Some(true)` if it succeeded on an earlier tick,
+        /// `Some(false)` if it failed, `None` while it has not finished.
+        finished: Vec<Option<bool>>,
+    },
+    /// A test condition (`c`).
+    Condition {
+        /// The node's pre-order index.
+        node: NodeIdx,
+    },
+    /// A test immediate action (`a`, or `p` with a persistent slot).
+    Action {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The state it returned [`Status::Running`] with, while running.
+        running: Option<u32>,
+        /// The persistent slot's value, for `p` leaves.
+        persistent: Option<u32>,
+    },
+    /// A deferred action (`d`), run by a game system through requests.
+    Deferred {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The deferred import the requests name.
+        action: ActionId,
+        /// Where it stands.
+        state: DeferredState,
+        /// Whether this tick emitted its launch request (so a rollback
+        /// drops that request instead of cancelling).
+        launched_this_tick: bool,
+    },
+}
+
+impl RefNode {
+    /// A sequence at `node`.
+    pub fn sequence(node: NodeIdx, children: Vec<RefNode>) -> RefNode {
+        RefNode::Sequence {
+            node,
+            children,
+            resume_at: 0,
+        }
+    }
+
+    /// A priority selector at `node`.
+    pub fn priority(node: NodeIdx, children: Vec<RefNode>) -> RefNode {
+        RefNode::Priority { node, children }
+    }
+
+    /// A concurrent decider at `node`, with its policy resolved the way
+    /// docs/nodes.md says: `Count::All` is the number of children n, and F
+    /// is lowered to `n - S + 1`.
+    ///
+    /// # Panics
+    /// If the policy does not compile for this many children (a count of 0
+    /// or above n): such a tree cannot reach the VM either.
+    pub fn concurrent(node: NodeIdx, policy: Policy, children: Vec<RefNode>) -> RefNode {
+        let n = children.len();
+        let resolve = |count: Count| match count {
+            Count::All => n,
+            Count::AtLeast(k) => usize::from(k),
+        };
+        let succeed_at = resolve(policy.succeed);
+        let fail_at = resolve(policy.fail).min(n + 1 - succeed_at);
+        assert!(
+            (1..=n).contains(&succeed_at) && fail_at >= 1,
+            "concurrent {node}: policy {policy:?} does not compile for {n} children"
+        );
+        RefNode::Concurrent {
+            node,
+            finished: vec![None; n],
+            children,
+            succeed_at,
+            fail_at,
+        }
+    }
+
+    /// A condition at `node`.
+    pub fn condition(node: NodeIdx) -> RefNode {
+        RefNode::Condition { node }
+    }
+
+    /// An immediate action at `node`; with `persistent`, one owning a slot
+    /// (starting at 0).
+    pub fn action(node: NodeIdx, persistent: bool) -> RefNode {
+        RefNode::Action {
+            node,
+            running: None,
+            persistent: persistent.then_some(0),
+        }
+    }
+
+    /// A deferred action at `node`, requested as `action`.
+    pub fn deferred(node: NodeIdx, action: ActionId) -> RefNode {
+        RefNode::Deferred {
+            node,
+            action,
+            state: DeferredState::Idle,
+            launched_this_tick: false,
+        }
+    }
+
+    /// The node's pre-order index.
+    pub fn index(&self) -> NodeIdx {
+        match self {
+            RefNode::Sequence { node, .. }
+            | RefNode::Priority { node, .. }
+            | RefNode::Concurrent { node, .. }
+            | RefNode::Condition { node }
+            | RefNode::Action { node, .. }
+            | RefNode::Deferred { node, .. } => *node,
+        }
+    }
+
+    /// The children (none for leaves).
+    pub fn children(&self) -> &[RefNode] {
+        match self {
+            RefNode::Sequence { children, .. }
+            | RefNode::Priority { children, .. }
+            | RefNode::Concurrent { children, .. } => children,
+            _ => &[],
+        }
+    }
+
+    fn children_mut(&mut self) -> &mut [RefNode] {
+        match self {
+            RefNode::Sequence { children, .. }
+            | RefNode::Priority { children, .. }
+            | RefNode::Concurrent { children, .. } => children,
+            _ => &mut [],
+        }
+    }
+
+    /// Every node of the subtree, in pre-order.
+    fn walk<'n>(&'n self, out: &mut Vec<&'n RefNode>) {
+        out.push(self);
+        for child in self.children() {
+            child.walk(out);
+        }
+    }
+
+    fn walk_mut(&mut self, f: &mut impl FnMut(&mut RefNode)) {
+        f(self);
+        for child in self.children_mut() {
+            child.walk_mut(f);
+        }
+    }
+
+    /// The persistent slots of the subtree's `p` leaves, in pre-order.
+    fn persistent_values(&self) -> Vec<u32> {
+        let mut nodes = Vec::new();
+        self.walk(&mut nodes);
+        nodes
+            .iter()
+            .filter_map(|n| match n {
+                RefNode::Action { persistent, .. } => *persistent,
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Puts back slot values taken by [`RefNode::persistent_values`].
+    fn restore_persistent_values(&mut self, values: &[u32]) {
+        let mut values = values.iter();
+        self.walk_mut(&mut |n| {
+            if let RefNode::Action {
+                persistent: Some(slot),
+                ..
+            } = n
+            {
+                *slot = *values
+                    .next()
+                    .expect("the snapshot holds one value per persistent leaf");
+            }
+        });
+    }
+}
+
+/// What one tick of one agent produced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TickOutput {
+    /// The root's status.
+    pub status: Status,
+    /// Cancel requests, then launch requests, each in order of occurrence.
+    pub requests: Vec<Request>,
+}
+
+/// The states a tree remembers between ticks, in the VM's inspection types
+/// (`ActorRef::deciders` and `ActorRef::actions`), so the two interpreters'
+/// memories can be compared. Both lists are sorted by item.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Remembered {
+    /// Sequence resume points and concurrent children's completion marks.
+    pub deciders: Vec<DeciderState>,
+    /// Running immediate actions and launched deferred actions.
+    pub actions: Vec<(NodeIdx, ActionState)>,
+}
+
+/// Counts of the rarer things the reference did, so tests can check that
+/// random trees reach them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Coverage {
+    /// Launch requests emitted (and not dropped).
+    pub launches: u64,
+    /// Cancel requests emitted.
+    pub cancel_requests: u64,
+    /// Immediate actions called with [`Signal::Cancel`].
+    pub cancel_calls: u64,
+    /// Launch requests dropped by a concurrent decider's rollback.
+    pub dropped_launches: u64,
+    /// Concurrent failures that undid a persistent change.
+    pub persistent_undos: u64,
+    /// Concurrent decisions taken while some child still ran.
+    pub concurrent_cancellations: u64,
+    /// Completions (success or failure) returned by deferred actions.
+    pub completions_consumed: u64,
+}
+
+impl Coverage {
+    /// Adds another count.
+    pub fn add(&mut self, other: &Coverage) {
+        self.launches += other.launches;
+        self.cancel_requests += other.cancel_requests;
+        self.cancel_calls += other.cancel_calls;
+        self.dropped_launches += other.dropped_launches;
+        self.persistent_undos += other.persistent_undos;
+        self.concurrent_cancellations += other.concurrent_cancellations;
+        self.completions_consumed += other.completions_consumed;
+    }
+}
+
+/// The reference interpreter for one agent: a tree of [`RefNode`]s.
+#[derive(Clone, Debug)]
+pub struct Reference {
+    root: RefNode,
+    coverage: Coverage,
+}
+
+/// What a tick collects while it walks.
+struct Tick<'w> {
+    world: &'w mut World,
+    agent: AgentId,
+    cancels: Vec<Request>,
+    launches: Vec<Request>,
+    coverage: &'w mut Coverage,
+}
+
+impl Reference {
+    /// An idle agent running `root`. Its nodes must be numbered in pre-order
+    /// from 0, as [`crate::Spec::to_reference`] does.
+    pub fn new(root: RefNode) -> Reference {
+        let mut nodes = Vec::new();
+        root.walk(&mut nodes);
+        for (i, n) in nodes.iter().enumerate() {
+            assert_eq!(
+                n.index().index(),
+                i,
+                "reference nodes must be numbered in pre-order"
+            );
+        }
+        Reference {
+            root,
+            coverage: Coverage::default(),
+        }
+    }
+
+    /// The tree, with its current states.
+    pub fn root(&self) -> &RefNode {
+        &self.root
+    }
+
+    /// What this agent's ticks have done so far.
+    pub fn coverage(&self) -> Coverage {
+        self.coverage
+    }
+
+    /// Ticks the tree once for `agent`, calling leaves on `world`.
+    pub fn tick(&mut self, world: &mut World, agent: AgentId) -> TickOutput {
+        let mut cx = Tick {
+            world,
+            agent,
+            cancels: Vec::new(),
+            launches: Vec::new(),
+            coverage: &mut self.coverage,
+        };
+        let status = tick(&mut self.root, &mut cx);
+        let requests = cx.finish();
+        // "Launched during this tick" ends with the tick.
+        self.root.walk_mut(&mut |n| {
+            if let RefNode::Deferred {
+                launched_this_tick, ..
+            } = n
+            {
+                *launched_this_tick = false;
+            }
+        });
+        if status.is_done() {
+            assert!(
+                self.is_idle(),
+                "reference bug: the root returned {status:?} but the tree still remembers {:?}",
+                self.remembered()
+            );
+        }
+        TickOutput { status, requests }
+    }
+
+    /// Cancels all running work, as if the root had been abandoned (the
+    /// VM's `Interpreter::halt`). Returns the cancel requests.
+    pub fn halt(&mut self, world: &mut World, agent: AgentId) -> Vec<Request> {
+        let mut cx = Tick {
+            world,
+            agent,
+            cancels: Vec::new(),
+            launches: Vec::new(),
+            coverage: &mut self.coverage,
+        };
+        abandon(&mut self.root, &mut cx);
+        cx.finish()
+    }
+
+    /// Applies a game system's report on the deferred action at `node`
+    /// (between ticks). Like `ActorMut::complete`, a report for an action
+    /// that is not launched is stale and not applied.
+    pub fn complete(&mut self, node: NodeIdx, outcome: Outcome) -> Result<(), Stale> {
+        let target = find_mut(&mut self.root, node).ok_or(Stale::NotRunning)?;
+        let RefNode::Deferred { state, .. } = target else {
+            return Err(Stale::NotRunning);
+        };
+        match *state {
+            DeferredState::Idle => Err(Stale::NotRunning),
+            DeferredState::Succeeded | DeferredState::Failed => Err(Stale::AlreadyDone),
+            DeferredState::Launched | DeferredState::Acknowledged => {
+                *state = match outcome {
+                    Outcome::Running => DeferredState::Acknowledged,
+                    Outcome::Success => DeferredState::Succeeded,
+                    Outcome::Failure => DeferredState::Failed,
+                };
+                Ok(())
+            }
+        }
+    }
+
+    /// The persistent slots of the `p` leaves, by item.
+    pub fn persistent(&self) -> Vec<(NodeIdx, u32)> {
+        let mut nodes = Vec::new();
+        self.root.walk(&mut nodes);
+        nodes
+            .iter()
+            .filter_map(|n| match n {
+                RefNode::Action {
+                    node,
+                    persistent: Some(v),
+                    ..
+                } => Some((*node, *v)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Everything the tree remembers for the next tick.
+    pub fn remembered(&self) -> Remembered {
+        let mut nodes = Vec::new();
+        self.root.walk(&mut nodes);
+        let mut out = Remembered::default();
+        for n in nodes {
+            match n {
+                RefNode::Sequence {
+                    node,
+                    children,
+                    resume_at,
+                } if *resume_at > 0 => out.deciders.push(DeciderState::Resume {
+                    node: *node,
+                    child: children[*resume_at].index(),
+                }),
+                RefNode::Concurrent {
+                    children, finished, ..
+                } => {
+                    for (child, done) in children.iter().zip(finished) {
+                        if let Some(success) = *done {
+                            out.deciders.push(DeciderState::Done {
+                                node: child.index(),
+                                success,
+                            });
+                        }
+                    }
+                }
+                RefNode::Action {
+                    node,
+                    running: Some(state),
+                    ..
+                } => out.actions.push((*node, ActionState::Running(*state))),
+                RefNode::Deferred { node, state, .. } => {
+                    let state = match state {
+                        DeferredState::Idle => continue,
+                        DeferredState::Launched => ActionState::Launched,
+                        DeferredState::Acknowledged => ActionState::Acknowledged,
+                        DeferredState::Succeeded => ActionState::Succeeded,
+                        DeferredState::Failed => ActionState::Failed,
+                    };
+                    out.actions.push((*node, state));
+                }
+                _ => {}
+            }
+        }
+        out.deciders.sort_by_key(|d| match d {
+            DeciderState::Resume { node, .. } | DeciderState::Done { node, .. } => *node,
+        });
+        out
+    }
+
+    /// True when the tree remembers nothing (persistent slots aside).
+    pub fn is_idle(&self) -> bool {
+        self.remembered() == Remembered::default()
+    }
+}
+
+impl Tick<'_> {
+    /// The tick's requests: cancels first, then launches.
+    fn finish(self) -> Vec<Request> {
+        let mut requests = self.cancels;
+        requests.extend(self.launches);
+        requests
+    }
+
+    fn request(&self, node: NodeIdx, action: ActionId, kind: RequestKind) -> Request {
+        Request {
+            agent: self.agent,
+            node,
+            action,
+            kind,
+        }
+    }
+}
+
+fn find_mut(node: &mut RefNode, index: NodeIdx) -> Option<&mut RefNode> {
+    if node.index() == index {
+        return Some(node);
+    }
+    node.children_mut()
+        .iter_mut()
+        .find_map(|child| find_mut(child, index))
+}
+
+/// Ticks one node: the "Deciders" and "Leaves" sections of docs/nodes.md.
+fn tick(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
+    match node {
+        RefNode::Sequence {
+            children,
+            resume_at,
+            ..
+        } => {
+            // Resume at the child that ran last tick, without ticking the
+            // children before it again.
+            for (i, child) in children.iter_mut().enumerate().skip(*resume_at) {
+                match tick(child, cx) {
+                    Status::Success => continue,
+                    Status::Failure => {
+                        *resume_at = 0;
+                        return Status::Failure;
+                    }
+                    Status::Running => {
+                        *resume_at = i;
+                        return Status::Running;
+                    }
+                }
+            }
+            *resume_at = 0;
+            Status::Success
+        }
+        RefNode::Priority { children, .. } => {
+            // From the first child on every tick; the first that succeeds or
+            // runs wins, and the work of the children after it is cancelled
+            // before anything else runs.
+            for i in 0..children.len() {
+                let status = tick(&mut children[i], cx);
+                if status != Status::Failure {
+                    for later in &mut children[i + 1..] {
+                        abandon(later, cx);
+                    }
+                    return status;
+                }
+            }
+            Status::Failure
+        }
+        RefNode::Concurrent {
+            children,
+            succeed_at,
+            fail_at,
+            finished,
+            ..
+        } => {
+            // Taken before any child runs, so that a failure can undo what
+            // the children changed this tick.
+            let persistent_before: Vec<Vec<u32>> =
+                children.iter().map(RefNode::persistent_values).collect();
+            let (mut successes, mut failures) = (0, 0);
+            let mut decision = None;
+            for i in 0..children.len() {
+                let success = match finished[i] {
+                    Some(success) => success,
+                    None => match tick(&mut children[i], cx) {
+                        Status::Running => continue,
+                        status => {
+                            finished[i] = Some(status == Status::Success);
+                            status == Status::Success
+                        }
+                    },
+                };
+                if success {
+                    successes += 1;
+                } else {
+                    failures += 1;
+                }
+                if successes >= *succeed_at {
+                    decision = Some(Status::Success);
+                    break;
+                }
+                if failures >= *fail_at {
+                    decision = Some(Status::Failure);
+                    break;
+                }
+            }
+            let Some(status) = decision else {
+                assert!(
+                    finished.iter().any(Option::is_none),
+                    "a concurrent pass ended with every child finished and no threshold met"
+                );
+                return Status::Running;
+            };
+            // It finished: roll back what its children did this tick and
+            // cancel their running work, in child order.
+            if status == Status::Failure {
+                let mut undone = false;
+                for (child, before) in children.iter_mut().zip(&persistent_before) {
+                    undone |= child.persistent_values() != *before;
+                    child.restore_persistent_values(before);
+                }
+                if undone {
+                    cx.coverage.persistent_undos += 1;
+                }
+            }
+            let still_running = finished.iter().any(Option::is_none);
+            if still_running {
+                cx.coverage.concurrent_cancellations += 1;
+            }
+            for child in children.iter_mut() {
+                abandon(child, cx);
+            }
+            finished.fill(None);
+            status
+        }
+        RefNode::Condition { node } => {
+            if cx.world.condition(*node) {
+                Status::Success
+            } else {
+                Status::Failure
+            }
+        }
+        RefNode::Action {
+            node,
+            running,
+            persistent,
+        } => {
+            let (signal, mut state) = match running.take() {
+                Some(state) => (Signal::Tick, state),
+                None => (Signal::Start, 0),
+            };
+            let status = cx
+                .world
+                .action(*node, signal, &mut state, persistent.as_mut());
+            if status == Status::Running {
+                *running = Some(state);
+            }
+            status
+        }
+        RefNode::Deferred {
+            node,
+            action,
+            state,
+            launched_this_tick,
+        } => match *state {
+            DeferredState::Idle => {
+                let launch = cx.request(*node, *action, RequestKind::Launch);
+                cx.launches.push(launch);
+                cx.coverage.launches += 1;
+                *state = DeferredState::Launched;
+                *launched_this_tick = true;
+                Status::Running
+            }
+            DeferredState::Launched | DeferredState::Acknowledged => Status::Running,
+            DeferredState::Succeeded | DeferredState::Failed => {
+                let status = if *state == DeferredState::Succeeded {
+                    Status::Success
+                } else {
+                    Status::Failure
+                };
+                *state = DeferredState::Idle;
+                cx.coverage.completions_consumed += 1;
+                status
+            }
+        },
+    }
+}
+
+/// Abandons a subtree: cancels its running work in stream order and
+/// forgets everything it remembers ("Work that is running ... and that a
+/// tick does not reach is abandoned and cancelled").
+fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
+    match node {
+        RefNode::Sequence { resume_at, .. } => *resume_at = 0,
+        RefNode::Concurrent { finished, .. } => finished.fill(None),
+        RefNode::Priority { .. } | RefNode::Condition { .. } => {}
+        RefNode::Action {
+            node,
+            running,
+            persistent,
+        } => {
+            if let Some(mut state) = running.take() {
+                // The return value of a cancel call is ignored.
+                let _ = cx
+                    .world
+                    .action(*node, Signal::Cancel, &mut state, persistent.as_mut());
+                cx.coverage.cancel_calls += 1;
+            }
+        }
+        RefNode::Deferred {
+            node,
+            action,
+            state,
+            launched_this_tick,
+        } => {
+            match *state {
+                DeferredState::Launched | DeferredState::Acknowledged if *launched_this_tick => {
+                    // Launched during this tick and rolled back: never
+                    // requested, so nothing to cancel either.
+                    let before = cx.launches.len();
+                    cx.launches.retain(|r| r.node != *node);
+                    assert_eq!(
+                        cx.launches.len() + 1,
+                        before,
+                        "a deferred action launched this tick has one launch request"
+                    );
+                    cx.coverage.launches -= 1;
+                    cx.coverage.dropped_launches += 1;
+                }
+                DeferredState::Launched | DeferredState::Acknowledged => {
+                    let cancel = cx.request(*node, *action, RequestKind::Cancel);
+                    cx.cancels.push(cancel);
+                    cx.coverage.cancel_requests += 1;
+                }
+                // A completion nobody consumed is simply forgotten.
+                DeferredState::Succeeded | DeferredState::Failed | DeferredState::Idle => {}
+            }
+            *state = DeferredState::Idle;
+            *launched_this_tick = false;
+        }
+    }
+    for child in node.children_mut() {
+        abandon(child, cx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The reference checked by hand against docs/nodes.md, independently
+    //! of the VM.
+
+    use super::*;
+    use crate::script::Event;
+
+    const AGENT: AgentId = AgentId(0);
+
+    fn n(i: u32) -> NodeIdx {
+        NodeIdx::new(i)
+    }
+
+    fn launch(i: u32) -> Request {
+        Request {
+            agent: AGENT,
+            node: n(i),
+            action: ActionId(0),
+            kind: RequestKind::Launch,
+        }
+    }
+
+    fn cancel(i: u32) -> Request {
+        Request {
+            kind: RequestKind::Cancel,
+            ..launch(i)
+        }
+    }
+
+    fn policy(succeed: Count, fail: Count) -> Policy {
+        Policy { succeed, fail }
+    }
+
+    #[test]
+    fn priority_cancels_lower_priority_work_when_a_higher_child_runs() {
+        // 0 priority(1 c, 2 a, 3 d)
+        let mut r = Reference::new(RefNode::priority(
+            n(0),
+            vec![
+                RefNode::condition(n(1)),
+                RefNode::action(n(2), false),
+                RefNode::deferred(n(3), ActionId(0)),
+            ],
+        ));
+        let mut w = World::new();
+        w.set(2, Status::Failure);
+        let out = r.tick(&mut w, AGENT);
+        assert_eq!(out.status, Status::Running);
+        assert_eq!(out.requests, vec![launch(3)]);
+        w.take_log();
+
+        w.set(2, Status::Running);
+        let out = r.tick(&mut w, AGENT);
+        assert_eq!(out.status, Status::Running);
+        assert_eq!(out.requests, vec![cancel(3)]);
+        assert_eq!(
+            w.take_log(),
+            vec![
+                Event::Condition(n(1), false),
+                Event::Action(n(2), Signal::Start, 0, Status::Running),
+            ]
+        );
+
+        // The condition now wins: the running action gets its cancel call.
+        w.set(1, Status::Success);
+        let out = r.tick(&mut w, AGENT);
+        assert_eq!(out.status, Status::Success);
+        assert!(out.requests.is_empty());
+        assert_eq!(
+            w.take_log(),
+            vec![
+                Event::Condition(n(1), true),
+                Event::Action(n(2), Signal::Cancel, 1, Status::Failure),
+            ]
+        );
+        assert!(r.is_idle());
+    }
+
+    #[test]
+    fn sequence_resumes_at_the_running_child() {
+        // 0 sequence(1 c, 2 d)
+        let mut r = Reference::new(RefNode::sequence(
+            n(0),
+            vec![
+                RefNode::condition(n(1)),
+                RefNode::deferred(n(2), ActionId(0)),
+            ],
+        ));
+        let mut w = World::new();
+        w.set(1, Status::Success);
+        assert_eq!(r.tick(&mut w, AGENT).requests, vec![launch(2)]);
+        assert_eq!(
+            r.remembered().deciders,
+            vec![DeciderState::Resume {
+                node: n(0),
+                child: n(2)
+            }]
+        );
+        w.take_log();
+        assert_eq!(r.complete(n(2), Outcome::Running), Ok(()));
+        assert_eq!(r.tick(&mut w, AGENT).status, Status::Running);
+        assert!(w.take_log().is_empty(), "the condition is not ticked again");
+        assert_eq!(r.complete(n(2), Outcome::Success), Ok(()));
+        assert_eq!(r.complete(n(2), Outcome::Failure), Err(Stale::AlreadyDone));
+        assert_eq!(r.tick(&mut w, AGENT).status, Status::Success);
+        assert_eq!(r.complete(n(2), Outcome::Success), Err(Stale::NotRunning));
+        assert!(r.is_idle());
+    }
+
+    #[test]
+    fn concurrent_failure_rolls_back_the_tick() {
+        // 0 concurrent[all, 1](1 d, 2 p, 3 a, 4 c, 5 d)
+        let tree = RefNode::concurrent(
+            n(0),
+            policy(Count::All, Count::AtLeast(1)),
+            vec![
+                RefNode::deferred(n(1), ActionId(0)),
+                RefNode::action(n(2), true),
+                RefNode::action(n(3), false),
+                RefNode::condition(n(4)),
+                RefNode::deferred(n(5), ActionId(0)),
+            ],
+        );
+        let mut r = Reference::new(tree);
+        let mut w = World::new();
+        w.set(2, Status::Success)
+            .set(3, Status::Running)
+            .set(4, Status::Success);
+        // Tick 1: 1 launches, 2 succeeds (slot 1), 3 runs, 4 succeeds, 5
+        // launches; nothing decides.
+        let out = r.tick(&mut w, AGENT);
+        assert_eq!(out.status, Status::Running);
+        assert_eq!(out.requests, vec![launch(1), launch(5)]);
+        assert_eq!(r.persistent(), vec![(n(2), 1)]);
+        w.take_log();
+
+        // Tick 2: 1 is still launched, 3 fails: the concurrent fails. The
+        // deferred actions launched last tick get cancel requests.
+        w.set(3, Status::Failure);
+        let out = r.tick(&mut w, AGENT);
+        assert_eq!(out.status, Status::Failure);
+        assert_eq!(out.requests, vec![cancel(1), cancel(5)]);
+        assert!(r.is_idle());
+
+        // Tick 3: 1 launches again and 2 succeeds, then 3 fails at once:
+        // the launch is dropped and the slot change undone.
+        w.take_log();
+        let out = r.tick(&mut w, AGENT);
+        assert_eq!(out.status, Status::Failure);
+        assert!(out.requests.is_empty());
+        assert_eq!(r.persistent(), vec![(n(2), 1)]);
+        assert_eq!(r.coverage().dropped_launches, 1);
+        assert_eq!(r.coverage().persistent_undos, 1);
+    }
+
+    #[test]
+    fn concurrent_success_cancels_running_children_started_this_tick() {
+        // 0 concurrent[1, all](1 a, 2 p, 3 d)
+        let tree = RefNode::concurrent(
+            n(0),
+            policy(Count::AtLeast(1), Count::All),
+            vec![
+                RefNode::action(n(1), false),
+                RefNode::action(n(2), true),
+                RefNode::deferred(n(3), ActionId(0)),
+            ],
+        );
+        let mut r = Reference::new(tree);
+        let mut w = World::new();
+        w.set(1, Status::Running).set(2, Status::Success);
+        let out = r.tick(&mut w, AGENT);
+        assert_eq!(out.status, Status::Success);
+        assert!(out.requests.is_empty());
+        assert_eq!(
+            w.take_log(),
+            vec![
+                Event::Action(n(1), Signal::Start, 0, Status::Running),
+                Event::Action(n(2), Signal::Start, 0, Status::Success),
+                Event::Action(n(1), Signal::Cancel, 1, Status::Failure),
+            ]
+        );
+        // A success keeps the slot change.
+        assert_eq!(r.persistent(), vec![(n(2), 1)]);
+    }
+
+    #[test]
+    fn concurrent_fail_threshold_is_lowered_to_what_makes_success_unreachable() {
+        let tree = RefNode::concurrent(
+            n(0),
+            policy(Count::AtLeast(2), Count::All),
+            vec![
+                RefNode::condition(n(1)),
+                RefNode::condition(n(2)),
+                RefNode::condition(n(3)),
+            ],
+        );
+        let RefNode::Concurrent {
+            succeed_at,
+            fail_at,
+            ..
+        } = tree
+        else {
+            unreachable!()
+        };
+        assert_eq!((succeed_at, fail_at), (2, 2));
+    }
+}

@@ -1,0 +1,171 @@
+//! A scripted test world: leaves whose outcomes a test decides, and a log of
+//! every leaf call.
+//!
+//! [`World`] is the blackboard. Tests set what each leaf returns (by item
+//! index, per tick) or let a seeded hash decide; every call of a leaf is
+//! recorded as an [`Event`] in call order. [`leaves`] registers the standard
+//! test leaves on a [`Leaves<World>`] table, so any tree over the leaf names
+//! below can be compiled and run:
+//!
+//! | name | kind | behaviour |
+//! | --- | --- | --- |
+//! | `c` | condition | returns the scripted outcome (running counts as failure) |
+//! | `a` | immediate action | returns the scripted outcome; while running its state counts its ticks |
+//! | `p` | immediate action with a persistent slot | like `a`, and adds 1 to its slot on every success |
+//! | `d` | deferred action | runs in a test "game system" through requests and completions |
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use treebeard_shape::NodeIdx;
+use treebeard_vm::{Call, Leaves, Signal, Status};
+
+/// One leaf call, as a test sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Event {
+    /// A condition at the item was tested and returned the flag.
+    Condition(NodeIdx, bool),
+    /// An immediate action at the item was called with the signal and the
+    /// state it held, and returned the status (ignored for a cancel).
+    Action(NodeIdx, Signal, u32, Status),
+}
+
+/// How leaves decide their outcomes.
+#[derive(Clone, Debug, Default)]
+pub enum Script {
+    /// Each leaf returns what [`World::set`] last gave it; unset leaves fail.
+    #[default]
+    Fixed,
+    /// A hash of the seed, the tick, the item and the action's state decides.
+    Random(u64),
+}
+
+/// The blackboard of tests.
+#[derive(Debug, Default)]
+pub struct World {
+    /// The tick being run, counted by the test.
+    pub tick: u64,
+    /// How leaves decide.
+    pub script: Script,
+    outcomes: HashMap<u32, Status>,
+    log: RefCell<Vec<Event>>,
+}
+
+impl World {
+    /// A world where every leaf fails until told otherwise.
+    pub fn new() -> World {
+        World::default()
+    }
+
+    /// A world where a hash of `seed` decides every outcome.
+    pub fn random(seed: u64) -> World {
+        World {
+            script: Script::Random(seed),
+            ..World::default()
+        }
+    }
+
+    /// From now on, the leaf at `node` returns `status`.
+    pub fn set(&mut self, node: u32, status: Status) -> &mut World {
+        self.outcomes.insert(node, status);
+        self
+    }
+
+    /// The calls recorded since the last [`World::take_log`].
+    pub fn take_log(&mut self) -> Vec<Event> {
+        std::mem::take(self.log.get_mut())
+    }
+
+    /// Forgets the recorded calls, keeping the log's memory.
+    pub fn clear_log(&mut self) {
+        self.log.get_mut().clear();
+    }
+
+    /// The outcome the script gives the leaf at `node` holding `state`.
+    pub fn outcome(&self, node: NodeIdx, state: u32) -> Status {
+        match self.script {
+            Script::Fixed => self
+                .outcomes
+                .get(&node.get())
+                .copied()
+                .unwrap_or(Status::Failure),
+            Script::Random(seed) => {
+                let h =
+                    mix(seed ^ mix(self.tick ^ mix(u64::from(node.get()) ^ mix(u64::from(state)))));
+                match h % 3 {
+                    0 => Status::Success,
+                    1 => Status::Failure,
+                    _ => Status::Running,
+                }
+            }
+        }
+    }
+
+    /// The test condition: its scripted outcome, running counting as failure.
+    pub fn condition(&self, node: NodeIdx) -> bool {
+        let result = self.outcome(node, 0) == Status::Success;
+        self.log.borrow_mut().push(Event::Condition(node, result));
+        result
+    }
+
+    /// The test action: logs the call; unless cancelled, returns the
+    /// scripted outcome, counting ticks in `state` while running and adding
+    /// one to `persistent` (if given) on success.
+    pub fn action(
+        &mut self,
+        node: NodeIdx,
+        signal: Signal,
+        state: &mut u32,
+        persistent: Option<&mut u32>,
+    ) -> Status {
+        let status = match signal {
+            Signal::Cancel => Status::Failure,
+            Signal::Start | Signal::Tick => self.outcome(node, *state),
+        };
+        self.log
+            .get_mut()
+            .push(Event::Action(node, signal, *state, status));
+        if signal != Signal::Cancel {
+            match status {
+                Status::Running => *state += 1,
+                Status::Success => {
+                    if let Some(p) = persistent {
+                        *p += 1;
+                    }
+                }
+                Status::Failure => {}
+            }
+        }
+        status
+    }
+}
+
+/// SplitMix64's finaliser: a good 64-bit mixing function.
+pub fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn scripted_action(w: &mut World, call: &mut Call<'_>) -> Status {
+    let node = call.node();
+    let signal = call.signal();
+    let mut state = call.state();
+    let mut persistent = call.persistent().copied();
+    let status = w.action(node, signal, &mut state, persistent.as_mut());
+    *call.state_mut() = state;
+    if let (Some(slot), Some(value)) = (call.persistent(), persistent) {
+        *slot = value;
+    }
+    status
+}
+
+/// The standard test leaves (see the module docs).
+pub fn leaves() -> Leaves<World> {
+    let mut leaves = Leaves::<World>::new();
+    leaves.condition("c", |w, args| w.condition(args.node()));
+    leaves.action("a", scripted_action);
+    leaves.action("p", scripted_action).persistent();
+    leaves.deferred("d");
+    leaves
+}

@@ -1,0 +1,145 @@
+//! Differential tests: the VM against the reference interpreter of
+//! `treebeard-testkit`, a plain recursive walker written straight from
+//! docs/nodes.md, tick by tick on random trees.
+//!
+//! Each case compiles a random tree over the standard test leaves and runs
+//! a few agents on both interpreters with the same scripted leaf outcomes,
+//! game-system reports and halts, comparing the root status, every leaf
+//! call, the requests, the states remembered between ticks and the
+//! persistent slots after every step (see `treebeard_testkit::harness`).
+//! The VM's states are also checked against the shape's capacity
+//! specification. A difference fails with the tree, its disassembly, the
+//! agent's recent history and both sides' outputs; proptest then shrinks
+//! the tree.
+
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use std::cell::RefCell;
+use treebeard_testkit::{Run, Spec, Stats, differential, differential_with, spec_strategy};
+use treebeard_vm::Interpreter;
+
+/// Proptest cases, unless `PROPTEST_CASES` asks for another number (for a
+/// long bulk run: `PROPTEST_CASES=100000 cargo test --release ...`).
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(512)
+}
+
+/// Random trees from the proptest strategy (shrinking to a small tree on
+/// failure): 512 cases of 1 to 3 agents for 40 ticks.
+#[test]
+fn vm_matches_reference_on_random_trees() {
+    let totals = RefCell::new(Stats::default());
+    let mut runner = TestRunner::new(Config {
+        cases: cases(),
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let strategy = (spec_strategy(), any::<u64>(), 1u32..=3);
+    let result = runner.run(&strategy, |(spec, seed, agents)| {
+        let run = Run {
+            seed,
+            agents,
+            ticks: 40,
+            halts: true,
+        };
+        match differential(&spec, &run) {
+            Ok(stats) => {
+                totals.borrow_mut().add(&stats);
+                Ok(())
+            }
+            Err(mismatch) => Err(TestCaseError::fail(mismatch.to_string())),
+        }
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    assert_exercised(&totals.into_inner());
+}
+
+/// Seeded trees, longer runs: trees that stay running for many ticks reach
+/// states a 40-tick case does not. One interpreter serves every tree, as
+/// in a crowd running several shapes, so its buffers grow as it goes.
+#[test]
+fn vm_matches_reference_on_fixed_seeds() {
+    let mut interpreter = Interpreter::new();
+    let mut totals = Stats::default();
+    for seed in 0..200 {
+        let spec = Spec::random(seed, 6, 5);
+        let run = Run {
+            seed,
+            agents: 3,
+            ticks: 300,
+            halts: true,
+        };
+        let stats = differential_with(&spec, &run, &mut interpreter)
+            .unwrap_or_else(|mismatch| panic!("seed {seed}: {mismatch}"));
+        totals.add(&stats);
+    }
+    assert_exercised(&totals);
+}
+
+/// A long run of one tree that keeps concurrent deciders, deferred actions
+/// and persistent slots busy.
+#[test]
+fn vm_matches_reference_on_a_busy_tree_for_many_ticks() {
+    use treebeard_shape::tree::Count;
+    let concurrent = |succeed, fail, children| Spec::Concurrent {
+        succeed,
+        fail,
+        children,
+    };
+    let spec = Spec::Priority(vec![
+        Spec::Sequence(vec![
+            Spec::Cond,
+            concurrent(
+                Count::AtLeast(2),
+                Count::AtLeast(2),
+                vec![Spec::Deferred, Spec::Persistent, Spec::Deferred, Spec::Act],
+            ),
+        ]),
+        concurrent(
+            Count::All,
+            Count::AtLeast(1),
+            vec![
+                Spec::Sequence(vec![Spec::Persistent, Spec::Deferred, Spec::Act]),
+                Spec::Priority(vec![Spec::Deferred, Spec::Persistent]),
+            ],
+        ),
+        Spec::Deferred,
+    ]);
+    let run = Run {
+        seed: 2024,
+        agents: 3,
+        ticks: 5000,
+        halts: true,
+    };
+    let stats = differential(&spec, &run).unwrap_or_else(|mismatch| panic!("{mismatch}"));
+    assert_exercised(&stats);
+}
+
+/// The random trees must reach the rare paths, or agreeing proves little.
+fn assert_exercised(totals: &Stats) {
+    let c = &totals.coverage;
+    let reached = [
+        ("launch requests", c.launches),
+        ("cancel requests", c.cancel_requests),
+        ("cancel calls", c.cancel_calls),
+        ("dropped launches", c.dropped_launches),
+        ("persistent undos", c.persistent_undos),
+        ("concurrent cancellations", c.concurrent_cancellations),
+        ("consumed completions", c.completions_consumed),
+        ("applied reports", totals.completions_applied),
+        ("stale reports", totals.completions_stale),
+        ("halts", totals.halts),
+        ("restarts", totals.restarts),
+    ];
+    for (what, count) in reached {
+        assert!(
+            count > 0,
+            "the random runs never produced {what}: {totals:?}"
+        );
+    }
+}

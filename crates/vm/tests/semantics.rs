@@ -1,0 +1,2371 @@
+//! Semantics tests of the interpreter, against `docs/nodes.md`.
+//!
+//! Every test builds a small tree over the standard test leaves of
+//! `treebeard-testkit` (`c` condition, `a` immediate action, `p` immediate
+//! action with a persistent slot, `d` deferred action) plus `q` (below),
+//! scripts what each leaf returns by item index, ticks, and checks the root
+//! status, the exact leaf calls, the requests and what the actor stores.
+//! Item indices are pre-order positions (root 0); each test's tree is
+//! numbered in a comment.
+//!
+//! The six groups: the deciders child by child, concurrent policies and
+//! rollback, the deferred life cycle, persistent slots, `Interpreter::halt`,
+//! and root completion.
+
+use std::cell::RefCell;
+use treebeard_shape::tree::{Count, Node, Policy, act, concurrent, cond, priority, sequence};
+use treebeard_shape::{ActionId, NodeIdx};
+use treebeard_testkit::{Event, World, leaves};
+use treebeard_vm::Status::{Failure, Running, Success};
+use treebeard_vm::{
+    ActionState, Actor, AgentId, Call, DeciderState, Frame, Interpreter, Outcome, Program, Request,
+    RequestKind, Signal, Stale, Status,
+};
+
+// ---------------------------------------------------------------------------
+// The rig
+// ---------------------------------------------------------------------------
+
+/// The agent every rig ticks, deliberately not 0 so requests show it.
+const AGENT: AgentId = AgentId(3);
+
+thread_local! {
+    /// What `q` saw of its persistent slot on each call: (item, signal, value).
+    static SEEN: RefCell<Vec<(u32, Signal, u32)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The test leaf `q`: an immediate action with a persistent slot that returns
+/// its scripted outcome (logged like `a`), adds 1 to its slot on every start
+/// or tick call, whatever it returns, and 100 when cancelled. It records
+/// the slot value each call sees in [`SEEN`].
+fn q_action(w: &mut World, call: &mut Call<'_>) -> Status {
+    let node = call.node();
+    let signal = call.signal();
+    let mut state = call.state();
+    let Some(&mut seen) = call.persistent() else {
+        panic!("q owns a persistent slot");
+    };
+    SEEN.with(|s| s.borrow_mut().push((node.get(), signal, seen)));
+    let status = w.action(node, signal, &mut state, None);
+    *call.state_mut() = state;
+    if let Some(slot) = call.persistent() {
+        *slot = seen + if signal == Signal::Cancel { 100 } else { 1 };
+    }
+    status
+}
+
+fn take_seen() -> Vec<(u32, Signal, u32)> {
+    SEEN.with(|s| std::mem::take(&mut *s.borrow_mut()))
+}
+
+/// One agent running one tree.
+struct Rig {
+    program: Program<World>,
+    actor: Actor,
+    world: World,
+    interpreter: Interpreter,
+    frame: Frame,
+}
+
+/// What a tick (or a halt) did.
+#[derive(Debug, PartialEq)]
+struct Ticked {
+    status: Status,
+    calls: Vec<Event>,
+    requests: Vec<Request>,
+}
+
+/// What the actor stores between ticks.
+#[derive(Debug, PartialEq)]
+struct Stored {
+    deciders: Vec<DeciderState>,
+    actions: Vec<(NodeIdx, ActionState)>,
+}
+
+impl Rig {
+    fn new(tree: Node) -> Rig {
+        let mut table = leaves();
+        table.action("q", q_action).persistent();
+        let program = table.compile(&tree).unwrap_or_else(|e| panic!("{e}"));
+        let actor = Actor::for_shape(program.shape());
+        take_seen();
+        Rig {
+            program,
+            actor,
+            world: World::new(),
+            interpreter: Interpreter::new(),
+            frame: Frame::default(),
+        }
+    }
+
+    /// From now on, each listed leaf returns its status.
+    fn set(&mut self, outcomes: &[(u32, Status)]) -> &mut Rig {
+        for &(node, status) in outcomes {
+            self.world.set(node, status);
+        }
+        self
+    }
+
+    fn tick(&mut self) -> Ticked {
+        let mut requests = Vec::new();
+        let status = self.interpreter.tick(
+            &self.program,
+            &self.frame,
+            AGENT,
+            &mut self.actor.as_mut(),
+            &mut self.world,
+            &mut requests,
+        );
+        self.frame = self.frame.next(0.1);
+        self.world.tick += 1;
+        Ticked {
+            status,
+            calls: self.world.take_log(),
+            requests,
+        }
+    }
+
+    /// Halts the agent; `status` of the result is meaningless (Failure).
+    fn halt(&mut self) -> (Vec<Event>, Vec<Request>) {
+        let mut requests = Vec::new();
+        self.interpreter.halt(
+            &self.program,
+            &self.frame,
+            AGENT,
+            &mut self.actor.as_mut(),
+            &mut self.world,
+            &mut requests,
+        );
+        (self.world.take_log(), requests)
+    }
+
+    fn complete(&mut self, node: u32, outcome: Outcome) -> Result<(), Stale> {
+        self.actor.as_mut().complete(NodeIdx::new(node), outcome)
+    }
+
+    fn stored(&self) -> Stored {
+        let actor = self.actor.as_ref();
+        Stored {
+            deciders: actor.deciders().collect(),
+            actions: actor.actions().collect(),
+        }
+    }
+
+    fn is_idle(&self) -> bool {
+        self.actor.as_ref().is_idle()
+    }
+
+    fn persistent(&self) -> Vec<u32> {
+        self.actor.as_ref().persistent().to_vec()
+    }
+
+    /// Asserts that nothing is stored.
+    fn assert_idle(&self) {
+        assert_eq!(self.stored(), idle());
+        assert!(self.is_idle());
+    }
+}
+
+// Expected values.
+
+fn n(node: u32) -> NodeIdx {
+    NodeIdx::new(node)
+}
+
+/// A tick that made no requests.
+fn ran<const N: usize>(status: Status, calls: [Event; N]) -> Ticked {
+    Ticked {
+        status,
+        calls: calls.to_vec(),
+        requests: Vec::new(),
+    }
+}
+
+/// A tick that made requests.
+fn ran_with<const N: usize, const M: usize>(
+    status: Status,
+    calls: [Event; N],
+    requests: [Request; M],
+) -> Ticked {
+    Ticked {
+        status,
+        calls: calls.to_vec(),
+        requests: requests.to_vec(),
+    }
+}
+
+/// The condition at `node` was tested and returned `result`.
+fn tested(node: u32, result: bool) -> Event {
+    Event::Condition(n(node), result)
+}
+
+/// The action at `node` was started (state 0) and returned `status`.
+fn start(node: u32, status: Status) -> Event {
+    Event::Action(n(node), Signal::Start, 0, status)
+}
+
+/// The running action at `node` was ticked with `state` and returned `status`.
+fn tick(node: u32, state: u32, status: Status) -> Event {
+    Event::Action(n(node), Signal::Tick, state, status)
+}
+
+/// The running action at `node` was cancelled with `state`.
+fn cancel(node: u32, state: u32) -> Event {
+    // The test actions return Failure on a cancel call (ignored by the VM).
+    Event::Action(n(node), Signal::Cancel, state, Failure)
+}
+
+fn request(node: u32, kind: RequestKind) -> Request {
+    Request {
+        agent: AGENT,
+        node: n(node),
+        // `d` is the only deferred leaf, so always import 0.
+        action: ActionId(0),
+        kind,
+    }
+}
+
+fn launch(node: u32) -> Request {
+    request(node, RequestKind::Launch)
+}
+
+fn cancel_request(node: u32) -> Request {
+    request(node, RequestKind::Cancel)
+}
+
+fn stored<const N: usize, const M: usize>(
+    deciders: [DeciderState; N],
+    actions: [(u32, ActionState); M],
+) -> Stored {
+    Stored {
+        deciders: deciders.to_vec(),
+        actions: actions.iter().map(|&(node, s)| (n(node), s)).collect(),
+    }
+}
+
+fn idle() -> Stored {
+    stored([], [])
+}
+
+/// The sequence at `node` resumes at `child`.
+fn resume(node: u32, child: u32) -> DeciderState {
+    DeciderState::Resume {
+        node: n(node),
+        child: n(child),
+    }
+}
+
+/// The concurrent child at `node` finished earlier, with success or not.
+fn done(node: u32, success: bool) -> DeciderState {
+    DeciderState::Done {
+        node: n(node),
+        success,
+    }
+}
+
+fn running(state: u32) -> ActionState {
+    ActionState::Running(state)
+}
+
+fn a() -> Node {
+    act("a")
+}
+
+fn policy(succeed: Count, fail: Count) -> Policy {
+    Policy { succeed, fail }
+}
+
+// Trees of the decider matrix. Each is numbered 0 decider, 1..=3 children
+// (or, with a guard above it, 0 priority, 1 c, 2 decider, 3..=5 children).
+
+fn sequence3() -> Node {
+    sequence([a(), a(), a()])
+}
+
+fn priority3() -> Node {
+    priority([a(), a(), a()])
+}
+
+fn concurrent3() -> Node {
+    concurrent([a(), a(), a()])
+}
+
+/// `decider` below a priority whose first child, the condition 1, abandons
+/// it by succeeding.
+fn guarded(decider: Node) -> Node {
+    priority([cond("c"), decider])
+}
+
+// ---------------------------------------------------------------------------
+// 1. Deciders: each child position and outcome
+// ---------------------------------------------------------------------------
+
+// Sequence: 0 sequence, 1 a, 2 a, 3 a.
+
+#[test]
+fn sequence_first_child_success_moves_on_to_the_second_in_the_same_tick() {
+    let mut rig = Rig::new(sequence3());
+    rig.set(&[(1, Success), (2, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Success), start(2, Running)])
+    );
+    assert_eq!(rig.stored(), stored([resume(0, 2)], [(2, running(1))]));
+    // Resumes at 2; 1 is not ticked again.
+    rig.set(&[(2, Success), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [tick(2, 1, Success), start(3, Success)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn sequence_middle_child_success_moves_on_to_the_last_in_the_same_tick() {
+    let mut rig = Rig::new(sequence3());
+    rig.set(&[(1, Success), (2, Success), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Success), start(2, Success), start(3, Running)]
+        )
+    );
+    assert_eq!(rig.stored(), stored([resume(0, 3)], [(3, running(1))]));
+    rig.set(&[(3, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tick(3, 1, Success)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn sequence_last_child_success_succeeds_the_sequence() {
+    let mut rig = Rig::new(sequence3());
+    rig.set(&[(1, Success), (2, Success), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [start(1, Success), start(2, Success), start(3, Success)]
+        )
+    );
+    rig.assert_idle();
+    // The next tick starts from the first child.
+    rig.set(&[(1, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
+}
+
+#[test]
+fn sequence_first_child_failure_fails_the_sequence() {
+    let mut rig = Rig::new(sequence3());
+    rig.set(&[(1, Failure), (2, Success), (3, Success)]);
+    assert_eq!(rig.tick(), ran(Failure, [start(1, Failure)]));
+    rig.assert_idle();
+    rig.set(&[(1, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
+}
+
+#[test]
+fn sequence_middle_child_failure_fails_the_sequence_without_reaching_the_last() {
+    let mut rig = Rig::new(sequence3());
+    rig.set(&[(1, Success), (2, Failure), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Failure, [start(1, Success), start(2, Failure)])
+    );
+    rig.assert_idle();
+    rig.set(&[(1, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
+}
+
+#[test]
+fn sequence_last_child_failure_fails_the_sequence() {
+    let mut rig = Rig::new(sequence3());
+    rig.set(&[(1, Success), (2, Success), (3, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Failure,
+            [start(1, Success), start(2, Success), start(3, Failure)]
+        )
+    );
+    rig.assert_idle();
+    rig.set(&[(1, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
+}
+
+#[test]
+fn sequence_first_child_running_stores_no_resume_point() {
+    let mut rig = Rig::new(sequence3());
+    rig.set(&[(1, Running), (2, Success), (3, Success)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
+    assert_eq!(rig.stored(), stored([], [(1, running(1))]));
+    assert_eq!(rig.tick(), ran(Running, [tick(1, 1, Running)]));
+    assert_eq!(rig.stored(), stored([], [(1, running(2))]));
+}
+
+#[test]
+fn sequence_middle_child_running_resumes_there_next_tick() {
+    let mut rig = Rig::new(sequence3());
+    rig.set(&[(1, Success), (2, Running), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Success), start(2, Running)])
+    );
+    assert_eq!(rig.stored(), stored([resume(0, 2)], [(2, running(1))]));
+    assert_eq!(rig.tick(), ran(Running, [tick(2, 1, Running)]));
+    assert_eq!(rig.stored(), stored([resume(0, 2)], [(2, running(2))]));
+}
+
+#[test]
+fn sequence_last_child_running_resumes_there_next_tick() {
+    let mut rig = Rig::new(sequence3());
+    rig.set(&[(1, Success), (2, Success), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Success), start(2, Success), start(3, Running)]
+        )
+    );
+    assert_eq!(rig.stored(), stored([resume(0, 3)], [(3, running(1))]));
+    assert_eq!(rig.tick(), ran(Running, [tick(3, 1, Running)]));
+    assert_eq!(rig.stored(), stored([resume(0, 3)], [(3, running(2))]));
+}
+
+// Cancelled: 0 priority, 1 c, 2 sequence, 3 a, 4 a, 5 a. The condition
+// succeeding abandons the sequence.
+
+#[test]
+fn sequence_first_child_cancelled_when_the_sequence_is_abandoned() {
+    let mut rig = Rig::new(guarded(sequence3()));
+    rig.set(&[(1, Failure), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(1, false), start(3, Running)])
+    );
+    assert_eq!(rig.stored(), stored([], [(3, running(1))]));
+    rig.set(&[(1, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tested(1, true), cancel(3, 1)]));
+    rig.assert_idle();
+    rig.set(&[(1, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(1, false), start(3, Running)])
+    );
+}
+
+#[test]
+fn sequence_middle_child_cancelled_when_the_sequence_is_abandoned() {
+    let mut rig = Rig::new(guarded(sequence3()));
+    rig.set(&[(1, Failure), (3, Success), (4, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [tested(1, false), start(3, Success), start(4, Running)]
+        )
+    );
+    assert_eq!(rig.stored(), stored([resume(2, 4)], [(4, running(1))]));
+    rig.set(&[(1, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tested(1, true), cancel(4, 1)]));
+    rig.assert_idle();
+    // Reached again, the sequence starts from its first child.
+    rig.set(&[(1, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [tested(1, false), start(3, Success), start(4, Running)]
+        )
+    );
+}
+
+#[test]
+fn sequence_last_child_cancelled_when_the_sequence_is_abandoned() {
+    let mut rig = Rig::new(guarded(sequence3()));
+    rig.set(&[(1, Failure), (3, Success), (4, Success), (5, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [
+                tested(1, false),
+                start(3, Success),
+                start(4, Success),
+                start(5, Running)
+            ]
+        )
+    );
+    assert_eq!(rig.stored(), stored([resume(2, 5)], [(5, running(1))]));
+    rig.set(&[(1, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tested(1, true), cancel(5, 1)]));
+    rig.assert_idle();
+    rig.set(&[(1, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [
+                tested(1, false),
+                start(3, Success),
+                start(4, Success),
+                start(5, Running)
+            ]
+        )
+    );
+}
+
+#[test]
+fn sequence_resuming_does_not_test_its_leading_condition_again() {
+    // 0 sequence, 1 c, 2 a
+    let mut rig = Rig::new(sequence([cond("c"), a()]));
+    rig.set(&[(1, Success), (2, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(1, true), start(2, Running)])
+    );
+    rig.set(&[(1, Failure)]);
+    assert_eq!(rig.tick(), ran(Running, [tick(2, 1, Running)]));
+}
+
+#[test]
+fn nested_sequences_each_remember_their_own_resume_point() {
+    // 0 sequence, 1 a, 2 sequence, 3 a, 4 a
+    let mut rig = Rig::new(sequence([a(), sequence([a(), a()])]));
+    rig.set(&[(1, Success), (3, Success), (4, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Success), start(3, Success), start(4, Running)]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([resume(0, 2), resume(2, 4)], [(4, running(1))])
+    );
+    assert_eq!(rig.tick(), ran(Running, [tick(4, 1, Running)]));
+}
+
+#[test]
+fn sequence_below_a_concurrent_resumes_at_its_running_child() {
+    // 0 concurrent, 1 sequence, 2 a, 3 a, 4 a
+    let mut rig = Rig::new(concurrent([sequence([a(), a()]), a()]));
+    rig.set(&[(2, Success), (3, Running), (4, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(2, Success), start(3, Running), start(4, Running)]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([resume(1, 3)], [(3, running(1)), (4, running(1))])
+    );
+    rig.set(&[(3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tick(3, 1, Success), tick(4, 1, Running)])
+    );
+    assert_eq!(rig.stored(), stored([done(1, true)], [(4, running(2))]));
+}
+
+// PrioritySelector: 0 priority, 1 a, 2 a, 3 a.
+
+#[test]
+fn priority_first_child_success_succeeds_without_trying_the_others() {
+    let mut rig = Rig::new(priority3());
+    rig.set(&[(1, Success), (2, Running), (3, Running)]);
+    assert_eq!(rig.tick(), ran(Success, [start(1, Success)]));
+    rig.assert_idle();
+    assert_eq!(rig.tick(), ran(Success, [start(1, Success)]));
+}
+
+#[test]
+fn priority_middle_child_success_succeeds_after_the_first_fails() {
+    let mut rig = Rig::new(priority3());
+    rig.set(&[(1, Failure), (2, Success), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [start(1, Failure), start(2, Success)])
+    );
+    rig.assert_idle();
+    // Every tick tries from the first child.
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [start(1, Failure), start(2, Success)])
+    );
+}
+
+#[test]
+fn priority_last_child_success_succeeds_after_the_others_fail() {
+    let mut rig = Rig::new(priority3());
+    rig.set(&[(1, Failure), (2, Failure), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [start(1, Failure), start(2, Failure), start(3, Success)]
+        )
+    );
+    rig.assert_idle();
+    rig.set(&[(1, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
+}
+
+#[test]
+fn priority_first_child_failure_moves_on_to_the_second() {
+    let mut rig = Rig::new(priority3());
+    rig.set(&[(1, Failure), (2, Success), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [start(1, Failure), start(2, Success)])
+    );
+    rig.assert_idle();
+    rig.set(&[(1, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
+}
+
+#[test]
+fn priority_middle_child_failure_moves_on_to_the_last() {
+    let mut rig = Rig::new(priority3());
+    rig.set(&[(1, Failure), (2, Failure), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [start(1, Failure), start(2, Failure), start(3, Success)]
+        )
+    );
+    rig.assert_idle();
+    rig.set(&[(1, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
+}
+
+#[test]
+fn priority_last_child_failure_fails_the_priority() {
+    let mut rig = Rig::new(priority3());
+    rig.set(&[(1, Failure), (2, Failure), (3, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Failure,
+            [start(1, Failure), start(2, Failure), start(3, Failure)]
+        )
+    );
+    rig.assert_idle();
+    rig.set(&[(1, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
+}
+
+#[test]
+fn priority_first_child_running_is_ticked_again_next_tick() {
+    let mut rig = Rig::new(priority3());
+    rig.set(&[(1, Running), (2, Success), (3, Success)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
+    assert_eq!(rig.stored(), stored([], [(1, running(1))]));
+    assert_eq!(rig.tick(), ran(Running, [tick(1, 1, Running)]));
+    assert_eq!(rig.stored(), stored([], [(1, running(2))]));
+}
+
+#[test]
+fn priority_middle_child_running_is_reached_again_from_the_first() {
+    let mut rig = Rig::new(priority3());
+    rig.set(&[(1, Failure), (2, Running), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Failure), start(2, Running)])
+    );
+    // A priority remembers nothing of its own.
+    assert_eq!(rig.stored(), stored([], [(2, running(1))]));
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Failure), tick(2, 1, Running)])
+    );
+    assert_eq!(rig.stored(), stored([], [(2, running(2))]));
+}
+
+#[test]
+fn priority_last_child_running_is_reached_again_from_the_first() {
+    let mut rig = Rig::new(priority3());
+    rig.set(&[(1, Failure), (2, Failure), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Failure), start(2, Failure), start(3, Running)]
+        )
+    );
+    assert_eq!(rig.stored(), stored([], [(3, running(1))]));
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Failure), start(2, Failure), tick(3, 1, Running)]
+        )
+    );
+    assert_eq!(rig.stored(), stored([], [(3, running(2))]));
+}
+
+// Cancelled. The first child has no higher-priority sibling: 0 priority,
+// 1 c, 2 priority, 3 a, 4 a, 5 a, and the condition abandons the priority.
+
+#[test]
+fn priority_first_child_cancelled_when_the_priority_is_abandoned() {
+    let mut rig = Rig::new(guarded(priority3()));
+    rig.set(&[(1, Failure), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(1, false), start(3, Running)])
+    );
+    assert_eq!(rig.stored(), stored([], [(3, running(1))]));
+    rig.set(&[(1, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tested(1, true), cancel(3, 1)]));
+    rig.assert_idle();
+    rig.set(&[(1, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(1, false), start(3, Running)])
+    );
+}
+
+#[test]
+fn priority_middle_child_cancelled_when_the_first_starts_running() {
+    let mut rig = Rig::new(priority3());
+    rig.set(&[(1, Failure), (2, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Failure), start(2, Running)])
+    );
+    rig.set(&[(1, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running), cancel(2, 1)]));
+    assert_eq!(rig.stored(), stored([], [(1, running(1))]));
+    // The running first child keeps the priority's tick.
+    assert_eq!(rig.tick(), ran(Running, [tick(1, 1, Running)]));
+}
+
+#[test]
+fn priority_last_child_cancelled_when_the_middle_succeeds() {
+    let mut rig = Rig::new(priority3());
+    rig.set(&[(1, Failure), (2, Failure), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Failure), start(2, Failure), start(3, Running)]
+        )
+    );
+    rig.set(&[(2, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [start(1, Failure), start(2, Success), cancel(3, 1)]
+        )
+    );
+    rig.assert_idle();
+    rig.set(&[(2, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Failure), start(2, Failure), start(3, Running)]
+        )
+    );
+}
+
+#[test]
+fn priority_cancels_lower_work_before_any_later_node_runs() {
+    // 0 sequence, 1 priority, 2 a, 3 a, 4 c, 5 a: the cancel call comes
+    // before the condition after the priority is tested.
+    let mut rig = Rig::new(sequence([priority([a(), a()]), cond("c"), a()]));
+    rig.set(&[(2, Failure), (3, Running), (4, Success), (5, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(2, Failure), start(3, Running)])
+    );
+    rig.set(&[(2, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [
+                start(2, Success),
+                cancel(3, 1),
+                tested(4, true),
+                start(5, Running)
+            ]
+        )
+    );
+    assert_eq!(rig.stored(), stored([resume(0, 5)], [(5, running(1))]));
+}
+
+#[test]
+fn priority_cancels_lower_work_before_a_later_sequence_tests_its_condition() {
+    // 0 sequence, 1 priority, 2 a, 3 a, 4 sequence, 5 c, 6 a
+    let mut rig = Rig::new(sequence([priority([a(), a()]), sequence([cond("c"), a()])]));
+    rig.set(&[(2, Failure), (3, Running), (5, Success), (6, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(2, Failure), start(3, Running)])
+    );
+    rig.set(&[(2, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [
+                start(2, Success),
+                cancel(3, 1),
+                tested(5, true),
+                start(6, Running)
+            ]
+        )
+    );
+}
+
+#[test]
+fn priority_retrying_a_sequence_resumes_it_at_its_running_child() {
+    // 0 priority, 1 sequence, 2 a, 3 a, 4 a
+    let mut rig = Rig::new(priority([sequence([a(), a()]), a()]));
+    rig.set(&[(2, Success), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(2, Success), start(3, Running)])
+    );
+    assert_eq!(rig.stored(), stored([resume(1, 3)], [(3, running(1))]));
+    assert_eq!(rig.tick(), ran(Running, [tick(3, 1, Running)]));
+}
+
+#[test]
+fn sequence_resumed_at_a_priority_lets_it_retry_from_its_first_child() {
+    // 0 sequence, 1 a, 2 priority, 3 a, 4 a
+    let mut rig = Rig::new(sequence([a(), priority([a(), a()])]));
+    rig.set(&[(1, Success), (3, Failure), (4, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Success), start(3, Failure), start(4, Running)]
+        )
+    );
+    assert_eq!(rig.stored(), stored([resume(0, 2)], [(4, running(1))]));
+    rig.set(&[(3, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(3, Running), cancel(4, 1)]));
+    assert_eq!(rig.stored(), stored([resume(0, 2)], [(3, running(1))]));
+}
+
+// Concurrent (succeed when all succeed, fail on the first failure):
+// 0 concurrent, 1 a, 2 a, 3 a.
+
+#[test]
+fn concurrent_first_child_success_is_remembered_and_skipped() {
+    let mut rig = Rig::new(concurrent3());
+    rig.set(&[(1, Success), (2, Running), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Success), start(2, Running), start(3, Running)]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([done(1, true)], [(2, running(1)), (3, running(1))])
+    );
+    rig.set(&[(2, Success), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [tick(2, 1, Success), tick(3, 1, Success)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_middle_child_success_is_remembered_and_skipped() {
+    let mut rig = Rig::new(concurrent3());
+    rig.set(&[(1, Running), (2, Success), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Running), start(2, Success), start(3, Running)]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([done(2, true)], [(1, running(1)), (3, running(1))])
+    );
+    rig.set(&[(1, Success), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [tick(1, 1, Success), tick(3, 1, Success)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_last_child_success_is_remembered_and_skipped() {
+    let mut rig = Rig::new(concurrent3());
+    rig.set(&[(1, Running), (2, Running), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Running), start(2, Running), start(3, Success)]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([done(3, true)], [(1, running(1)), (2, running(1))])
+    );
+    rig.set(&[(1, Success), (2, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [tick(1, 1, Success), tick(2, 1, Success)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_first_child_failure_fails_before_the_others_start() {
+    let mut rig = Rig::new(concurrent3());
+    rig.set(&[(1, Failure), (2, Running), (3, Running)]);
+    assert_eq!(rig.tick(), ran(Failure, [start(1, Failure)]));
+    rig.assert_idle();
+    rig.set(&[(1, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Running), start(2, Running), start(3, Running)]
+        )
+    );
+}
+
+#[test]
+fn concurrent_middle_child_failure_cancels_the_first() {
+    let mut rig = Rig::new(concurrent3());
+    rig.set(&[(1, Running), (2, Failure), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Failure,
+            [start(1, Running), start(2, Failure), cancel(1, 1)]
+        )
+    );
+    rig.assert_idle();
+    rig.set(&[(2, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Running), start(2, Running), start(3, Running)]
+        )
+    );
+}
+
+#[test]
+fn concurrent_last_child_failure_cancels_the_others_in_child_order() {
+    let mut rig = Rig::new(concurrent3());
+    rig.set(&[(1, Running), (2, Running), (3, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Failure,
+            [
+                start(1, Running),
+                start(2, Running),
+                start(3, Failure),
+                cancel(1, 1),
+                cancel(2, 1)
+            ]
+        )
+    );
+    rig.assert_idle();
+    rig.set(&[(3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Running), start(2, Running), start(3, Running)]
+        )
+    );
+}
+
+#[test]
+fn concurrent_first_child_running_is_ticked_while_finished_siblings_are_skipped() {
+    let mut rig = Rig::new(concurrent3());
+    rig.set(&[(1, Running), (2, Success), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Running), start(2, Success), start(3, Success)]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([done(2, true), done(3, true)], [(1, running(1))])
+    );
+    assert_eq!(rig.tick(), ran(Running, [tick(1, 1, Running)]));
+    assert_eq!(
+        rig.stored(),
+        stored([done(2, true), done(3, true)], [(1, running(2))])
+    );
+    rig.set(&[(1, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tick(1, 2, Success)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_middle_child_running_is_ticked_while_finished_siblings_are_skipped() {
+    let mut rig = Rig::new(concurrent3());
+    rig.set(&[(1, Success), (2, Running), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Success), start(2, Running), start(3, Success)]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([done(1, true), done(3, true)], [(2, running(1))])
+    );
+    assert_eq!(rig.tick(), ran(Running, [tick(2, 1, Running)]));
+    assert_eq!(
+        rig.stored(),
+        stored([done(1, true), done(3, true)], [(2, running(2))])
+    );
+    rig.set(&[(2, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tick(2, 2, Success)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_last_child_running_is_ticked_while_finished_siblings_are_skipped() {
+    let mut rig = Rig::new(concurrent3());
+    rig.set(&[(1, Success), (2, Success), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Success), start(2, Success), start(3, Running)]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([done(1, true), done(2, true)], [(3, running(1))])
+    );
+    assert_eq!(rig.tick(), ran(Running, [tick(3, 1, Running)]));
+    assert_eq!(
+        rig.stored(),
+        stored([done(1, true), done(2, true)], [(3, running(2))])
+    );
+    rig.set(&[(3, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tick(3, 2, Success)]));
+    rig.assert_idle();
+}
+
+// Cancelled: succeed at 2 of 3, all three running after the first tick;
+// the two siblings of the child succeed on the second.
+
+fn succeed_at_two() -> Node {
+    concurrent3().policy(policy(Count::AtLeast(2), Count::All))
+}
+
+fn all_running(rig: &mut Rig) {
+    rig.set(&[(1, Running), (2, Running), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Running), start(2, Running), start(3, Running)]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([], [(1, running(1)), (2, running(1)), (3, running(1))])
+    );
+}
+
+#[test]
+fn concurrent_first_child_cancelled_when_its_siblings_decide() {
+    let mut rig = Rig::new(succeed_at_two());
+    all_running(&mut rig);
+    rig.set(&[(2, Success), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [
+                tick(1, 1, Running),
+                tick(2, 1, Success),
+                tick(3, 1, Success),
+                cancel(1, 2)
+            ]
+        )
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_middle_child_cancelled_when_its_siblings_decide() {
+    let mut rig = Rig::new(succeed_at_two());
+    all_running(&mut rig);
+    rig.set(&[(1, Success), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [
+                tick(1, 1, Success),
+                tick(2, 1, Running),
+                tick(3, 1, Success),
+                cancel(2, 2)
+            ]
+        )
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_last_child_cancelled_when_its_siblings_decide() {
+    let mut rig = Rig::new(succeed_at_two());
+    all_running(&mut rig);
+    rig.set(&[(1, Success), (2, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [tick(1, 1, Success), tick(2, 1, Success), cancel(3, 1)]
+        )
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_abandoned_by_its_parent_cancels_its_children_and_forgets_them() {
+    // 0 priority, 1 c, 2 concurrent, 3 a, 4 a, 5 a
+    let mut rig = Rig::new(guarded(concurrent3()));
+    rig.set(&[(1, Failure), (3, Running), (4, Success), (5, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [
+                tested(1, false),
+                start(3, Running),
+                start(4, Success),
+                start(5, Running)
+            ]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([done(4, true)], [(3, running(1)), (5, running(1))])
+    );
+    rig.set(&[(1, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [tested(1, true), cancel(3, 1), cancel(5, 1)])
+    );
+    rig.assert_idle();
+    // Reached again, it ticks every child, the one that had finished too.
+    rig.set(&[(1, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [
+                tested(1, false),
+                start(3, Running),
+                start(4, Success),
+                start(5, Running)
+            ]
+        )
+    );
+}
+
+#[test]
+fn abandoned_subtree_is_cancelled_in_stream_order() {
+    // 0 priority, 1 c, 2 concurrent, 3 a, 4 concurrent, 5 a, 6 sequence,
+    // 7 a, 8 a, 9 a
+    let mut rig = Rig::new(guarded(concurrent([
+        a(),
+        concurrent([a(), sequence([a(), a()])]),
+        a(),
+    ])));
+    rig.set(&[
+        (1, Failure),
+        (3, Running),
+        (5, Running),
+        (7, Success),
+        (8, Running),
+        (9, Running),
+    ]);
+    assert_eq!(rig.tick().status, Running);
+    assert_eq!(
+        rig.stored(),
+        stored(
+            [resume(6, 8)],
+            [
+                (3, running(1)),
+                (5, running(1)),
+                (8, running(1)),
+                (9, running(1))
+            ]
+        )
+    );
+    rig.set(&[(1, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [
+                tested(1, true),
+                cancel(3, 1),
+                cancel(5, 1),
+                cancel(8, 1),
+                cancel(9, 1)
+            ]
+        )
+    );
+    rig.assert_idle();
+}
+
+// ---------------------------------------------------------------------------
+// 2. Concurrent policies and rollback
+// ---------------------------------------------------------------------------
+
+#[test]
+fn concurrent_default_policy_succeeds_when_all_children_succeed() {
+    let mut rig = Rig::new(concurrent3());
+    rig.set(&[(1, Success), (2, Success), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [start(1, Success), start(2, Success), start(3, Success)]
+        )
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_default_policy_fails_on_the_first_failure() {
+    let mut rig = Rig::new(concurrent3());
+    rig.set(&[(1, Success), (2, Failure), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Failure, [start(1, Success), start(2, Failure)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_succeed_at_one_succeeds_on_the_first_success() {
+    let mut rig = Rig::new(concurrent3().policy(policy(Count::AtLeast(1), Count::All)));
+    rig.set(&[(1, Failure), (2, Success), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [start(1, Failure), start(2, Success)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_succeed_at_one_fails_only_when_every_child_fails() {
+    let mut rig = Rig::new(concurrent3().policy(policy(Count::AtLeast(1), Count::All)));
+    rig.set(&[(1, Failure), (2, Failure), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Failure), start(2, Failure), start(3, Running)]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([done(1, false), done(2, false)], [(3, running(1))])
+    );
+    rig.set(&[(3, Failure)]);
+    assert_eq!(rig.tick(), ran(Failure, [tick(3, 1, Failure)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_fail_at_two_tolerates_one_failure() {
+    let mut rig = Rig::new(concurrent3().policy(policy(Count::AtLeast(1), Count::AtLeast(2))));
+    rig.set(&[(1, Failure), (2, Running), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Failure), start(2, Running), start(3, Running)]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([done(1, false)], [(2, running(1)), (3, running(1))])
+    );
+}
+
+#[test]
+fn concurrent_fail_at_two_fails_on_the_second_failure() {
+    let mut rig = Rig::new(concurrent3().policy(policy(Count::AtLeast(1), Count::AtLeast(2))));
+    rig.set(&[(1, Failure), (2, Failure), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Failure, [start(1, Failure), start(2, Failure)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_fail_threshold_is_lowered_to_where_success_is_out_of_reach() {
+    // Succeed at 2 of 3 and fail "at all" fail at 2: one failure leaves two
+    // children, enough to succeed; a second does not.
+    let mut rig = Rig::new(concurrent3().policy(policy(Count::AtLeast(2), Count::All)));
+    rig.set(&[(1, Failure), (2, Running), (3, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Failure,
+            [
+                start(1, Failure),
+                start(2, Running),
+                start(3, Failure),
+                cancel(2, 1)
+            ]
+        )
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_succeed_all_fails_on_the_first_failure_whatever_fail_says() {
+    let mut rig = Rig::new(concurrent3().policy(policy(Count::All, Count::All)));
+    rig.set(&[(1, Running), (2, Failure), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Failure,
+            [start(1, Running), start(2, Failure), cancel(1, 1)]
+        )
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_success_threshold_reached_later_through_a_remembered_child() {
+    // Succeed at 2: child 3 succeeded on the first tick and is counted
+    // when the second tick's pass reaches it, after child 1 succeeds.
+    let mut rig = Rig::new(succeed_at_two());
+    rig.set(&[(1, Running), (2, Running), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Running), start(2, Running), start(3, Success)]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([done(3, true)], [(1, running(1)), (2, running(1))])
+    );
+    rig.set(&[(1, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [tick(1, 1, Success), tick(2, 1, Running), cancel(2, 2)]
+        )
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_failure_threshold_reached_later_through_a_remembered_child() {
+    // Fail at 2: child 2 failed on the first tick; child 1 fails on the
+    // second, and the pass fails on reaching child 2, before child 3.
+    let mut rig = Rig::new(concurrent3().policy(policy(Count::AtLeast(1), Count::AtLeast(2))));
+    rig.set(&[(1, Running), (2, Failure), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Running), start(2, Failure), start(3, Running)]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([done(2, false)], [(1, running(1)), (3, running(1))])
+    );
+    rig.set(&[(1, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Failure, [tick(1, 1, Failure), cancel(3, 1)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_remembered_results_accumulate_over_several_ticks() {
+    // Succeed at 2 of 3, one child finishing per tick.
+    let mut rig = Rig::new(succeed_at_two());
+    all_running(&mut rig);
+    rig.set(&[(2, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [
+                tick(1, 1, Running),
+                tick(2, 1, Failure),
+                tick(3, 1, Running)
+            ]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([done(2, false)], [(1, running(2)), (3, running(2))])
+    );
+    rig.set(&[(3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tick(1, 2, Running), tick(3, 2, Success)])
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([done(2, false), done(3, true)], [(1, running(3))])
+    );
+    rig.set(&[(1, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tick(1, 3, Success)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_deciding_while_siblings_run_cancels_them_in_child_order() {
+    // Succeed at 1: 0 concurrent, 1..=4 a. Children 1 and 2 are ticked before
+    // child 3 decides; child 4 is not reached.
+    let mut rig =
+        Rig::new(concurrent([a(), a(), a(), a()]).policy(policy(Count::AtLeast(1), Count::All)));
+    rig.set(&[(1, Running), (2, Running), (3, Running), (4, Running)]);
+    assert_eq!(rig.tick().status, Running);
+    rig.set(&[(3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [
+                tick(1, 1, Running),
+                tick(2, 1, Running),
+                tick(3, 1, Success),
+                cancel(1, 2),
+                cancel(2, 2),
+                cancel(4, 1)
+            ]
+        )
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_child_cancels_its_abandoned_work_before_the_next_child_runs() {
+    // 0 concurrent, 1 priority, 2 a, 3 a, 4 priority, 5 c, 6 a: on the
+    // second tick the first priority abandons 3 before the second priority
+    // tests its condition.
+    let mut rig = Rig::new(concurrent([
+        priority([a(), a()]),
+        priority([cond("c"), a()]),
+    ]));
+    rig.set(&[(2, Failure), (3, Running), (5, Failure), (6, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [
+                start(2, Failure),
+                start(3, Running),
+                tested(5, false),
+                start(6, Running)
+            ]
+        )
+    );
+    rig.set(&[(2, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [
+                start(2, Running),
+                cancel(3, 1),
+                tested(5, false),
+                tick(6, 1, Running)
+            ]
+        )
+    );
+    assert_eq!(rig.stored(), stored([], [(2, running(1)), (6, running(2))]));
+}
+
+#[test]
+fn concurrent_cancels_before_any_later_node_runs() {
+    // 0 sequence, 1 concurrent (succeed at 1), 2 a, 3 a, 4 c, 5 a
+    let mut rig = Rig::new(sequence([
+        concurrent([a(), a()]).policy(policy(Count::AtLeast(1), Count::All)),
+        cond("c"),
+        a(),
+    ]));
+    rig.set(&[(2, Running), (3, Running), (4, Success), (5, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(2, Running), start(3, Running)])
+    );
+    rig.set(&[(2, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [
+                tick(2, 1, Success),
+                cancel(3, 1),
+                tested(4, true),
+                start(5, Running)
+            ]
+        )
+    );
+    // The finished concurrent's memory is gone.
+    assert_eq!(rig.stored(), stored([resume(0, 5)], [(5, running(1))]));
+}
+
+#[test]
+fn concurrent_failure_drops_the_launches_of_this_tick() {
+    // 0 concurrent, 1 d, 2 a
+    let mut rig = Rig::new(concurrent([act("d"), a()]));
+    rig.set(&[(2, Failure)]);
+    assert_eq!(rig.tick(), ran(Failure, [start(2, Failure)]));
+    rig.assert_idle();
+    assert_eq!(rig.complete(1, Outcome::Success), Err(Stale::NotRunning));
+}
+
+#[test]
+fn concurrent_success_drops_the_launches_of_this_tick() {
+    // 0 concurrent (succeed at 1), 1 d, 2 a
+    let mut rig =
+        Rig::new(concurrent([act("d"), a()]).policy(policy(Count::AtLeast(1), Count::All)));
+    rig.set(&[(2, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [start(2, Success)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_failure_requests_cancel_of_earlier_launches() {
+    // 0 concurrent, 1 d, 2 a
+    let mut rig = Rig::new(concurrent([act("d"), a()]));
+    rig.set(&[(2, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Running, [start(2, Running)], [launch(1)])
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([], [(1, ActionState::Launched), (2, running(1))])
+    );
+    rig.set(&[(2, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Failure, [tick(2, 1, Failure)], [cancel_request(1)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_success_requests_cancel_of_an_acknowledged_launch() {
+    // 0 concurrent (succeed at 1), 1 d, 2 a
+    let mut rig =
+        Rig::new(concurrent([act("d"), a()]).policy(policy(Count::AtLeast(1), Count::All)));
+    rig.set(&[(2, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Running, [start(2, Running)], [launch(1)])
+    );
+    assert_eq!(rig.complete(1, Outcome::Running), Ok(()));
+    rig.set(&[(2, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Success, [tick(2, 1, Success)], [cancel_request(1)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_cancels_deferred_children_in_child_order() {
+    // 0 concurrent, 1 d, 2 a, 3 d: 1 is reached on the failing tick, 3 is not.
+    let mut rig = Rig::new(concurrent([act("d"), a(), act("d")]));
+    rig.set(&[(2, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Running, [start(2, Running)], [launch(1), launch(3)])
+    );
+    rig.set(&[(2, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(
+            Failure,
+            [tick(2, 1, Failure)],
+            [cancel_request(1), cancel_request(3)]
+        )
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_rollback_keeps_the_launches_of_its_siblings() {
+    // 0 concurrent (succeed at 1, so fail at 2), 1 d, 2 concurrent, 3 d, 4 a.
+    // The inner concurrent fails: its launch (3) is dropped, the outer
+    // concurrent's other child keeps its launch (1).
+    let mut rig = Rig::new(
+        concurrent([act("d"), concurrent([act("d"), a()])])
+            .policy(policy(Count::AtLeast(1), Count::All)),
+    );
+    rig.set(&[(4, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Running, [start(4, Failure)], [launch(1)])
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([done(2, false)], [(1, ActionState::Launched)])
+    );
+}
+
+#[test]
+fn concurrent_failure_cancels_immediate_actions_started_this_tick_or_earlier() {
+    // 0 concurrent, 1 sequence, 2 a, 3 a, 4 a, 5 a: on the second tick, 3
+    // starts and 4 goes on running when 5 fails.
+    let mut rig = Rig::new(concurrent([sequence([a(), a()]), a(), a()]));
+    rig.set(&[(2, Running), (4, Running), (5, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(2, Running), start(4, Running), start(5, Running)]
+        )
+    );
+    rig.set(&[(2, Success), (3, Running), (5, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Failure,
+            [
+                tick(2, 1, Success),
+                start(3, Running),
+                tick(4, 1, Running),
+                tick(5, 1, Failure),
+                cancel(3, 1),
+                cancel(4, 2)
+            ]
+        )
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_failure_drops_the_launches_of_a_running_inner_concurrent() {
+    // 0 concurrent, 1 concurrent, 2 d, 3 a, 4 a: the inner concurrent runs
+    // (launching 2), then 4 fails the outer one in the same tick.
+    let mut rig = Rig::new(concurrent([concurrent([act("d"), a()]), a()]));
+    rig.set(&[(3, Running), (4, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Failure,
+            [start(3, Running), start(4, Failure), cancel(3, 1)]
+        )
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_failure_undoes_persistent_changes_of_a_finished_inner_concurrent() {
+    // 0 concurrent, 1 concurrent (succeed at 1), 2 p, 3 a, 4 a: the inner
+    // concurrent succeeds with p's change, then 4 fails the outer one.
+    let mut rig = Rig::new(concurrent([
+        concurrent([act("p"), a()]).policy(policy(Count::AtLeast(1), Count::All)),
+        a(),
+    ]));
+    rig.set(&[(2, Success), (4, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Failure, [start(2, Success), start(4, Failure)])
+    );
+    assert_eq!(rig.persistent(), [0]);
+    rig.assert_idle();
+}
+
+#[test]
+fn concurrent_failure_cancel_call_sees_the_slot_rolled_back() {
+    // 0 concurrent, 1 q, 2 a: q starts (slot 0 -> 1, running) and 2 fails in
+    // the same tick. The doc undoes the tick's change and keeps the cancel
+    // call's: read as "roll back, then cancel", the cancel sees 0 and
+    // leaves 100.
+    let mut rig = Rig::new(concurrent([act("q"), a()]));
+    rig.set(&[(1, Running), (2, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Failure,
+            [start(1, Running), start(2, Failure), cancel(1, 1)]
+        )
+    );
+    assert_eq!(take_seen(), [(1, Signal::Start, 0), (1, Signal::Cancel, 0)]);
+    assert_eq!(rig.persistent(), [100]);
+}
+
+#[test]
+fn concurrent_failure_undoes_persistent_changes_of_this_tick() {
+    // 0 concurrent, 1 p, 2 a
+    let mut rig = Rig::new(concurrent([act("p"), a()]));
+    rig.set(&[(1, Success), (2, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Failure, [start(1, Success), start(2, Failure)])
+    );
+    assert_eq!(rig.persistent(), [0]);
+}
+
+#[test]
+fn concurrent_failure_while_a_sibling_runs_undoes_persistent_changes() {
+    // 0 concurrent, 1 p, 2 a, 3 a
+    let mut rig = Rig::new(concurrent([act("p"), a(), a()]));
+    rig.set(&[(1, Success), (2, Running), (3, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Failure,
+            [
+                start(1, Success),
+                start(2, Running),
+                start(3, Failure),
+                cancel(2, 1)
+            ]
+        )
+    );
+    assert_eq!(rig.persistent(), [0]);
+}
+
+#[test]
+fn concurrent_success_keeps_persistent_changes_of_this_tick() {
+    // 0 concurrent (succeed at 1), 1 a, 2 p: 1 is still running when 2
+    // succeeds.
+    let mut rig =
+        Rig::new(concurrent([a(), act("p")]).policy(policy(Count::AtLeast(1), Count::All)));
+    rig.set(&[(1, Running), (2, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [start(1, Running), start(2, Success), cancel(1, 1)]
+        )
+    );
+    assert_eq!(rig.persistent(), [1]);
+}
+
+#[test]
+fn concurrent_failure_keeps_persistent_changes_of_earlier_ticks() {
+    // 0 concurrent, 1 p, 2 a
+    let mut rig = Rig::new(concurrent([act("p"), a()]));
+    rig.set(&[(1, Success), (2, Running)]);
+    assert_eq!(rig.tick().status, Running);
+    assert_eq!(rig.persistent(), [1]);
+    rig.set(&[(2, Failure)]);
+    assert_eq!(rig.tick(), ran(Failure, [tick(2, 1, Failure)]));
+    assert_eq!(rig.persistent(), [1]);
+}
+
+#[test]
+fn concurrent_failure_keeps_persistent_changes_made_outside_it() {
+    // 0 sequence, 1 p, 2 concurrent, 3 p, 4 a
+    let mut rig = Rig::new(sequence([act("p"), concurrent([act("p"), a()])]));
+    rig.set(&[(1, Success), (3, Success), (4, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Failure,
+            [start(1, Success), start(3, Success), start(4, Failure)]
+        )
+    );
+    assert_eq!(rig.persistent(), [1, 0]);
+}
+
+#[test]
+fn concurrent_failure_keeps_persistent_changes_made_by_cancel_calls() {
+    // 0 concurrent, 1 a, 2 q: q runs from the first tick (its slot becomes
+    // 1) and is cancelled (adding 100) when 1 fails on the second.
+    let mut rig = Rig::new(concurrent([a(), act("q")]));
+    rig.set(&[(1, Running), (2, Running)]);
+    assert_eq!(rig.tick().status, Running);
+    assert_eq!(rig.persistent(), [1]);
+    rig.set(&[(1, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Failure, [tick(1, 1, Failure), cancel(2, 1)])
+    );
+    assert_eq!(take_seen(), [(2, Signal::Start, 0), (2, Signal::Cancel, 1)]);
+    assert_eq!(rig.persistent(), [101]);
+}
+
+// ---------------------------------------------------------------------------
+// 3. Deferred actions
+// ---------------------------------------------------------------------------
+
+/// 0 sequence, 1 d, 2 a: the deferred action's result decides whether `a`
+/// runs.
+fn deferred_then_a() -> Rig {
+    let mut rig = Rig::new(sequence([act("d"), a()]));
+    rig.set(&[(2, Success)]);
+    rig
+}
+
+/// 0 priority, 1 c, 2 d: the condition succeeding abandons the action.
+fn guarded_deferred() -> Rig {
+    let mut rig = Rig::new(guarded(act("d")));
+    rig.set(&[(1, Failure)]);
+    rig
+}
+
+#[test]
+fn deferred_first_reach_requests_a_launch_and_runs() {
+    let mut rig = deferred_then_a();
+    assert_eq!(rig.tick(), ran_with(Running, [], [launch(1)]));
+    assert_eq!(rig.stored(), stored([], [(1, ActionState::Launched)]));
+}
+
+#[test]
+fn deferred_keeps_running_without_acknowledgement() {
+    let mut rig = deferred_then_a();
+    rig.tick();
+    assert_eq!(rig.tick(), ran(Running, []));
+    assert_eq!(rig.tick(), ran(Running, []));
+    assert_eq!(rig.stored(), stored([], [(1, ActionState::Launched)]));
+}
+
+#[test]
+fn deferred_running_acknowledgement_keeps_it_running() {
+    let mut rig = deferred_then_a();
+    rig.tick();
+    assert_eq!(rig.complete(1, Outcome::Running), Ok(()));
+    assert_eq!(rig.stored(), stored([], [(1, ActionState::Acknowledged)]));
+    assert_eq!(rig.tick(), ran(Running, []));
+    assert_eq!(rig.stored(), stored([], [(1, ActionState::Acknowledged)]));
+    // Acknowledging again changes nothing.
+    assert_eq!(rig.complete(1, Outcome::Running), Ok(()));
+    assert_eq!(rig.tick(), ran(Running, []));
+}
+
+#[test]
+fn deferred_success_is_consumed_on_the_next_tick() {
+    let mut rig = deferred_then_a();
+    rig.tick();
+    assert_eq!(rig.complete(1, Outcome::Success), Ok(()));
+    assert_eq!(rig.stored(), stored([], [(1, ActionState::Succeeded)]));
+    // The sequence moves on in the same tick.
+    assert_eq!(rig.tick(), ran(Success, [start(2, Success)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn deferred_failure_is_consumed_on_the_next_tick() {
+    let mut rig = deferred_then_a();
+    rig.tick();
+    assert_eq!(rig.complete(1, Outcome::Failure), Ok(()));
+    assert_eq!(rig.stored(), stored([], [(1, ActionState::Failed)]));
+    assert_eq!(rig.tick(), ran(Failure, []));
+    rig.assert_idle();
+}
+
+#[test]
+fn deferred_acknowledged_then_completed_is_consumed_on_the_next_tick() {
+    let mut rig = deferred_then_a();
+    rig.tick();
+    assert_eq!(rig.complete(1, Outcome::Running), Ok(()));
+    rig.tick();
+    assert_eq!(rig.complete(1, Outcome::Success), Ok(()));
+    assert_eq!(rig.tick(), ran(Success, [start(2, Success)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn deferred_result_propagates_through_its_parents() {
+    // 0 priority, 1 sequence, 2 d, 3 a, 4 a: the deferred failure fails the
+    // sequence and the priority moves on to 4 in the same tick.
+    let mut rig = Rig::new(priority([sequence([act("d"), a()]), a()]));
+    rig.set(&[(3, Success), (4, Success)]);
+    assert_eq!(rig.tick(), ran_with(Running, [], [launch(2)]));
+    assert_eq!(rig.complete(2, Outcome::Failure), Ok(()));
+    assert_eq!(rig.tick(), ran(Success, [start(4, Success)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn deferred_is_launched_anew_when_reached_after_its_result_was_consumed() {
+    let mut rig = deferred_then_a();
+    rig.tick();
+    rig.complete(1, Outcome::Success).unwrap();
+    assert_eq!(rig.tick().status, Success);
+    assert_eq!(rig.tick(), ran_with(Running, [], [launch(1)]));
+}
+
+#[test]
+fn deferred_cancelled_while_launched_gets_one_cancel_request() {
+    let mut rig = guarded_deferred();
+    assert_eq!(
+        rig.tick(),
+        ran_with(Running, [tested(1, false)], [launch(2)])
+    );
+    rig.set(&[(1, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Success, [tested(1, true)], [cancel_request(2)])
+    );
+    rig.assert_idle();
+    assert_eq!(rig.tick(), ran(Success, [tested(1, true)]));
+}
+
+#[test]
+fn deferred_cancelled_while_acknowledged_gets_one_cancel_request() {
+    let mut rig = guarded_deferred();
+    rig.tick();
+    assert_eq!(rig.complete(2, Outcome::Running), Ok(()));
+    rig.set(&[(1, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Success, [tested(1, true)], [cancel_request(2)])
+    );
+    rig.assert_idle();
+    assert_eq!(rig.tick(), ran(Success, [tested(1, true)]));
+}
+
+#[test]
+fn completion_of_a_cancelled_action_is_stale() {
+    let mut rig = guarded_deferred();
+    rig.tick();
+    rig.set(&[(1, Success)]);
+    rig.tick();
+    assert_eq!(rig.complete(2, Outcome::Success), Err(Stale::NotRunning));
+    assert_eq!(rig.complete(2, Outcome::Failure), Err(Stale::NotRunning));
+    assert_eq!(rig.complete(2, Outcome::Running), Err(Stale::NotRunning));
+    rig.assert_idle();
+    // Reached again, the action is launched anew.
+    rig.set(&[(1, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Running, [tested(1, false)], [launch(2)])
+    );
+}
+
+#[test]
+fn second_completion_is_already_done_and_the_first_stands() {
+    let mut rig = deferred_then_a();
+    rig.tick();
+    assert_eq!(rig.complete(1, Outcome::Success), Ok(()));
+    assert_eq!(rig.complete(1, Outcome::Failure), Err(Stale::AlreadyDone));
+    assert_eq!(rig.complete(1, Outcome::Running), Err(Stale::AlreadyDone));
+    assert_eq!(rig.stored(), stored([], [(1, ActionState::Succeeded)]));
+    assert_eq!(rig.tick(), ran(Success, [start(2, Success)]));
+}
+
+#[test]
+fn completion_after_the_result_was_consumed_is_stale() {
+    let mut rig = deferred_then_a();
+    rig.tick();
+    rig.complete(1, Outcome::Success).unwrap();
+    rig.tick();
+    assert_eq!(rig.complete(1, Outcome::Success), Err(Stale::NotRunning));
+    rig.assert_idle();
+}
+
+#[test]
+fn completion_of_an_action_never_launched_is_stale() {
+    let mut rig = deferred_then_a();
+    assert_eq!(rig.complete(1, Outcome::Success), Err(Stale::NotRunning));
+    // Nor can a completion name a running immediate action.
+    let mut rig = Rig::new(act("a"));
+    rig.set(&[(0, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(0, Running)]));
+    assert_eq!(rig.complete(0, Outcome::Success), Err(Stale::NotRunning));
+    assert_eq!(rig.stored(), stored([], [(0, running(1))]));
+}
+
+#[test]
+fn completed_but_unconsumed_action_abandoned_gets_no_cancel_request() {
+    let mut rig = guarded_deferred();
+    rig.tick();
+    assert_eq!(rig.complete(2, Outcome::Success), Ok(()));
+    rig.set(&[(1, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tested(1, true)]));
+    rig.assert_idle();
+    assert_eq!(rig.complete(2, Outcome::Success), Err(Stale::NotRunning));
+}
+
+#[test]
+fn requests_put_cancels_before_launches() {
+    // 0 priority, 1 sequence, 2 c, 3 d, 4 d: on the second tick 3 is
+    // launched before 4 is abandoned, yet its cancel comes first.
+    let mut rig = Rig::new(priority([sequence([cond("c"), act("d")]), act("d")]));
+    rig.set(&[(2, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Running, [tested(2, false)], [launch(4)])
+    );
+    rig.set(&[(2, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Running, [tested(2, true)], [cancel_request(4), launch(3)])
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([resume(1, 3)], [(3, ActionState::Launched)])
+    );
+}
+
+#[test]
+fn requests_keep_their_order_within_each_group() {
+    // 0 priority, 1 sequence, 2 c, 3 concurrent, 4 d, 5 d, 6 concurrent, 7 d,
+    // 8 d
+    let mut rig = Rig::new(priority([
+        sequence([cond("c"), concurrent([act("d"), act("d")])]),
+        concurrent([act("d"), act("d")]),
+    ]));
+    rig.set(&[(2, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Running, [tested(2, false)], [launch(7), launch(8)])
+    );
+    rig.set(&[(2, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(
+            Running,
+            [tested(2, true)],
+            [cancel_request(7), cancel_request(8), launch(4), launch(5)]
+        )
+    );
+}
+
+// ---------------------------------------------------------------------------
+// 4. Persistent slots
+// ---------------------------------------------------------------------------
+
+#[test]
+fn persistent_change_is_applied_when_the_tick_completes() {
+    // 0 sequence, 1 p, 2 a
+    let mut rig = Rig::new(sequence([act("p"), a()]));
+    rig.set(&[(1, Success), (2, Running)]);
+    assert_eq!(rig.persistent(), [0]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Success), start(2, Running)])
+    );
+    assert_eq!(rig.persistent(), [1]);
+}
+
+#[test]
+fn persistent_change_is_visible_to_later_calls_of_the_same_action_in_the_tick() {
+    // 0 concurrent (succeed at 1), 1 q, 2 a: q starts (slot 0 -> 1) and is
+    // cancelled in the same tick when 2 succeeds; the cancel call sees 1.
+    let mut rig =
+        Rig::new(concurrent([act("q"), a()]).policy(policy(Count::AtLeast(1), Count::All)));
+    rig.set(&[(1, Running), (2, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [start(1, Running), start(2, Success), cancel(1, 1)]
+        )
+    );
+    assert_eq!(take_seen(), [(1, Signal::Start, 0), (1, Signal::Cancel, 1)]);
+    assert_eq!(rig.persistent(), [101]);
+}
+
+#[test]
+fn persistent_slot_is_visible_on_later_ticks() {
+    // 0 sequence, 1 q, 2 a
+    let mut rig = Rig::new(sequence([act("q"), a()]));
+    rig.set(&[(1, Running)]);
+    rig.tick();
+    rig.tick();
+    rig.set(&[(1, Success), (2, Running)]);
+    rig.tick();
+    assert_eq!(
+        take_seen(),
+        [
+            (1, Signal::Start, 0),
+            (1, Signal::Tick, 1),
+            (1, Signal::Tick, 2)
+        ]
+    );
+    assert_eq!(rig.persistent(), [3]);
+}
+
+#[test]
+fn persistent_slot_survives_restarts() {
+    // 0 sequence, 1 p, 2 a
+    let mut rig = Rig::new(sequence([act("p"), a()]));
+    rig.set(&[(1, Success), (2, Failure)]);
+    assert_eq!(rig.tick().status, Failure);
+    rig.assert_idle();
+    assert_eq!(rig.persistent(), [1]);
+    assert_eq!(rig.tick().status, Failure);
+    assert_eq!(rig.persistent(), [2]);
+}
+
+#[test]
+fn persistent_slot_survives_cancellation() {
+    // 0 priority, 1 c, 2 sequence, 3 p, 4 a
+    let mut rig = Rig::new(guarded(sequence([act("p"), a()])));
+    rig.set(&[(1, Failure), (3, Success), (4, Running)]);
+    rig.tick();
+    assert_eq!(rig.persistent(), [1]);
+    rig.set(&[(1, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tested(1, true), cancel(4, 1)]));
+    rig.assert_idle();
+    assert_eq!(rig.persistent(), [1]);
+}
+
+#[test]
+fn persistent_slot_of_a_cancelled_action_keeps_its_value() {
+    // 0 priority, 1 c, 2 q: q's slot counts its calls; the cancel adds 100.
+    let mut rig = Rig::new(guarded(act("q")));
+    rig.set(&[(1, Failure), (2, Running)]);
+    rig.tick();
+    rig.tick();
+    assert_eq!(rig.persistent(), [2]);
+    rig.set(&[(1, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tested(1, true), cancel(2, 2)]));
+    assert_eq!(rig.persistent(), [102]);
+    // Started anew, it sees the value the cancel left.
+    rig.set(&[(1, Failure)]);
+    rig.tick();
+    assert_eq!(
+        take_seen(),
+        [
+            (2, Signal::Start, 0),
+            (2, Signal::Tick, 1),
+            (2, Signal::Cancel, 2),
+            (2, Signal::Start, 102)
+        ]
+    );
+}
+
+#[test]
+fn persistent_slots_belong_to_their_leaves() {
+    // 0 sequence, 1 p, 2 p, 3 p
+    let mut rig = Rig::new(sequence([act("p"), act("p"), act("p")]));
+    rig.set(&[(1, Success), (2, Failure)]);
+    rig.tick();
+    assert_eq!(rig.persistent(), [1, 0, 0]);
+    rig.set(&[(2, Success), (3, Success)]);
+    rig.tick();
+    assert_eq!(rig.persistent(), [2, 1, 1]);
+}
+
+// ---------------------------------------------------------------------------
+// 5. Halt
+// ---------------------------------------------------------------------------
+
+#[test]
+fn halt_cancels_running_actions_in_stream_order() {
+    // 0 concurrent, 1 a, 2 sequence, 3 a, 4 a, 5 a
+    let mut rig = Rig::new(concurrent([a(), sequence([a(), a()]), a()]));
+    rig.set(&[(1, Running), (3, Success), (4, Running), (5, Running)]);
+    assert_eq!(rig.tick().status, Running);
+    assert_eq!(
+        rig.halt(),
+        (vec![cancel(1, 1), cancel(4, 1), cancel(5, 1)], vec![])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn halt_requests_cancel_of_launched_deferred_actions() {
+    // 0 concurrent, 1 d, 2 a, 3 d: 1 launched, 3 acknowledged.
+    let mut rig = Rig::new(concurrent([act("d"), a(), act("d")]));
+    rig.set(&[(2, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Running, [start(2, Running)], [launch(1), launch(3)])
+    );
+    rig.complete(3, Outcome::Running).unwrap();
+    assert_eq!(
+        rig.halt(),
+        (
+            vec![cancel(2, 1)],
+            vec![cancel_request(1), cancel_request(3)]
+        )
+    );
+    rig.assert_idle();
+    assert_eq!(rig.complete(1, Outcome::Success), Err(Stale::NotRunning));
+}
+
+#[test]
+fn halt_forgets_completed_deferred_actions_without_a_request() {
+    // 0 concurrent, 1 d, 2 a
+    let mut rig = Rig::new(concurrent([act("d"), a()]));
+    rig.set(&[(2, Running)]);
+    rig.tick();
+    rig.complete(1, Outcome::Failure).unwrap();
+    assert_eq!(rig.halt(), (vec![cancel(2, 1)], vec![]));
+    rig.assert_idle();
+}
+
+#[test]
+fn halt_leaves_the_actor_idle_and_the_next_tick_starts_anew() {
+    // 0 sequence, 1 concurrent, 2 a, 3 a, 4 a
+    let mut rig = Rig::new(sequence([concurrent([a(), a()]), a()]));
+    rig.set(&[(2, Success), (3, Running)]);
+    rig.tick();
+    assert_eq!(rig.stored(), stored([done(2, true)], [(3, running(1))]));
+    assert_eq!(rig.halt(), (vec![cancel(3, 1)], vec![]));
+    rig.assert_idle();
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(2, Success), start(3, Running)])
+    );
+}
+
+#[test]
+fn halt_forgets_a_sequence_resume_point() {
+    // 0 sequence, 1 a, 2 a
+    let mut rig = Rig::new(sequence([a(), a()]));
+    rig.set(&[(1, Success), (2, Running)]);
+    rig.tick();
+    assert_eq!(rig.stored(), stored([resume(0, 2)], [(2, running(1))]));
+    assert_eq!(rig.halt(), (vec![cancel(2, 1)], vec![]));
+    rig.assert_idle();
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Success), start(2, Running)])
+    );
+}
+
+#[test]
+fn halt_keeps_persistent_slots() {
+    // 0 sequence, 1 p, 2 a
+    let mut rig = Rig::new(sequence([act("p"), a()]));
+    rig.set(&[(1, Success), (2, Running)]);
+    rig.tick();
+    assert_eq!(rig.persistent(), [1]);
+    rig.halt();
+    assert_eq!(rig.persistent(), [1]);
+}
+
+#[test]
+fn halt_keeps_persistent_changes_made_by_cancel_calls() {
+    // 0 sequence, 1 q
+    let mut rig = Rig::new(sequence([act("q")]));
+    rig.set(&[(1, Running)]);
+    rig.tick();
+    assert_eq!(rig.halt(), (vec![cancel(1, 1)], vec![]));
+    assert_eq!(rig.persistent(), [101]);
+}
+
+#[test]
+fn halt_of_an_idle_actor_does_nothing() {
+    let mut rig = Rig::new(concurrent([act("d"), act("p")]));
+    assert_eq!(rig.halt(), (vec![], vec![]));
+    rig.assert_idle();
+    rig.set(&[(2, Success)]);
+    rig.tick();
+    rig.complete(1, Outcome::Success).unwrap();
+    rig.tick();
+    rig.assert_idle();
+    assert_eq!(rig.halt(), (vec![], vec![]));
+    assert_eq!(rig.persistent(), [1]);
+}
+
+// ---------------------------------------------------------------------------
+// 6. Root completion
+// ---------------------------------------------------------------------------
+
+#[test]
+fn root_success_leaves_the_actor_idle_and_the_next_tick_starts_anew() {
+    let mut rig = Rig::new(sequence3());
+    rig.set(&[(1, Success), (2, Running)]);
+    rig.tick();
+    rig.set(&[(2, Success), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [tick(2, 1, Success), start(3, Success)])
+    );
+    rig.assert_idle();
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [start(1, Success), start(2, Success), start(3, Success)]
+        )
+    );
+}
+
+#[test]
+fn root_failure_leaves_the_actor_idle_and_the_next_tick_starts_anew() {
+    let mut rig = Rig::new(sequence3());
+    rig.set(&[(1, Success), (2, Running)]);
+    rig.tick();
+    rig.set(&[(2, Failure)]);
+    assert_eq!(rig.tick(), ran(Failure, [tick(2, 1, Failure)]));
+    rig.assert_idle();
+    assert_eq!(
+        rig.tick(),
+        ran(Failure, [start(1, Success), start(2, Failure)])
+    );
+}
+
+#[test]
+fn root_concurrent_forgets_its_finished_children_when_it_completes() {
+    // 0 concurrent, 1 a, 2 a
+    let mut rig = Rig::new(concurrent([a(), a()]));
+    rig.set(&[(1, Success), (2, Running)]);
+    rig.tick();
+    assert_eq!(rig.stored(), stored([done(1, true)], [(2, running(1))]));
+    rig.set(&[(2, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tick(2, 1, Success)]));
+    rig.assert_idle();
+    rig.set(&[(2, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Success), start(2, Running)])
+    );
+}
+
+#[test]
+fn inner_decider_forgets_its_state_when_it_completes() {
+    // 0 sequence, 1 concurrent, 2 a, 3 a, 4 a: the concurrent succeeds on
+    // the second tick while the root goes on running.
+    let mut rig = Rig::new(sequence([concurrent([a(), a()]), a()]));
+    rig.set(&[(2, Success), (3, Running), (4, Running)]);
+    rig.tick();
+    rig.set(&[(3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tick(3, 1, Success), start(4, Running)])
+    );
+    assert_eq!(rig.stored(), stored([resume(0, 4)], [(4, running(1))]));
+}
+
+#[test]
+fn root_leaf_action_runs_and_completes() {
+    // 0 a
+    let mut rig = Rig::new(a());
+    rig.set(&[(0, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(0, Running)]));
+    assert_eq!(rig.stored(), stored([], [(0, running(1))]));
+    rig.set(&[(0, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tick(0, 1, Success)]));
+    rig.assert_idle();
+    assert_eq!(rig.tick(), ran(Success, [start(0, Success)]));
+}

@@ -1,0 +1,179 @@
+//! The crowd workload of `shared/bench/crowd-workload.md`: treebeard's main
+//! job.
+//!
+//! Runs the workload on treebeard and, in the same process and on the same
+//! threads, on a hand-written state machine; checks that both end in the
+//! same state; and prints the figures the workload page asks for:
+//!
+//! ```text
+//! cargo run --release --example crowd -- --agents 5000 --ticks 1000 --seed 42 --threads 2
+//! ```
+//!
+//! Every figure is the median of `--runs` runs of the whole workload. The
+//! output ends with `ns_per_agent_tick`, `bt_state_bytes_per_agent` and the
+//! two checksum lines exactly as the page prints them. Exit status 1 means
+//! the two implementations disagreed; 2, bad arguments.
+
+use clap::Parser;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+use treebeard::prelude::*;
+use treebeard_workload::{Checksum, Critter, Machine, leaves, run_handcoded, spawn, tree};
+
+/// Runs the crowd workload on treebeard and on a hand-written state machine.
+#[derive(Parser, Debug)]
+#[command(version, about)]
+struct Args {
+    /// Number of agents.
+    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u32).range(1..))]
+    agents: u32,
+    /// Number of ticks.
+    #[arg(long, default_value_t = 1000)]
+    ticks: usize,
+    /// World seed.
+    #[arg(long, default_value_t = 42)]
+    seed: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+    /// Runs of each implementation; figures are medians.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..))]
+    runs: u16,
+}
+
+/// One run of one implementation.
+struct Run {
+    checksum: Checksum,
+    elapsed: Duration,
+}
+
+fn run_treebeard(args: &Args, program: &Program<Critter>, progress: &ProgressBar) -> Run {
+    let mut crowd = Crowd::with_agents(program.clone(), spawn(args.agents as usize, args.seed));
+    let start = Instant::now();
+    for t in 0..args.ticks {
+        crowd.tick_with(1.0, |_, critter| critter.world_step());
+        if t % 64 == 0 {
+            progress.set_position(t as u64);
+        }
+    }
+    let elapsed = start.elapsed();
+    progress.inc(args.ticks as u64 - progress.position());
+    Run {
+        checksum: Checksum::of(crowd.blackboards()),
+        elapsed,
+    }
+}
+
+fn run_machine(args: &Args) -> Run {
+    let mut critters = spawn(args.agents as usize, args.seed);
+    let mut machines = vec![Machine::default(); critters.len()];
+    let start = Instant::now();
+    run_handcoded(&mut critters, &mut machines, args.ticks);
+    Run {
+        checksum: Checksum::of(&critters),
+        elapsed: start.elapsed(),
+    }
+}
+
+/// Median nanoseconds per agent-tick over runs.
+fn median_ns(runs: &[Run], agent_ticks: f64) -> f64 {
+    let mut ns: Vec<f64> = runs
+        .iter()
+        .map(|r| r.elapsed.as_nanos() as f64 / agent_ticks)
+        .collect();
+    ns.sort_by(f64::total_cmp);
+    ns[ns.len() / 2]
+}
+
+/// The process's peak resident memory, from the kernel (Linux only).
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    let threads = args.threads.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        usize::from,
+    );
+    let pool = match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(pool) => pool,
+        Err(e) => {
+            eprintln!("error: cannot start {threads} worker threads: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let program = match leaves().compile(&tree()) {
+        Ok(program) => program,
+        Err(e) => {
+            eprintln!("error: the workload tree does not compile: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    eprintln!(
+        "crowd workload: {} agents, {} ticks, seed {}, {threads} threads, {} runs",
+        args.agents, args.ticks, args.seed, args.runs
+    );
+
+    // Show progress only when a terminal watches a long run.
+    let agent_ticks = f64::from(args.agents) * args.ticks as f64;
+    let total_ticks = args.ticks as u64 * u64::from(args.runs);
+    let progress = if agent_ticks * f64::from(args.runs) >= 2e8 {
+        ProgressBar::new(total_ticks)
+    } else {
+        ProgressBar::hidden()
+    };
+    progress.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:40}] {pos}/{len} ticks ({eta} left)")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+
+    // Each run of treebeard runs inside the pool, where ticking allocates
+    // nothing; the machine runs on the same pool.
+    let (treebeard, machine): (Vec<Run>, Vec<Run>) = pool.install(|| {
+        (0..args.runs)
+            .map(|_| {
+                (
+                    run_treebeard(&args, &program, &progress),
+                    run_machine(&args),
+                )
+            })
+            .unzip()
+    });
+    progress.finish_and_clear();
+
+    let checksum = treebeard[0].checksum;
+    let disagree = treebeard
+        .iter()
+        .chain(&machine)
+        .any(|r| r.checksum != checksum);
+    if disagree {
+        eprintln!("error: the implementations disagree:");
+        eprintln!("treebeard:\n{checksum}");
+        eprintln!("hand-written machine:\n{}", machine[0].checksum);
+        return ExitCode::FAILURE;
+    }
+    if (args.agents, args.ticks, args.seed) == (5000, 1000, 42) && checksum != Checksum::PAGE {
+        eprintln!(
+            "error: the checksum differs from the workload page's:\n{}",
+            Checksum::PAGE
+        );
+        return ExitCode::FAILURE;
+    }
+
+    let ns = median_ns(&treebeard, agent_ticks);
+    let machine_ns = median_ns(&machine, agent_ticks);
+    let crowd = Crowd::with_agents(program, Vec::<Critter>::new());
+    println!("handcoded_ns_per_agent_tick: {machine_ns:.1}");
+    println!("ratio: {:.2}", ns / machine_ns);
+    if let Some(kib) = peak_rss_kib() {
+        println!("peak_rss_kib: {kib}");
+    }
+    println!("ns_per_agent_tick: {ns:.1}");
+    println!("bt_state_bytes_per_agent: {}", crowd.bytes_per_agent());
+    println!("{checksum}");
+    ExitCode::SUCCESS
+}
