@@ -4,9 +4,9 @@
 use rayon::ThreadPoolBuilder;
 use treebeard_crowd::{Crowd, PlanConfig};
 use treebeard_shape::tree::{act, concurrent, cond, leaf, priority, sequence};
-use treebeard_testkit::{World, leaves as test_leaves};
-use treebeard_vm::{ActionState, AgentId, Completion, DeciderState, Outcome, Request, RequestKind};
-use treebeard_workload::{Checksum, Critter, Machine, leaves, spawn, tree};
+use treebeard_testkit::{World, answer_launches, leaves as test_leaves};
+use treebeard_vm::{ActionState, AgentId, DeciderState, Request};
+use treebeard_workload::{Checksum, Critter, Machine, leaves, run_handcoded, spawn, tree};
 
 /// Every agent's stored state: decider states, action states, persistent slots.
 type Actors = Vec<(Vec<DeciderState>, Vec<(u32, ActionState)>, Vec<u32>)>;
@@ -57,13 +57,7 @@ fn workload(
 
 fn handcoded(n: usize, ticks: usize, seed: u64) -> Checksum {
     let mut critters = spawn(n, seed);
-    let mut machines = vec![Machine::default(); n];
-    for _ in 0..ticks {
-        for (c, m) in critters.iter_mut().zip(&mut machines) {
-            c.world_step();
-            m.tick(c);
-        }
-    }
+    run_handcoded(&mut critters, &mut vec![Machine::default(); n], ticks);
     Checksum::of(&critters)
 }
 
@@ -113,25 +107,11 @@ fn deferred(n: usize, ticks: usize, threads: usize) -> (Vec<Vec<Request>>, Vec<u
             ..PlanConfig::default()
         });
         let mut stream = Vec::new();
+        let mut answers = Vec::new();
         for t in 0..ticks {
-            let launches: Vec<Request> = crowd
-                .requests()
-                .iter()
-                .filter(|r| r.kind == RequestKind::Launch)
-                .copied()
-                .collect();
-            for (k, r) in launches.iter().enumerate() {
-                let outcome = match (t + k) % 4 {
-                    0 => Outcome::Success,
-                    1 => Outcome::Failure,
-                    2 => Outcome::Running,
-                    _ => continue,
-                };
-                crowd.complete(Completion {
-                    agent: r.agent,
-                    node: r.node,
-                    outcome,
-                });
+            answer_launches(crowd.requests(), t, &mut answers);
+            for &answer in &answers {
+                crowd.complete(answer);
             }
             crowd.tick_with(0.1, |_, w| {
                 w.tick += 1;

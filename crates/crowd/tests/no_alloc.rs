@@ -10,8 +10,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use treebeard_crowd::Crowd;
 use treebeard_shape::tree::{act, concurrent, cond, leaf, priority, sequence};
-use treebeard_testkit::{World, leaves as test_leaves};
-use treebeard_vm::{Completion, Outcome, RequestKind};
+use treebeard_testkit::{World, answer_launches, leaves as test_leaves};
+use treebeard_vm::Completion;
 use treebeard_workload::{Critter, leaves, spawn, tree};
 
 /// Counts allocations while `COUNTING` is set.
@@ -76,19 +76,12 @@ fn deferred_crowd(n: usize) -> Crowd<World> {
     Crowd::with_agents(program, (0..n).map(|i| World::random(i as u64)).collect())
 }
 
-/// Ticks `crowd`, answering every launch with a completion the next tick.
-fn run_deferred(crowd: &mut Crowd<World>, ticks: usize) {
+/// Ticks `crowd`, a scripted game system answering its launches.
+fn run_deferred(crowd: &mut Crowd<World>, answers: &mut Vec<Completion>, ticks: usize) {
     for t in 0..ticks {
-        let outcome = [Outcome::Success, Outcome::Failure, Outcome::Running][t % 3];
-        for i in 0..crowd.requests().len() {
-            let r = crowd.requests()[i];
-            if r.kind == RequestKind::Launch {
-                crowd.complete(Completion {
-                    agent: r.agent,
-                    node: r.node,
-                    outcome,
-                });
-            }
+        answer_launches(crowd.requests(), t, answers);
+        for &answer in answers.iter() {
+            crowd.complete(answer);
         }
         crowd.tick_with(0.1, |_, w| {
             w.tick += 1;
@@ -118,8 +111,9 @@ fn ticking_allocates_nothing_in_steady_state() {
             assert_eq!(n, 0, "workload crowd, {threads} threads");
 
             let mut crowd = deferred_crowd(3000);
-            run_deferred(&mut crowd, 50);
-            let n = allocations(|| run_deferred(&mut crowd, 200));
+            let mut answers = Vec::new();
+            run_deferred(&mut crowd, &mut answers, 50);
+            let n = allocations(|| run_deferred(&mut crowd, &mut answers, 200));
             assert_eq!(n, 0, "deferred crowd, {threads} threads");
         });
     }

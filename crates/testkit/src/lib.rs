@@ -15,4 +15,4 @@ pub mod script;
 pub use r#gen::{Rng, Spec, spec_strategy};
 pub use harness::{Mismatch, Observed, Run, Stats, differential, differential_with};
 pub use reference::{RefNode, Reference};
-pub use script::{Event, Script, World, leaves};
+pub use script::{Event, Script, World, answer_launches, leaves};

@@ -17,7 +17,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use treebeard_shape::NodeIdx;
-use treebeard_vm::{Call, Leaves, Signal, Status};
+use treebeard_vm::{Call, Completion, Leaves, Outcome, Request, RequestKind, Signal, Status};
 
 /// One leaf call, as a test sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -136,6 +136,28 @@ impl World {
             }
         }
         status
+    }
+}
+
+/// A scripted game system: answers the launches among `requests` into
+/// `answers` (cleared first, its memory kept): in turn `turn`, the `k`-th
+/// launch gets success, failure, a running acknowledgement or no answer, as
+/// `(turn + k) % 4` says.
+pub fn answer_launches(requests: &[Request], turn: usize, answers: &mut Vec<Completion>) {
+    answers.clear();
+    let launches = requests.iter().filter(|r| r.kind == RequestKind::Launch);
+    for (k, r) in launches.enumerate() {
+        let outcome = match (turn + k) % 4 {
+            0 => Outcome::Success,
+            1 => Outcome::Failure,
+            2 => Outcome::Running,
+            _ => continue,
+        };
+        answers.push(Completion {
+            agent: r.agent,
+            node: r.node,
+            outcome,
+        });
     }
 }
 

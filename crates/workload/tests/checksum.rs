@@ -1,17 +1,11 @@
 //! The page's checksum from the hand-written machine and from the interpreter.
 
 use treebeard_vm::{ActorLayout, Actors, AgentId, Frame, Interpreter, Program};
-use treebeard_workload::{Checksum, Critter, Machine, leaves, spawn, tree};
+use treebeard_workload::{Checksum, Critter, Machine, leaves, run_handcoded, spawn, tree};
 
 fn handcoded(n: usize, ticks: usize, seed: u64) -> Checksum {
     let mut critters = spawn(n, seed);
-    let mut machines = vec![Machine::default(); n];
-    for _ in 0..ticks {
-        for (c, m) in critters.iter_mut().zip(&mut machines) {
-            c.world_step();
-            m.tick(c);
-        }
-    }
+    run_handcoded(&mut critters, &mut vec![Machine::default(); n], ticks);
     Checksum::of(&critters)
 }
 
