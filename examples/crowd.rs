@@ -40,6 +40,10 @@ struct Args {
     /// Runs of each implementation; figures are medians.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u16).range(1..))]
     runs: u16,
+    /// Load the tree from this file (e.g. examples/trees/crowd.ron) instead
+    /// of the Rust builder; it must use the workload's leaves.
+    #[arg(long)]
+    tree: Option<std::path::PathBuf>,
 }
 
 /// One run of one implementation.
@@ -106,11 +110,28 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let program = match leaves().compile(&tree()) {
-        Ok(program) => program,
-        Err(e) => {
-            eprintln!("error: the workload tree does not compile: {e}");
-            return ExitCode::FAILURE;
+    let program = match &args.tree {
+        None => match leaves().compile(&tree()) {
+            Ok(program) => program,
+            Err(e) => {
+                eprintln!("error: the workload tree does not compile: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+        Some(path) => {
+            let leaves = leaves();
+            let load = treebeard::load::load_file(path, &leaves, &Default::default());
+            eprint!("{}", load.diagnostics.render(&load.map, false));
+            let Some(loaded) = load.loaded else {
+                return ExitCode::from(2);
+            };
+            match Program::link(loaded.shape, &leaves) {
+                Ok(program) => program,
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    return ExitCode::from(2);
+                }
+            }
         }
     };
     eprintln!(

@@ -3,8 +3,10 @@
 use crate::plan::{Plan, PlanConfig};
 use crate::workers::Workers;
 use rayon::prelude::*;
+use treebeard_shape::NodeIdx;
 use treebeard_vm::{
-    ActorLayout, ActorRef, Actors, ActorsMut, AgentId, Completion, Frame, Program, Request,
+    ActorLayout, ActorRef, Actors, ActorsMut, AgentId, Completion, EventId, Frame, Program,
+    Request, TraceEvent,
 };
 
 /// Many agents, each with a blackboard and an actor, running one program.
@@ -143,6 +145,52 @@ impl<B> Crowd<B> {
     /// and did not apply.
     pub fn stale_completions(&self) -> usize {
         self.stale
+    }
+
+    /// Delivers `event` to `agent`'s running actions that have event hooks
+    /// (see [`treebeard_vm::Behavior`]), now, between ticks. Returns how
+    /// many hooks ran.
+    ///
+    /// # Panics
+    /// If there is no such agent.
+    pub fn send_event(&mut self, agent: AgentId, event: EventId) -> usize {
+        let i = agent.index();
+        assert!(i < self.blackboards.len(), "no agent {}", agent.0);
+        self.workers.ensure(1, self.program.spec());
+        let mut interpreter = self.workers.get(0);
+        interpreter.send_event(
+            &self.program,
+            &self.frame,
+            agent,
+            &mut self.actors.get_mut(i),
+            &mut self.blackboards[i],
+            event,
+        )
+    }
+
+    /// Ticks every agent once, serially, reporting what happened to which
+    /// node of which agent to `on_event`, in agent order (see
+    /// [`TraceEvent`]). Results are those of [`Crowd::tick`]; tracing is
+    /// for debugging, scenarios and recordings.
+    pub fn tick_traced(&mut self, dt: f32, on_event: &mut dyn FnMut(AgentId, NodeIdx, TraceEvent)) {
+        self.apply_completions();
+        self.frame = self.frame.next(dt);
+        self.workers.ensure(1, self.program.spec());
+        let mut interpreter = self.workers.get(0);
+        self.requests.clear();
+        for (i, blackboard) in self.blackboards.iter_mut().enumerate() {
+            let agent = AgentId(i as u32);
+            let mut sink = |node, event| on_event(agent, node, event);
+            interpreter.tick_traced(
+                &self.program,
+                &self.frame,
+                agent,
+                &mut self.actors.get_mut(i),
+                blackboard,
+                &mut self.requests,
+                &mut sink,
+            );
+        }
     }
 
     /// The chunking of the next tick.

@@ -102,11 +102,11 @@ impl Plan {
 mod tests {
     use super::*;
     use treebeard_shape::tree::{act, sequence};
-    use treebeard_shape::{Catalog, LeafDecl, compile};
+    use treebeard_shape::{Catalog, LeafSchema, compile};
 
     fn shape() -> Shape {
         let mut c = Catalog::new();
-        c.declare("a", LeafDecl::action(0));
+        c.declare("a", LeafSchema::action());
         compile(&sequence([act("a"), act("a")]), &c).unwrap()
     }
 

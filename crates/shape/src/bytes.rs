@@ -1,21 +1,27 @@
 //! The byte format of a shape, and decoding that validates like any input.
 //!
-//! All integers are little-endian. The layout (offsets in bytes):
+//! All integers are little-endian; a string is a `u32` byte length and UTF-8
+//! bytes. The layout:
 //!
 //! ```text
-//!  0  magic        b"TBSHAPE\0"
-//!  8  version      u32 = 1
-//! 12  items        u32   item count (also the node-table count)
-//! 16  params       u32   parameter words
-//! 20  imports      3 x u32   imports per leaf kind (Condition, Action, Deferred)
-//! 32  strings      u32   bytes of the string table
-//! 36  reserved     u32 = 0
-//! 40  item stream      items x u64
-//!     parameter table  params x u64
-//!     import tables    per import: name offset u32, name length u32,
-//!                      arity u8, flags u8 (bit 0: persistent), 2 zero bytes
-//!     node table       per item: id u32, name offset u32, name length u32
-//!     string table     UTF-8 names, referenced by offset and length
+//! magic        b"TBSHAPE\0"
+//! version      u32 = 2
+//! reserved     u32 = 0
+//! items        u32 count, then count x u64          the stream
+//! params       u32 count, then count x u64          the parameter table
+//! imports      3 x (u32 count, then per import:     Condition, Action, Deferred
+//!                 name, u8 persistent (0 or 1),
+//!                 u32 parameter count, then per parameter: name, type)
+//! nodes        (one per item) u32 id, name,
+//!              u8 has source (0 or 1), then u16 file, u32 line, u32 column
+//! strings      u32 count, then count x string       the string table
+//! files        u32 count, then count x string       the file table
+//! fields       u32 count, then per field: name, u8 field type
+//!
+//! type         u8: 0 int, 1 float, 2 bool, 3 duration, 4 string,
+//!              5 enum (then u32 count and the variant names),
+//!              6 input, 7 output (then u8 field type)
+//! field type   u8: 0 bool, 1 int, 2 float, 3 string
 //! ```
 //!
 //! [`Shape::from_bytes`] checks every count against the bytes actually
@@ -27,15 +33,14 @@ use crate::error::ValidationError;
 use crate::ids::NodeId;
 use crate::item::ShapeItem;
 use crate::kinds::LEAF_KINDS;
-use crate::shape::{Import, Limits, NodeInfo, Shape, ShapeParts};
+use crate::params::{FieldDecl, FieldType, ParamType};
+use crate::shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};
+use crate::source::Source;
 use std::fmt;
 
 const MAGIC: &[u8; 8] = b"TBSHAPE\0";
-const VERSION: u32 = 1;
-const HEADER: usize = 40;
-const IMPORT_BYTES: usize = 12;
-const NODE_BYTES: usize = 12;
-const IMPORT_PERSISTENT: u8 = 1;
+const VERSION: u32 = 2;
+const HEADER: usize = 16;
 
 /// What is wrong with bytes that do not decode to a shape.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,25 +62,18 @@ pub enum Undecodable {
         /// Bytes left.
         available: usize,
     },
-    /// A reserved field or padding is not zero.
+    /// A reserved field is not zero.
     Reserved,
-    /// A string reference points outside the string table.
-    StringOutOfRange {
-        /// The reference's offset.
-        offset: u32,
-        /// The reference's length.
-        len: u32,
-        /// The table's size.
-        table: usize,
-    },
     /// A name is not valid UTF-8.
     NotUtf8,
-    /// Unknown import flag bits.
-    ImportFlags {
-        /// The flag byte.
-        flags: u8,
+    /// A byte that must be one of a few values is not.
+    Tag {
+        /// What the byte encodes.
+        what: &'static str,
+        /// The byte.
+        found: u8,
     },
-    /// Bytes follow the end of the string table.
+    /// Bytes follow the end of the shape.
     Trailing {
         /// How many.
         bytes: usize,
@@ -101,15 +99,8 @@ impl fmt::Display for Undecodable {
                 "the {section} needs {needed} bytes but only {available} remain; the input is truncated"
             ),
             Undecodable::Reserved => write!(f, "reserved bytes are not zero"),
-            Undecodable::StringOutOfRange { offset, len, table } => write!(
-                f,
-                "name {offset}..{} is outside the string table of {table} bytes",
-                *offset as u64 + *len as u64
-            ),
             Undecodable::NotUtf8 => write!(f, "a name is not valid UTF-8"),
-            Undecodable::ImportFlags { flags } => {
-                write!(f, "import flag bits {flags:#04x} have no meaning")
-            }
+            Undecodable::Tag { what, found } => write!(f, "{found} is not a valid {what}"),
             Undecodable::Trailing { bytes } => {
                 write!(f, "{bytes} bytes follow the end of the shape")
             }
@@ -152,25 +143,34 @@ struct Reader<'b> {
 }
 
 impl<'b> Reader<'b> {
-    fn fail(&self, what: Undecodable) -> DecodeError {
-        DecodeError {
-            offset: self.pos,
-            what,
-        }
+    fn fail_at(&self, at: usize, what: Undecodable) -> DecodeError {
+        DecodeError { offset: at, what }
     }
 
     fn take(&mut self, n: u64, section: &'static str) -> Result<&'b [u8], DecodeError> {
         let available = self.bytes.len() - self.pos;
         if n > available as u64 {
-            return Err(self.fail(Undecodable::Truncated {
-                section,
-                needed: n,
-                available,
-            }));
+            return Err(self.fail_at(
+                self.pos,
+                Undecodable::Truncated {
+                    section,
+                    needed: n,
+                    available,
+                },
+            ));
         }
         let start = self.pos;
         self.pos += n as usize;
         Ok(&self.bytes[start..self.pos])
+    }
+
+    fn u8(&mut self, section: &'static str) -> Result<u8, DecodeError> {
+        Ok(self.take(1, section)?[0])
+    }
+
+    fn u16(&mut self, section: &'static str) -> Result<u16, DecodeError> {
+        let b = self.take(2, section)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
     }
 
     fn u32(&mut self, section: &'static str) -> Result<u32, DecodeError> {
@@ -178,38 +178,163 @@ impl<'b> Reader<'b> {
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
-    fn u64s(&mut self, count: u32, section: &'static str) -> Result<Vec<u64>, DecodeError> {
-        let b = self.take(u64::from(count) * 8, section)?;
-        Ok(b.chunks_exact(8)
-            .map(|c| u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
-            .collect())
+    fn u64(&mut self, section: &'static str) -> Result<u64, DecodeError> {
+        let b = self.take(8, section)?;
+        let mut w = [0; 8];
+        w.copy_from_slice(b);
+        Ok(u64::from_le_bytes(w))
+    }
+
+    /// A count of entries at least `min_bytes` each, checked against the
+    /// bytes left so that reserving room for them is safe.
+    fn count(&mut self, min_bytes: u64, section: &'static str) -> Result<usize, DecodeError> {
+        let at = self.pos;
+        let count = self.u32(section)?;
+        let available = self.bytes.len() - self.pos;
+        let needed = u64::from(count) * min_bytes;
+        if needed > available as u64 {
+            return Err(self.fail_at(
+                at,
+                Undecodable::Truncated {
+                    section,
+                    needed,
+                    available,
+                },
+            ));
+        }
+        Ok(count as usize)
+    }
+
+    fn string(&mut self, section: &'static str) -> Result<Box<str>, DecodeError> {
+        let len = self.u32(section)?;
+        let at = self.pos;
+        let bytes = self.take(u64::from(len), section)?;
+        std::str::from_utf8(bytes)
+            .map(Box::from)
+            .map_err(|_| self.fail_at(at, Undecodable::NotUtf8))
+    }
+
+    fn flag(&mut self, section: &'static str, what: &'static str) -> Result<bool, DecodeError> {
+        let at = self.pos;
+        match self.u8(section)? {
+            0 => Ok(false),
+            1 => Ok(true),
+            found => Err(self.fail_at(at, Undecodable::Tag { what, found })),
+        }
+    }
+
+    fn field_type(&mut self, section: &'static str) -> Result<FieldType, DecodeError> {
+        let at = self.pos;
+        match self.u8(section)? {
+            0 => Ok(FieldType::Bool),
+            1 => Ok(FieldType::Int),
+            2 => Ok(FieldType::Float),
+            3 => Ok(FieldType::Str),
+            found => Err(self.fail_at(
+                at,
+                Undecodable::Tag {
+                    what: "field type",
+                    found,
+                },
+            )),
+        }
+    }
+
+    fn param_type(&mut self, section: &'static str) -> Result<ParamType, DecodeError> {
+        let at = self.pos;
+        Ok(match self.u8(section)? {
+            0 => ParamType::Int,
+            1 => ParamType::Float,
+            2 => ParamType::Bool,
+            3 => ParamType::Duration,
+            4 => ParamType::Str,
+            5 => {
+                let count = self.count(4, section)?;
+                let mut variants = Vec::with_capacity(count);
+                for _ in 0..count {
+                    variants.push(self.string(section)?);
+                }
+                ParamType::Enum(variants.into_boxed_slice())
+            }
+            6 => ParamType::Input(self.field_type(section)?),
+            7 => ParamType::Output(self.field_type(section)?),
+            found => {
+                return Err(self.fail_at(
+                    at,
+                    Undecodable::Tag {
+                        what: "parameter type",
+                        found,
+                    },
+                ));
+            }
+        })
     }
 }
 
-/// A name reference into the string table.
-struct NameRef {
-    at: usize,
-    offset: u32,
-    len: u32,
+/// A little-endian writer.
+#[derive(Default)]
+struct Writer {
+    out: Vec<u8>,
 }
 
-impl NameRef {
-    fn resolve(&self, strings: &[u8]) -> Result<Box<str>, DecodeError> {
-        let fail = |what| DecodeError {
-            offset: self.at,
-            what,
-        };
-        let end = self.offset as u64 + self.len as u64;
-        if end > strings.len() as u64 {
-            return Err(fail(Undecodable::StringOutOfRange {
-                offset: self.offset,
-                len: self.len,
-                table: strings.len(),
-            }));
+impl Writer {
+    fn u8(&mut self, v: u8) {
+        self.out.push(v);
+    }
+
+    fn u16(&mut self, v: u16) {
+        self.out.extend_from_slice(&v.to_le_bytes());
+    }
+
+    fn u32(&mut self, v: u32) {
+        self.out.extend_from_slice(&v.to_le_bytes());
+    }
+
+    fn u64(&mut self, v: u64) {
+        self.out.extend_from_slice(&v.to_le_bytes());
+    }
+
+    fn count(&mut self, n: usize) {
+        self.u32(n as u32);
+    }
+
+    fn string(&mut self, s: &str) {
+        self.count(s.len());
+        self.out.extend_from_slice(s.as_bytes());
+    }
+
+    fn field_type(&mut self, t: FieldType) {
+        self.u8(match t {
+            FieldType::Bool => 0,
+            FieldType::Int => 1,
+            FieldType::Float => 2,
+            FieldType::Str => 3,
+        });
+    }
+
+    fn param_type(&mut self, t: &ParamType) {
+        match t {
+            ParamType::Int => self.u8(0),
+            ParamType::Float => self.u8(1),
+            ParamType::Bool => self.u8(2),
+            ParamType::Duration => self.u8(3),
+            ParamType::Str => self.u8(4),
+            ParamType::Enum(variants) => {
+                self.u8(5);
+                self.count(variants.len());
+                for v in variants.iter() {
+                    self.string(v);
+                }
+            }
+            ParamType::Input(f) => {
+                self.u8(6);
+                self.field_type(*f);
+            }
+            ParamType::Output(f) => {
+                self.u8(7);
+                self.field_type(*f);
+            }
         }
-        std::str::from_utf8(&strings[self.offset as usize..end as usize])
-            .map(Box::from)
-            .map_err(|_| fail(Undecodable::NotUtf8))
     }
 }
 
@@ -224,99 +349,90 @@ impl Shape {
     pub fn from_bytes_with(bytes: &[u8], limits: &Limits) -> Result<Shape, DecodeError> {
         let mut r = Reader { bytes, pos: 0 };
         if r.take(8, "magic")? != MAGIC {
-            r.pos = 0;
-            return Err(r.fail(Undecodable::Magic));
+            return Err(r.fail_at(0, Undecodable::Magic));
         }
         let version = r.u32("header")?;
         if version != VERSION {
-            r.pos -= 4;
-            return Err(r.fail(Undecodable::Version { found: version }));
+            return Err(r.fail_at(8, Undecodable::Version { found: version }));
         }
-        let item_count = r.u32("header")?;
-        let param_count = r.u32("header")?;
-        let mut import_counts = [0u32; LEAF_KINDS];
-        for c in &mut import_counts {
-            *c = r.u32("header")?;
-        }
-        let string_bytes = r.u32("header")?;
         if r.u32("header")? != 0 {
-            r.pos -= 4;
-            return Err(r.fail(Undecodable::Reserved));
-        }
-        debug_assert_eq!(r.pos, HEADER);
-
-        let items: Vec<ShapeItem> = r
-            .u64s(item_count, "item stream")?
-            .into_iter()
-            .map(ShapeItem::from_bits)
-            .collect();
-        let params = r.u64s(param_count, "parameter table")?;
-
-        let mut import_refs: [Vec<(NameRef, u8, bool)>; LEAF_KINDS] = Default::default();
-        for (slot, &count) in import_counts.iter().enumerate() {
-            // Check the whole table fits before reserving room for it.
-            let table_start = r.pos;
-            r.take(u64::from(count) * IMPORT_BYTES as u64, "import table")?;
-            r.pos = table_start;
-            let mut refs = Vec::with_capacity(count as usize);
-            for _ in 0..count {
-                let at = r.pos;
-                let offset = r.u32("import table")?;
-                let len = r.u32("import table")?;
-                let tail = r.take(4, "import table")?;
-                let (arity, flags) = (tail[0], tail[1]);
-                if tail[2] != 0 || tail[3] != 0 {
-                    r.pos -= 2;
-                    return Err(r.fail(Undecodable::Reserved));
-                }
-                if flags & !IMPORT_PERSISTENT != 0 {
-                    r.pos -= 3;
-                    return Err(r.fail(Undecodable::ImportFlags { flags }));
-                }
-                refs.push((
-                    NameRef { at, offset, len },
-                    arity,
-                    flags & IMPORT_PERSISTENT != 0,
-                ));
-            }
-            import_refs[slot] = refs;
+            return Err(r.fail_at(12, Undecodable::Reserved));
         }
 
-        let nodes_start = r.pos;
-        r.take(u64::from(item_count) * NODE_BYTES as u64, "node table")?;
-        r.pos = nodes_start;
-        let mut node_refs = Vec::with_capacity(item_count as usize);
-        for _ in 0..item_count {
-            let id = r.u32("node table")?;
-            let at = r.pos;
-            let offset = r.u32("node table")?;
-            let len = r.u32("node table")?;
-            node_refs.push((NodeId(id), NameRef { at, offset, len }));
+        let count = r.count(8, "item stream")?;
+        let items_at = r.pos;
+        let mut items = Vec::with_capacity(count);
+        for _ in 0..count {
+            items.push(ShapeItem::from_bits(r.u64("item stream")?));
         }
-
-        let strings = r.take(u64::from(string_bytes), "string table")?;
-        if r.pos != bytes.len() {
-            return Err(r.fail(Undecodable::Trailing {
-                bytes: bytes.len() - r.pos,
-            }));
+        let count = r.count(8, "parameter table")?;
+        let mut params = Vec::with_capacity(count);
+        for _ in 0..count {
+            params.push(r.u64("parameter table")?);
         }
 
         let mut imports: [Vec<Import>; LEAF_KINDS] = Default::default();
-        for (slot, refs) in import_refs.iter().enumerate() {
-            for (name, arity, persistent) in refs {
-                imports[slot].push(Import {
-                    name: name.resolve(strings)?,
-                    arity: *arity,
-                    persistent: *persistent,
+        for table in &mut imports {
+            let count = r.count(9, "import table")?;
+            table.reserve(count);
+            for _ in 0..count {
+                let name = r.string("import table")?;
+                let persistent = r.flag("import table", "persistent flag")?;
+                let count = r.count(5, "import table")?;
+                let mut import_params = Vec::with_capacity(count);
+                for _ in 0..count {
+                    let name = r.string("import table")?;
+                    let ty = r.param_type("import table")?;
+                    import_params.push(ImportParam { name, ty });
+                }
+                table.push(Import {
+                    name,
+                    params: import_params,
+                    persistent,
                 });
             }
         }
-        let mut nodes = Vec::with_capacity(node_refs.len());
-        for (id, name) in &node_refs {
-            nodes.push(NodeInfo {
-                name: name.resolve(strings)?,
-                id: *id,
-            });
+
+        // Each node entry takes at least 9 bytes: reserve only what fits.
+        let mut nodes = Vec::with_capacity(items.len().min((bytes.len() - r.pos) / 9));
+        for _ in 0..items.len() {
+            let id = NodeId(r.u32("node table")?);
+            let name = r.string("node table")?;
+            let source = if r.flag("node table", "source flag")? {
+                let file = r.u16("node table")?;
+                let line = r.u32("node table")?;
+                let column = r.u32("node table")?;
+                Some(Source { file, line, column })
+            } else {
+                None
+            };
+            nodes.push(NodeInfo { name, id, source });
+        }
+
+        let count = r.count(4, "string table")?;
+        let mut strings = Vec::with_capacity(count);
+        for _ in 0..count {
+            strings.push(r.string("string table")?);
+        }
+        let count = r.count(4, "file table")?;
+        let mut files = Vec::with_capacity(count);
+        for _ in 0..count {
+            files.push(r.string("file table")?);
+        }
+        let count = r.count(5, "field table")?;
+        let mut fields = Vec::with_capacity(count);
+        for _ in 0..count {
+            let name = r.string("field table")?;
+            let ty = r.field_type("field table")?;
+            fields.push(FieldDecl { name, ty });
+        }
+        if r.pos != bytes.len() {
+            return Err(r.fail_at(
+                r.pos,
+                Undecodable::Trailing {
+                    bytes: bytes.len() - r.pos,
+                },
+            ));
         }
 
         let parts = ShapeParts {
@@ -324,9 +440,12 @@ impl Shape {
             params,
             imports,
             nodes,
+            strings,
+            files,
+            fields,
         };
         parts.validate_with(limits).map_err(|e| DecodeError {
-            offset: e.item().map_or(0, |i| HEADER + i as usize * 8),
+            offset: e.item().map_or(0, |i| items_at + i as usize * 8),
             what: Undecodable::Invalid(e),
         })
     }
@@ -334,62 +453,61 @@ impl Shape {
     /// Encodes the shape in the byte format described in this module.
     pub fn to_bytes(&self) -> Vec<u8> {
         let parts = self.parts();
-        let mut strings = Vec::new();
-        let mut intern = |s: &str| {
-            let at = strings.len() as u32;
-            strings.extend_from_slice(s.as_bytes());
-            (at, s.len() as u32)
-        };
-        let mut imports = Vec::new();
+        let mut w = Writer::default();
+        w.out.extend_from_slice(MAGIC);
+        w.u32(VERSION);
+        w.u32(0);
+        w.count(parts.items.len());
+        for item in &parts.items {
+            w.u64(item.bits());
+        }
+        w.count(parts.params.len());
+        for &word in &parts.params {
+            w.u64(word);
+        }
         for table in &parts.imports {
+            w.count(table.len());
             for import in table {
-                let (offset, len) = intern(&import.name);
-                imports.extend_from_slice(&offset.to_le_bytes());
-                imports.extend_from_slice(&len.to_le_bytes());
-                let flags = if import.persistent {
-                    IMPORT_PERSISTENT
-                } else {
-                    0
-                };
-                imports.extend_from_slice(&[import.arity, flags, 0, 0]);
+                w.string(&import.name);
+                w.u8(u8::from(import.persistent));
+                w.count(import.params.len());
+                for p in &import.params {
+                    w.string(&p.name);
+                    w.param_type(&p.ty);
+                }
             }
         }
-        let mut nodes = Vec::new();
         for node in &parts.nodes {
-            let (offset, len) = intern(&node.name);
-            nodes.extend_from_slice(&node.id.0.to_le_bytes());
-            nodes.extend_from_slice(&offset.to_le_bytes());
-            nodes.extend_from_slice(&len.to_le_bytes());
+            w.u32(node.id.0);
+            w.string(&node.name);
+            match node.source {
+                Some(s) => {
+                    w.u8(1);
+                    w.u16(s.file);
+                    w.u32(s.line);
+                    w.u32(s.column);
+                }
+                None => w.u8(0),
+            }
         }
-
-        let mut out = Vec::with_capacity(
-            HEADER
-                + 8 * (parts.items.len() + parts.params.len())
-                + imports.len()
-                + nodes.len()
-                + strings.len(),
-        );
-        out.extend_from_slice(MAGIC);
-        let mut u32s = vec![VERSION, parts.items.len() as u32, parts.params.len() as u32];
-        u32s.extend(parts.imports.iter().map(|t| t.len() as u32));
-        u32s.extend([strings.len() as u32, 0]);
-        for v in u32s {
-            out.extend_from_slice(&v.to_le_bytes());
+        w.count(parts.strings.len());
+        for s in &parts.strings {
+            w.string(s);
         }
-        for item in &parts.items {
-            out.extend_from_slice(&item.bits().to_le_bytes());
+        w.count(parts.files.len());
+        for f in &parts.files {
+            w.string(f);
         }
-        for word in &parts.params {
-            out.extend_from_slice(&word.to_le_bytes());
+        w.count(parts.fields.len());
+        for f in &parts.fields {
+            w.string(&f.name);
+            w.field_type(f.ty);
         }
-        out.extend_from_slice(&imports);
-        out.extend_from_slice(&nodes);
-        out.extend_from_slice(&strings);
-        out
+        w.out
     }
 }
 
 /// The byte offset of item `index` in the encoding.
 pub fn item_offset(index: u32) -> usize {
-    HEADER + index as usize * 8
+    HEADER + 4 + index as usize * 8
 }

@@ -1,77 +1,113 @@
-//! Leaf declarations: what the compiler needs to know about registered leaves.
+//! Leaf schemas: what the compiler needs to know about registered leaves.
 //!
 //! A tree names its leaves ("Flee", "hunger_above"); the application declares
-//! them. A declaration says which kind of leaf a name is, how many parameter
-//! words it takes and whether it owns a persistent state slot. The compiler
-//! resolves every name once, so a tick never looks anything up by name.
+//! them. A [`LeafSchema`] says which kind of leaf a name is, which
+//! parameters it takes (names, types, defaults) and whether it owns a
+//! persistent state slot. A catalog also declares the blackboard's fields, so
+//! trees can name them. The compiler resolves every name once, so a tick
+//! never looks anything up by name.
 //!
 //! The interpreter crate's leaf table implements [`LeafCatalog`] for real
 //! leaves with their functions; [`Catalog`] is a plain declaration list for
 //! tools that compile trees without running them.
 
 use crate::kinds::Kind;
+use crate::params::{FieldDecl, ParamSpec, ParamType};
 use std::collections::BTreeMap;
 
 /// What the compiler must know about a leaf name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct LeafDecl {
+#[derive(Clone, Debug, PartialEq)]
+pub struct LeafSchema {
     /// [`Kind::Condition`], [`Kind::Action`] or [`Kind::Deferred`].
     pub kind: Kind,
-    /// Number of 64-bit parameter words every use of the leaf supplies.
-    pub arity: u8,
+    /// The parameters every use of the leaf has, in order.
+    pub params: Vec<ParamSpec>,
     /// Whether the leaf owns a persistent state slot: a 32-bit word per agent
     /// that survives cancellation and restarts (counters, timers).
     pub persistent: bool,
+    /// Whether the leaf never returns failure (for the loader's reachability
+    /// warnings only; nothing checks it at run time).
+    pub never_fails: bool,
+    /// What the leaf does, in a sentence, for tools that list leaves.
+    pub description: Box<str>,
 }
 
-impl LeafDecl {
-    /// A condition taking `arity` parameter words.
-    pub const fn condition(arity: u8) -> LeafDecl {
-        LeafDecl {
-            kind: Kind::Condition,
-            arity,
+impl LeafSchema {
+    fn of(kind: Kind) -> LeafSchema {
+        LeafSchema {
+            kind,
+            params: Vec::new(),
             persistent: false,
+            never_fails: false,
+            description: "".into(),
         }
     }
 
-    /// An immediate action taking `arity` parameter words.
-    pub const fn action(arity: u8) -> LeafDecl {
-        LeafDecl {
-            kind: Kind::Action,
-            arity,
-            persistent: false,
-        }
+    /// A condition.
+    pub fn condition() -> LeafSchema {
+        LeafSchema::of(Kind::Condition)
     }
 
-    /// A deferred action taking `arity` parameter words.
-    pub const fn deferred(arity: u8) -> LeafDecl {
-        LeafDecl {
-            kind: Kind::Deferred,
-            arity,
-            persistent: false,
-        }
+    /// An immediate action.
+    pub fn action() -> LeafSchema {
+        LeafSchema::of(Kind::Action)
     }
 
-    /// The same declaration, owning a persistent state slot.
-    pub const fn with_persistent(mut self) -> LeafDecl {
+    /// A deferred action.
+    pub fn deferred() -> LeafSchema {
+        LeafSchema::of(Kind::Deferred)
+    }
+
+    /// The same schema with one more (required) parameter.
+    pub fn param(mut self, name: &str, ty: ParamType) -> LeafSchema {
+        self.params.push(ParamSpec::new(name, ty));
+        self
+    }
+
+    /// The same schema with one more parameter, fully specified.
+    pub fn with(mut self, spec: ParamSpec) -> LeafSchema {
+        self.params.push(spec);
+        self
+    }
+
+    /// The same schema, owning a persistent state slot.
+    pub fn persistent(mut self) -> LeafSchema {
         self.persistent = true;
+        self
+    }
+
+    /// The same schema, declared never to fail.
+    pub fn never_fails(mut self) -> LeafSchema {
+        self.never_fails = true;
+        self
+    }
+
+    /// The same schema, described.
+    pub fn describe(mut self, description: &str) -> LeafSchema {
+        self.description = description.into();
         self
     }
 }
 
-/// Anything that can declare leaves by name.
+/// Anything that can declare leaves by name, and the blackboard's fields.
 pub trait LeafCatalog {
-    /// The declaration registered under `name`.
-    fn decl(&self, name: &str) -> Option<LeafDecl>;
+    /// The schema registered under `name`.
+    fn leaf(&self, name: &str) -> Option<&LeafSchema>;
 
     /// Every registered name (used only to suggest a close name in errors).
     fn names(&self) -> Vec<&str>;
+
+    /// The blackboard's fields, by index: what field parameters refer to.
+    fn fields(&self) -> &[FieldDecl] {
+        &[]
+    }
 }
 
-/// A list of leaf declarations without functions.
+/// A list of leaf schemas and blackboard fields, without functions.
 #[derive(Clone, Debug, Default)]
 pub struct Catalog {
-    decls: BTreeMap<Box<str>, LeafDecl>,
+    leaves: BTreeMap<Box<str>, LeafSchema>,
+    fields: Vec<FieldDecl>,
 }
 
 impl Catalog {
@@ -81,20 +117,30 @@ impl Catalog {
     }
 
     /// Declares `name`, replacing an earlier declaration of the same name.
-    pub fn declare(&mut self, name: &str, decl: LeafDecl) -> &mut Catalog {
-        debug_assert!(decl.kind.is_leaf(), "{} is not a leaf kind", decl.kind);
-        self.decls.insert(name.into(), decl);
+    pub fn declare(&mut self, name: &str, schema: LeafSchema) -> &mut Catalog {
+        debug_assert!(schema.kind.is_leaf(), "{} is not a leaf kind", schema.kind);
+        self.leaves.insert(name.into(), schema);
+        self
+    }
+
+    /// Declares a blackboard field (its index is the number declared before).
+    pub fn field(&mut self, field: FieldDecl) -> &mut Catalog {
+        self.fields.push(field);
         self
     }
 }
 
 impl LeafCatalog for Catalog {
-    fn decl(&self, name: &str) -> Option<LeafDecl> {
-        self.decls.get(name).copied()
+    fn leaf(&self, name: &str) -> Option<&LeafSchema> {
+        self.leaves.get(name)
     }
 
     fn names(&self) -> Vec<&str> {
-        self.decls.keys().map(|k| &**k).collect()
+        self.leaves.keys().map(|k| &**k).collect()
+    }
+
+    fn fields(&self) -> &[FieldDecl] {
+        &self.fields
     }
 }
 
@@ -124,10 +170,11 @@ mod tests {
     #[test]
     fn catalog_declares_and_replaces() {
         let mut c = Catalog::new();
-        c.declare("a", LeafDecl::condition(0));
-        c.declare("a", LeafDecl::action(2).with_persistent());
-        assert_eq!(c.decl("a"), Some(LeafDecl::action(2).with_persistent()));
+        c.declare("a", LeafSchema::condition());
+        let action = LeafSchema::action().param("n", ParamType::Int).persistent();
+        c.declare("a", action.clone());
+        assert_eq!(c.leaf("a"), Some(&action));
         assert_eq!(c.names(), vec!["a"]);
-        assert_eq!(c.decl("b"), None);
+        assert_eq!(c.leaf("b"), None);
     }
 }

@@ -2,25 +2,33 @@
 //!
 //! Nodes are emitted in pre-order; a decider's item is written when its
 //! sub-stream closes, once its end is known. Leaf names are resolved against
-//! a [`LeafCatalog`] into per-kind import tables, parameters are appended to
-//! the shape's parameter table, and the result goes through the same
-//! validator as any other input. The walk uses an explicit stack, so a deep
-//! description cannot overflow the call stack.
+//! a [`LeafCatalog`] into per-kind import tables; parameters, given by
+//! position or by name, are checked against the leaf's schema, completed
+//! with defaults and encoded into the shape's parameter table (see
+//! [`crate::params`]). The result goes through the same validator as any
+//! other input. The walk uses an explicit stack, so a deep description
+//! cannot overflow the call stack.
+//!
+//! Compilation goes on after a problem that leaves the rest of the tree
+//! meaningful (an unknown leaf, a bad parameter), so one run reports every
+//! such problem.
 
-use crate::catalog::{LeafCatalog, suggest};
+use crate::catalog::{LeafCatalog, LeafSchema, suggest};
 use crate::error::ValidationError;
 use crate::ids::NodeId;
 use crate::item::{
     FLAG_PERSISTENT, MAX_ITEMS, MAX_LEAF_PARAMS, MAX_PARAM_WORDS, ParamRange, ShapeItem,
 };
-use crate::kinds::{Kind, LEAF_KINDS};
-use crate::shape::{Import, Limits, NodeInfo, Shape, ShapeParts};
-use crate::tree::{Count, Expect, Node, Policy, What};
+use crate::kinds::{Kind, LEAF_KINDS, MAX_CHILDREN};
+use crate::params::{Encoded, Mismatch, ParamType, encode};
+use crate::shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};
+use crate::source::Source;
+use crate::tree::{Count, Expect, Node, NodeParam, Policy, What};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 /// What is wrong with a tree description that cannot be compiled.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Unbuildable {
     /// No leaf is registered under the name.
@@ -30,6 +38,8 @@ pub enum Unbuildable {
         /// A registered name close to it.
         suggestion: Option<Box<str>>,
     },
+    /// A leaf reference has an empty name.
+    EmptyLeafName,
     /// The leaf is registered, but as another kind than the reference expects.
     WrongLeafKind {
         /// The name used.
@@ -39,17 +49,49 @@ pub enum Unbuildable {
         /// What is registered.
         found: Kind,
     },
-    /// The leaf is given a different number of parameters than it declares.
-    Arity {
-        /// The leaf's name.
-        name: Box<str>,
-        /// Declared parameter words.
-        expected: u8,
-        /// Parameter words given.
+    /// More parameters are given by position than the leaf declares.
+    TooManyParams {
+        /// The leaf.
+        leaf: Box<str>,
+        /// Declared parameters.
+        expected: usize,
+        /// Parameters given by position.
         found: usize,
     },
-    /// A leaf reference has an empty name.
-    EmptyLeafName,
+    /// A parameter name the leaf does not declare.
+    UnknownParam {
+        /// The leaf.
+        leaf: Box<str>,
+        /// The name given.
+        name: Box<str>,
+        /// A declared name close to it.
+        suggestion: Option<Box<str>>,
+    },
+    /// A required parameter is not given.
+    MissingParam {
+        /// The leaf.
+        leaf: Box<str>,
+        /// The parameter.
+        name: Box<str>,
+        /// Its type.
+        ty: ParamType,
+    },
+    /// A parameter is given twice (by name, or by position and by name).
+    DuplicateParam {
+        /// The leaf.
+        leaf: Box<str>,
+        /// The parameter.
+        name: Box<str>,
+    },
+    /// A parameter's value does not fit its type.
+    BadParam {
+        /// The leaf.
+        leaf: Box<str>,
+        /// The parameter.
+        name: Box<str>,
+        /// Why.
+        problem: Mismatch,
+    },
     /// A decider was given parameters.
     ParamsOnDecider {
         /// How many.
@@ -91,7 +133,7 @@ pub enum Unbuildable {
         max: usize,
     },
     /// The tree's parameters exceed the parameter table's limit.
-    TooManyParams {
+    ParamTableFull {
         /// The limit.
         max: usize,
     },
@@ -119,6 +161,7 @@ impl fmt::Display for Unbuildable {
                     None => write!(f, "; register it in the leaf table before compiling"),
                 }
             }
+            Unbuildable::EmptyLeafName => write!(f, "a leaf needs the name it is registered under"),
             Unbuildable::WrongLeafKind {
                 name,
                 expected,
@@ -127,15 +170,39 @@ impl fmt::Display for Unbuildable {
                 f,
                 "`{name}` is registered as a {found}, but is used as {expected}"
             ),
-            Unbuildable::Arity {
-                name,
+            Unbuildable::TooManyParams {
+                leaf,
                 expected,
                 found,
             } => write!(
                 f,
-                "leaf `{name}` takes {expected} parameters but is given {found}"
+                "`{leaf}` takes {expected} parameters, but {found} are given by position"
             ),
-            Unbuildable::EmptyLeafName => write!(f, "a leaf needs the name it is registered under"),
+            Unbuildable::UnknownParam {
+                leaf,
+                name,
+                suggestion,
+            } => {
+                write!(f, "`{leaf}` has no parameter `{name}`")?;
+                match suggestion {
+                    Some(s) => write!(f, "; did you mean `{s}`?"),
+                    None => Ok(()),
+                }
+            }
+            Unbuildable::MissingParam { leaf, name, ty } => {
+                write!(
+                    f,
+                    "`{leaf}` needs parameter `{name}` ({ty}), which is not given"
+                )
+            }
+            Unbuildable::DuplicateParam { leaf, name } => {
+                write!(f, "parameter `{name}` of `{leaf}` is given twice")
+            }
+            Unbuildable::BadParam {
+                leaf,
+                name,
+                problem,
+            } => write!(f, "parameter `{name}` of `{leaf}`: {problem}"),
             Unbuildable::ParamsOnDecider { count } => {
                 write!(f, "deciders take no parameters, but {count} were given")
             }
@@ -147,10 +214,17 @@ impl fmt::Display for Unbuildable {
                 count,
                 min,
                 max,
-            } => write!(
-                f,
-                "a {kind} needs between {min} and {max} children, but has {count}"
-            ),
+            } => {
+                let children = |n: u32| if n == 1 { "child" } else { "children" };
+                if min == max {
+                    write!(f, "`{kind}` takes exactly {min} {}", children(*min))?;
+                } else if *max == MAX_CHILDREN {
+                    write!(f, "`{kind}` takes at least {min} {}", children(*min))?;
+                } else {
+                    write!(f, "`{kind}` takes {min} to {max} children")?;
+                }
+                write!(f, ", but has {count}")
+            }
             Unbuildable::Threshold {
                 field,
                 value,
@@ -165,7 +239,7 @@ impl fmt::Display for Unbuildable {
             Unbuildable::TooManyItems { max } => {
                 write!(f, "the tree has more than {max} nodes")
             }
-            Unbuildable::TooManyParams { max } => {
+            Unbuildable::ParamTableFull { max } => {
                 write!(f, "the tree has more than {max} parameter words")
             }
             Unbuildable::TooManyImports { kind } => {
@@ -179,19 +253,32 @@ impl fmt::Display for Unbuildable {
     }
 }
 
-/// A tree description that failed to compile: what is wrong, and where.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BuildError {
+/// One problem of a tree description: what is wrong, and where.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BuildProblem {
     path: String,
+    node_type: Box<str>,
+    source: Option<Source>,
     what: Unbuildable,
 }
 
-impl BuildError {
+impl BuildProblem {
     /// The node's path from the root, e.g. `PrioritySelector/eat[1]/FindFood[1]`:
     /// each segment is a node's name (or leaf name, or kind) and its position
     /// among its siblings.
     pub fn path(&self) -> &str {
         &self.path
+    }
+
+    /// The node's type: its kind, or for a leaf its registered name.
+    pub fn node_type(&self) -> &str {
+        &self.node_type
+    }
+
+    /// Where the problem was written: the parameter's source for a parameter
+    /// problem, else the node's.
+    pub fn source(&self) -> Option<Source> {
+        self.source
     }
 
     /// What is wrong.
@@ -200,17 +287,66 @@ impl BuildError {
     }
 }
 
-impl fmt::Display for BuildError {
+impl fmt::Display for BuildProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.path, self.what)
     }
 }
 
+/// A tree description that failed to compile: every problem found, in tree
+/// order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BuildError {
+    problems: Vec<BuildProblem>,
+}
+
+impl BuildError {
+    /// Every problem; never empty.
+    pub fn problems(&self) -> &[BuildProblem] {
+        &self.problems
+    }
+
+    fn first(&self) -> &BuildProblem {
+        &self.problems[0]
+    }
+
+    /// The first problem's node path.
+    pub fn path(&self) -> &str {
+        self.first().path()
+    }
+
+    /// What the first problem is.
+    pub fn what(&self) -> &Unbuildable {
+        self.first().what()
+    }
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, p) in self.problems.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{p}")?;
+        }
+        Ok(())
+    }
+}
+
 impl std::error::Error for BuildError {}
+
+/// How to compile.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Caps on the shape.
+    pub limits: Limits,
+    /// The names of the files the tree's [`Source`]s index.
+    pub files: Vec<Box<str>>,
+}
 
 /// Compiles a tree description with the default [`Limits`].
 pub fn compile(tree: &Node, catalog: &dyn LeafCatalog) -> Result<Shape, BuildError> {
-    compile_with(tree, catalog, &Limits::default())
+    compile_with(tree, catalog, &Options::default())
 }
 
 /// A decider whose sub-stream is being emitted.
@@ -221,41 +357,63 @@ struct Frame<'t> {
     next_child: usize,
 }
 
-/// Compiles a tree description, enforcing `limits`.
+/// Compiles a tree description with `options`.
 pub fn compile_with(
     tree: &Node,
     catalog: &dyn LeafCatalog,
-    limits: &Limits,
+    options: &Options,
 ) -> Result<Shape, BuildError> {
     let (explicit, size) = explicit_ids(tree);
     let mut c = Compiler {
         catalog,
-        limits,
-        parts: ShapeParts::default(),
+        limits: &options.limits,
+        parts: ShapeParts {
+            files: options.files.clone(),
+            fields: catalog.fields().to_vec(),
+            ..ShapeParts::default()
+        },
         import_index: Default::default(),
         ids: HashSet::new(),
         explicit,
         next_default: size,
         stack: Vec::new(),
+        problems: Vec::new(),
     };
-    c.emit(tree, 0)?;
-    while let Some(top) = c.stack.last_mut() {
-        let node = top.node;
-        if let Some(child) = node.children.get(top.next_child) {
-            let position = top.next_child;
-            top.next_child += 1;
-            c.emit(child, position)?;
-        } else {
-            c.close()?;
+    if c.emit(tree, 0).is_ok() {
+        while let Some(top) = c.stack.last_mut() {
+            let node = top.node;
+            let result = if let Some(child) = node.children.get(top.next_child) {
+                let position = top.next_child;
+                top.next_child += 1;
+                c.emit(child, position)
+            } else {
+                c.close();
+                Ok(())
+            };
+            if result.is_err() {
+                break;
+            }
         }
     }
-    let nodes = std::mem::take(&mut c.parts.nodes);
-    let parts = ShapeParts { nodes, ..c.parts };
-    parts.validate_with(limits).map_err(|e| BuildError {
-        path: String::from("<shape>"),
-        what: Unbuildable::Invalid(e),
-    })
+    if !c.problems.is_empty() {
+        return Err(BuildError {
+            problems: c.problems,
+        });
+    }
+    c.parts
+        .validate_with(&options.limits)
+        .map_err(|e| BuildError {
+            problems: vec![BuildProblem {
+                path: String::from("<shape>"),
+                node_type: "".into(),
+                source: None,
+                what: Unbuildable::Invalid(e),
+            }],
+        })
 }
+
+/// Stops compilation: the problem leaves the rest of the tree unknowable.
+struct Fatal;
 
 struct Compiler<'t, 'c> {
     catalog: &'c dyn LeafCatalog,
@@ -268,6 +426,7 @@ struct Compiler<'t, 'c> {
     /// The next fresh identity, past every position in the tree.
     next_default: u32,
     stack: Vec<Frame<'t>>,
+    problems: Vec<BuildProblem>,
 }
 
 impl<'t> Compiler<'t, '_> {
@@ -285,12 +444,21 @@ impl<'t> Compiler<'t, '_> {
         path
     }
 
-    fn fail(&self, node: &Node, position: usize, what: Unbuildable) -> BuildError {
+    /// Records a problem of `node` (at `source`, else the node's own).
+    fn report(&mut self, node: &Node, position: usize, source: Option<Source>, what: Unbuildable) {
         let position = (!self.stack.is_empty()).then_some(position);
-        BuildError {
+        let problem = BuildProblem {
             path: self.path(node, position),
+            node_type: node_type(node).into(),
+            source: source.or(node.source),
             what,
-        }
+        };
+        self.problems.push(problem);
+    }
+
+    fn fatal(&mut self, node: &Node, position: usize, what: Unbuildable) -> Fatal {
+        self.report(node, position, None, what);
+        Fatal
     }
 
     /// The identity of a node given none: its pre-order position, unless
@@ -308,52 +476,45 @@ impl<'t> Compiler<'t, '_> {
         id
     }
 
-    fn emit(&mut self, node: &'t Node, position: usize) -> Result<(), BuildError> {
+    fn emit(&mut self, node: &'t Node, position: usize) -> Result<(), Fatal> {
         let index = self.parts.items.len();
-        if index >= self.limits.max_items.min(MAX_ITEMS) {
-            return Err(self.fail(
-                node,
-                position,
-                Unbuildable::TooManyItems {
-                    max: self.limits.max_items.min(MAX_ITEMS),
-                },
-            ));
+        let max_items = self.limits.max_items.min(MAX_ITEMS);
+        if index >= max_items {
+            return Err(self.fatal(node, position, Unbuildable::TooManyItems { max: max_items }));
         }
         let id = match node.id {
             Some(id) => id,
             None => self.default_id(index as u32),
         };
         if !self.ids.insert(id) {
-            return Err(self.fail(node, position, Unbuildable::DuplicateId { id }));
+            self.report(node, position, None, Unbuildable::DuplicateId { id });
         }
         self.parts.nodes.push(NodeInfo {
             name: node.label().into(),
             id,
+            source: node.source,
         });
         match &node.what {
             What::Decider { kind, .. } => {
                 let kind = *kind;
                 if !node.params.is_empty() {
                     let count = node.params.len();
-                    return Err(self.fail(node, position, Unbuildable::ParamsOnDecider { count }));
+                    self.report(node, position, None, Unbuildable::ParamsOnDecider { count });
                 }
                 let (min, max) = kind.children();
                 let count = node.children.len();
                 if count < min as usize || count > max as usize {
-                    return Err(self.fail(
-                        node,
-                        position,
-                        Unbuildable::ChildCount {
-                            kind,
-                            count,
-                            min,
-                            max,
-                        },
-                    ));
+                    let what = Unbuildable::ChildCount {
+                        kind,
+                        count,
+                        min,
+                        max,
+                    };
+                    self.report(node, position, None, what);
                 }
                 if self.stack.len() as u32 >= self.limits.max_depth {
                     let max = self.limits.max_depth;
-                    return Err(self.fail(node, position, Unbuildable::TooDeep { max }));
+                    return Err(self.fatal(node, position, Unbuildable::TooDeep { max }));
                 }
                 // A placeholder until the sub-stream closes and its end is known.
                 self.parts.items.push(ShapeItem::from_bits(0));
@@ -366,37 +527,41 @@ impl<'t> Compiler<'t, '_> {
             }
             What::Leaf { leaf, expect } => {
                 let item = self.leaf(node, position, leaf, *expect)?;
-                self.parts.items.push(item);
+                self.parts
+                    .items
+                    .push(item.unwrap_or(ShapeItem::from_bits(0)));
             }
         }
         Ok(())
     }
 
+    /// The leaf's item, or `None` after reporting why it has none.
     fn leaf(
         &mut self,
         node: &Node,
         position: usize,
         name: &str,
         expect: Expect,
-    ) -> Result<ShapeItem, BuildError> {
-        let fail = |what| Err(self.fail(node, position, what));
+    ) -> Result<Option<ShapeItem>, Fatal> {
         if !node.children.is_empty() {
-            return fail(Unbuildable::ChildrenOnLeaf {
-                count: node.children.len(),
-            });
+            let count = node.children.len();
+            self.report(node, position, None, Unbuildable::ChildrenOnLeaf { count });
         }
         if name.is_empty() {
-            return fail(Unbuildable::EmptyLeafName);
+            self.report(node, position, None, Unbuildable::EmptyLeafName);
+            return Ok(None);
         }
-        let Some(decl) = self.catalog.decl(name) else {
-            let names = self.catalog.names();
-            let suggestion = suggest(name, names).map(Box::from);
-            return fail(Unbuildable::UnknownLeaf {
+        let catalog = self.catalog;
+        let Some(schema) = catalog.leaf(name) else {
+            let suggestion = suggest(name, catalog.names()).map(Box::from);
+            let what = Unbuildable::UnknownLeaf {
                 name: name.into(),
                 suggestion,
-            });
+            };
+            self.report(node, position, None, what);
+            return Ok(None);
         };
-        let expected = match (expect, decl.kind) {
+        let expected = match (expect, schema.kind) {
             (_, kind) if !kind.is_leaf() => Some("a leaf"),
             (Expect::Any, _)
             | (Expect::Condition, Kind::Condition)
@@ -405,34 +570,39 @@ impl<'t> Compiler<'t, '_> {
             (Expect::Action, _) => Some("an action"),
         };
         if let Some(expected) = expected {
-            return fail(Unbuildable::WrongLeafKind {
+            let what = Unbuildable::WrongLeafKind {
                 name: name.into(),
                 expected,
-                found: decl.kind,
-            });
+                found: schema.kind,
+            };
+            self.report(node, position, None, what);
+            return Ok(None);
         }
-        if node.params.len() != decl.arity as usize || node.params.len() > MAX_LEAF_PARAMS {
-            return fail(Unbuildable::Arity {
-                name: name.into(),
-                expected: decl.arity,
-                found: node.params.len(),
-            });
-        }
-        let Some(slot) = decl.kind.leaf_slot() else {
-            unreachable!("catalogs declare leaf kinds only");
+        let Some((mut words, constants)) = self.params(node, position, name, schema) else {
+            return Ok(None);
+        };
+        let Some(slot) = schema.kind.leaf_slot() else {
+            unreachable!("checked to be a leaf kind");
         };
         let import = match self.import_index[slot].get(name) {
             Some(&i) => i,
             None => {
                 let table = &mut self.parts.imports[slot];
                 let Ok(i) = u16::try_from(table.len()) else {
-                    let what = Unbuildable::TooManyImports { kind: decl.kind };
-                    return Err(self.fail(node, position, what));
+                    let what = Unbuildable::TooManyImports { kind: schema.kind };
+                    return Err(self.fatal(node, position, what));
                 };
                 table.push(Import {
                     name: name.into(),
-                    arity: decl.arity,
-                    persistent: decl.persistent,
+                    params: schema
+                        .params
+                        .iter()
+                        .map(|p| ImportParam {
+                            name: p.name.clone(),
+                            ty: p.ty.clone(),
+                        })
+                        .collect(),
+                    persistent: schema.persistent,
                 });
                 self.import_index[slot].insert(name.into(), i);
                 i
@@ -440,45 +610,165 @@ impl<'t> Compiler<'t, '_> {
         };
         let offset = self.parts.params.len();
         let max_params = self.limits.max_params.min(MAX_PARAM_WORDS);
-        if offset + node.params.len() > max_params {
-            let what = Unbuildable::TooManyParams { max: max_params };
-            return Err(self.fail(node, position, what));
+        if offset + words.len() + constants.len() > max_params {
+            let what = Unbuildable::ParamTableFull { max: max_params };
+            return Err(self.fatal(node, position, what));
         }
-        self.parts.params.extend_from_slice(&node.params);
-        let flags = if decl.persistent { FLAG_PERSISTENT } else { 0 };
+        // Input literals follow the leaf's words; their words point at them.
+        for (k, &(slot, _)) in constants.iter().enumerate() {
+            words[slot] = (offset + words.len() + k) as u64;
+        }
+        self.parts.params.extend_from_slice(&words);
+        self.parts
+            .params
+            .extend(constants.iter().map(|&(_, value)| value));
+        let flags = if schema.persistent {
+            FLAG_PERSISTENT
+        } else {
+            0
+        };
         let params = ParamRange {
             offset: offset as u32,
-            len: decl.arity,
+            len: words.len() as u8,
         };
-        Ok(ShapeItem::leaf(decl.kind, flags, import, params))
+        Ok(Some(ShapeItem::leaf(schema.kind, flags, import, params)))
+    }
+
+    /// Matches the node's parameters to the schema's, by position then by
+    /// name, fills defaults and encodes them: the leaf's words and its input
+    /// literals (slot, value); `None` after reporting.
+    fn params(
+        &mut self,
+        node: &Node,
+        position: usize,
+        leaf: &str,
+        schema: &LeafSchema,
+    ) -> Option<LeafWords> {
+        let specs = &schema.params;
+        let mut given: Vec<Option<&NodeParam>> = vec![None; specs.len()];
+        let mut ok = true;
+        if specs.len() > MAX_LEAF_PARAMS {
+            let what = Unbuildable::TooManyParams {
+                leaf: leaf.into(),
+                expected: MAX_LEAF_PARAMS,
+                found: specs.len(),
+            };
+            self.report(node, position, None, what);
+            ok = false;
+        }
+        let positional = node.params.iter().filter(|p| p.name.is_none()).count();
+        if positional > specs.len() {
+            let what = Unbuildable::TooManyParams {
+                leaf: leaf.into(),
+                expected: specs.len(),
+                found: positional,
+            };
+            self.report(node, position, None, what);
+            ok = false;
+        }
+        let mut next = 0;
+        for param in &node.params {
+            let slot = match &param.name {
+                None => {
+                    next += 1;
+                    next - 1
+                }
+                Some(name) => match specs.iter().position(|s| s.name == *name) {
+                    Some(i) => i,
+                    None => {
+                        let names = specs.iter().map(|s| &*s.name);
+                        let what = Unbuildable::UnknownParam {
+                            leaf: leaf.into(),
+                            name: name.clone(),
+                            suggestion: suggest(name, names).map(Box::from),
+                        };
+                        self.report(node, position, param.source, what);
+                        ok = false;
+                        continue;
+                    }
+                },
+            };
+            let Some(entry) = given.get_mut(slot) else {
+                continue;
+            };
+            if entry.is_some() {
+                let what = Unbuildable::DuplicateParam {
+                    leaf: leaf.into(),
+                    name: specs[slot].name.clone(),
+                };
+                self.report(node, position, param.source, what);
+                ok = false;
+            }
+            *entry = Some(param);
+        }
+        let mut words = Vec::with_capacity(specs.len());
+        let mut constants = Vec::new();
+        for (spec, param) in specs.iter().zip(&given) {
+            let (value, source) = match (param, &spec.default) {
+                (Some(p), _) => (&p.value, p.source),
+                (None, Some(default)) => (default, None),
+                (None, None) => {
+                    let what = Unbuildable::MissingParam {
+                        leaf: leaf.into(),
+                        name: spec.name.clone(),
+                        ty: spec.ty.clone(),
+                    };
+                    self.report(node, position, None, what);
+                    ok = false;
+                    continue;
+                }
+            };
+            let fields = &self.parts.fields;
+            match encode(&spec.ty, value, fields, &mut self.parts.strings) {
+                Ok(Encoded::Word(word)) => words.push(word),
+                Ok(Encoded::Constant(value)) => {
+                    constants.push((words.len(), value));
+                    words.push(0);
+                }
+                Err(problem) => {
+                    let what = Unbuildable::BadParam {
+                        leaf: leaf.into(),
+                        name: spec.name.clone(),
+                        problem,
+                    };
+                    self.report(node, position, source, what);
+                    ok = false;
+                }
+            }
+        }
+        ok.then_some((words, constants))
     }
 
     /// Closes the innermost open decider: its end is now known.
-    fn close(&mut self) -> Result<(), BuildError> {
-        let Some(frame) = self.stack.last() else {
-            return Ok(());
+    /// (A concurrent with a wrong number of children has been reported;
+    /// its policy is not checked against that number too.)
+    fn close(&mut self) {
+        let Some(frame) = self.stack.pop() else {
+            return;
         };
         let node = frame.node;
         let What::Decider { kind, policy } = node.what else {
             unreachable!("only deciders are opened");
         };
         let (a, b) = match kind {
+            Kind::Concurrent if node.children.is_empty() => (0, 0),
             Kind::Concurrent => match thresholds(policy, node.children.len()) {
                 Ok(ab) => ab,
                 Err(what) => {
-                    let frame = self.stack.pop();
-                    let position = frame.map_or(0, |f| f.position);
-                    return Err(self.fail(node, position, what));
+                    self.report(node, frame.position, None, what);
+                    (0, 0)
                 }
             },
             _ => (0, 0),
         };
         let end = self.parts.items.len() as u32;
         self.parts.items[frame.item as usize] = ShapeItem::decider(kind, end, a, b);
-        self.stack.pop();
-        Ok(())
     }
 }
+
+/// A leaf's parameter words, and its input literals as (word, value): see
+/// [`Compiler::params`].
+type LeafWords = (Vec<u64>, Vec<(usize, u64)>);
 
 /// Resolves a concurrent policy into the item's `succeed_at` and `fail_at`:
 /// counts, with `fail_at` lowered to the point where success is out of reach.
@@ -496,6 +786,14 @@ fn thresholds(policy: Policy, children: usize) -> Result<(u16, u16), Unbuildable
     let succeed = resolve(policy.succeed, "succeed")?;
     let fail = resolve(policy.fail, "fail")?.min(n - succeed + 1);
     Ok((succeed as u16, fail as u16))
+}
+
+/// The node's type for messages: its kind, or its leaf name.
+fn node_type(node: &Node) -> &str {
+    match &node.what {
+        What::Decider { kind, .. } => kind.name(),
+        What::Leaf { leaf, .. } => leaf,
+    }
 }
 
 /// The identities a tree gives explicitly, and its number of nodes (walked

@@ -11,6 +11,7 @@
 
 use crate::ids::NodeIdx;
 use crate::kinds::{Kind, Layout};
+use crate::params::{FIELD_REF, FieldType, ParamType};
 use crate::shape::Shape;
 use std::fmt::{self, Write as _};
 
@@ -44,17 +45,19 @@ impl Disassembly<'_> {
                 }
             }
             Layout::Leaf => {
-                if let Some(import) = shape.import(node) {
-                    out.push_str(&import.name);
-                }
+                let Some(import) = shape.import(node) else {
+                    return out;
+                };
+                out.push_str(&import.name);
                 let params = shape.params(node);
                 if !params.is_empty() {
                     out.push('(');
-                    for (i, &w) in params.iter().enumerate() {
+                    for (i, (p, &w)) in import.params.iter().zip(params).enumerate() {
                         if i > 0 {
                             out.push_str(", ");
                         }
-                        write_word(&mut out, w);
+                        let _ = write!(out, "{}=", p.name);
+                        write_word(&mut out, shape, &p.ty, w);
                     }
                     out.push(')');
                 }
@@ -67,14 +70,43 @@ impl Disassembly<'_> {
     }
 }
 
-/// Parameter words are untyped: small values print as integers, others in hex.
-fn write_word(out: &mut String, w: u64) {
-    let signed = w as i64;
-    if (-(1i64 << 32)..(1i64 << 32)).contains(&signed) {
-        let _ = write!(out, "{signed}");
-    } else {
-        let _ = write!(out, "{w:#x}");
-    }
+/// A parameter word, as its type reads it.
+fn write_word(out: &mut String, shape: &Shape, ty: &ParamType, w: u64) {
+    let literal = |want: FieldType| match want {
+        FieldType::Bool => ParamType::Bool,
+        FieldType::Int => ParamType::Int,
+        FieldType::Float => ParamType::Float,
+        FieldType::Str => ParamType::Str,
+    };
+    let _ = match ty {
+        ParamType::Input(_) | ParamType::Output(_) if w & FIELD_REF != 0 => {
+            let index = (w & !FIELD_REF) as usize;
+            match shape.fields().get(index) {
+                Some(f) => write!(out, "{{{}}}", f.name),
+                None => write!(out, "{{#{index}}}"),
+            }
+        }
+        ParamType::Input(want) => match shape.param_table().get(w as usize) {
+            Some(&c) => {
+                write_word(out, shape, &literal(*want), c);
+                Ok(())
+            }
+            None => write!(out, "@{w}"),
+        },
+        ParamType::Int => write!(out, "{}", w as i64),
+        ParamType::Float => write!(out, "{}", f64::from_bits(w)),
+        ParamType::Duration => write!(out, "{}s", f64::from_bits(w)),
+        ParamType::Bool => write!(out, "{}", w != 0),
+        ParamType::Str => match shape.strings().get(w as usize) {
+            Some(s) => write!(out, "{s:?}"),
+            None => write!(out, "#{w}"),
+        },
+        ParamType::Enum(variants) => match variants.get(w as usize) {
+            Some(v) => write!(out, "{v}"),
+            None => write!(out, "#{w}"),
+        },
+        ParamType::Output(_) => write!(out, "{w:#x}"),
+    };
 }
 
 impl fmt::Display for Disassembly<'_> {
@@ -82,7 +114,7 @@ impl fmt::Display for Disassembly<'_> {
         let shape = self.shape;
         writeln!(
             f,
-            "{:>5}  {:<18}  {:<22}  {:>5}  {:<22}  node",
+            "{:>5}  {:<18}  {:<22}  {:>5}  {:<30}  node",
             "off", "item", "kind", "end", "payload"
         )?;
         let mut open: Vec<u32> = Vec::new();
@@ -99,14 +131,18 @@ impl fmt::Display for Disassembly<'_> {
                 Layout::Leaf => String::new(),
             };
             let info = shape.node(node);
-            writeln!(
+            write!(
                 f,
-                "{i:>5}  {:#018x}  {label:<22}  {end:>5}  {:<22}  {} ({})",
+                "{i:>5}  {:#018x}  {label:<22}  {end:>5}  {:<30}  {} ({})",
                 item.bits(),
                 self.payload(node),
                 info.name,
                 info.id
             )?;
+            match shape.location(node) {
+                Some(at) => writeln!(f, "  {at}")?,
+                None => writeln!(f)?,
+            }
             if kind.is_decider() {
                 open.push(item.end());
             }

@@ -112,9 +112,27 @@ pub enum Invalid {
         /// The import's name.
         leaf: Box<str>,
         /// Declared words.
-        expected: u8,
+        expected: usize,
         /// Words the item has.
         found: u8,
+    },
+    /// A parameter word does not fit its declared type.
+    ParamWord {
+        /// The import's name.
+        leaf: Box<str>,
+        /// The parameter's name.
+        param: Box<str>,
+        /// The word.
+        word: u64,
+        /// Why it does not fit.
+        reason: &'static str,
+    },
+    /// A node's source names a file past the file table.
+    SourceFile {
+        /// The file index.
+        file: u16,
+        /// Files in the table.
+        files: usize,
     },
     /// A leaf's persistent flag disagrees with its import's declaration.
     PersistentFlag {
@@ -212,6 +230,19 @@ impl fmt::Display for Invalid {
             } => write!(
                 f,
                 "leaf `{leaf}` takes {expected} parameter words but the item has {found}"
+            ),
+            Invalid::ParamWord {
+                leaf,
+                param,
+                word,
+                reason,
+            } => write!(
+                f,
+                "parameter `{param}` of `{leaf}`: word {word:#x} {reason}"
+            ),
+            Invalid::SourceFile { file, files } => write!(
+                f,
+                "the node's source names file {file}, past the file table of {files}"
             ),
             Invalid::PersistentFlag { leaf, declared } => write!(
                 f,

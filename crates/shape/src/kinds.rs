@@ -83,7 +83,7 @@ macro_rules! node_kinds {
 
             /// One line of documentation: what the kind does.
             pub const fn doc(self) -> &'static str {
-                match self { $( Kind::$name => concat!($($doc),+), )+ }
+                match self { $( Kind::$name => concat!($($doc),+).trim_ascii_start(), )+ }
             }
         }
     };
@@ -116,6 +116,21 @@ node_kinds! {
     /// completion comes back before a later tick; cancel requests follow
     /// when it is abandoned.
     5 => Deferred: Leaf children(0, 0) fields("", "");
+    /// Ticks its children in order until one succeeds; resumes at the
+    /// running child on the next tick (BehaviorTree.CPP's Fallback, MBT's
+    /// Selector); fails when all fail.
+    6 => Selector: Decider children(1, MAX_CHILDREN) fields("", "");
+    /// Inverts its child: success fails it and failure succeeds it.
+    7 => Inverter: Decider children(1, 1) fields("", "");
+    /// Succeeds when its child finishes, whether it succeeded or failed.
+    8 => ForceSuccess: Decider children(1, 1) fields("", "");
+    /// Fails when its child finishes, whether it succeeded or failed.
+    9 => ForceFailure: Decider children(1, 1) fields("", "");
+    /// Reactive sequence: ticks its children from the first on every tick
+    /// (BehaviorTree.CPP's ReactiveSequence), so a failing earlier child
+    /// cancels a running later one; fails on the first failure; succeeds
+    /// when all succeed.
+    10 => ReactiveSequence: Decider children(1, MAX_CHILDREN) fields("", "");
 }
 
 /// The number of leaf kinds: imports are kept in one table per leaf kind.

@@ -23,13 +23,13 @@
 //!
 //! ```
 //! use treebeard_shape::tree::{act, cond, priority, sequence};
-//! use treebeard_shape::{Catalog, Kind, LeafDecl, NodeIdx, Shape, compile};
+//! use treebeard_shape::{Catalog, Kind, LeafSchema, NodeIdx, ParamType, Shape, compile};
 //!
 //! let mut leaves = Catalog::new();
 //! leaves
-//!     .declare("enemy_visible", LeafDecl::condition(0))
-//!     .declare("Shoot", LeafDecl::action(0))
-//!     .declare("MoveTo", LeafDecl::deferred(1));
+//!     .declare("enemy_visible", LeafSchema::condition())
+//!     .declare("Shoot", LeafSchema::action())
+//!     .declare("MoveTo", LeafSchema::deferred().param("waypoint", ParamType::Int));
 //!
 //! let tree = priority([
 //!     sequence([cond("enemy_visible"), act("Shoot")]).named("fight"),
@@ -59,14 +59,16 @@ mod error;
 mod ids;
 mod item;
 mod kinds;
+pub mod params;
 mod shape;
+mod source;
 pub mod tree;
 mod validate;
 
 pub use bytes::{DecodeError, Undecodable, item_offset};
 pub use capacity::CapacitySpec;
-pub use catalog::{Catalog, LeafCatalog, LeafDecl, suggest};
-pub use compile::{BuildError, Unbuildable, compile, compile_with};
+pub use catalog::{Catalog, LeafCatalog, LeafSchema, suggest};
+pub use compile::{BuildError, BuildProblem, Options, Unbuildable, compile, compile_with};
 pub use disasm::Disassembly;
 pub use error::{Invalid, ValidationError};
 pub use ids::{ActionId, NodeId, NodeIdx};
@@ -75,4 +77,6 @@ pub use item::{
     ShapeItem,
 };
 pub use kinds::{Kind, LEAF_KINDS, LEAF_TAGS, Layout, MAX_CHILDREN, is_leaf_tag};
-pub use shape::{Import, Limits, NodeInfo, Shape, ShapeParts};
+pub use params::{FieldDecl, FieldType, ParamSpec, ParamType, ParamValue};
+pub use shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};
+pub use source::Source;

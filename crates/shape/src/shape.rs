@@ -5,6 +5,8 @@ use crate::error::ValidationError;
 use crate::ids::{ActionId, NodeId, NodeIdx};
 use crate::item::{MAX_ITEMS, MAX_PARAM_WORDS, ShapeItem};
 use crate::kinds::{Kind, LEAF_KINDS, Layout};
+use crate::params::{FieldDecl, ParamType};
+use crate::source::Source;
 
 /// A leaf the shape refers to by name, resolved against the application's
 /// leaf table when the shape is linked.
@@ -12,10 +14,26 @@ use crate::kinds::{Kind, LEAF_KINDS, Layout};
 pub struct Import {
     /// The registered name.
     pub name: Box<str>,
-    /// Parameter words every use supplies.
-    pub arity: u8,
+    /// Its parameters, in order: one word each in every use.
+    pub params: Vec<ImportParam>,
     /// Whether each use owns a persistent state slot.
     pub persistent: bool,
+}
+
+impl Import {
+    /// Parameter words every use supplies.
+    pub fn arity(&self) -> usize {
+        self.params.len()
+    }
+}
+
+/// A parameter of an import, as the shape was compiled with it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ImportParam {
+    /// The parameter's name.
+    pub name: Box<str>,
+    /// Its type.
+    pub ty: ParamType,
 }
 
 /// What the shape knows about a node beside the stream: never read by a tick.
@@ -25,6 +43,8 @@ pub struct NodeInfo {
     pub name: Box<str>,
     /// The node's stable identity.
     pub id: NodeId,
+    /// Where the node was written, if it came from a file.
+    pub source: Option<Source>,
 }
 
 /// The parts of a shape before validation.
@@ -42,6 +62,13 @@ pub struct ShapeParts {
     pub imports: [Vec<Import>; LEAF_KINDS],
     /// One entry per item: names and identities.
     pub nodes: Vec<NodeInfo>,
+    /// The string table: what `Str` parameter words index.
+    pub strings: Vec<Box<str>>,
+    /// The file table: what [`Source::file`] indexes.
+    pub files: Vec<Box<str>>,
+    /// The blackboard fields the shape was compiled against: what field
+    /// parameter words index.
+    pub fields: Vec<FieldDecl>,
 }
 
 /// Caps the validator enforces, so that no input can make later stages use
@@ -210,6 +237,40 @@ impl Shape {
         })
     }
 
+    /// Every node's path from the root, by item: node names joined by `/`,
+    /// a name followed by `[i]` (its position among its siblings) only where
+    /// a sibling has the same name, so paths are unique and short:
+    /// `guard/fight/Shoot`, `guard/wander/Walk[0]`.
+    pub fn paths(&self) -> Vec<String> {
+        let mut paths = vec![String::new(); self.len()];
+        if self.is_empty() {
+            return paths;
+        }
+        paths[0] = self.node(NodeIdx::ROOT).name.to_string();
+        for i in 0..self.len() as u32 {
+            let node = NodeIdx::new(i);
+            if !self.kind(node).is_decider() {
+                continue;
+            }
+            let children: Vec<NodeIdx> = self.children(node).collect();
+            for (position, &child) in children.iter().enumerate() {
+                let name = &self.node(child).name;
+                let shared = children
+                    .iter()
+                    .filter(|&&c| self.node(c).name == *name)
+                    .count()
+                    > 1;
+                let segment = if shared {
+                    format!("{name}[{position}]")
+                } else {
+                    name.to_string()
+                };
+                paths[child.index()] = format!("{}/{segment}", paths[i as usize]);
+            }
+        }
+        paths
+    }
+
     /// The direct children of a decider, in order.
     pub fn children(&self, node: NodeIdx) -> impl Iterator<Item = NodeIdx> + '_ {
         let end = self.subtree_end(node).get();
@@ -240,6 +301,33 @@ impl Shape {
     #[inline]
     pub fn persistent_slot(&self, node: NodeIdx) -> Option<usize> {
         self.persistent.binary_search(&node).ok()
+    }
+
+    /// The string table, indexed by `Str` parameter words.
+    #[inline]
+    pub fn strings(&self) -> &[Box<str>] {
+        &self.parts.strings
+    }
+
+    /// The file table, indexed by [`Source::file`].
+    pub fn files(&self) -> &[Box<str>] {
+        &self.parts.files
+    }
+
+    /// The blackboard fields field parameters refer to, by index.
+    pub fn fields(&self) -> &[FieldDecl] {
+        &self.parts.fields
+    }
+
+    /// Where the node was written, as `file:line:column`, if known.
+    pub fn location(&self, node: NodeIdx) -> Option<String> {
+        let source = self.node(node).source?;
+        let file = self
+            .parts
+            .files
+            .get(source.file as usize)
+            .map_or("?", |f| &**f);
+        Some(format!("{file}:{}:{}", source.line, source.column))
     }
 
     /// The parts, for editing and validating again.

@@ -19,6 +19,8 @@
 
 use crate::ids::NodeId;
 use crate::kinds::Kind;
+use crate::params::ParamValue;
+use crate::source::Source;
 
 /// One node of a tree description, with its children.
 #[derive(Clone, Debug, PartialEq)]
@@ -26,8 +28,20 @@ pub struct Node {
     pub(crate) what: What,
     pub(crate) name: Option<Box<str>>,
     pub(crate) id: Option<NodeId>,
-    pub(crate) params: Vec<u64>,
+    pub(crate) params: Vec<NodeParam>,
     pub(crate) children: Vec<Node>,
+    pub(crate) source: Option<Source>,
+}
+
+/// A parameter given to a leaf: by position (no name) or by name.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeParam {
+    /// The parameter's name; `None` gives it by position.
+    pub name: Option<Box<str>>,
+    /// The value.
+    pub value: ParamValue,
+    /// Where the value was written.
+    pub source: Option<Source>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -74,43 +88,6 @@ impl Default for Policy {
     }
 }
 
-/// A parameter word: integers, floats and booleans as 64 raw bits.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Param(pub u64);
-
-macro_rules! param_from_int {
-    ($($t:ty),*) => {$(
-        impl From<$t> for Param {
-            fn from(v: $t) -> Param { Param(v as i64 as u64) }
-        }
-    )*};
-}
-param_from_int!(i8, i16, i32, i64, u8, u16, u32);
-
-impl From<u64> for Param {
-    fn from(v: u64) -> Param {
-        Param(v)
-    }
-}
-
-impl From<f64> for Param {
-    fn from(v: f64) -> Param {
-        Param(v.to_bits())
-    }
-}
-
-impl From<f32> for Param {
-    fn from(v: f32) -> Param {
-        Param(f64::from(v).to_bits())
-    }
-}
-
-impl From<bool> for Param {
-    fn from(v: bool) -> Param {
-        Param(v as u64)
-    }
-}
-
 fn decider(kind: Kind, children: impl IntoIterator<Item = Node>) -> Node {
     Node {
         what: What::Decider {
@@ -121,6 +98,7 @@ fn decider(kind: Kind, children: impl IntoIterator<Item = Node>) -> Node {
         id: None,
         params: Vec::new(),
         children: children.into_iter().collect(),
+        source: None,
     }
 }
 
@@ -134,6 +112,7 @@ fn leaf_ref(name: &str, expect: Expect) -> Node {
         id: None,
         params: Vec::new(),
         children: Vec::new(),
+        source: None,
     }
 }
 
@@ -152,6 +131,43 @@ pub fn priority(children: impl IntoIterator<Item = Node>) -> Node {
 /// succeed, fail on the first failure); see [`Node::policy`].
 pub fn concurrent(children: impl IntoIterator<Item = Node>) -> Node {
     decider(Kind::Concurrent, children)
+}
+
+/// A [`Kind::Selector`]: the first child that succeeds wins; a running child
+/// is resumed on the next tick without trying the children before it again.
+pub fn selector(children: impl IntoIterator<Item = Node>) -> Node {
+    decider(Kind::Selector, children)
+}
+
+/// A [`Kind::ReactiveSequence`]: children in order from the first on every
+/// tick; an earlier child's failure cancels a running later one.
+pub fn reactive_sequence(children: impl IntoIterator<Item = Node>) -> Node {
+    decider(Kind::ReactiveSequence, children)
+}
+
+/// An [`Kind::Inverter`]: its child's success fails it, and failure succeeds it.
+pub fn inverter(child: Node) -> Node {
+    decider(Kind::Inverter, [child])
+}
+
+/// A [`Kind::ForceSuccess`]: succeeds when its child finishes, either way.
+pub fn force_success(child: Node) -> Node {
+    decider(Kind::ForceSuccess, [child])
+}
+
+/// A [`Kind::ForceFailure`]: fails when its child finishes, either way.
+pub fn force_failure(child: Node) -> Node {
+    decider(Kind::ForceFailure, [child])
+}
+
+/// A decider of any kind with `children` (for loaders that map names to
+/// kinds).
+///
+/// # Panics
+/// If `kind` is a leaf kind.
+pub fn decider_of(kind: Kind, children: impl IntoIterator<Item = Node>) -> Node {
+    assert!(kind.is_decider(), "{kind} is not a decider");
+    decider(kind, children)
 }
 
 /// A condition leaf registered under `name`.
@@ -183,11 +199,42 @@ impl Node {
         self
     }
 
-    /// Appends a parameter word to a leaf. (Deciders take no parameters;
-    /// compiling one that has some is an error.)
-    pub fn param(mut self, value: impl Into<Param>) -> Node {
-        self.params.push(value.into().0);
+    /// Gives a leaf its next parameter by position. (Deciders take no
+    /// parameters; compiling one that has some is an error.)
+    pub fn param(mut self, value: impl Into<ParamValue>) -> Node {
+        self.params.push(NodeParam {
+            name: None,
+            value: value.into(),
+            source: None,
+        });
         self
+    }
+
+    /// Gives a leaf the parameter `name`.
+    pub fn arg(mut self, name: &str, value: impl Into<ParamValue>) -> Node {
+        self.params.push(NodeParam {
+            name: Some(name.into()),
+            value: value.into(),
+            source: None,
+        });
+        self
+    }
+
+    /// Gives a leaf a parameter with where it was written.
+    pub fn with_param(mut self, param: NodeParam) -> Node {
+        self.params.push(param);
+        self
+    }
+
+    /// Records where the node was written (shown by errors and disassembly).
+    pub fn at(mut self, source: Source) -> Node {
+        self.source = Some(source);
+        self
+    }
+
+    /// Appends a child (for loaders building trees node by node).
+    pub fn push(&mut self, child: Node) {
+        self.children.push(child);
     }
 
     /// Sets a concurrent decider's policy.
@@ -205,6 +252,19 @@ impl Node {
             What::Decider { kind, .. } => Some(kind),
             What::Leaf { .. } => None,
         }
+    }
+
+    /// A decider's concurrent policy (meaningful for [`Kind::Concurrent`]).
+    pub fn concurrent_policy(&self) -> Option<Policy> {
+        match self.what {
+            What::Decider { policy, .. } => Some(policy),
+            What::Leaf { .. } => None,
+        }
+    }
+
+    /// The node's stable identity, if given.
+    pub fn id(&self) -> Option<NodeId> {
+        self.id
     }
 
     /// The registered name a leaf refers to.
@@ -225,8 +285,19 @@ impl Node {
         &self.children
     }
 
-    /// A label for messages: the node's name, else its leaf name or kind.
-    pub(crate) fn label(&self) -> &str {
+    /// The node's parameters.
+    pub fn params(&self) -> &[NodeParam] {
+        &self.params
+    }
+
+    /// Where the node was written.
+    pub fn source(&self) -> Option<Source> {
+        self.source
+    }
+
+    /// A label for messages and node paths: the node's name, else its leaf
+    /// name or kind.
+    pub fn label(&self) -> &str {
         if let Some(name) = &self.name {
             return name;
         }
@@ -262,10 +333,11 @@ mod tests {
     }
 
     #[test]
-    fn params_convert_to_words() {
-        assert_eq!(Param::from(-1i32).0, u64::MAX);
-        assert_eq!(Param::from(1.5f64).0, 1.5f64.to_bits());
-        assert_eq!(Param::from(true).0, 1);
+    fn params_keep_their_names_and_positions() {
+        let n = act("B").param(3).arg("speed", 1.5);
+        let names: Vec<_> = n.params().iter().map(|p| p.name.as_deref()).collect();
+        assert_eq!(names, [None, Some("speed")]);
+        assert_eq!(n.params()[1].value, ParamValue::Float(1.5));
     }
 
     #[test]

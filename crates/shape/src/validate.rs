@@ -11,6 +11,7 @@ use crate::error::{Invalid, ValidationError};
 use crate::ids::NodeIdx;
 use crate::item::{FLAG_PERSISTENT, KNOWN_FLAGS, MAX_ITEMS, MAX_PARAM_WORDS, ShapeItem};
 use crate::kinds::{Kind, Layout};
+use crate::params::{FIELD_REF, FieldType, ParamType};
 use crate::shape::{Limits, ShapeParts};
 use std::collections::HashSet;
 
@@ -71,9 +72,14 @@ impl Open {
         let n = self.children;
         let mut bound = self.acc;
         match self.kind {
-            // The resume point of a sequence stopped past its first child.
-            Kind::Sequence => bound.deciders += 1,
-            Kind::PrioritySelector => {}
+            // The resume point of a sequence or selector stopped past its
+            // first child.
+            Kind::Sequence | Kind::Selector => bound.deciders += 1,
+            Kind::PrioritySelector
+            | Kind::ReactiveSequence
+            | Kind::Inverter
+            | Kind::ForceSuccess
+            | Kind::ForceFailure => {}
             Kind::Concurrent => {
                 let succeed = u32::from(self.item.a());
                 if !(1..=n).contains(&succeed) {
@@ -133,6 +139,19 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
     check_imports(parts)?;
     let mut ids = HashSet::with_capacity(n);
     for (i, node) in parts.nodes.iter().enumerate() {
+        if let Some(source) = node.source
+            && source.file as usize >= parts.files.len()
+        {
+            let kind = parts.items[i].kind();
+            return Err(ValidationError::at(
+                i as u32,
+                kind,
+                Invalid::SourceFile {
+                    file: source.file,
+                    files: parts.files.len(),
+                },
+            ));
+        }
         if !ids.insert(node.id) {
             let kind = parts.items[i].kind();
             return Err(ValidationError::at(
@@ -267,12 +286,23 @@ fn check_leaf(
             table: parts.params.len(),
         }));
     }
-    if params.len != import.arity {
+    if params.len as usize != import.arity() {
         return Err(err(Invalid::Arity {
             leaf: import.name.clone(),
-            expected: import.arity,
+            expected: import.arity(),
             found: params.len,
         }));
+    }
+    let words = &parts.params[params.range()];
+    for (param, &word) in import.params.iter().zip(words) {
+        if let Some(reason) = bad_word(&param.ty, word, parts) {
+            return Err(err(Invalid::ParamWord {
+                leaf: import.name.clone(),
+                param: param.name.clone(),
+                word,
+                reason,
+            }));
+        }
     }
     if (flags & FLAG_PERSISTENT != 0) != import.persistent {
         return Err(err(Invalid::PersistentFlag {
@@ -291,10 +321,49 @@ fn check_leaf(
             deferred: 1,
             ..Bound::default()
         },
-        Kind::Sequence | Kind::PrioritySelector | Kind::Concurrent => {
-            unreachable!("deciders have the decider layout")
-        }
+        _ => unreachable!("deciders have the decider layout"),
     })
+}
+
+/// Why `word` cannot be a parameter of type `ty` in `parts`, if it cannot.
+fn bad_word(ty: &ParamType, word: u64, parts: &ShapeParts) -> Option<&'static str> {
+    let field = |want: FieldType| {
+        let index = (word & !FIELD_REF) as usize;
+        match parts.fields.get(index) {
+            _ if word & !FIELD_REF > u64::from(u32::MAX) => Some("is not a field reference"),
+            None => Some("refers past the shape's blackboard fields"),
+            Some(f) if f.ty != want => Some("refers to a field of another type"),
+            Some(_) => None,
+        }
+    };
+    match ty {
+        ParamType::Str if word >= parts.strings.len() as u64 => {
+            Some("is past the shape's string table")
+        }
+        ParamType::Enum(variants) if word >= variants.len() as u64 => {
+            Some("is not one of the enumeration's variants")
+        }
+        ParamType::Bool if word > 1 => Some("is not 0 or 1"),
+        ParamType::Duration
+            if !(f64::from_bits(word) >= 0.0 && f64::from_bits(word).is_finite()) =>
+        {
+            Some("is not a finite, non-negative number of seconds")
+        }
+        ParamType::Input(want) if word & FIELD_REF != 0 => field(*want),
+        ParamType::Input(want) => match parts.params.get(word as usize) {
+            None => Some("refers past the parameter table"),
+            Some(&c) if *want == FieldType::Str && c >= parts.strings.len() as u64 => {
+                Some("refers to a literal past the shape's string table")
+            }
+            Some(&c) if *want == FieldType::Bool && c > 1 => {
+                Some("refers to a literal that is not 0 or 1")
+            }
+            Some(_) => None,
+        },
+        ParamType::Output(_) if word & FIELD_REF == 0 => Some("is not a field reference"),
+        ParamType::Output(want) => field(*want),
+        _ => None,
+    }
 }
 
 fn check_imports(parts: &ShapeParts) -> Result<(), ValidationError> {

@@ -3,8 +3,11 @@
 
 mod common;
 
-use common::{build, creature};
-use treebeard_shape::tree::{Node, act, concurrent, cond, priority, sequence};
+use common::{build, creature, decorated};
+use treebeard_shape::tree::{
+    Node, act, concurrent, cond, force_failure, force_success, inverter, priority, selector,
+    sequence,
+};
 use treebeard_shape::{CapacitySpec, NodeIdx};
 
 /// (guard depth, decider states, action states, deferred states, persistent)
@@ -71,6 +74,29 @@ fn priority_selector_takes_the_maximum_over_children() {
     // The concurrent child: 3 completion marks, 3 actions, 1 deferred; the
     // sequence child: 2 resume points, 1 action, 1 deferred.
     assert_eq!(spec(tree), (3, 3, 3, 1, 0));
+}
+
+#[test]
+fn selector_adds_a_resume_point_like_a_sequence() {
+    assert_eq!(spec(selector([cond("ready")])), (1, 1, 0, 0, 0));
+    let tree = selector([act("Shoot"), sequence([act("FindFood")])]);
+    assert_eq!(spec(tree), (2, 2, 1, 1, 0));
+}
+
+#[test]
+fn decorators_hold_only_what_their_child_holds() {
+    for decorate in [inverter, force_success, force_failure] {
+        assert_eq!(spec(decorate(act("FindFood"))), (1, 0, 1, 1, 0));
+        let tree = decorate(sequence([act("Shoot"), act("Counter")]));
+        assert_eq!(spec(tree), (2, 1, 1, 0, 1));
+    }
+}
+
+#[test]
+fn decorated_sample_spec() {
+    // The selector's resume point over its deepest child: force_failure's
+    // sequence, 1 resume point; actions and deferreds one at a time.
+    assert_eq!(spec(decorated()), (4, 2, 1, 1, 1));
 }
 
 #[test]

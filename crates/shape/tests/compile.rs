@@ -4,10 +4,14 @@
 mod common;
 
 use common::{build, catalog, creature};
-use treebeard_shape::tree::{Count, Node, Policy, act, concurrent, cond, leaf, priority, sequence};
+use treebeard_shape::params::{Mismatch, field};
+use treebeard_shape::tree::{
+    Count, Node, NodeParam, Policy, act, concurrent, cond, decider_of, force_failure,
+    force_success, inverter, leaf, priority, selector, sequence,
+};
 use treebeard_shape::{
-    ActionId, BuildError, Catalog, Kind, LeafCatalog, LeafDecl, MAX_CHILDREN, NodeId, NodeIdx,
-    Unbuildable, compile,
+    ActionId, BuildError, Catalog, FieldType, Invalid, Kind, LeafCatalog, LeafSchema, MAX_CHILDREN,
+    NodeId, NodeIdx, Options, ParamType, ParamValue, Source, Unbuildable, compile, compile_with,
 };
 
 fn fail(tree: &Node) -> BuildError {
@@ -120,17 +124,17 @@ fn act_accepts_deferred_and_leaf_accepts_any_kind() {
 
 #[test]
 fn leaf_given_the_wrong_number_of_params() {
-    let want = Unbuildable::Arity {
-        name: "Walk".into(),
-        expected: 1,
-        found: 0,
+    let want = Unbuildable::MissingParam {
+        leaf: "Walk".into(),
+        name: "speed".into(),
+        ty: ParamType::Int,
     };
     assert_eq!(
         failure(priority([act("Walk")])),
         ("PrioritySelector/Walk[0]".into(), want)
     );
-    let want = Unbuildable::Arity {
-        name: "MoveTo".into(),
+    let want = Unbuildable::TooManyParams {
+        leaf: "MoveTo".into(),
         expected: 2,
         found: 3,
     };
@@ -352,9 +356,9 @@ fn imports_deduplicate_in_order_of_first_use() {
 fn imports_carry_the_declared_arity_and_persistence() {
     let shape = build(&creature());
     let timer = shape.import(shape.find("Timer").unwrap()).unwrap();
-    assert_eq!((timer.arity, timer.persistent), (1, true));
+    assert_eq!((timer.arity(), timer.persistent), (1, true));
     let walk = shape.import(shape.find("Walk").unwrap()).unwrap();
-    assert_eq!((walk.arity, walk.persistent), (1, false));
+    assert_eq!((walk.arity(), walk.persistent), (1, false));
 }
 
 #[test]
@@ -382,8 +386,8 @@ fn params_are_not_shared_between_uses() {
 #[test]
 fn empty_leaf_name_is_reported_at_its_node() {
     let mut c = Catalog::new();
-    c.declare("", LeafDecl::action(0))
-        .declare("Eat", LeafDecl::action(0));
+    c.declare("", LeafSchema::action())
+        .declare("Eat", LeafSchema::action());
     let e = compile(&sequence([act("Eat"), leaf("")]), &c).unwrap_err();
     assert_eq!(
         (e.path(), e.what()),
@@ -392,24 +396,26 @@ fn empty_leaf_name_is_reported_at_its_node() {
 }
 
 /// A catalog that declares every name as a sequence (not a leaf kind).
-struct DecidersOnly;
+struct DecidersOnly(LeafSchema);
 
 impl LeafCatalog for DecidersOnly {
-    fn decl(&self, _: &str) -> Option<LeafDecl> {
-        Some(LeafDecl {
-            kind: Kind::Sequence,
-            arity: 0,
-            persistent: false,
-        })
+    fn leaf(&self, _: &str) -> Option<&LeafSchema> {
+        Some(&self.0)
     }
     fn names(&self) -> Vec<&str> {
         Vec::new()
     }
 }
 
+fn deciders_only() -> DecidersOnly {
+    let mut schema = LeafSchema::action();
+    schema.kind = Kind::Sequence;
+    DecidersOnly(schema)
+}
+
 #[test]
 fn catalog_answering_a_decider_kind_is_refused_for_cond_and_act() {
-    let e = compile(&cond("x"), &DecidersOnly).unwrap_err();
+    let e = compile(&cond("x"), &deciders_only()).unwrap_err();
     assert!(matches!(
         e.what(),
         Unbuildable::WrongLeafKind {
@@ -417,7 +423,7 @@ fn catalog_answering_a_decider_kind_is_refused_for_cond_and_act() {
             ..
         }
     ));
-    let e = compile(&act("x"), &DecidersOnly).unwrap_err();
+    let e = compile(&act("x"), &deciders_only()).unwrap_err();
     assert!(matches!(
         e.what(),
         Unbuildable::WrongLeafKind {
@@ -429,11 +435,354 @@ fn catalog_answering_a_decider_kind_is_refused_for_cond_and_act() {
 
 #[test]
 fn catalog_answering_a_decider_kind_is_an_error_for_any_leaf() {
-    let e = compile(&leaf("x"), &DecidersOnly).unwrap_err();
+    let e = compile(&leaf("x"), &deciders_only()).unwrap_err();
     let want = Unbuildable::WrongLeafKind {
         name: "x".into(),
         expected: "a leaf",
         found: Kind::Sequence,
     };
     assert_eq!(e.what(), &want);
+}
+
+// Several problems at once.
+
+#[test]
+fn every_problem_is_reported_with_its_path() {
+    let tree = sequence([
+        act("Nope"),
+        priority([cond("Missing"), act("Walk").param("fast")]),
+    ]);
+    let e = fail(&tree);
+    let problems: Vec<(&str, &Unbuildable)> =
+        e.problems().iter().map(|p| (p.path(), p.what())).collect();
+    let bad = Unbuildable::BadParam {
+        leaf: "Walk".into(),
+        name: "speed".into(),
+        problem: Mismatch::Type {
+            expected: ParamType::Int,
+            found: "fast".into(),
+        },
+    };
+    assert_eq!(
+        problems,
+        [
+            ("Sequence/Nope[0]", &unknown("Nope", None)),
+            (
+                "Sequence/PrioritySelector[1]/Missing[0]",
+                &unknown("Missing", None)
+            ),
+            ("Sequence/PrioritySelector[1]/Walk[1]", &bad),
+        ]
+    );
+}
+
+#[test]
+fn first_problem_is_the_error_path_and_what() {
+    let e = fail(&sequence([act("Nope"), cond("Missing")]));
+    assert_eq!(e.problems().len(), 2);
+    assert_eq!(e.path(), "Sequence/Nope[0]");
+    assert_eq!(e.what(), &unknown("Nope", None));
+}
+
+#[test]
+fn display_lists_one_problem_per_line() {
+    let text = fail(&sequence([act("Nope"), cond("Missing")])).to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(lines[0].starts_with("Sequence/Nope[0]: "), "{text}");
+    assert!(lines[1].starts_with("Sequence/Missing[1]: "), "{text}");
+}
+
+#[test]
+fn problems_of_deciders_and_leaves_are_reported_together() {
+    let tree = priority([sequence([act("Shoot")]).param(1), inverter(act("Eats"))]);
+    let whats: Vec<Unbuildable> = fail(&tree)
+        .problems()
+        .iter()
+        .map(|p| p.what().clone())
+        .collect();
+    assert_eq!(
+        whats,
+        [
+            Unbuildable::ParamsOnDecider { count: 1 },
+            unknown("Eats", Some("Eat")),
+        ]
+    );
+}
+
+#[test]
+fn problems_name_the_node_type() {
+    let tree = sequence([act("Nope").named("mystery"), selector([]).named("idle")]);
+    let e = fail(&tree);
+    let types: Vec<&str> = e.problems().iter().map(|p| p.node_type()).collect();
+    assert_eq!(types, ["Nope", "Selector"]);
+}
+
+// Parameter problems.
+
+fn walk_problems(tree: Node) -> Vec<Unbuildable> {
+    fail(&tree)
+        .problems()
+        .iter()
+        .map(|p| p.what().clone())
+        .collect()
+}
+
+#[test]
+fn unknown_param_name_is_suggested_and_the_param_missing() {
+    let want = [
+        Unbuildable::UnknownParam {
+            leaf: "Walk".into(),
+            name: "sped".into(),
+            suggestion: Some("speed".into()),
+        },
+        Unbuildable::MissingParam {
+            leaf: "Walk".into(),
+            name: "speed".into(),
+            ty: ParamType::Int,
+        },
+    ];
+    assert_eq!(walk_problems(act("Walk").arg("sped", 3)), want);
+}
+
+#[test]
+fn param_given_by_position_and_by_name() {
+    let want = [Unbuildable::DuplicateParam {
+        leaf: "Walk".into(),
+        name: "speed".into(),
+    }];
+    assert_eq!(walk_problems(act("Walk").param(1).arg("speed", 2)), want);
+    assert_eq!(
+        walk_problems(act("Walk").arg("speed", 1).arg("speed", 2)),
+        want
+    );
+}
+
+fn bad_param(tree: Node) -> (String, Mismatch) {
+    match fail(&tree).what().clone() {
+        Unbuildable::BadParam { name, problem, .. } => (name.into(), problem),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// A `Configure` with valid values except `name`, set to `value`.
+fn configure(name: &str, value: impl Into<ParamValue>) -> Node {
+    let mut node = act("Configure").arg(name, value);
+    for (n, v) in [
+        ("count", ParamValue::Int(1)),
+        ("ratio", ParamValue::Float(1.0)),
+        ("loud", ParamValue::Bool(true)),
+        ("wait", ParamValue::Duration(1.0)),
+        ("label", "x".into()),
+        ("gait", "walk".into()),
+    ] {
+        if n != name {
+            node = node.arg(n, v);
+        }
+    }
+    node
+}
+
+#[test]
+fn configure_helper_compiles_when_every_value_fits() {
+    build(&configure("count", 2));
+}
+
+#[test]
+fn enum_value_that_is_no_variant_is_suggested() {
+    let want = Mismatch::Variant {
+        found: "snek".into(),
+        suggestion: Some("sneak".into()),
+    };
+    assert_eq!(bad_param(configure("gait", "snek")), ("gait".into(), want));
+}
+
+#[test]
+fn values_that_do_not_convert_are_type_mismatches() {
+    for (name, value, expected) in [
+        ("count", ParamValue::Float(1.5), ParamType::Int),
+        ("loud", "maybe".into(), ParamType::Bool),
+        ("wait", "-1s".into(), ParamType::Duration),
+        ("ratio", field("speed"), ParamType::Float),
+    ] {
+        let want = Mismatch::Type {
+            expected,
+            found: value.clone(),
+        };
+        assert_eq!(bad_param(configure(name, value)), (name.into(), want));
+    }
+}
+
+#[test]
+fn unknown_field_is_suggested() {
+    let want = Mismatch::UnknownField {
+        name: "hungr".into(),
+        suggestion: Some("hunger".into()),
+    };
+    let tree = cond("Compare").param(field("hungr")).param(0.0);
+    assert_eq!(bad_param(tree), ("left".into(), want));
+}
+
+#[test]
+fn field_of_another_type() {
+    let want = Mismatch::FieldType {
+        name: "speed".into(),
+        expected: FieldType::Int,
+        found: FieldType::Float,
+    };
+    let tree = cond("Compare").param("{speed}").param(0.0);
+    assert_eq!(bad_param(tree), ("left".into(), want));
+}
+
+#[test]
+fn output_given_a_literal() {
+    let tree = act("Remember").param("target").param("x").param(true);
+    let (name, problem) = bad_param(tree);
+    assert_eq!(name, "into");
+    assert!(matches!(problem, Mismatch::Type { .. }), "{problem:?}");
+}
+
+#[test]
+fn param_problem_is_placed_at_the_param_source_else_the_node() {
+    let at_param = Source::new(0, 7, 12);
+    let at_node = Source::new(0, 7, 1);
+    let tree = act("Walk")
+        .with_param(NodeParam {
+            name: Some("speed".into()),
+            value: "fast".into(),
+            source: Some(at_param),
+        })
+        .at(at_node);
+    assert_eq!(fail(&tree).problems()[0].source(), Some(at_param));
+    let tree = act("Nope").at(at_node);
+    assert_eq!(fail(&tree).problems()[0].source(), Some(at_node));
+}
+
+#[test]
+fn options_files_become_the_shape_file_table() {
+    let options = Options {
+        files: vec!["a.tree".into()],
+        ..Options::default()
+    };
+    let tree = act("Shoot").at(Source::new(0, 2, 3));
+    let shape = compile_with(&tree, &catalog(), &options).unwrap();
+    assert_eq!(shape.files(), &["a.tree".into()]);
+    assert_eq!(shape.location(NodeIdx::ROOT).as_deref(), Some("a.tree:2:3"));
+}
+
+#[test]
+fn source_naming_a_file_not_given_is_invalid() {
+    let tree = act("Shoot").at(Source::new(1, 2, 3));
+    let e = compile(&tree, &catalog()).unwrap_err();
+    let Unbuildable::Invalid(v) = e.what() else {
+        panic!("{e}");
+    };
+    assert_eq!(v.what(), &Invalid::SourceFile { file: 1, files: 0 });
+}
+
+// The selector and the decorators.
+
+#[test]
+fn decorators_need_exactly_one_child() {
+    for kind in [Kind::Inverter, Kind::ForceSuccess, Kind::ForceFailure] {
+        for count in [0, 2] {
+            let children = (0..count).map(|_| act("Shoot"));
+            let tree = sequence([act("Eat"), decider_of(kind, children)]);
+            let want = Unbuildable::ChildCount {
+                kind,
+                count,
+                min: 1,
+                max: 1,
+            };
+            let path = format!("Sequence/{kind}[1]");
+            assert_eq!(failure(tree), (path, want), "{kind} with {count}");
+        }
+    }
+}
+
+#[test]
+fn selector_needs_a_child() {
+    let want = Unbuildable::ChildCount {
+        kind: Kind::Selector,
+        count: 0,
+        min: 1,
+        max: MAX_CHILDREN,
+    };
+    assert_eq!(failure(selector([])), ("Selector".into(), want));
+}
+
+#[test]
+fn new_deciders_compile_to_their_kinds() {
+    let shape = build(&selector([
+        inverter(cond("ready")),
+        force_success(act("Shoot")),
+        force_failure(act("Eat")),
+    ]));
+    let kinds: Vec<Kind> = (0..shape.len() as u32)
+        .map(|i| shape.kind(NodeIdx::new(i)))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            Kind::Selector,
+            Kind::Inverter,
+            Kind::Condition,
+            Kind::ForceSuccess,
+            Kind::Action,
+            Kind::ForceFailure,
+            Kind::Action,
+        ]
+    );
+    assert_eq!(shape.subtree_end(NodeIdx::new(1)), NodeIdx::new(3));
+}
+
+#[test]
+fn child_count_messages_read_well() {
+    let e = compile(
+        &treebeard_shape::tree::inverter(act("Shoot")).param(1),
+        &catalog(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("deciders take no parameters"), "{e}");
+    let two = treebeard_shape::tree::decider_of(Kind::Inverter, [act("Shoot"), act("Eat")]);
+    let e = compile(&two, &catalog()).unwrap_err();
+    assert_eq!(
+        e.what().to_string(),
+        "`Inverter` takes exactly 1 child, but has 2"
+    );
+    let e = compile(&sequence([]), &catalog()).unwrap_err();
+    assert_eq!(
+        e.what().to_string(),
+        "`Sequence` takes at least 1 child, but has 0"
+    );
+}
+
+#[test]
+fn an_empty_concurrent_reports_only_its_child_count() {
+    let e = compile(&concurrent([]), &catalog()).unwrap_err();
+    assert_eq!(e.problems().len(), 1, "{e}");
+    assert!(matches!(e.what(), Unbuildable::ChildCount { .. }));
+}
+
+#[test]
+fn a_schema_with_too_many_params_is_reported() {
+    let mut c = Catalog::new();
+    let mut schema = LeafSchema::action();
+    for i in 0..=treebeard_shape::MAX_LEAF_PARAMS {
+        schema = schema
+            .with(treebeard_shape::ParamSpec::new(&format!("p{i}"), ParamType::Int).default(0));
+    }
+    c.declare("Wide", schema);
+    let e = compile(&act("Wide"), &c).unwrap_err();
+    assert!(
+        matches!(
+            e.what(),
+            Unbuildable::TooManyParams {
+                expected: 255,
+                found: 256,
+                ..
+            }
+        ),
+        "{e}"
+    );
 }

@@ -2,9 +2,12 @@
 //! size justifies. A global allocator records the largest single request
 //! made by the current thread.
 
+mod common;
+
+use common::wire::Wire;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
-use treebeard_shape::{Shape, Undecodable};
+use treebeard_shape::{FieldDecl, Import, ImportParam, Shape, ShapeItem, Undecodable};
 
 struct Recording;
 
@@ -40,18 +43,6 @@ unsafe impl GlobalAlloc for Recording {
 #[global_allocator]
 static ALLOCATOR: Recording = Recording;
 
-/// A header with the given counts and `body` zero bytes after it.
-fn hostile(items: u32, params: u32, imports: [u32; 3], strings: u32, body: usize) -> Vec<u8> {
-    let mut out = b"TBSHAPE\0".to_vec();
-    for v in [
-        1, items, params, imports[0], imports[1], imports[2], strings, 0,
-    ] {
-        out.extend_from_slice(&v.to_le_bytes());
-    }
-    out.resize(out.len() + body, 0);
-    out
-}
-
 /// The largest allocation made while decoding, and whether it was truncated.
 fn largest_while_decoding(bytes: &[u8]) -> (usize, bool) {
     LARGEST.with(|l| l.set(0));
@@ -64,27 +55,111 @@ fn largest_while_decoding(bytes: &[u8]) -> (usize, bool) {
     (largest, truncated)
 }
 
+/// A prefix before each counted section of the format, with the smallest
+/// encoding of one of its entries and the in-memory size of one.
+fn counted_sections() -> Vec<(&'static str, Wire, usize, usize)> {
+    vec![
+        ("items", Wire::header(), 8, size_of::<ShapeItem>()),
+        ("params", Wire::header().u32(0), 8, size_of::<u64>()),
+        (
+            "condition imports",
+            Wire::header().u32(0).u32(0),
+            9,
+            size_of::<Import>(),
+        ),
+        (
+            "action imports",
+            Wire::header().u32(0).u32(0).u32(0),
+            9,
+            size_of::<Import>(),
+        ),
+        (
+            "deferred imports",
+            Wire::header().u32(0).u32(0).u32(0).u32(0),
+            9,
+            size_of::<Import>(),
+        ),
+        (
+            "import params",
+            Wire::up_to_import_params(),
+            5,
+            size_of::<ImportParam>(),
+        ),
+        (
+            "enum variants",
+            Wire::up_to_import_params().u32(1).string("mode").u8(5),
+            4,
+            size_of::<Box<str>>(),
+        ),
+        ("strings", Wire::up_to_strings(), 4, size_of::<Box<str>>()),
+        (
+            "files",
+            Wire::up_to_strings().u32(0),
+            4,
+            size_of::<Box<str>>(),
+        ),
+        (
+            "fields",
+            Wire::up_to_strings().u32(0).u32(0),
+            5,
+            size_of::<FieldDecl>(),
+        ),
+    ]
+}
+
 #[test]
 fn huge_counts_allocate_no_more_than_the_input() {
-    let max = u32::MAX;
-    let cases = [
-        hostile(max, 0, [0; 3], 0, 64),
-        hostile(0, max, [0; 3], 0, 64),
-        hostile(0, 0, [max, 0, 0], 0, 64),
-        hostile(0, 0, [0, 0, max], 0, 64),
-        hostile(0, 0, [0; 3], max, 64),
-        // Items fit, but the node table they imply does not.
-        hostile(8, 0, [0; 3], 0, 64),
-    ];
-    for bytes in cases {
+    for (section, prefix, _, _) in counted_sections() {
+        let bytes = prefix.u32(u32::MAX).zeros(64).done();
         let (largest, truncated) = largest_while_decoding(&bytes);
-        assert!(truncated);
+        assert!(truncated, "{section}");
         assert!(
             largest <= 4 * bytes.len(),
-            "allocated {largest} bytes for {}",
+            "{section}: allocated {largest} bytes for {}",
             bytes.len()
         );
     }
+}
+
+#[test]
+fn counts_the_bytes_can_hold_allocate_only_for_entries_that_fit() {
+    // Zero bytes are the smallest entries (empty names, type or field type
+    // 0), so every entry the count claims decodes (and decoding then fails
+    // later). The decoder may hold them all, and no more: `count` entries of
+    // `size` bytes each, where `count * smallest` bytes are present.
+    let body = 4096;
+    for (section, prefix, smallest, size) in counted_sections() {
+        let count = body / smallest;
+        let bytes = prefix.u32(count as u32).zeros(body).done();
+        let (largest, _) = largest_while_decoding(&bytes);
+        assert!(
+            largest <= count * size,
+            "{section}: allocated {largest} bytes for {count} entries of {size}"
+        );
+    }
+}
+
+#[test]
+fn items_reserve_no_node_entries_for_bytes_that_are_not_there() {
+    // The items fit, but the node table they imply (one entry per item, at
+    // least 9 bytes each) is missing: nothing beyond the items themselves is
+    // worth reserving.
+    let items = 1000;
+    let bytes = Wire::header()
+        .u32(items)
+        .zeros(8 * items as usize)
+        .u32(0)
+        .u32(0)
+        .u32(0)
+        .u32(0)
+        .done();
+    let (largest, truncated) = largest_while_decoding(&bytes);
+    assert!(truncated);
+    assert!(
+        largest <= bytes.len(),
+        "allocated {largest} bytes for {}",
+        bytes.len()
+    );
 }
 
 #[test]

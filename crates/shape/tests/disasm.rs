@@ -1,11 +1,12 @@
 //! Disassembly: one line per item between a header and a capacity line,
-//! nesting shown by dots, leaves with their names, parameters and slots.
+//! nesting shown by dots, leaves with their names, typed named parameters
+//! and slots, nodes with their sources.
 
 mod common;
 
-use common::{build, creature};
+use common::{build, catalog, creature, decorated, typed};
 use treebeard_shape::tree::{act, concurrent, cond, priority, sequence};
-use treebeard_shape::{NodeIdx, Shape};
+use treebeard_shape::{NodeIdx, Options, Shape, Source, compile_with};
 
 fn lines(shape: &Shape) -> Vec<String> {
     shape
@@ -95,20 +96,59 @@ fn deciders_show_their_end_and_concurrent_thresholds() {
 }
 
 #[test]
-fn leaves_show_their_name_and_params() {
+fn leaves_show_their_name_and_named_params() {
     let shape = build(&creature());
     let lines = lines(&shape);
     assert!(lines[3].contains("  enemy_visible  "), "{}", lines[3]);
-    assert!(lines[7].contains("  hunger_above(50)  "), "{}", lines[7]);
-    assert!(lines[11].contains("  Walk(-3)  "), "{}", lines[11]);
-    assert!(lines[13].contains("  MoveTo(1, 2)  "), "{}", lines[13]);
+    assert!(
+        lines[7].contains("  hunger_above(threshold=50)  "),
+        "{}",
+        lines[7]
+    );
+    assert!(lines[11].contains("  Walk(speed=-3)  "), "{}", lines[11]);
+    assert!(lines[13].contains("  MoveTo(x=1, y=2)  "), "{}", lines[13]);
 }
 
 #[test]
-fn large_param_words_print_in_hex() {
-    let shape = build(&act("MoveTo").param(1u64 << 40).param(-(1i64 << 31)));
+fn int_params_print_as_signed_decimals_however_large() {
+    let shape = build(&act("MoveTo").param(1i64 << 40).param(i64::MIN));
     let payload = shape.disassemble().payload(NodeIdx::ROOT);
-    assert_eq!(payload, "MoveTo(0x10000000000, -2147483648)");
+    assert_eq!(payload, "MoveTo(x=1099511627776, y=-9223372036854775808)");
+}
+
+#[test]
+fn scalar_params_print_as_their_types_read_them() {
+    let shape = build(&typed());
+    let configure = shape.find("Configure").unwrap();
+    assert_eq!(
+        shape.disassemble().payload(configure),
+        r#"Configure(count=-7, ratio=-1.25, loud=true, wait=1.5s, label="hello", gait=sneak)"#
+    );
+}
+
+#[test]
+fn field_params_print_the_field_name_in_braces() {
+    let shape = build(&typed());
+    let dis = shape.disassemble();
+    let remember = shape.find("Remember").unwrap();
+    assert_eq!(
+        dis.payload(remember),
+        r#"Remember(into={target}, text="note", flag=false)"#
+    );
+}
+
+#[test]
+fn input_literals_print_their_constant_not_its_offset() {
+    let shape = build(&typed());
+    let dis = shape.disassemble();
+    assert_eq!(
+        dis.payload(NodeIdx::new(1)),
+        "Compare(left={hunger}, right=-0.5)"
+    );
+    assert_eq!(
+        dis.payload(NodeIdx::new(2)),
+        "Compare(left=-12, right={speed})"
+    );
 }
 
 #[test]
@@ -118,8 +158,7 @@ fn persistent_leaves_show_their_slot() {
     let counter = shape.find("Counter").unwrap();
     let timer = shape.find("Timer").unwrap();
     assert_eq!(dis.payload(counter), "Counter [persistent 0]");
-    let timer_words = format!("Timer({:#x}) [persistent 1]", 2.5f64.to_bits());
-    assert_eq!(dis.payload(timer), timer_words);
+    assert_eq!(dis.payload(timer), "Timer(seconds=2.5) [persistent 1]");
     assert_eq!(dis.payload(shape.find("Shoot").unwrap()), "Shoot");
     let lines = lines(&shape);
     let marked = lines.iter().filter(|l| l.contains("[persistent")).count();
@@ -159,5 +198,71 @@ fn single_leaf_shape() {
     assert_eq!(
         lines[2],
         "capacity: guard depth 0, decider states 0, action states 0 (0 deferred), persistent 0"
+    );
+}
+
+#[test]
+fn selector_and_decorators_nest_like_other_deciders() {
+    let shape = build(&decorated());
+    let lines = lines(&shape);
+    let kinds: Vec<&str> = lines[1..=shape.len()]
+        .iter()
+        .map(|l| kind_column(l))
+        .collect();
+    let want = [
+        "Selector",
+        ". Inverter",
+        ". . Condition",
+        ". ForceSuccess",
+        ". . Deferred",
+        ". ForceFailure",
+        ". . Sequence",
+        ". . . Action",
+        ". . . Action",
+        ". Inverter",
+        ". . ForceSuccess",
+        ". . . Selector",
+        ". . . . Action",
+    ];
+    assert_eq!(kinds, want);
+    for i in [0, 1, 3, 5, 9, 10] {
+        assert_eq!(shape.disassemble().payload(NodeIdx::new(i)), "", "{i}");
+    }
+    assert!(
+        lines[2].contains(". Inverter                  3  "),
+        "{}",
+        lines[2]
+    );
+}
+
+#[test]
+fn sources_print_as_file_line_column_after_the_node() {
+    let tree = sequence([
+        act("Shoot").at(Source::new(0, 3, 5)),
+        act("Eat"),
+        act("Counter").at(Source::new(1, 10, 2)),
+    ])
+    .at(Source::new(0, 1, 1));
+    let options = Options {
+        files: vec!["a.tree".into(), "lib/b.tree".into()],
+        ..Options::default()
+    };
+    let shape = compile_with(&tree, &catalog(), &options).unwrap();
+    let lines = lines(&shape);
+    assert!(
+        lines[1].ends_with("  Sequence (id 0)  a.tree:1:1"),
+        "{}",
+        lines[1]
+    );
+    assert!(
+        lines[2].ends_with("  Shoot (id 1)  a.tree:3:5"),
+        "{}",
+        lines[2]
+    );
+    assert!(lines[3].ends_with("  Eat (id 2)"), "{}", lines[3]);
+    assert!(
+        lines[4].ends_with("  Counter (id 3)  lib/b.tree:10:2"),
+        "{}",
+        lines[4]
     );
 }

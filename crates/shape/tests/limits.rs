@@ -6,8 +6,8 @@ mod common;
 use common::catalog;
 use treebeard_shape::tree::{Node, act, cond, priority, sequence};
 use treebeard_shape::{
-    BuildError, Catalog, Invalid, Kind, LeafDecl, Limits, MAX_CHILDREN, Shape, Unbuildable,
-    Undecodable, compile, compile_with, item_offset,
+    BuildError, Catalog, Invalid, Kind, LeafSchema, Limits, MAX_CHILDREN, Options, Shape,
+    Unbuildable, Undecodable, compile, compile_with, item_offset,
 };
 
 fn limits(max_items: usize, max_params: usize, max_depth: u32) -> Limits {
@@ -19,7 +19,11 @@ fn limits(max_items: usize, max_params: usize, max_depth: u32) -> Limits {
 }
 
 fn compile_under(tree: &Node, l: Limits) -> Result<Shape, BuildError> {
-    compile_with(tree, &catalog(), &l)
+    let options = Options {
+        limits: l,
+        ..Options::default()
+    };
+    compile_with(tree, &catalog(), &options)
 }
 
 fn failure(tree: &Node, l: Limits) -> (String, Unbuildable) {
@@ -69,7 +73,7 @@ fn more_nodes_than_max_items() {
 #[test]
 fn more_param_words_than_max_params() {
     let tree = sequence([act("Walk").param(1), act("MoveTo").param(2).param(3)]);
-    let want = Unbuildable::TooManyParams { max: 2 };
+    let want = Unbuildable::ParamTableFull { max: 2 };
     assert_eq!(
         failure(&tree, limits(10, 2, 10)),
         ("Sequence/MoveTo[1]".into(), want)
@@ -142,7 +146,7 @@ fn more_distinct_leaves_of_one_kind_than_imports_can_index() {
     let distinct = (1usize << 16) + 1;
     let mut c = Catalog::new();
     for i in 0..distinct {
-        c.declare(&format!("a{i}"), LeafDecl::action(0));
+        c.declare(&format!("a{i}"), LeafSchema::action());
     }
     let chunk = MAX_CHILDREN as usize;
     let leaves = |range: std::ops::Range<usize>| range.map(|i| act(&format!("a{i}")));

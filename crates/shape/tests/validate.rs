@@ -6,7 +6,7 @@ mod common;
 use common::{action, conc, count, import, launch, parts, pri, ready, seq, timer, walk};
 use treebeard_shape::{
     FLAG_PERSISTENT, Invalid, Kind, Limits, MAX_CHILDREN, NodeId, NodeIdx, ParamRange, Shape,
-    ShapeItem, ShapeParts, ValidationError,
+    ShapeItem, ShapeParts, Source, ValidationError,
 };
 
 fn reject(p: ShapeParts) -> ValidationError {
@@ -161,13 +161,66 @@ fn decider_without_children() {
 }
 
 #[test]
+fn decorators_with_no_child_or_two() {
+    for kind in [Kind::Inverter, Kind::ForceSuccess, Kind::ForceFailure] {
+        let want = |count| Invalid::ChildCount {
+            kind,
+            count,
+            min: 1,
+            max: 1,
+        };
+        let none = vec![seq(3), action(), ShapeItem::decider(kind, 3, 0, 0)];
+        assert_eq!(reject_items(none), (Some(2), want(0)), "{kind}");
+        let two = vec![ShapeItem::decider(kind, 3, 0, 0), action(), ready()];
+        assert_eq!(reject_items(two), (Some(0), want(2)), "{kind}");
+    }
+}
+
+#[test]
+fn decorators_with_one_child_are_accepted() {
+    for kind in [Kind::Inverter, Kind::ForceSuccess, Kind::ForceFailure] {
+        let shape = accept(vec![
+            seq(4),
+            ShapeItem::decider(kind, 3, 0, 0),
+            ready(),
+            action(),
+        ]);
+        assert_eq!(shape.kind(NodeIdx::new(1)), kind);
+        assert_eq!(shape.children(NodeIdx::new(1)).count(), 1);
+    }
+}
+
+#[test]
+fn selector_without_children() {
+    let want = Invalid::ChildCount {
+        kind: Kind::Selector,
+        count: 0,
+        min: 1,
+        max: MAX_CHILDREN,
+    };
+    let empty = ShapeItem::decider(Kind::Selector, 1, 0, 0);
+    assert_eq!(reject_items(vec![empty]), (Some(0), want));
+}
+
+#[test]
 fn unused_decider_fields_must_be_zero() {
-    for (a, b) in [(1, 0), (0, 1)] {
-        let bad = ShapeItem::decider(Kind::PrioritySelector, 2, a, b);
-        assert_eq!(
-            reject_items(vec![seq(3), bad, action()]),
-            (Some(1), Invalid::ReservedBits { bits: bad.bits() })
-        );
+    let plain = [
+        Kind::Sequence,
+        Kind::PrioritySelector,
+        Kind::Selector,
+        Kind::Inverter,
+        Kind::ForceSuccess,
+        Kind::ForceFailure,
+    ];
+    for kind in plain {
+        for (a, b) in [(1, 0), (0, 1)] {
+            let bad = ShapeItem::decider(kind, 3, a, b);
+            assert_eq!(
+                reject_items(vec![seq(3), bad, action()]),
+                (Some(1), Invalid::ReservedBits { bits: bad.bits() }),
+                "{kind}"
+            );
+        }
     }
 }
 
@@ -321,6 +374,30 @@ fn duplicate_node_id_is_reported_at_the_second_node() {
     let e = reject(p);
     assert_eq!(e.item(), Some(2));
     assert_eq!(e.what(), &Invalid::DuplicateId { id: NodeId(1) });
+}
+
+#[test]
+fn source_naming_a_file_past_the_file_table() {
+    let mut p = parts(vec![seq(3), action(), ready()]);
+    p.files = vec!["a.tree".into()];
+    p.nodes[0].source = Some(Source::new(0, 1, 1));
+    p.nodes[2].source = Some(Source::new(1, 4, 2));
+    let e = reject(p);
+    assert_eq!(e.item(), Some(2));
+    assert_eq!(e.what(), &Invalid::SourceFile { file: 1, files: 1 });
+}
+
+#[test]
+fn sources_within_the_file_table_are_kept() {
+    let mut p = parts(vec![seq(3), action(), ready()]);
+    p.files = vec!["a.tree".into(), "b.tree".into()];
+    p.nodes[2].source = Some(Source::new(1, 4, 2));
+    let shape = p.validate().unwrap();
+    assert_eq!(
+        shape.location(NodeIdx::new(2)).as_deref(),
+        Some("b.tree:4:2")
+    );
+    assert_eq!(shape.location(NodeIdx::new(1)), None);
 }
 
 #[test]

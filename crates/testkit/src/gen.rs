@@ -1,7 +1,8 @@
 //! Random trees over the standard test leaves, for both interpreters.
 //!
 //! A [`Spec`] is a tree shape with nothing but node kinds and concurrent
-//! policies. It converts to a [`treebeard_shape::tree::Node`] (to compile
+//! policies; decorators (inverter, `ForceSuccess`, `ForceFailure`) have
+//! exactly one child. It converts to a [`treebeard_shape::tree::Node`] (to compile
 //! for the VM with [`crate::leaves`]) and to a [`RefNode`] tree (for the
 //! [`Reference`] interpreter), numbered in the same pre-order. Random specs
 //! come from a proptest [`Strategy`] ([`spec_strategy`], which shrinks) or
@@ -20,8 +21,18 @@ use treebeard_vm::Program;
 pub enum Spec {
     /// A sequence.
     Sequence(Vec<Spec>),
+    /// A reactive sequence.
+    Reactive(Vec<Spec>),
     /// A priority selector.
     Priority(Vec<Spec>),
+    /// A (non-reactive) selector.
+    Selector(Vec<Spec>),
+    /// An inverter over its one child.
+    Inverter(Box<Spec>),
+    /// A `ForceSuccess` over its one child.
+    ForceSuccess(Box<Spec>),
+    /// A `ForceFailure` over its one child.
+    ForceFailure(Box<Spec>),
     /// A concurrent decider with its policy.
     Concurrent {
         /// Successes needed to succeed.
@@ -50,8 +61,13 @@ impl Spec {
     pub fn children(&self) -> &[Spec] {
         match self {
             Spec::Sequence(children)
+            | Spec::Reactive(children)
             | Spec::Priority(children)
+            | Spec::Selector(children)
             | Spec::Concurrent { children, .. } => children,
+            Spec::Inverter(child) | Spec::ForceSuccess(child) | Spec::ForceFailure(child) => {
+                std::slice::from_ref(&**child)
+            }
             Spec::Cond | Spec::Act | Spec::Persistent | Spec::Deferred => &[],
         }
     }
@@ -97,7 +113,12 @@ impl Spec {
         let kids = |children: &[Spec]| children.iter().map(Spec::to_tree).collect::<Vec<_>>();
         match self {
             Spec::Sequence(children) => tree::sequence(kids(children)),
+            Spec::Reactive(children) => tree::reactive_sequence(kids(children)),
             Spec::Priority(children) => tree::priority(kids(children)),
+            Spec::Selector(children) => tree::selector(kids(children)),
+            Spec::Inverter(child) => tree::inverter(child.to_tree()),
+            Spec::ForceSuccess(child) => tree::force_success(child.to_tree()),
+            Spec::ForceFailure(child) => tree::force_failure(child.to_tree()),
             Spec::Concurrent {
                 succeed,
                 fail,
@@ -133,7 +154,12 @@ impl Spec {
             let mut kids = |children: &[Spec]| children.iter().map(|c| go(c, next)).collect();
             match spec {
                 Spec::Sequence(children) => RefNode::sequence(node, kids(children)),
+                Spec::Reactive(children) => RefNode::reactive_sequence(node, kids(children)),
                 Spec::Priority(children) => RefNode::priority(node, kids(children)),
+                Spec::Selector(children) => RefNode::selector(node, kids(children)),
+                Spec::Inverter(child) => RefNode::inverter(node, go(child, next)),
+                Spec::ForceSuccess(child) => RefNode::force_success(node, go(child, next)),
+                Spec::ForceFailure(child) => RefNode::force_failure(node, go(child, next)),
                 Spec::Concurrent {
                     succeed,
                     fail,
@@ -160,14 +186,16 @@ impl Spec {
     }
 
     /// A random tree from `seed`: deciders nest up to `max_depth` levels
-    /// (counting leaves) with 1 to `max_children` children each.
+    /// (counting leaves) with 1 to `max_children` children each
+    /// (decorators: exactly one).
     pub fn random(seed: u64, max_depth: usize, max_children: usize) -> Spec {
         random_spec(&mut Rng::new(seed), max_depth.max(1), max_children.max(1))
     }
 }
 
-/// The compact form `seq(c, pri(a, d), con[S=all F=1](p, d))`: short enough
-/// to read a shrunk failing case at a glance.
+/// The compact form `seq(c, pri(a, d), con[S=all F=1](p, d), sel(inv(c),
+/// fsucc(a), ffail(d)))`: short enough to read a shrunk failing case at a
+/// glance.
 impl fmt::Debug for Spec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let count = |c: &Count| match c {
@@ -176,7 +204,12 @@ impl fmt::Debug for Spec {
         };
         match self {
             Spec::Sequence(_) => write!(f, "seq")?,
+            Spec::Reactive(_) => write!(f, "rseq")?,
             Spec::Priority(_) => write!(f, "pri")?,
+            Spec::Selector(_) => write!(f, "sel")?,
+            Spec::Inverter(_) => write!(f, "inv")?,
+            Spec::ForceSuccess(_) => write!(f, "fsucc")?,
+            Spec::ForceFailure(_) => write!(f, "ffail")?,
             Spec::Concurrent { succeed, fail, .. } => {
                 write!(f, "con[S={} F={}]", count(succeed), count(fail))?
             }
@@ -203,8 +236,10 @@ impl fmt::Display for Spec {
 }
 
 /// A proptest strategy for specs: up to 5 levels deep, up to 5 children
-/// per decider, all kinds, weighted towards concurrent deciders and
-/// deferred actions (where cancellation and rollback live).
+/// per decider (decorators: one), all kinds, weighted towards concurrent
+/// deciders and deferred actions (where cancellation and rollback live).
+/// The three decorators together weigh half as much as one of the other
+/// deciders, so that they do not thin the trees out.
 pub fn spec_strategy() -> impl Strategy<Value = Spec> {
     let leaf = prop_oneof![
         2 => Just(Spec::Cond),
@@ -214,27 +249,45 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
     ];
     // Depth 4 of recursion: deciders over leaves, 5 levels with leaves.
     leaf.prop_recursive(4, 48, 5, |inner| {
+        let decorated = prop_oneof![
+            inner.clone().prop_map(|c| Spec::Inverter(Box::new(c))),
+            inner.clone().prop_map(|c| Spec::ForceSuccess(Box::new(c))),
+            inner.clone().prop_map(|c| Spec::ForceFailure(Box::new(c))),
+        ];
         let children = prop::collection::vec(inner, 1..=5);
         prop_oneof![
             2 => children.clone().prop_map(Spec::Sequence),
+            1 => children.clone().prop_map(Spec::Reactive),
             2 => children.clone().prop_map(Spec::Priority),
-            3 => children.prop_flat_map(|children| {
-                let n = children.len();
-                (Just(children), count_strategy(n), count_strategy(n))
-            })
-            .prop_map(|(children, succeed, fail)| Spec::Concurrent {
-                succeed,
-                fail,
-                children,
-            }),
+            2 => children.clone().prop_map(Spec::Selector),
+            1 => decorated,
+            // Counts are drawn independently of the children (a flat map
+            // would keep the children from shrinking) and fitted to them.
+            4 => (children, count_strategy(), count_strategy()).prop_map(
+                |(children, succeed, fail)| Spec::Concurrent {
+                    succeed: fit(succeed, children.len()),
+                    fail: fit(fail, children.len()),
+                    children,
+                }
+            ),
         ]
     })
 }
 
-/// A policy count that compiles for `children` children.
-fn count_strategy(children: usize) -> impl Strategy<Value = Count> {
-    let n = u16::try_from(children).expect("test trees have few children");
-    prop_oneof![Just(Count::All), (1..=n).prop_map(Count::AtLeast)]
+/// A policy count; [`fit`] makes it compile for a number of children.
+fn count_strategy() -> impl Strategy<Value = Count> {
+    prop_oneof![Just(Count::All), (1..=5u16).prop_map(Count::AtLeast)]
+}
+
+/// `count` within `1..=children`.
+fn fit(count: Count, children: usize) -> Count {
+    match count {
+        Count::All => Count::All,
+        Count::AtLeast(k) => {
+            let n = u16::try_from(children).expect("test trees have few children");
+            Count::AtLeast(k.min(n))
+        }
+    }
 }
 
 /// A small deterministic random number generator (SplitMix64), so bulk
@@ -286,13 +339,27 @@ fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
             _ => Spec::Deferred,
         };
     }
+    // The kind first: decorators take exactly one child. Together they
+    // weigh half as much as one of the other deciders, so that they do not
+    // thin the trees out; concurrent deciders weigh double.
+    let kind = rng.below(12);
+    if kind == 6 {
+        let child = Box::new(random_spec(rng, depth - 1, max_children));
+        return match rng.below(3) {
+            0 => Spec::Inverter(child),
+            1 => Spec::ForceSuccess(child),
+            _ => Spec::ForceFailure(child),
+        };
+    }
     let n = rng.range(1, max_children);
     let children: Vec<Spec> = (0..n)
         .map(|_| random_spec(rng, depth - 1, max_children))
         .collect();
-    match rng.below(7) {
+    match kind {
         0 | 1 => Spec::Sequence(children),
         2 | 3 => Spec::Priority(children),
+        4 | 5 => Spec::Selector(children),
+        7 => Spec::Reactive(children),
         _ => Spec::Concurrent {
             succeed: random_count(rng, n),
             fail: random_count(rng, n),
@@ -306,7 +373,11 @@ mod tests {
     use super::*;
     use proptest::strategy::ValueTree;
     use proptest::test_runner::TestRunner;
+    use std::collections::BTreeSet;
+    use treebeard_shape::Kind;
 
+    /// 0 seq, 1 c, 2 pri, 3 a, 4 d, 5 con, 6 p, 7 d, 8 sel, 9 inv, 10 c,
+    /// 11 fsucc, 12 a, 13 ffail, 14 d
     fn every_kind() -> Spec {
         Spec::Sequence(vec![
             Spec::Cond,
@@ -316,7 +387,39 @@ mod tests {
                 fail: Count::AtLeast(1),
                 children: vec![Spec::Persistent, Spec::Deferred],
             },
+            Spec::Selector(vec![
+                Spec::Inverter(Box::new(Spec::Cond)),
+                Spec::ForceSuccess(Box::new(Spec::Act)),
+                Spec::ForceFailure(Box::new(Spec::Deferred)),
+            ]),
         ])
+    }
+
+    /// The kind the spec node compiles to; `None` for the action leaves,
+    /// whose kind the catalog decides.
+    fn kind_of(spec: &Spec) -> Option<Kind> {
+        Some(match spec {
+            Spec::Sequence(_) => Kind::Sequence,
+            Spec::Reactive(_) => Kind::ReactiveSequence,
+            Spec::Priority(_) => Kind::PrioritySelector,
+            Spec::Selector(_) => Kind::Selector,
+            Spec::Inverter(_) => Kind::Inverter,
+            Spec::ForceSuccess(_) => Kind::ForceSuccess,
+            Spec::ForceFailure(_) => Kind::ForceFailure,
+            Spec::Concurrent { .. } => Kind::Concurrent,
+            Spec::Cond => Kind::Condition,
+            Spec::Deferred => Kind::Deferred,
+            Spec::Act | Spec::Persistent => Kind::Action,
+        })
+    }
+
+    /// Every node of the spec, in pre-order.
+    fn pre_order(spec: &Spec) -> Vec<&Spec> {
+        let mut out = vec![spec];
+        for child in spec.children() {
+            out.extend(pre_order(child));
+        }
+        out
     }
 
     #[test]
@@ -327,42 +430,118 @@ mod tests {
         assert_eq!(shape.len(), spec.len());
         assert_eq!(
             spec.deferred_nodes(),
-            vec![NodeIdx::new(4), NodeIdx::new(7)]
+            vec![NodeIdx::new(4), NodeIdx::new(7), NodeIdx::new(14)]
         );
-        for d in spec.deferred_nodes() {
-            assert_eq!(shape.kind(d), treebeard_shape::Kind::Deferred);
+        let reference = spec.to_reference();
+        let mut ref_nodes = vec![reference.root()];
+        let mut i = 0;
+        while i < ref_nodes.len() {
+            ref_nodes.splice(i + 1..i + 1, ref_nodes[i].children());
+            i += 1;
+        }
+        let nodes = pre_order(&spec);
+        assert_eq!(ref_nodes.len(), nodes.len());
+        for (i, (node, ref_node)) in nodes.iter().zip(&ref_nodes).enumerate() {
+            let idx = NodeIdx::new(i as u32);
+            assert_eq!(Some(shape.kind(idx)), kind_of(node), "{idx}");
+            assert_eq!(ref_node.index(), idx);
+            assert_eq!(ref_node.children().len(), node.children().len(), "{idx}");
         }
         assert_eq!(shape.action_id("d"), Some(DEFERRED_ACTION));
         assert_eq!(shape.persistent_map(), &[NodeIdx::new(6)]);
-        let reference = spec.to_reference();
         assert_eq!(reference.persistent(), vec![(NodeIdx::new(6), 0)]);
         assert_eq!(
             format!("{spec:?}"),
-            "seq(c, pri(a, d), con[S=all F=1](p, d))"
+            "seq(c, pri(a, d), con[S=all F=1](p, d), sel(inv(c), fsucc(a), ffail(d)))"
         );
+    }
+
+    /// The deciders a set of specs uses, by kind.
+    fn decider_kinds<'s>(specs: impl IntoIterator<Item = &'s Spec>) -> BTreeSet<Kind> {
+        specs
+            .into_iter()
+            .flat_map(pre_order)
+            .filter(|s| !s.children().is_empty())
+            .filter_map(kind_of)
+            .collect()
+    }
+
+    /// The deciders a [`Spec`] can be.
+    fn every_decider() -> BTreeSet<Kind> {
+        BTreeSet::from([
+            Kind::Sequence,
+            Kind::ReactiveSequence,
+            Kind::PrioritySelector,
+            Kind::Selector,
+            Kind::Inverter,
+            Kind::ForceSuccess,
+            Kind::ForceFailure,
+            Kind::Concurrent,
+        ])
     }
 
     #[test]
     fn strategy_trees_compile_within_bounds() {
         let mut runner = TestRunner::deterministic();
         let strategy = spec_strategy();
-        for _ in 0..300 {
-            let spec = strategy
-                .new_tree(&mut runner)
-                .expect("the strategy generates")
-                .current();
+        let specs: Vec<Spec> = (0..300)
+            .map(|_| {
+                strategy
+                    .new_tree(&mut runner)
+                    .expect("the strategy generates")
+                    .current()
+            })
+            .collect();
+        for spec in &specs {
             assert!(spec.depth() <= 5, "{spec:?} is too deep");
             spec.compile();
         }
+        assert_eq!(decider_kinds(&specs), every_decider());
     }
 
     #[test]
     fn seeded_trees_are_reproducible_and_compile() {
-        for seed in 0..300 {
-            let spec = Spec::random(seed, 5, 5);
-            assert_eq!(spec, Spec::random(seed, 5, 5));
+        let specs: Vec<Spec> = (0..300).map(|seed| Spec::random(seed, 5, 5)).collect();
+        for (seed, spec) in specs.iter().enumerate() {
+            assert_eq!(*spec, Spec::random(seed as u64, 5, 5));
             assert!(spec.depth() <= 5);
             spec.compile();
         }
+        assert_eq!(decider_kinds(&specs), every_decider());
+    }
+
+    #[test]
+    fn strategy_shrinks_trees_with_decorators() {
+        // Shrinking as proptest does for a case that fails whenever the
+        // tree holds an inverter: a large tree comes down to a few nodes
+        // around an inverter over a leaf.
+        let mut runner = TestRunner::deterministic();
+        let strategy = spec_strategy();
+        let has_inverter = |s: &Spec| pre_order(s).iter().any(|n| matches!(n, Spec::Inverter(_)));
+        let mut tree = loop {
+            let tree = strategy
+                .new_tree(&mut runner)
+                .expect("the strategy generates");
+            if has_inverter(&tree.current()) && tree.current().len() > 10 {
+                break tree;
+            }
+        };
+        let mut smallest = tree.current();
+        while tree.simplify() {
+            if has_inverter(&tree.current()) {
+                smallest = tree.current();
+            } else if !tree.complicate() {
+                break;
+            }
+        }
+        assert!(
+            smallest.len() <= 3 && smallest.depth() <= 3,
+            "shrunk to {smallest:?}"
+        );
+        let inverters = pre_order(&smallest)
+            .into_iter()
+            .filter(|n| matches!(n, Spec::Inverter(_)))
+            .count();
+        assert_eq!(inverters, 1, "shrunk to {smallest:?}");
     }
 }

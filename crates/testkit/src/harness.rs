@@ -21,7 +21,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use treebeard_shape::NodeIdx;
 use treebeard_vm::{
     ActionState, Actor, AgentId, Frame, Interpreter, Outcome, Program, Request, RequestKind, Stale,
-    Status,
+    Status, TraceEvent,
 };
 
 /// How a differential run goes.
@@ -35,6 +35,9 @@ pub struct Run {
     pub ticks: u64,
     /// Whether agents are halted now and then (about one tick in 32).
     pub halts: bool,
+    /// Whether ticks are traced on both sides and the traces compared (the
+    /// VM then runs its traced loop instead of the plain one).
+    pub trace: bool,
 }
 
 impl Default for Run {
@@ -44,6 +47,7 @@ impl Default for Run {
             agents: 2,
             ticks: 40,
             halts: true,
+            trace: false,
         }
     }
 }
@@ -69,6 +73,8 @@ pub struct Stats {
     pub max_action_states: usize,
     /// Most requests of one agent's tick.
     pub max_requests: usize,
+    /// Trace events compared, by kind (in `TraceEvent::ALL` order).
+    pub trace_events: [u64; 6],
 }
 
 impl Stats {
@@ -83,6 +89,9 @@ impl Stats {
         self.max_decider_states = self.max_decider_states.max(other.max_decider_states);
         self.max_action_states = self.max_action_states.max(other.max_action_states);
         self.max_requests = self.max_requests.max(other.max_requests);
+        for (a, b) in self.trace_events.iter_mut().zip(other.trace_events) {
+            *a += b;
+        }
     }
 }
 
@@ -101,6 +110,8 @@ pub struct Observed {
     pub remembered: Remembered,
     /// Persistent slots by item.
     pub persistent: Vec<(NodeIdx, u32)>,
+    /// Trace events, in order (traced runs only).
+    pub trace: Vec<(NodeIdx, TraceEvent)>,
 }
 
 impl Observed {
@@ -118,6 +129,8 @@ impl Observed {
             Some("remembered states")
         } else if self.persistent != vm.persistent {
             Some("persistent slots")
+        } else if self.trace != vm.trace {
+            Some("trace")
         } else {
             None
         }
@@ -137,7 +150,12 @@ impl fmt::Display for Observed {
         writeln!(f, "    requests:   [{}]", requests.join(", "))?;
         writeln!(f, "    deciders:   {:?}", self.remembered.deciders)?;
         writeln!(f, "    actions:    {:?}", self.remembered.actions)?;
-        writeln!(f, "    persistent: {:?}", self.persistent)
+        writeln!(f, "    persistent: {:?}", self.persistent)?;
+        if !self.trace.is_empty() {
+            let events: Vec<String> = self.trace.iter().map(|(n, e)| format!("{e} {n}")).collect();
+            writeln!(f, "    trace:      [{}]", events.join(", "))?;
+        }
+        Ok(())
     }
 }
 
@@ -433,23 +451,44 @@ pub fn differential_with(
             agent.vm_world.tick = tick;
             agent.ref_world.tick = tick;
             let mut vm_requests = Vec::new();
+            let mut vm_trace = Vec::new();
             let vm_status = catch_unwind(AssertUnwindSafe(|| {
-                interpreter.tick(
-                    &program,
-                    &frame,
-                    id,
-                    &mut agent.actor.as_mut(),
-                    &mut agent.vm_world,
-                    &mut vm_requests,
-                )
+                if run.trace {
+                    interpreter.tick_traced(
+                        &program,
+                        &frame,
+                        id,
+                        &mut agent.actor.as_mut(),
+                        &mut agent.vm_world,
+                        &mut vm_requests,
+                        &mut |n, e| vm_trace.push((n, e)),
+                    )
+                } else {
+                    interpreter.tick(
+                        &program,
+                        &frame,
+                        id,
+                        &mut agent.actor.as_mut(),
+                        &mut agent.vm_world,
+                        &mut vm_requests,
+                    )
+                }
             }));
-            let out = agent.reference.tick(&mut agent.ref_world, id);
+            let mut ref_trace = Vec::new();
+            let out = if run.trace {
+                agent
+                    .reference
+                    .tick_traced(&mut agent.ref_world, id, &mut |n, e| ref_trace.push((n, e)))
+            } else {
+                agent.reference.tick(&mut agent.ref_world, id)
+            };
             let r = Observed {
                 status: Some(out.status),
                 events: agent.ref_world.take_log(),
                 requests: out.requests,
                 remembered: agent.reference.remembered(),
                 persistent: agent.reference.persistent(),
+                trace: ref_trace,
                 ..Observed::default()
             };
             let vm_status = match vm_status {
@@ -466,6 +505,7 @@ pub fn differential_with(
                 requests: vm_requests,
                 remembered: agent.vm_remembered(),
                 persistent: agent.vm_persistent(&program),
+                trace: vm_trace,
                 ..Observed::default()
             };
             if let Some(what) = r.difference(&v) {
@@ -503,6 +543,9 @@ pub fn differential_with(
             stats.max_action_states = stats.max_action_states.max(v.remembered.actions.len());
             stats.max_requests = stats.max_requests.max(v.requests.len());
             stats.agent_ticks += 1;
+            for (_, event) in &r.trace {
+                stats.trace_events[*event as usize] += 1;
+            }
             if vm_status.is_done() {
                 stats.restarts += 1;
             }
@@ -552,6 +595,7 @@ mod tests {
             agents: 2,
             ticks: 60,
             halts: true,
+            trace: true,
         };
         let stats = differential(&spec, &run).unwrap_or_else(|m| panic!("{m}"));
         assert_eq!(stats.agent_ticks, 120);

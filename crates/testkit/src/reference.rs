@@ -17,12 +17,92 @@
 //! whole, and a concurrent decider snapshots the persistent slots below it
 //! on every entry.
 
-use crate::script::World;
 use treebeard_shape::tree::{Count, Policy};
-use treebeard_shape::{ActionId, NodeIdx};
+use treebeard_shape::{ActionId, FLAG_PERSISTENT, Kind, NodeIdx, Shape};
 use treebeard_vm::{
-    ActionState, AgentId, DeciderState, Outcome, Request, RequestKind, Signal, Stale, Status,
+    ActionState, AgentId, DeciderState, EventId, Outcome, Request, RequestKind, Signal, Stale,
+    Status, TraceEvent,
 };
+
+/// The leaves a reference tree calls, by the leaf's item: the scripted
+/// [`crate::World`], or any program's leaf functions ([`ProgramLeaves`]).
+pub trait RefLeaves {
+    /// Tests the condition at `node`.
+    fn condition(&mut self, node: NodeIdx) -> bool;
+    /// Calls the immediate action at `node`.
+    fn action(
+        &mut self,
+        node: NodeIdx,
+        signal: Signal,
+        state: &mut u32,
+        persistent: Option<&mut u32>,
+    ) -> Status;
+    /// Delivers `event` to the running action at `node`; whether a hook ran.
+    fn event(
+        &mut self,
+        _node: NodeIdx,
+        _event: EventId,
+        _state: &mut u32,
+        _persistent: Option<&mut u32>,
+    ) -> bool {
+        false
+    }
+}
+
+/// A program's leaf functions for one agent's blackboard, as [`RefLeaves`].
+pub struct ProgramLeaves<'a, B> {
+    /// The program whose leaves run.
+    pub program: &'a treebeard_vm::Program<B>,
+    /// The agent's blackboard.
+    pub blackboard: &'a mut B,
+    /// The agent.
+    pub agent: AgentId,
+    /// The tick's clock.
+    pub frame: &'a treebeard_vm::Frame,
+}
+
+impl<B> RefLeaves for ProgramLeaves<'_, B> {
+    fn condition(&mut self, node: NodeIdx) -> bool {
+        self.program
+            .call_condition(node, self.blackboard, self.agent, self.frame)
+    }
+
+    fn action(
+        &mut self,
+        node: NodeIdx,
+        signal: Signal,
+        state: &mut u32,
+        persistent: Option<&mut u32>,
+    ) -> Status {
+        self.program.call_action(
+            node,
+            self.blackboard,
+            self.agent,
+            self.frame,
+            signal,
+            state,
+            persistent,
+        )
+    }
+
+    fn event(
+        &mut self,
+        node: NodeIdx,
+        event: EventId,
+        state: &mut u32,
+        persistent: Option<&mut u32>,
+    ) -> bool {
+        self.program.call_event(
+            node,
+            self.blackboard,
+            self.agent,
+            self.frame,
+            event,
+            state,
+            persistent,
+        )
+    }
+}
 
 /// Where a deferred action stands, as its node remembers it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,12 +134,49 @@ pub enum RefNode {
         /// The position of the child to resume at (0: start anew).
         resume_at: usize,
     },
+    /// Children in order from the first on every tick.
+    ReactiveSequence {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The children.
+        children: Vec<RefNode>,
+    },
     /// The first child that succeeds or runs wins, re-decided every tick.
     Priority {
         /// The node's pre-order index.
         node: NodeIdx,
         /// The children.
         children: Vec<RefNode>,
+    },
+    /// Children in order until one succeeds, resuming at the running one.
+    Selector {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The children.
+        children: Vec<RefNode>,
+        /// The position of the child to resume at (0: start anew).
+        resume_at: usize,
+    },
+    /// Its child's success and failure swapped; running passes through.
+    Inverter {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The only child.
+        child: Box<RefNode>,
+    },
+    /// Success whenever its child finishes; running passes through.
+    ForceSuccess {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The only child.
+        child: Box<RefNode>,
+    },
+    /// Failure whenever its child finishes; running passes through.
+    ForceFailure {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The only child.
+        child: Box<RefNode>,
     },
     /// Every unfinished child on every tick, until a threshold is met.
     Concurrent {
@@ -113,9 +230,47 @@ impl RefNode {
         }
     }
 
+    /// A reactive sequence at `node`.
+    pub fn reactive_sequence(node: NodeIdx, children: Vec<RefNode>) -> RefNode {
+        RefNode::ReactiveSequence { node, children }
+    }
+
     /// A priority selector at `node`.
     pub fn priority(node: NodeIdx, children: Vec<RefNode>) -> RefNode {
         RefNode::Priority { node, children }
+    }
+
+    /// A (non-reactive) selector at `node`.
+    pub fn selector(node: NodeIdx, children: Vec<RefNode>) -> RefNode {
+        RefNode::Selector {
+            node,
+            children,
+            resume_at: 0,
+        }
+    }
+
+    /// An inverter at `node` over `child`.
+    pub fn inverter(node: NodeIdx, child: RefNode) -> RefNode {
+        RefNode::Inverter {
+            node,
+            child: Box::new(child),
+        }
+    }
+
+    /// A `ForceSuccess` at `node` over `child`.
+    pub fn force_success(node: NodeIdx, child: RefNode) -> RefNode {
+        RefNode::ForceSuccess {
+            node,
+            child: Box::new(child),
+        }
+    }
+
+    /// A `ForceFailure` at `node` over `child`.
+    pub fn force_failure(node: NodeIdx, child: RefNode) -> RefNode {
+        RefNode::ForceFailure {
+            node,
+            child: Box::new(child),
+        }
     }
 
     /// A concurrent decider at `node`, with its policy resolved the way
@@ -175,7 +330,12 @@ impl RefNode {
     pub fn index(&self) -> NodeIdx {
         match self {
             RefNode::Sequence { node, .. }
+            | RefNode::ReactiveSequence { node, .. }
             | RefNode::Priority { node, .. }
+            | RefNode::Selector { node, .. }
+            | RefNode::Inverter { node, .. }
+            | RefNode::ForceSuccess { node, .. }
+            | RefNode::ForceFailure { node, .. }
             | RefNode::Concurrent { node, .. }
             | RefNode::Condition { node }
             | RefNode::Action { node, .. }
@@ -187,18 +347,30 @@ impl RefNode {
     pub fn children(&self) -> &[RefNode] {
         match self {
             RefNode::Sequence { children, .. }
+            | RefNode::ReactiveSequence { children, .. }
             | RefNode::Priority { children, .. }
+            | RefNode::Selector { children, .. }
             | RefNode::Concurrent { children, .. } => children,
-            _ => &[],
+            RefNode::Inverter { child, .. }
+            | RefNode::ForceSuccess { child, .. }
+            | RefNode::ForceFailure { child, .. } => std::slice::from_ref(&**child),
+            RefNode::Condition { .. } | RefNode::Action { .. } | RefNode::Deferred { .. } => &[],
         }
     }
 
     fn children_mut(&mut self) -> &mut [RefNode] {
         match self {
             RefNode::Sequence { children, .. }
+            | RefNode::ReactiveSequence { children, .. }
             | RefNode::Priority { children, .. }
+            | RefNode::Selector { children, .. }
             | RefNode::Concurrent { children, .. } => children,
-            _ => &mut [],
+            RefNode::Inverter { child, .. }
+            | RefNode::ForceSuccess { child, .. }
+            | RefNode::ForceFailure { child, .. } => std::slice::from_mut(&mut **child),
+            RefNode::Condition { .. } | RefNode::Action { .. } | RefNode::Deferred { .. } => {
+                &mut []
+            }
         }
     }
 
@@ -261,7 +433,8 @@ pub struct TickOutput {
 /// memories can be compared. Both lists are sorted by item.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Remembered {
-    /// Sequence resume points and concurrent children's completion marks.
+    /// Sequence and selector resume points and concurrent children's
+    /// completion marks.
     pub deciders: Vec<DeciderState>,
     /// Running immediate actions and launched deferred actions.
     pub actions: Vec<(NodeIdx, ActionState)>,
@@ -285,6 +458,20 @@ pub struct Coverage {
     pub concurrent_cancellations: u64,
     /// Completions (success or failure) returned by deferred actions.
     pub completions_consumed: u64,
+    /// Selector ticks that resumed at a running child past the first.
+    pub selector_resumes: u64,
+    /// Resumed selector children that failed, the selector moving on to
+    /// the next child in the same tick.
+    pub selector_moves_after_resume: u64,
+    /// Selectors abandoned while they held a resume point.
+    pub selector_resumes_abandoned: u64,
+    /// Finished statuses a decorator changed (an inverter swapping, a
+    /// `ForceSuccess` turning a failure into success, a `ForceFailure` a
+    /// success into failure).
+    pub decorator_changes: u64,
+    /// Reactive sequences whose earlier child failed or ran while a later
+    /// child was running, cancelling it.
+    pub reactive_cancellations: u64,
 }
 
 impl Coverage {
@@ -297,6 +484,11 @@ impl Coverage {
         self.persistent_undos += other.persistent_undos;
         self.concurrent_cancellations += other.concurrent_cancellations;
         self.completions_consumed += other.completions_consumed;
+        self.selector_resumes += other.selector_resumes;
+        self.selector_moves_after_resume += other.selector_moves_after_resume;
+        self.selector_resumes_abandoned += other.selector_resumes_abandoned;
+        self.decorator_changes += other.decorator_changes;
+        self.reactive_cancellations += other.reactive_cancellations;
     }
 }
 
@@ -305,15 +497,19 @@ impl Coverage {
 pub struct Reference {
     root: RefNode,
     coverage: Coverage,
+    /// Per node: started and not finished or cancelled (for traces).
+    open: Vec<bool>,
 }
 
 /// What a tick collects while it walks.
 struct Tick<'w> {
-    world: &'w mut World,
+    world: &'w mut dyn RefLeaves,
     agent: AgentId,
     cancels: Vec<Request>,
     launches: Vec<Request>,
     coverage: &'w mut Coverage,
+    open: &'w mut [bool],
+    trace: &'w mut dyn FnMut(NodeIdx, TraceEvent),
 }
 
 impl Reference {
@@ -330,9 +526,15 @@ impl Reference {
             );
         }
         Reference {
+            open: vec![false; nodes.len()],
             root,
             coverage: Coverage::default(),
         }
+    }
+
+    /// An idle agent running `shape`, with the leaves its items import.
+    pub fn from_shape(shape: &Shape) -> Reference {
+        Reference::new(ref_node(shape, NodeIdx::ROOT))
     }
 
     /// The tree, with its current states.
@@ -346,13 +548,27 @@ impl Reference {
     }
 
     /// Ticks the tree once for `agent`, calling leaves on `world`.
-    pub fn tick(&mut self, world: &mut World, agent: AgentId) -> TickOutput {
+    pub fn tick(&mut self, world: &mut dyn RefLeaves, agent: AgentId) -> TickOutput {
+        self.tick_traced(world, agent, &mut |_, _| {})
+    }
+
+    /// Ticks like [`Reference::tick`], reporting what happens to which node
+    /// to `trace` by the rules of `treebeard_vm::TraceEvent`, here as the
+    /// plain recursion that defines them.
+    pub fn tick_traced(
+        &mut self,
+        world: &mut dyn RefLeaves,
+        agent: AgentId,
+        trace: &mut dyn FnMut(NodeIdx, TraceEvent),
+    ) -> TickOutput {
         let mut cx = Tick {
             world,
             agent,
             cancels: Vec::new(),
             launches: Vec::new(),
             coverage: &mut self.coverage,
+            open: &mut self.open,
+            trace,
         };
         let status = tick(&mut self.root, &mut cx);
         let requests = cx.finish();
@@ -377,13 +593,15 @@ impl Reference {
 
     /// Cancels all running work, as if the root had been abandoned (the
     /// VM's `Interpreter::halt`). Returns the cancel requests.
-    pub fn halt(&mut self, world: &mut World, agent: AgentId) -> Vec<Request> {
+    pub fn halt(&mut self, world: &mut dyn RefLeaves, agent: AgentId) -> Vec<Request> {
         let mut cx = Tick {
             world,
             agent,
             cancels: Vec::new(),
             launches: Vec::new(),
             coverage: &mut self.coverage,
+            open: &mut self.open,
+            trace: &mut |_, _| {},
         };
         abandon(&mut self.root, &mut cx);
         cx.finish()
@@ -439,6 +657,11 @@ impl Reference {
                     node,
                     children,
                     resume_at,
+                }
+                | RefNode::Selector {
+                    node,
+                    children,
+                    resume_at,
                 } if *resume_at > 0 => out.deciders.push(DeciderState::Resume {
                     node: *node,
                     child: children[*resume_at].index(),
@@ -479,6 +702,30 @@ impl Reference {
         out
     }
 
+    /// Delivers `event` to the running immediate actions, in pre-order
+    /// (the VM's `Interpreter::send_event`); returns how many hooks ran.
+    pub fn send_event(&mut self, world: &mut dyn RefLeaves, event: EventId) -> usize {
+        let mut delivered = 0;
+        self.root.walk_mut(&mut |n| {
+            if let RefNode::Action {
+                node,
+                running: Some(state),
+                persistent,
+            } = n
+                && world.event(*node, event, state, persistent.as_mut())
+            {
+                delivered += 1;
+            }
+        });
+        delivered
+    }
+
+    /// The leaves with running work: running immediate actions and
+    /// launched deferred actions, in pre-order.
+    pub fn running_leaves(&self) -> Vec<NodeIdx> {
+        self.remembered().actions.iter().map(|&(n, _)| n).collect()
+    }
+
     /// True when the tree remembers nothing (persistent slots aside).
     pub fn is_idle(&self) -> bool {
         self.remembered() == Remembered::default()
@@ -512,8 +759,28 @@ fn find_mut(node: &mut RefNode, index: NodeIdx) -> Option<&mut RefNode> {
         .find_map(|child| find_mut(child, index))
 }
 
-/// Ticks one node: the "Deciders" and "Leaves" sections of docs/nodes.md.
+/// Ticks one node, tracing its start and end.
 fn tick(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
+    let i = node.index();
+    if !cx.open[i.index()] {
+        cx.open[i.index()] = true;
+        (cx.trace)(i, TraceEvent::Start);
+    }
+    let status = step(node, cx);
+    if status.is_done() {
+        cx.open[i.index()] = false;
+        let event = if status == Status::Success {
+            TraceEvent::Success
+        } else {
+            TraceEvent::Failure
+        };
+        (cx.trace)(i, event);
+    }
+    status
+}
+
+/// One node's tick: the "Deciders" and "Leaves" sections of docs/nodes.md.
+fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
     match node {
         RefNode::Sequence {
             children,
@@ -538,6 +805,24 @@ fn tick(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             *resume_at = 0;
             Status::Success
         }
+        RefNode::ReactiveSequence { children, .. } => {
+            // From the first child on every tick; a child that fails or runs
+            // ends the tick, and the work of the children after it is
+            // cancelled.
+            for i in 0..children.len() {
+                let status = tick(&mut children[i], cx);
+                if status != Status::Success {
+                    if children[i + 1..].iter().any(|c| cx.open[c.index().index()]) {
+                        cx.coverage.reactive_cancellations += 1;
+                    }
+                    for later in &mut children[i + 1..] {
+                        abandon(later, cx);
+                    }
+                    return status;
+                }
+            }
+            Status::Success
+        }
         RefNode::Priority { children, .. } => {
             // From the first child on every tick; the first that succeeds or
             // runs wins, and the work of the children after it is cancelled
@@ -552,6 +837,76 @@ fn tick(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
                 }
             }
             Status::Failure
+        }
+        RefNode::Selector {
+            children,
+            resume_at,
+            ..
+        } => {
+            // Resume at the child that ran last tick, without ticking the
+            // children before it again.
+            let (resumed, last) = (*resume_at, children.len() - 1);
+            if resumed > 0 {
+                cx.coverage.selector_resumes += 1;
+            }
+            for (i, child) in children.iter_mut().enumerate().skip(resumed) {
+                match tick(child, cx) {
+                    // A failure moves on to the next child in the same tick.
+                    Status::Failure => {
+                        if resumed > 0 && i == resumed && i < last {
+                            cx.coverage.selector_moves_after_resume += 1;
+                        }
+                        continue;
+                    }
+                    // A success succeeds the selector.
+                    Status::Success => {
+                        *resume_at = 0;
+                        return Status::Success;
+                    }
+                    // Running: the selector runs, and resumes here next tick.
+                    Status::Running => {
+                        *resume_at = i;
+                        return Status::Running;
+                    }
+                }
+            }
+            // All failing fails it.
+            *resume_at = 0;
+            Status::Failure
+        }
+        RefNode::Inverter { child, .. } => {
+            // Success and failure swapped; running passes through.
+            let status = match tick(child, cx) {
+                Status::Success => Status::Failure,
+                Status::Failure => Status::Success,
+                Status::Running => return Status::Running,
+            };
+            cx.coverage.decorator_changes += 1;
+            status
+        }
+        RefNode::ForceSuccess { child, .. } => {
+            // A finished child's status becomes success; running passes
+            // through.
+            match tick(child, cx) {
+                Status::Running => Status::Running,
+                Status::Success => Status::Success,
+                Status::Failure => {
+                    cx.coverage.decorator_changes += 1;
+                    Status::Success
+                }
+            }
+        }
+        RefNode::ForceFailure { child, .. } => {
+            // A finished child's status becomes failure; running passes
+            // through.
+            match tick(child, cx) {
+                Status::Running => Status::Running,
+                Status::Failure => Status::Failure,
+                Status::Success => {
+                    cx.coverage.decorator_changes += 1;
+                    Status::Failure
+                }
+            }
         }
         RefNode::Concurrent {
             children,
@@ -653,6 +1008,7 @@ fn tick(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             DeferredState::Idle => {
                 let launch = cx.request(*node, *action, RequestKind::Launch);
                 cx.launches.push(launch);
+                (cx.trace)(*node, TraceEvent::Launch);
                 cx.coverage.launches += 1;
                 *state = DeferredState::Launched;
                 *launched_this_tick = true;
@@ -667,6 +1023,7 @@ fn tick(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
                 };
                 *state = DeferredState::Idle;
                 cx.coverage.completions_consumed += 1;
+                (cx.trace)(*node, TraceEvent::Complete);
                 status
             }
         },
@@ -675,12 +1032,33 @@ fn tick(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
 
 /// Abandons a subtree: cancels its running work in stream order and
 /// forgets everything it remembers ("Work that is running ... and that a
-/// tick does not reach is abandoned and cancelled").
+/// tick does not reach is abandoned and cancelled"). Children go first, so
+/// a trace reports a running decider cancelled after its running leaves.
 fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
+    for child in node.children_mut() {
+        abandon(child, cx);
+    }
+    let i = node.index();
+    if cx.open[i.index()] {
+        cx.open[i.index()] = false;
+        (cx.trace)(i, TraceEvent::Cancel);
+    }
     match node {
         RefNode::Sequence { resume_at, .. } => *resume_at = 0,
+        RefNode::Selector { resume_at, .. } => {
+            if *resume_at > 0 {
+                cx.coverage.selector_resumes_abandoned += 1;
+            }
+            *resume_at = 0;
+        }
         RefNode::Concurrent { finished, .. } => finished.fill(None),
-        RefNode::Priority { .. } | RefNode::Condition { .. } => {}
+        // Deciders that remember nothing of their own.
+        RefNode::Priority { .. }
+        | RefNode::ReactiveSequence { .. }
+        | RefNode::Inverter { .. }
+        | RefNode::ForceSuccess { .. }
+        | RefNode::ForceFailure { .. }
+        | RefNode::Condition { .. } => {}
         RefNode::Action {
             node,
             running,
@@ -726,8 +1104,39 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
             *launched_this_tick = false;
         }
     }
-    for child in node.children_mut() {
-        abandon(child, cx);
+}
+
+/// The reference node for the item `at` of `shape`, with its subtree.
+fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
+    let children = || {
+        shape
+            .children(at)
+            .map(|c| ref_node(shape, c))
+            .collect::<Vec<_>>()
+    };
+    let only = || ref_node(shape, NodeIdx::new(at.get() + 1));
+    let item = shape.item(at);
+    match shape.kind(at) {
+        Kind::Sequence => RefNode::sequence(at, children()),
+        Kind::ReactiveSequence => RefNode::reactive_sequence(at, children()),
+        Kind::PrioritySelector => RefNode::priority(at, children()),
+        Kind::Selector => RefNode::selector(at, children()),
+        Kind::Inverter => RefNode::inverter(at, only()),
+        Kind::ForceSuccess => RefNode::force_success(at, only()),
+        Kind::ForceFailure => RefNode::force_failure(at, only()),
+        Kind::Concurrent => {
+            let children = children();
+            RefNode::Concurrent {
+                node: at,
+                finished: vec![None; children.len()],
+                children,
+                succeed_at: usize::from(item.a()),
+                fail_at: usize::from(item.b()),
+            }
+        }
+        Kind::Condition => RefNode::condition(at),
+        Kind::Action => RefNode::action(at, item.flags() & FLAG_PERSISTENT != 0),
+        Kind::Deferred => RefNode::deferred(at, ActionId(item.import())),
     }
 }
 
@@ -737,7 +1146,7 @@ mod tests {
     //! of the VM.
 
     use super::*;
-    use crate::script::Event;
+    use crate::script::{Event, World};
 
     const AGENT: AgentId = AgentId(0);
 
@@ -839,6 +1248,128 @@ mod tests {
         assert_eq!(r.tick(&mut w, AGENT).status, Status::Success);
         assert_eq!(r.complete(n(2), Outcome::Success), Err(Stale::NotRunning));
         assert!(r.is_idle());
+    }
+
+    #[test]
+    fn selector_resumes_at_the_running_child_and_moves_on_after_its_failure() {
+        // 0 selector(1 c, 2 a, 3 a)
+        let mut r = Reference::new(RefNode::selector(
+            n(0),
+            vec![
+                RefNode::condition(n(1)),
+                RefNode::action(n(2), false),
+                RefNode::action(n(3), false),
+            ],
+        ));
+        let mut w = World::new();
+        w.set(2, Status::Running).set(3, Status::Success);
+        assert_eq!(r.tick(&mut w, AGENT).status, Status::Running);
+        assert_eq!(
+            w.take_log(),
+            vec![
+                Event::Condition(n(1), false),
+                Event::Action(n(2), Signal::Start, 0, Status::Running),
+            ]
+        );
+        assert_eq!(
+            r.remembered().deciders,
+            vec![DeciderState::Resume {
+                node: n(0),
+                child: n(2)
+            }]
+        );
+        // The condition is not tested again; the resumed child's failure
+        // moves on to the next child in the same tick.
+        w.set(1, Status::Success).set(2, Status::Failure);
+        assert_eq!(r.tick(&mut w, AGENT).status, Status::Success);
+        assert_eq!(
+            w.take_log(),
+            vec![
+                Event::Action(n(2), Signal::Tick, 1, Status::Failure),
+                Event::Action(n(3), Signal::Start, 0, Status::Success),
+            ]
+        );
+        assert!(r.is_idle());
+        assert_eq!(r.coverage().selector_resumes, 1);
+        assert_eq!(r.coverage().selector_moves_after_resume, 1);
+        // Completed, it starts from its first child.
+        assert_eq!(r.tick(&mut w, AGENT).status, Status::Success);
+        assert_eq!(w.take_log(), vec![Event::Condition(n(1), true)]);
+    }
+
+    #[test]
+    fn selector_abandoned_forgets_its_resume_point() {
+        // 0 priority(1 c, 2 selector(3 a, 4 d))
+        let mut r = Reference::new(RefNode::priority(
+            n(0),
+            vec![
+                RefNode::condition(n(1)),
+                RefNode::selector(
+                    n(2),
+                    vec![
+                        RefNode::action(n(3), false),
+                        RefNode::deferred(n(4), ActionId(0)),
+                    ],
+                ),
+            ],
+        ));
+        let mut w = World::new();
+        assert_eq!(r.tick(&mut w, AGENT).requests, vec![launch(4)]);
+        assert_eq!(
+            r.remembered().deciders,
+            vec![DeciderState::Resume {
+                node: n(2),
+                child: n(4)
+            }]
+        );
+        w.set(1, Status::Success);
+        let out = r.tick(&mut w, AGENT);
+        assert_eq!(out.status, Status::Success);
+        assert_eq!(out.requests, vec![cancel(4)]);
+        assert!(r.is_idle());
+        assert_eq!(r.coverage().selector_resumes_abandoned, 1);
+    }
+
+    #[test]
+    fn decorators_map_finished_statuses_and_pass_running_through() {
+        // 0 sequence(1 inverter(2 a), 3 force_success(4 a), 5 force_failure(6 a))
+        let mut r = Reference::new(RefNode::sequence(
+            n(0),
+            vec![
+                RefNode::inverter(n(1), RefNode::action(n(2), false)),
+                RefNode::force_success(n(3), RefNode::action(n(4), false)),
+                RefNode::force_failure(n(5), RefNode::action(n(6), false)),
+            ],
+        ));
+        let mut w = World::new();
+        w.set(6, Status::Running);
+        // 2 fails: the inverter succeeds; 4 fails: forced to success; 6 runs
+        // and so does its decorator.
+        assert_eq!(r.tick(&mut w, AGENT).status, Status::Running);
+        assert_eq!(
+            r.remembered().deciders,
+            vec![DeciderState::Resume {
+                node: n(0),
+                child: n(5)
+            }]
+        );
+        // 6 succeeds: forced to failure, which fails the sequence.
+        w.take_log();
+        w.set(6, Status::Success);
+        assert_eq!(r.tick(&mut w, AGENT).status, Status::Failure);
+        assert_eq!(
+            w.take_log(),
+            vec![Event::Action(n(6), Signal::Tick, 1, Status::Success)]
+        );
+        assert!(r.is_idle());
+        assert_eq!(r.coverage().decorator_changes, 3);
+        // 2 succeeds: the inverter fails the sequence at once.
+        w.set(2, Status::Success);
+        assert_eq!(r.tick(&mut w, AGENT).status, Status::Failure);
+        assert_eq!(
+            w.take_log(),
+            vec![Event::Action(n(2), Signal::Start, 0, Status::Success)]
+        );
     }
 
     #[test]

@@ -191,3 +191,19 @@ pub fn leaves() -> Leaves<World> {
     leaves.deferred("d");
     leaves
 }
+
+impl crate::reference::RefLeaves for World {
+    fn condition(&mut self, node: NodeIdx) -> bool {
+        World::condition(self, node)
+    }
+
+    fn action(
+        &mut self,
+        node: NodeIdx,
+        signal: Signal,
+        state: &mut u32,
+        persistent: Option<&mut u32>,
+    ) -> Status {
+        World::action(self, node, signal, state, persistent)
+    }
+}

@@ -40,6 +40,7 @@
 //! ```
 
 pub use treebeard_crowd as crowd;
+pub use treebeard_load as load;
 pub use treebeard_shape as shape;
 pub use treebeard_vm as vm;
 
@@ -47,9 +48,10 @@ pub use treebeard_vm as vm;
 pub mod prelude {
     pub use treebeard_crowd::Crowd;
     pub use treebeard_shape::tree::{
-        Count, Node, Policy, act, concurrent, cond, leaf, priority, sequence,
+        Count, Node, Policy, act, concurrent, cond, force_failure, force_success, inverter, leaf,
+        priority, selector, sequence,
     };
-    pub use treebeard_shape::{BuildError, NodeIdx, Shape};
+    pub use treebeard_shape::{BuildError, NodeIdx, ParamSpec, ParamType, Shape};
     pub use treebeard_vm::{
         Actor, AgentId, Args, Call, Completion, Frame, Interpreter, Leaves, Outcome, Program,
         Request, RequestKind, Signal, Status,

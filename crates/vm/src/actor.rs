@@ -90,6 +90,11 @@ impl StateEntry {
     pub(crate) fn set_tag(&mut self, tag: u8) {
         self.key = (self.key & !0xFF) | tag as u32;
     }
+
+    #[inline]
+    pub(crate) fn set_value(&mut self, value: u32) {
+        self.value = value;
+    }
 }
 
 impl fmt::Debug for StateEntry {
@@ -411,6 +416,14 @@ impl<'a> ActorMut<'a> {
                 slots[slot as usize] = value;
             }
         }
+    }
+
+    /// The action states, to change in place (an event hook's state).
+    pub(crate) fn action_entries_mut(&mut self) -> &mut [StateEntry] {
+        let (_, n) = header(self.words);
+        let n = n.min(self.layout.actions as usize);
+        let at = self.layout.actions_at();
+        bytemuck::cast_slice_mut(&mut self.words[at..at + 2 * n])
     }
 
     /// Sets a persistent slot from game code (between ticks).

@@ -1,9 +1,10 @@
 //! Flow tables: where a status goes next, computed once per shape.
 //!
-//! What a sequence or a priority selector does with a child's success or
-//! failure depends only on where the child sits: a sequence goes on to the
-//! next child after a success and returns a failure; a priority selector
-//! goes on after a failure and returns a success. Following those rules up
+//! What a sequence, a selector or a decorator like an inverter does with a
+//! child's success or failure depends only on where the child sits: a
+//! sequence goes on to the next child after a success and returns a failure;
+//! a (priority) selector goes on after a failure and returns a success; an
+//! inverter swaps them; `ForceSuccess` and `ForceFailure` map both to one. Following those rules up
 //! the tree from any item ends either at an item to execute next or at a
 //! decider whose choice depends on more than the status (a concurrent
 //! decider, which counts its children) or at the root. [`Flow`] stores that
@@ -11,22 +12,38 @@
 //! moves between items with one table load instead of pushing and popping a
 //! guard for every static decider on the way.
 //!
-//! A running status climbs instead: every sequence above a running item that
-//! is past its first child records where to resume, up to the nearest
-//! dynamic decider or the root. `parent` makes that walk.
+//! A running status climbs instead: every sequence or selector above a
+//! running item that is past its first child records where to resume, up to
+//! the nearest dynamic decider or the root. `parent` makes that walk.
 
 use treebeard_shape::{Kind, NodeIdx, Shape};
 
-/// No item: the parent of the root, or "the status leaves the static
-/// deciders" (to the nearest dynamic decider's guard, or out of the root).
+/// No item: the parent of the root, or where a running status goes when it
+/// leaves the static deciders (to the nearest dynamic decider's guard, or
+/// out of the root).
 pub(crate) const UP: u32 = u32::MAX;
+
+/// A success leaves the static deciders: the destination of a status that,
+/// after every decorator on the way, is a success when it reaches the
+/// nearest dynamic decider's guard or leaves the root.
+pub(crate) const LEAVE_SUCCESS: u32 = u32::MAX - 1;
+
+/// A failure leaves the static deciders (see [`LEAVE_SUCCESS`]).
+pub(crate) const LEAVE_FAILURE: u32 = u32::MAX - 2;
+
+/// Whether a flow destination is an item (not [`UP`] or a leave marker).
+#[inline(always)]
+pub(crate) const fn is_item(next: u32) -> bool {
+    next < LEAVE_FAILURE
+}
 
 /// One item's place in the flow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Link {
     /// The item's parent, or [`UP`] for the root.
     pub parent: u32,
-    /// Where a success of the item goes: the next item to execute, or [`UP`].
+    /// Where a success of the item goes: the next item to execute, or a
+    /// leave marker.
     pub on_success: u32,
     /// Where a failure of the item goes.
     pub on_failure: u32,
@@ -47,8 +64,8 @@ impl Flow {
         let mut links = vec![
             Link {
                 parent: UP,
-                on_success: UP,
-                on_failure: UP,
+                on_success: LEAVE_SUCCESS,
+                on_failure: LEAVE_FAILURE,
             };
             n
         ];
@@ -65,11 +82,22 @@ impl Flow {
                 let up = links[parent as usize];
                 let kind = shape.kind(NodeIdx::new(parent));
                 let (on_success, on_failure) = match kind {
-                    Kind::Sequence if has_sibling => (next_sibling, up.on_failure),
-                    Kind::Sequence => (up.on_success, up.on_failure),
-                    Kind::PrioritySelector if has_sibling => (up.on_success, next_sibling),
-                    Kind::PrioritySelector => (up.on_success, up.on_failure),
-                    _ => (UP, UP),
+                    Kind::Sequence | Kind::ReactiveSequence if has_sibling => {
+                        (next_sibling, up.on_failure)
+                    }
+                    Kind::Sequence | Kind::ReactiveSequence => (up.on_success, up.on_failure),
+                    Kind::PrioritySelector | Kind::Selector if has_sibling => {
+                        (up.on_success, next_sibling)
+                    }
+                    Kind::PrioritySelector | Kind::Selector => (up.on_success, up.on_failure),
+                    Kind::Inverter => (up.on_failure, up.on_success),
+                    Kind::ForceSuccess => (up.on_success, up.on_success),
+                    Kind::ForceFailure => (up.on_failure, up.on_failure),
+                    // Dynamic deciders take their children's statuses at
+                    // run time; leaves have no children.
+                    Kind::Concurrent | Kind::Condition | Kind::Action | Kind::Deferred => {
+                        (LEAVE_SUCCESS, LEAVE_FAILURE)
+                    }
                 };
                 links[i as usize] = Link {
                     parent,
@@ -96,13 +124,18 @@ impl Flow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use treebeard_shape::tree::{act, concurrent, cond, priority, sequence};
-    use treebeard_shape::{Catalog, LeafDecl, compile};
+
+    const S: u32 = LEAVE_SUCCESS;
+    const F: u32 = LEAVE_FAILURE;
+    use treebeard_shape::tree::{
+        act, concurrent, cond, force_failure, force_success, inverter, priority, selector, sequence,
+    };
+    use treebeard_shape::{Catalog, LeafSchema, compile};
 
     fn shape(tree: treebeard_shape::tree::Node) -> Shape {
         let mut c = Catalog::new();
-        c.declare("c", LeafDecl::condition(0))
-            .declare("a", LeafDecl::action(0));
+        c.declare("c", LeafSchema::condition())
+            .declare("a", LeafSchema::action());
         compile(&tree, &c).unwrap()
     }
 
@@ -120,12 +153,7 @@ mod tests {
         let flow = Flow::of(&shape(sequence([cond("c"), act("a"), act("a")])));
         assert_eq!(
             flow.links(),
-            &[
-                link(UP, UP, UP),
-                link(0, 2, UP),
-                link(0, 3, UP),
-                link(0, UP, UP)
-            ]
+            &[link(UP, S, F), link(0, 2, F), link(0, 3, F), link(0, S, F)]
         );
     }
 
@@ -139,12 +167,45 @@ mod tests {
         assert_eq!(
             flow.links(),
             &[
-                link(UP, UP, UP),
-                link(0, UP, 4),
+                link(UP, S, F),
+                link(0, S, 4),
                 link(1, 3, 4),
-                link(1, UP, 4),
-                link(0, UP, UP),
+                link(1, S, 4),
+                link(0, S, F),
             ]
+        );
+    }
+
+    #[test]
+    fn decorators_map_their_child_statuses() {
+        // 0 Sequence, 1 Inverter, 2 a, 3 ForceSuccess, 4 a, 5 ForceFailure, 6 a, 7 a
+        let tree = sequence([
+            inverter(act("a")),
+            force_success(act("a")),
+            force_failure(act("a")),
+            act("a"),
+        ]);
+        let flow = Flow::of(&shape(tree));
+        assert_eq!(flow.links()[2], link(1, F, 3));
+        assert_eq!(flow.links()[4], link(3, 5, 5));
+        assert_eq!(flow.links()[6], link(5, F, F));
+    }
+
+    #[test]
+    fn decorators_swap_the_leave_markers_too() {
+        // 0 Inverter, 1 ForceSuccess, 2 a
+        let flow = Flow::of(&shape(inverter(force_success(act("a")))));
+        assert_eq!(flow.links()[1], link(0, F, S));
+        assert_eq!(flow.links()[2], link(1, F, F));
+    }
+
+    #[test]
+    fn selector_children_go_on_after_failure() {
+        // 0 Selector, 1 a, 2 a
+        let flow = Flow::of(&shape(selector([act("a"), act("a")])));
+        assert_eq!(
+            flow.links(),
+            &[link(UP, S, F), link(0, S, 2), link(0, S, F)]
         );
     }
 
@@ -156,10 +217,10 @@ mod tests {
             act("a"),
         ]);
         let flow = Flow::of(&shape(tree));
-        assert_eq!(flow.links()[1], link(0, 6, UP));
-        assert_eq!(flow.links()[2], link(1, UP, UP));
-        assert_eq!(flow.links()[3], link(2, 4, UP));
-        assert_eq!(flow.links()[4], link(2, UP, UP));
-        assert_eq!(flow.links()[5], link(1, UP, UP));
+        assert_eq!(flow.links()[1], link(0, 6, F));
+        assert_eq!(flow.links()[2], link(1, S, F));
+        assert_eq!(flow.links()[3], link(2, 4, F));
+        assert_eq!(flow.links()[4], link(2, S, F));
+        assert_eq!(flow.links()[5], link(1, S, F));
     }
 }

@@ -49,12 +49,13 @@
 use crate::actor::{
     ActorLayout, ActorMut, ActorRef, ActorsMut, StateEntry, action_tag, decider_tag,
 };
-use crate::flow::{Link, UP};
+use crate::flow::{LEAVE_SUCCESS, Link, UP, is_item};
 use crate::frame::Frame;
-use crate::leaves::{ActionFn, Args, Call, ConditionFn};
+use crate::leaves::{ActionFn, Args, Call, ConditionFn, EventId};
 use crate::program::Program;
 use crate::request::{AgentId, Request, RequestKind};
 use crate::status::{Signal, Status};
+use crate::trace::{Quiet, Recorder, TraceEvent, Tracer};
 use treebeard_shape::{
     ActionId, CapacitySpec, FLAG_PERSISTENT, Kind, NodeIdx, Shape, ShapeItem, is_leaf_tag,
 };
@@ -198,12 +199,13 @@ impl Interpreter {
 
     /// What every agent's tick of `program` on actors of `layout` shares.
     #[inline]
-    fn batch<'r, B>(
+    fn batch<'r, B, T: Tracer>(
         &'r mut self,
         program: &'r Program<B>,
         frame: &'r Frame,
         layout: ActorLayout,
-    ) -> Batch<'r, B> {
+        trace: T,
+    ) -> Batch<'r, B, T> {
         assert!(
             layout.covers(program.spec()),
             "the actors were laid out for a smaller shape than the program's"
@@ -221,11 +223,13 @@ impl Interpreter {
             shape,
             args: Args {
                 table: shape.param_table(),
+                strings: shape.strings(),
                 item: ShapeItem::from_bits(0),
                 node: 0,
                 agent: AgentId(0),
                 frame,
             },
+            trace,
         }
     }
 
@@ -246,7 +250,37 @@ impl Interpreter {
         requests: &mut Vec<Request>,
     ) -> Status {
         let layout = actor.layout();
-        self.batch(program, frame, layout).tick(
+        self.batch(program, frame, layout, Quiet).tick(
+            actor.words_mut(),
+            layout,
+            blackboard,
+            agent,
+            requests,
+        )
+    }
+
+    /// Ticks one agent like [`Interpreter::tick`], and reports what happened
+    /// to which node to `on_event`, in order (see [`TraceEvent`] for the
+    /// rules). Tracing allocates and is slower; use it for debugging,
+    /// scenarios and recordings, not for a crowd's every tick.
+    ///
+    /// # Panics
+    /// As [`Interpreter::tick`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn tick_traced<B>(
+        &mut self,
+        program: &Program<B>,
+        frame: &Frame,
+        agent: AgentId,
+        actor: &mut ActorMut<'_>,
+        blackboard: &mut B,
+        requests: &mut Vec<Request>,
+        on_event: &mut dyn FnMut(NodeIdx, TraceEvent),
+    ) -> Status {
+        let layout = actor.layout();
+        let running = ActorRef::block(actor.words_mut(), layout).parts().1;
+        let mut recorder = Recorder::new(program.shape(), program.flow.links(), running, on_event);
+        self.batch(program, frame, layout, &mut recorder).tick(
             actor.words_mut(),
             layout,
             blackboard,
@@ -282,13 +316,75 @@ impl Interpreter {
             stride * blackboards.len(),
             "one actor per blackboard"
         );
-        let mut batch = self.batch(program, frame, layout);
+        let mut batch = self.batch(program, frame, layout, Quiet);
         let mut agent = first;
         for (actor, blackboard) in words.chunks_exact_mut(stride).zip(blackboards) {
             before(agent, blackboard);
             batch.tick(actor, layout, blackboard, agent, requests);
             agent.0 += 1;
         }
+    }
+
+    /// Delivers `event` to the agent's running immediate actions that have
+    /// an event hook (see [`crate::Behavior`]), in item order, between ticks.
+    /// Hooks may change their action's state and persistent slot, which the
+    /// actor keeps. Returns how many hooks ran. Nothing is looked up by
+    /// name, and nothing allocates.
+    pub fn send_event<B>(
+        &mut self,
+        program: &Program<B>,
+        frame: &Frame,
+        agent: AgentId,
+        actor: &mut ActorMut<'_>,
+        blackboard: &mut B,
+        event: EventId,
+    ) -> usize {
+        if !program.handles_events() {
+            return 0;
+        }
+        let shape = program.shape();
+        let mut delivered = 0;
+        let count = actor.as_ref().action_entries().len();
+        for i in 0..count {
+            let entry = actor.action_entries_mut()[i];
+            let node = entry.node();
+            let Some(&item) = shape.items().get(node as usize) else {
+                continue;
+            };
+            if entry.tag() != action_tag::RUNNING || item.kind() != Some(Kind::Action) {
+                continue;
+            }
+            let Some(Some(hook)) = program.on_event.get(item.import() as usize).copied() else {
+                continue;
+            };
+            let slot = if item.flags() & FLAG_PERSISTENT != 0 {
+                shape.persistent_slot(NodeIdx::new(node))
+            } else {
+                None
+            };
+            let args = Args {
+                table: shape.param_table(),
+                strings: shape.strings(),
+                item,
+                node,
+                agent,
+                frame,
+            };
+            let mut call = Call {
+                args: &args,
+                signal: Signal::Tick,
+                state: entry.value(),
+                persistent: slot.map(|s| actor.as_ref().persistent()[s]),
+            };
+            hook(blackboard, &mut call, event);
+            let (state, after) = (call.state, call.persistent);
+            actor.action_entries_mut()[i].set_value(state);
+            if let (Some(slot), Some(value)) = (slot, after) {
+                actor.set_persistent(slot, value);
+            }
+            delivered += 1;
+        }
+        delivered
     }
 
     /// Cancels all of an agent's running work, as if the root had been
@@ -306,7 +402,7 @@ impl Interpreter {
         requests: &mut Vec<Request>,
     ) {
         let layout = actor.layout();
-        let mut batch = self.batch(program, frame, layout);
+        let mut batch = self.batch(program, frame, layout, Quiet);
         batch.args.agent = agent;
         let words = actor.words_mut();
         {
@@ -365,7 +461,7 @@ fn sort_by_item(v: &mut [StateEntry]) {
 
 /// What every agent's tick in a batch shares: the scratch buffers, the
 /// program's stream, flow and function tables, and the leaf arguments.
-struct Batch<'r, B> {
+struct Batch<'r, B, T> {
     b: &'r mut Buffers,
     items: &'r [ShapeItem],
     links: &'r [Link],
@@ -374,6 +470,8 @@ struct Batch<'r, B> {
     shape: &'r Shape,
     /// The leaf arguments, set up once; each call sets its item and node.
     args: Args<'r>,
+    /// The tracer: [`Quiet`] but for traced ticks.
+    trace: T,
 }
 
 /// One agent's tick in progress: its blackboard and its previous states
@@ -412,7 +510,7 @@ impl<'a, B> Agent<'a, B> {
 
 /// Where the guard scan ends.
 enum Scan {
-    /// Execute this item (or, for [`UP`], leave the static deciders).
+    /// Execute this item (or, for a leave marker, leave the static deciders).
     Execute(u32),
     /// The condition at the item returned the status.
     Decided(Status, u32),
@@ -431,7 +529,7 @@ fn head(entries: &[StateEntry], cursor: usize) -> u32 {
     entries.get(cursor).map_or(u32::MAX, |e| e.node())
 }
 
-impl<'r, B> Batch<'r, B> {
+impl<'r, B, T: Tracer> Batch<'r, B, T> {
     /// The item at `ip`, which the caller got by following the stream's
     /// structure: the root, a decider's first child, a resume point inside a
     /// decider's sub-stream, or a destination of the flow table.
@@ -517,6 +615,7 @@ impl<'r, B> Batch<'r, B> {
             // that decides on entry, returns a status.
             let (mut status, mut at) = loop {
                 let item = self.item(ip);
+                self.trace.enter(ip);
                 let Some(kind) = item.kind() else {
                     unreachable!("validated shapes hold only known kinds")
                 };
@@ -531,11 +630,21 @@ impl<'r, B> Batch<'r, B> {
                             // (crowd bench).
                             let first = self.item(ip);
                             if first.kind() == Some(Kind::Condition) {
+                                self.trace.enter(ip);
                                 break (self.condition(a, ip, first), ip);
                             }
                         }
                     },
-                    Kind::PrioritySelector => ip += 1,
+                    Kind::Selector => match self.take_resume(a, ip) {
+                        Some(child) if child > ip && child < item.end() => ip = child,
+                        _ => ip += 1,
+                    },
+                    // Their decisions are all in the flow table.
+                    Kind::PrioritySelector
+                    | Kind::ReactiveSequence
+                    | Kind::Inverter
+                    | Kind::ForceSuccess
+                    | Kind::ForceFailure => ip += 1,
                     Kind::Concurrent => match self.enter_concurrent(a, ip, item) {
                         Decision::Descend(child) => ip = child,
                         Decision::Return(status) => break (status, ip),
@@ -555,33 +664,52 @@ impl<'r, B> Batch<'r, B> {
             loop {
                 let next = match status {
                     Status::Success => self.link(at).on_success,
-                    Status::Failure => match self.scan_guards(a, self.link(at).on_failure) {
-                        Scan::Execute(next) => next,
-                        Scan::Decided(decided, guard) => {
-                            (status, at) = (decided, guard);
-                            continue;
+                    Status::Failure => {
+                        if T::ON {
+                            // The guards scanned below report their own exits.
+                            self.trace_exits(a, at, status, self.link(at).on_failure);
                         }
-                    },
+                        match self.scan_guards(a, self.link(at).on_failure) {
+                            Scan::Execute(next) => next,
+                            Scan::Decided(decided, guard) => {
+                                (status, at) = (decided, guard);
+                                continue;
+                            }
+                        }
+                    }
                     Status::Running => self.climb(at),
                 };
-                if next != UP {
+                if T::ON && status == Status::Success {
+                    self.trace_exits(a, at, status, next);
+                }
+                if is_item(next) {
                     // Step 3: cancel what this tick passed over.
                     if a.next_action < next {
+                        self.trace.at(next);
                         self.flush_actions_below(a, next);
                     }
                     ip = next;
                     continue 'execute;
                 }
-                // The status left the static deciders: to the top guard, or
-                // out of the root.
+                // The status left the static deciders, changed by any
+                // decorators on the way: to the top guard, or out of the root.
+                if next != UP {
+                    status = if next == LEAVE_SUCCESS {
+                        Status::Success
+                    } else {
+                        Status::Failure
+                    };
+                }
                 let Some(g) = self.b.guards.last().copied() else {
                     if a.next_action != u32::MAX {
+                        self.trace.at(0);
                         self.flush_actions_below(a, u32::MAX);
                     }
                     return status;
                 };
                 let child_end = self.subtree_end(g.child);
                 if a.next_action < child_end {
+                    self.trace.at(g.child);
                     self.flush_actions_below(a, child_end);
                 }
                 match self.concurrent_returned(a, status, child_end) {
@@ -592,6 +720,7 @@ impl<'r, B> Batch<'r, B> {
                     Decision::Return(left) => {
                         self.b.guards.pop();
                         if a.next_action < g.end {
+                            self.trace.at(g.node);
                             self.flush_actions_below(a, g.end);
                         }
                         status = left;
@@ -612,7 +741,7 @@ impl<'r, B> Batch<'r, B> {
     // bench. The order of calls and cancellations is unchanged.
     #[inline(always)]
     fn scan_guards(&mut self, a: &mut Agent<'_, B>, mut next: u32) -> Scan {
-        while next != UP {
+        while is_item(next) {
             let sequence = self.item(next);
             if sequence.kind() != Some(Kind::Sequence) || self.resumes(a, next) {
                 break;
@@ -623,14 +752,21 @@ impl<'r, B> Batch<'r, B> {
                 break;
             }
             if a.next_action < guard {
+                self.trace.at(guard);
                 self.flush_actions_below(a, guard);
             }
+            self.trace.enter(next);
+            self.trace.enter(guard);
             if self.condition(a, guard, first) == Status::Success {
                 return Scan::Decided(Status::Success, guard);
             }
+            let failed = guard;
             next = self.link(guard).on_failure;
-            if next == UP {
+            if !is_item(next) {
                 return Scan::Decided(Status::Failure, guard);
+            }
+            if T::ON {
+                self.trace_exits(a, failed, Status::Failure, next);
             }
         }
         Scan::Execute(next)
@@ -661,17 +797,27 @@ impl<'r, B> Batch<'r, B> {
             if parent == UP {
                 return UP;
             }
-            let item = self.item(parent);
-            match item.kind() {
-                Some(Kind::Sequence) => {
+            let Some(kind) = self.item(parent).kind() else {
+                unreachable!("validated shapes hold only known kinds")
+            };
+            match kind {
+                Kind::Sequence | Kind::Selector => {
                     if child != parent + 1 {
                         let resume = StateEntry::new(parent, decider_tag::RESUME, child);
                         self.b.next.push_decider(resume);
                     }
                 }
-                Some(Kind::PrioritySelector) => {}
+                // Reactive deciders start from their first child every tick.
+                Kind::PrioritySelector
+                | Kind::ReactiveSequence
+                | Kind::Inverter
+                | Kind::ForceSuccess
+                | Kind::ForceFailure => {}
                 // A dynamic decider: its guard takes the status.
-                _ => return UP,
+                Kind::Concurrent => return UP,
+                Kind::Condition | Kind::Action | Kind::Deferred => {
+                    unreachable!("leaves have no children")
+                }
             }
             child = parent;
         }
@@ -703,6 +849,7 @@ impl<'r, B> Batch<'r, B> {
             Decision::Return(status) => {
                 self.b.guards.pop();
                 if a.next_action < item.end() {
+                    self.trace.at(ip);
                     self.flush_actions_below(a, item.end());
                 }
                 Decision::Return(status)
@@ -799,6 +946,7 @@ impl<'r, B> Batch<'r, B> {
         if status == Status::Failure {
             self.b.persistent_changes.truncate(marks.persistent);
         }
+        self.trace.at(g.node);
         let mut i = marks.actions;
         while i < self.b.next.actions {
             let entry = self.b.next.action(i);
@@ -809,6 +957,43 @@ impl<'r, B> Batch<'r, B> {
         self.b.next.deciders = marks.deciders;
         self.b.launches.truncate(marks.launches);
         Decision::Return(status)
+    }
+
+    /// Tracing only: the item at `at` finished with `status` and the flow
+    /// goes on at `next`. Reports its end and that of every static decider
+    /// above it that the status leaves (those not holding `next`), each after
+    /// cancelling the abandoned work inside it, as its decision does.
+    #[cold]
+    fn trace_exits(&mut self, a: &mut Agent<'_, B>, at: u32, status: Status, next: u32) {
+        self.trace.end(at, status);
+        let (mut child, mut status) = (at, status);
+        loop {
+            let parent = self.link(child).parent;
+            if parent == UP {
+                return;
+            }
+            let end = self.subtree_end(parent);
+            if is_item(next) && parent < next && next < end {
+                return;
+            }
+            status = match self.item(parent).kind() {
+                Some(Kind::Inverter) => match status {
+                    Status::Success => Status::Failure,
+                    _ => Status::Success,
+                },
+                Some(Kind::ForceSuccess) => Status::Success,
+                Some(Kind::ForceFailure) => Status::Failure,
+                // A dynamic decider takes the status through its guard.
+                Some(Kind::Concurrent) => return,
+                _ => status,
+            };
+            if a.next_action < end {
+                self.trace.at(parent);
+                self.flush_actions_below(a, end);
+            }
+            self.trace.end(parent, status);
+            child = parent;
+        }
     }
 
     #[inline]
@@ -837,6 +1022,7 @@ impl<'r, B> Batch<'r, B> {
     #[inline]
     fn take_action(&mut self, a: &mut Agent<'_, B>, ip: u32) -> Option<StateEntry> {
         if a.next_action < ip {
+            self.trace.at(ip);
             self.flush_actions_below(a, ip);
         }
         if a.next_action != ip {
@@ -974,10 +1160,17 @@ impl<'r, B> Batch<'r, B> {
                     node: ip,
                     action: item.import(),
                 });
+                self.trace.launch(ip);
                 (Status::Running, Some(action_tag::LAUNCHING))
             }
-            Some(action_tag::SUCCEEDED) => (Status::Success, None),
-            Some(action_tag::FAILED) => (Status::Failure, None),
+            Some(action_tag::SUCCEEDED) => {
+                self.trace.complete(ip);
+                (Status::Success, None)
+            }
+            Some(action_tag::FAILED) => {
+                self.trace.complete(ip);
+                (Status::Failure, None)
+            }
             Some(action_tag::ACKNOWLEDGED) => (Status::Running, Some(action_tag::ACKNOWLEDGED)),
             Some(_) => (Status::Running, Some(action_tag::LAUNCHED)),
         };
@@ -994,6 +1187,7 @@ impl<'r, B> Batch<'r, B> {
         let Some(&item) = self.items.get(node as usize) else {
             return;
         };
+        self.trace.cancel(node);
         match item.kind() {
             Some(Kind::Action) => {
                 self.call_action(a, node, item, Signal::Cancel, entry.value());

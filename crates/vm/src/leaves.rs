@@ -7,13 +7,16 @@
 //! shape is linked into a [`Program`].
 //!
 //! ```
+//! use treebeard_shape::ParamType;
 //! use treebeard_vm::{Leaves, Signal, Status};
 //!
 //! struct Guard { ammo: u32, alert: bool }
 //!
 //! let mut leaves = Leaves::<Guard>::new();
 //! leaves.condition("alert", |g, _| g.alert);
-//! leaves.condition("ammo_at_least", |g, args| i64::from(g.ammo) >= args.int(0)).params(1);
+//! leaves
+//!     .condition("ammo_at_least", |g, args| i64::from(g.ammo) >= args.int(0))
+//!     .param("rounds", ParamType::Int);
 //! // Aims for three ticks, then fires.
 //! leaves.action("Shoot", |g, call| {
 //!     if call.signal() == Signal::Cancel {
@@ -26,17 +29,24 @@
 //!     g.ammo -= 1;
 //!     Status::Success
 //! });
-//! leaves.deferred("MoveTo").params(2);
+//! leaves
+//!     .deferred("MoveTo")
+//!     .param("x", ParamType::Float)
+//!     .param("y", ParamType::Float);
 //! ```
 
+use crate::blackboard::{FieldId, Value};
 use crate::frame::Frame;
 use crate::program::Program;
 use crate::request::AgentId;
 use crate::status::{Signal, Status};
 use std::collections::BTreeMap;
 use std::ops::Deref;
+use treebeard_shape::params::FIELD_REF;
 use treebeard_shape::tree::Node;
-use treebeard_shape::{BuildError, LeafCatalog, LeafDecl, NodeIdx, ShapeItem};
+use treebeard_shape::{
+    BuildError, FieldDecl, LeafCatalog, LeafSchema, NodeIdx, ParamSpec, ParamType, ShapeItem,
+};
 
 /// A condition: a test of the blackboard. It cannot change the blackboard
 /// and cannot run over several ticks.
@@ -55,6 +65,8 @@ pub struct Args<'a> {
     /// The shape's whole parameter table; the item says which words are
     /// the leaf's (resolved only when a leaf asks, most never do).
     pub(crate) table: &'a [u64],
+    /// The shape's string table, for string parameters.
+    pub(crate) strings: &'a [Box<str>],
     pub(crate) item: ShapeItem,
     pub(crate) node: u32,
     pub(crate) agent: AgentId,
@@ -106,6 +118,67 @@ impl<'a> Args<'a> {
         self.word(i) != 0
     }
 
+    /// Parameter `i` as a duration in seconds.
+    ///
+    /// # Panics
+    /// If `i` is not below the leaf's declared number of parameters.
+    #[inline]
+    pub fn seconds(&self, i: usize) -> f64 {
+        f64::from_bits(self.word(i))
+    }
+
+    /// Parameter `i` as a string (a `string` parameter).
+    ///
+    /// # Panics
+    /// If `i` is not a declared `string` parameter of the leaf.
+    #[inline]
+    pub fn str(&self, i: usize) -> &'a str {
+        &self.strings[self.word(i) as usize]
+    }
+
+    /// Parameter `i` as the index of an enumeration's variant.
+    ///
+    /// # Panics
+    /// If `i` is not below the leaf's declared number of parameters.
+    #[inline]
+    pub fn variant(&self, i: usize) -> usize {
+        self.word(i) as usize
+    }
+
+    /// Parameter `i` as an event (a parameter of [`Leaves::event_param`]'s
+    /// type).
+    ///
+    /// # Panics
+    /// If `i` is not below the leaf's declared number of parameters.
+    #[inline]
+    pub fn event(&self, i: usize) -> EventId {
+        EventId(self.word(i) as u32)
+    }
+
+    /// Parameter `i`, an input: a blackboard field or a literal.
+    ///
+    /// # Panics
+    /// If `i` is not below the leaf's declared number of parameters.
+    #[inline]
+    pub fn input(&self, i: usize) -> Input<'a> {
+        let word = self.word(i);
+        if word & FIELD_REF != 0 {
+            Input::Field(FieldId((word & !FIELD_REF) as u32))
+        } else {
+            // Validation checked that the literal's offset is in the table.
+            Input::Literal(self.table[word as usize], self.strings)
+        }
+    }
+
+    /// Parameter `i`, an output: the blackboard field to write.
+    ///
+    /// # Panics
+    /// If `i` is not below the leaf's declared number of parameters.
+    #[inline]
+    pub fn output(&self, i: usize) -> FieldId {
+        FieldId((self.word(i) & !FIELD_REF) as u32)
+    }
+
     /// The leaf's item in the shape.
     #[inline]
     pub fn node(&self) -> NodeIdx {
@@ -122,6 +195,39 @@ impl<'a> Args<'a> {
     #[inline]
     pub fn frame(&self) -> &'a Frame {
         self.frame
+    }
+}
+
+/// An input parameter: where the leaf reads its value.
+#[derive(Clone, Copy, Debug)]
+pub enum Input<'a> {
+    /// A blackboard field.
+    Field(FieldId),
+    /// A literal word, read as the parameter's type (strings index the
+    /// shape's string table, given here).
+    Literal(u64, &'a [Box<str>]),
+}
+
+impl<'a> Input<'a> {
+    /// The value, reading a field from `bb`. A literal reads as `ty`.
+    pub fn read<'b, B: crate::Blackboard>(
+        &self,
+        bb: &'b B,
+        ty: treebeard_shape::FieldType,
+    ) -> Value<'b>
+    where
+        'a: 'b,
+    {
+        use treebeard_shape::FieldType as T;
+        match *self {
+            Input::Field(field) => bb.get(field),
+            Input::Literal(w, strings) => match ty {
+                T::Bool => Value::Bool(w != 0),
+                T::Int => Value::Int(w as i64),
+                T::Float => Value::Float(f64::from_bits(w)),
+                T::Str => Value::Str(strings.get(w as usize).map_or("", |s| s)),
+            },
+        }
     }
 }
 
@@ -174,6 +280,109 @@ impl<'a> Deref for Call<'a> {
     }
 }
 
+/// An event an application sends to an agent's running actions, by index
+/// in the leaf table's event names (see [`Leaves::event`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct EventId(pub u32);
+
+/// An immediate action's event hook: called between ticks, while the
+/// action runs, for every event sent to its agent. It may change the
+/// action's state and persistent slot; [`Call::signal`] reads
+/// [`Signal::Tick`].
+pub type EventFn<B> = fn(&mut B, &mut Call<'_>, EventId);
+
+/// How a [`Behavior`] ended, for its terminate hook.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ending {
+    /// Its update returned success.
+    Success,
+    /// Its update returned failure.
+    Failure,
+    /// It was abandoned while running.
+    Cancelled,
+}
+
+/// An immediate action written as hooks, like a Lumberyard MBT node
+/// (`OnInitialize`, `Update`, `OnTerminate`, `HandleEvent`) or a Spore
+/// behavior (Activate, Tick, Deactivate). Register it with
+/// [`Leaves::behavior`]; the hooks are monomorphised into one plain action
+/// function, so they cost what a hand-written action costs.
+///
+/// * [`initialise`](Behavior::initialise) runs when the action is reached
+///   anew, before its first update;
+/// * [`update`](Behavior::update) runs on that tick and every later tick
+///   while it returns [`Status::Running`];
+/// * [`terminate`](Behavior::terminate) runs exactly once per start: when an
+///   update returns success or failure, or when the action is cancelled;
+/// * [`event`](Behavior::event) runs for each event sent to the agent while
+///   the action runs, if [`HANDLES_EVENTS`](Behavior::HANDLES_EVENTS).
+///
+/// ```
+/// use treebeard_vm::{Behavior, Call, Ending, EventId, Leaves, Status};
+///
+/// struct Guard { alarms: u32, log: Vec<&'static str> }
+///
+/// /// Waits for the alarm event, then succeeds.
+/// struct AwaitAlarm;
+/// impl Behavior<Guard> for AwaitAlarm {
+///     const HANDLES_EVENTS: bool = true;
+///     fn initialise(g: &mut Guard, _: &mut Call<'_>) { g.log.push("listen"); }
+///     fn update(_: &mut Guard, call: &mut Call<'_>) -> Status {
+///         if call.state() == 1 { Status::Success } else { Status::Running }
+///     }
+///     fn terminate(g: &mut Guard, _: &mut Call<'_>, how: Ending) {
+///         g.log.push(if how == Ending::Cancelled { "gave up" } else { "heard" });
+///     }
+///     fn event(g: &mut Guard, call: &mut Call<'_>, _: EventId) {
+///         g.alarms += 1;
+///         *call.state_mut() = 1;
+///     }
+/// }
+///
+/// let mut leaves = Leaves::<Guard>::new();
+/// let _alarm = leaves.event("alarm");
+/// leaves.behavior::<AwaitAlarm>("AwaitAlarm");
+/// ```
+pub trait Behavior<B>: 'static {
+    /// Whether [`Behavior::event`] should be called.
+    const HANDLES_EVENTS: bool = false;
+
+    /// The action is reached anew.
+    fn initialise(_blackboard: &mut B, _call: &mut Call<'_>) {}
+
+    /// One step of the action.
+    fn update(blackboard: &mut B, call: &mut Call<'_>) -> Status;
+
+    /// The action ended.
+    fn terminate(_blackboard: &mut B, _call: &mut Call<'_>, _how: Ending) {}
+
+    /// An event reached the running action.
+    fn event(_blackboard: &mut B, _call: &mut Call<'_>, _event: EventId) {}
+}
+
+/// The action function of a [`Behavior`].
+fn run_behavior<B, T: Behavior<B>>(blackboard: &mut B, call: &mut Call<'_>) -> Status {
+    if call.signal() == Signal::Cancel {
+        T::terminate(blackboard, call, Ending::Cancelled);
+        return Status::Failure;
+    }
+    if call.signal() == Signal::Start {
+        T::initialise(blackboard, call);
+    }
+    let status = T::update(blackboard, call);
+    match status {
+        Status::Success => T::terminate(blackboard, call, Ending::Success),
+        Status::Failure => T::terminate(blackboard, call, Ending::Failure),
+        Status::Running => {}
+    }
+    status
+}
+
+/// The event function of a [`Behavior`].
+fn behavior_event<B, T: Behavior<B>>(blackboard: &mut B, call: &mut Call<'_>, event: EventId) {
+    T::event(blackboard, call, event);
+}
+
 /// A leaf's function, by kind.
 pub(crate) enum LeafFn<B> {
     Condition(ConditionFn<B>),
@@ -190,19 +399,26 @@ impl<B> Copy for LeafFn<B> {}
 
 /// A registered leaf: its function and declaration.
 pub(crate) struct Leaf<B> {
-    pub(crate) decl: LeafDecl,
+    pub(crate) decl: LeafSchema,
     pub(crate) f: LeafFn<B>,
+    /// An immediate action's event hook.
+    pub(crate) on_event: Option<EventFn<B>>,
 }
 
-/// The application's leaves, by name.
+/// The application's leaves, by name, its blackboard's fields and the
+/// names of the events it sends.
 pub struct Leaves<B> {
     entries: BTreeMap<Box<str>, Leaf<B>>,
+    fields: Vec<FieldDecl>,
+    events: Vec<Box<str>>,
 }
 
 impl<B> Default for Leaves<B> {
     fn default() -> Self {
         Leaves {
             entries: BTreeMap::new(),
+            fields: Vec::new(),
+            events: Vec::new(),
         }
     }
 }
@@ -213,9 +429,44 @@ pub struct Registered<'t, B> {
 }
 
 impl<B> Registered<'_, B> {
-    /// Every use of the leaf supplies `n` parameter words.
-    pub fn params(self, n: u8) -> Self {
-        self.leaf.decl.arity = n;
+    /// Declares the leaf's next parameter, required.
+    pub fn param(self, name: &str, ty: ParamType) -> Self {
+        self.leaf.decl.params.push(ParamSpec::new(name, ty));
+        self
+    }
+
+    /// Declares the leaf's next parameter, fully specified (a default
+    /// makes it optional).
+    pub fn with(self, spec: ParamSpec) -> Self {
+        self.leaf.decl.params.push(spec);
+        self
+    }
+
+    /// Gives an immediate action an event hook (see [`EventFn`]).
+    ///
+    /// # Panics
+    /// For conditions and deferred actions: a condition does not run over
+    /// ticks, and a deferred action runs in a game system, which gets the
+    /// game's events itself.
+    pub fn on_event(self, f: EventFn<B>) -> Self {
+        assert!(
+            matches!(self.leaf.f, LeafFn::Action(_)),
+            "only immediate actions take events"
+        );
+        self.leaf.on_event = Some(f);
+        self
+    }
+
+    /// Describes the leaf in a sentence, for tools that list leaves.
+    pub fn describe(self, description: &str) -> Self {
+        self.leaf.decl.description = description.into();
+        self
+    }
+
+    /// Declares that the leaf never returns failure, so the loader can warn
+    /// about children a selector can never reach after it.
+    pub fn never_fails(self) -> Self {
+        self.leaf.decl.never_fails = true;
         self
     }
 
@@ -239,12 +490,16 @@ impl<B> Leaves<B> {
         Leaves::default()
     }
 
-    fn register(&mut self, name: &str, decl: LeafDecl, f: LeafFn<B>) -> Registered<'_, B> {
+    fn register(&mut self, name: &str, decl: LeafSchema, f: LeafFn<B>) -> Registered<'_, B> {
         use std::collections::btree_map::Entry;
         assert!(!name.is_empty(), "a leaf needs a name");
         match self.entries.entry(name.into()) {
             Entry::Vacant(v) => Registered {
-                leaf: v.insert(Leaf { decl, f }),
+                leaf: v.insert(Leaf {
+                    decl,
+                    f,
+                    on_event: None,
+                }),
             },
             Entry::Occupied(_) => panic!("leaf `{name}` is registered twice"),
         }
@@ -256,7 +511,7 @@ impl<B> Leaves<B> {
     /// If `name` is empty or already registered: two leaves cannot share a
     /// name.
     pub fn condition(&mut self, name: &str, f: ConditionFn<B>) -> Registered<'_, B> {
-        self.register(name, LeafDecl::condition(0), LeafFn::Condition(f))
+        self.register(name, LeafSchema::condition(), LeafFn::Condition(f))
     }
 
     /// Registers an immediate action under `name`.
@@ -264,7 +519,53 @@ impl<B> Leaves<B> {
     /// # Panics
     /// If `name` is empty or already registered.
     pub fn action(&mut self, name: &str, f: ActionFn<B>) -> Registered<'_, B> {
-        self.register(name, LeafDecl::action(0), LeafFn::Action(f))
+        self.register(name, LeafSchema::action(), LeafFn::Action(f))
+    }
+
+    /// Registers the [`Behavior`] `T` as an immediate action under `name`.
+    ///
+    /// # Panics
+    /// If `name` is empty or already registered.
+    pub fn behavior<T: Behavior<B>>(&mut self, name: &str) -> Registered<'_, B> {
+        let registered = self.action(name, run_behavior::<B, T>);
+        if T::HANDLES_EVENTS {
+            registered.on_event(behavior_event::<B, T>)
+        } else {
+            registered
+        }
+    }
+
+    /// The event named `name`, declared on first use. Events are numbered
+    /// in declaration order.
+    pub fn event(&mut self, name: &str) -> EventId {
+        let index = match self.events.iter().position(|e| **e == *name) {
+            Some(i) => i,
+            None => {
+                self.events.push(name.into());
+                self.events.len() - 1
+            }
+        };
+        EventId(index as u32)
+    }
+
+    /// The event named `name`, if declared.
+    pub fn event_id(&self, name: &str) -> Option<EventId> {
+        self.events
+            .iter()
+            .position(|e| **e == *name)
+            .map(|i| EventId(i as u32))
+    }
+
+    /// The declared event names, by [`EventId`].
+    pub fn events(&self) -> &[Box<str>] {
+        &self.events
+    }
+
+    /// A parameter type naming one of the declared events: its word is the
+    /// event's [`EventId`] (read it with [`Args::event`]). Declare the
+    /// events first.
+    pub fn event_param(&self) -> ParamType {
+        ParamType::Enum(self.events.clone().into_boxed_slice())
     }
 
     /// Registers a deferred action under `name`: a game system runs it,
@@ -273,11 +574,34 @@ impl<B> Leaves<B> {
     /// # Panics
     /// If `name` is empty or already registered.
     pub fn deferred(&mut self, name: &str) -> Registered<'_, B> {
-        self.register(name, LeafDecl::deferred(0), LeafFn::Deferred)
+        self.register(name, LeafSchema::deferred(), LeafFn::Deferred)
     }
 
     pub(crate) fn get(&self, name: &str) -> Option<&Leaf<B>> {
         self.entries.get(name)
+    }
+
+    /// Declares the blackboard's fields, so trees can name them (see
+    /// [`crate::Blackboard`]). Field parameters refer to them by index.
+    pub fn fields(&mut self, fields: &[FieldDecl]) -> &mut Leaves<B> {
+        self.fields = fields.to_vec();
+        self
+    }
+
+    /// Declares the fields of the blackboard type `T` (see
+    /// [`crate::blackboard!`]).
+    pub fn blackboard<T: crate::Blackboard>(&mut self) -> &mut Leaves<B> {
+        self.fields(&T::fields())
+    }
+
+    /// The declared blackboard fields.
+    pub fn field_decls(&self) -> &[FieldDecl] {
+        &self.fields
+    }
+
+    /// The schema of the leaf registered under `name`.
+    pub fn schema(&self, name: &str) -> Option<&LeafSchema> {
+        self.entries.get(name).map(|l| &l.decl)
     }
 
     /// Registered names, in order.
@@ -298,11 +622,15 @@ impl<B> Leaves<B> {
 }
 
 impl<B> LeafCatalog for Leaves<B> {
-    fn decl(&self, name: &str) -> Option<LeafDecl> {
-        self.entries.get(name).map(|l| l.decl)
+    fn leaf(&self, name: &str) -> Option<&LeafSchema> {
+        self.entries.get(name).map(|l| &l.decl)
     }
 
     fn names(&self) -> Vec<&str> {
         self.entries.keys().map(|k| &**k).collect()
+    }
+
+    fn fields(&self) -> &[FieldDecl] {
+        &self.fields
     }
 }

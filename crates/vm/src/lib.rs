@@ -60,6 +60,7 @@
 //! ```
 
 mod actor;
+mod blackboard;
 mod flow;
 mod frame;
 mod interpreter;
@@ -67,14 +68,26 @@ mod leaves;
 mod program;
 mod request;
 mod status;
+mod trace;
 
 pub use actor::{
     ActionState, Actor, ActorLayout, ActorMut, ActorRef, Actors, ActorsMut, DeciderState, Stale,
     StateEntry,
 };
+pub use blackboard::{Blackboard, FieldId, FieldValue, Value};
 pub use frame::Frame;
 pub use interpreter::Interpreter;
-pub use leaves::{ActionFn, Args, Call, ConditionFn, Leaves, Registered};
-pub use program::{LinkError, Program, Unlinkable};
+pub use leaves::{
+    ActionFn, Args, Behavior, Call, ConditionFn, Ending, EventFn, EventId, Input, Leaves,
+    Registered,
+};
+pub use program::{LinkError, Program};
 pub use request::{AgentId, Completion, Outcome, Request, RequestKind};
 pub use status::{Signal, Status};
+pub use trace::TraceEvent;
+
+#[doc(hidden)]
+pub mod __private {
+    //! What the `blackboard!` macro expands to.
+    pub use treebeard_shape::{FieldDecl, FieldType};
+}

@@ -1,10 +1,13 @@
 //! Programs: a validated shape linked to the application's leaf functions.
 
 use crate::flow::Flow;
-use crate::leaves::{ActionFn, ConditionFn, LeafFn, Leaves};
+use crate::frame::Frame;
+use crate::leaves::{ActionFn, Args, Call, ConditionFn, EventFn, EventId, LeafFn, Leaves};
+use crate::request::AgentId;
+use crate::status::{Signal, Status};
 use std::fmt;
 use std::sync::Arc;
-use treebeard_shape::{CapacitySpec, Kind, Shape};
+use treebeard_shape::{CapacitySpec, Kind, NodeIdx, Shape};
 
 /// A shape whose imports are resolved to functions, with its flow tables
 /// (see the `flow` module): what the interpreter runs. Cheap to clone; the
@@ -14,6 +17,8 @@ pub struct Program<B> {
     pub(crate) flow: Arc<Flow>,
     pub(crate) conditions: Box<[ConditionFn<B>]>,
     pub(crate) actions: Box<[ActionFn<B>]>,
+    /// Per immediate action: its event hook. Empty if no action has one.
+    pub(crate) on_event: Box<[Option<EventFn<B>>]>,
 }
 
 impl<B> Clone for Program<B> {
@@ -23,6 +28,7 @@ impl<B> Clone for Program<B> {
             flow: Arc::clone(&self.flow),
             conditions: self.conditions.clone(),
             actions: self.actions.clone(),
+            on_event: self.on_event.clone(),
         }
     }
 }
@@ -37,62 +43,77 @@ impl<B> fmt::Debug for Program<B> {
     }
 }
 
-/// Why a shape's import does not match the leaf table.
+/// Why a shape does not link against a leaf table.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum Unlinkable {
-    /// No leaf is registered under the name.
-    Missing,
+pub enum LinkError {
+    /// The shape imports a leaf the table does not register.
+    Missing {
+        /// The import's kind.
+        kind: Kind,
+        /// Its name.
+        name: Box<str>,
+    },
     /// The leaf is registered as another kind.
     Kind {
-        /// What the table registers.
+        /// The leaf's name.
+        name: Box<str>,
+        /// The kind the shape imports.
+        imported: Kind,
+        /// The kind the table registers.
         registered: Kind,
     },
-    /// The leaf takes another number of parameter words.
-    Arity {
-        /// What the table registers.
-        registered: u8,
-        /// What the shape's import declares.
-        imported: u8,
+    /// The leaf's parameters (names, types, order) differ.
+    Params {
+        /// The leaf's name.
+        name: Box<str>,
+        /// The parameters as the shape was compiled with them
+        /// (`name: type`, in order).
+        compiled: Vec<String>,
+        /// The parameters as the table declares them now.
+        declared: Vec<String>,
     },
     /// The table and the shape disagree on the persistent slot.
     Persistent {
+        /// The leaf's name.
+        name: Box<str>,
         /// What the table registers.
         registered: bool,
     },
-}
-
-/// A shape import that the leaf table cannot satisfy.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LinkError {
-    /// The import's leaf kind.
-    pub kind: Kind,
-    /// The import's name.
-    pub name: Box<str>,
-    /// What is wrong.
-    pub what: Unlinkable,
+    /// The blackboard's fields differ from those the shape was compiled
+    /// against.
+    Fields {
+        /// The first field index that differs.
+        index: usize,
+    },
 }
 
 impl fmt::Display for LinkError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let LinkError { kind, name, what } = self;
-        match what {
-            Unlinkable::Missing => write!(
+        match self {
+            LinkError::Missing { kind, name } => write!(
                 f,
                 "the shape imports {kind} `{name}`, which the leaf table does not register"
             ),
-            Unlinkable::Kind { registered } => write!(
-                f,
-                "the shape imports `{name}` as a {kind}, but the table registers a {registered}"
-            ),
-            Unlinkable::Arity {
-                registered,
+            LinkError::Kind {
+                name,
                 imported,
+                registered,
             } => write!(
                 f,
-                "the shape gives `{name}` {imported} parameters, but the table registers {registered}"
+                "the shape imports `{name}` as a {imported}, but the table registers a {registered}"
             ),
-            Unlinkable::Persistent { registered } => write!(
+            LinkError::Params {
+                name,
+                compiled,
+                declared,
+            } => write!(
+                f,
+                "the shape was compiled with parameters ({}) for `{name}`, but the table declares ({}); compile it again",
+                compiled.join(", "),
+                declared.join(", ")
+            ),
+            LinkError::Persistent { name, registered } => write!(
                 f,
                 "the shape {} a persistent slot for `{name}`, but the table {}",
                 if *registered { "gives no" } else { "gives" },
@@ -101,6 +122,10 @@ impl fmt::Display for LinkError {
                 } else {
                     "does not"
                 }
+            ),
+            LinkError::Fields { index } => write!(
+                f,
+                "blackboard field {index} differs from the one the shape was compiled against; compile it again"
             ),
         }
     }
@@ -116,45 +141,66 @@ impl<B> Program<B> {
         let shape = shape.into();
         let mut conditions = Vec::new();
         let mut actions = Vec::new();
+        let mut on_event = Vec::new();
         for kind in Kind::LEAVES {
             for import in shape.imports(kind) {
-                let fail = |what| LinkError {
-                    kind,
-                    name: import.name.clone(),
-                    what,
-                };
+                let name = || import.name.clone();
                 let Some(leaf) = leaves.get(&import.name) else {
-                    return Err(fail(Unlinkable::Missing));
+                    return Err(LinkError::Missing { kind, name: name() });
                 };
-                let decl = leaf.decl;
+                let decl = &leaf.decl;
                 if decl.kind != kind {
-                    return Err(fail(Unlinkable::Kind {
+                    return Err(LinkError::Kind {
+                        name: name(),
+                        imported: kind,
                         registered: decl.kind,
-                    }));
+                    });
                 }
-                if decl.arity != import.arity {
-                    return Err(fail(Unlinkable::Arity {
-                        registered: decl.arity,
-                        imported: import.arity,
-                    }));
+                let same_params = decl.params.len() == import.params.len()
+                    && decl
+                        .params
+                        .iter()
+                        .zip(&import.params)
+                        .all(|(d, i)| d.name == i.name && d.ty == i.ty);
+                if !same_params {
+                    let show = |n: &str, t: &treebeard_shape::ParamType| format!("{n}: {t}");
+                    return Err(LinkError::Params {
+                        name: name(),
+                        compiled: import.params.iter().map(|p| show(&p.name, &p.ty)).collect(),
+                        declared: decl.params.iter().map(|p| show(&p.name, &p.ty)).collect(),
+                    });
                 }
                 if decl.persistent != import.persistent {
-                    return Err(fail(Unlinkable::Persistent {
+                    return Err(LinkError::Persistent {
+                        name: name(),
                         registered: decl.persistent,
-                    }));
+                    });
                 }
                 match leaf.f {
                     LeafFn::Condition(f) => conditions.push(f),
-                    LeafFn::Action(f) => actions.push(f),
+                    LeafFn::Action(f) => {
+                        actions.push(f);
+                        on_event.push(leaf.on_event);
+                    }
                     LeafFn::Deferred => {}
                 }
             }
+        }
+        let (shape_fields, table_fields) = (shape.fields(), leaves.field_decls());
+        if let Some(index) =
+            (0..shape_fields.len()).find(|&i| table_fields.get(i) != Some(&shape_fields[i]))
+        {
+            return Err(LinkError::Fields { index });
+        }
+        if on_event.iter().all(Option::is_none) {
+            on_event.clear();
         }
         Ok(Program {
             flow: Arc::new(Flow::of(&shape)),
             shape,
             conditions: conditions.into_boxed_slice(),
             actions: actions.into_boxed_slice(),
+            on_event: on_event.into_boxed_slice(),
         })
     }
 
@@ -162,6 +208,113 @@ impl<B> Program<B> {
     #[inline]
     pub fn shape(&self) -> &Arc<Shape> {
         &self.shape
+    }
+
+    /// The arguments of the leaf at `node`.
+    fn args<'a>(&'a self, node: NodeIdx, agent: AgentId, frame: &'a Frame, want: Kind) -> Args<'a> {
+        let item = self.shape.item(node);
+        assert_eq!(
+            item.kind(),
+            Some(want),
+            "item {} is not a {want}",
+            node.get()
+        );
+        Args {
+            table: self.shape.param_table(),
+            strings: self.shape.strings(),
+            item,
+            node: node.get(),
+            agent,
+            frame,
+        }
+    }
+
+    /// Calls the condition at `node` as a tick would. For tools that run a
+    /// program's leaves outside the interpreter (reference interpreters,
+    /// debuggers); ticks never come here.
+    ///
+    /// # Panics
+    /// If `node` is not a condition.
+    pub fn call_condition(
+        &self,
+        node: NodeIdx,
+        blackboard: &B,
+        agent: AgentId,
+        frame: &Frame,
+    ) -> bool {
+        let args = self.args(node, agent, frame, Kind::Condition);
+        (self.conditions[args.item.import() as usize])(blackboard, &args)
+    }
+
+    /// Calls the immediate action at `node` as a tick would, with its state
+    /// and persistent slot (see [`Program::call_condition`]).
+    ///
+    /// # Panics
+    /// If `node` is not an immediate action.
+    #[allow(clippy::too_many_arguments)]
+    pub fn call_action(
+        &self,
+        node: NodeIdx,
+        blackboard: &mut B,
+        agent: AgentId,
+        frame: &Frame,
+        signal: Signal,
+        state: &mut u32,
+        persistent: Option<&mut u32>,
+    ) -> Status {
+        let args = self.args(node, agent, frame, Kind::Action);
+        let mut call = Call {
+            args: &args,
+            signal,
+            state: *state,
+            persistent: persistent.as_deref().copied(),
+        };
+        let status = (self.actions[args.item.import() as usize])(blackboard, &mut call);
+        *state = call.state;
+        if let (Some(slot), Some(v)) = (persistent, call.persistent) {
+            *slot = v;
+        }
+        status
+    }
+
+    /// Delivers `event` to the immediate action at `node`, if it has an
+    /// event hook (see [`Program::call_condition`]); returns whether one ran.
+    ///
+    /// # Panics
+    /// If `node` is not an immediate action.
+    #[allow(clippy::too_many_arguments)]
+    pub fn call_event(
+        &self,
+        node: NodeIdx,
+        blackboard: &mut B,
+        agent: AgentId,
+        frame: &Frame,
+        event: EventId,
+        state: &mut u32,
+        persistent: Option<&mut u32>,
+    ) -> bool {
+        let args = self.args(node, agent, frame, Kind::Action);
+        let Some(Some(hook)) = self.on_event.get(args.item.import() as usize).copied() else {
+            return false;
+        };
+        let mut call = Call {
+            args: &args,
+            signal: Signal::Tick,
+            state: *state,
+            persistent: persistent.as_deref().copied(),
+        };
+        hook(blackboard, &mut call, event);
+        *state = call.state;
+        if let (Some(slot), Some(v)) = (persistent, call.persistent) {
+            *slot = v;
+        }
+        true
+    }
+
+    /// Whether any of the program's actions has an event hook.
+    #[inline]
+    pub fn handles_events(&self) -> bool {
+        !self.on_event.is_empty()
     }
 
     /// The shape's capacity specification.

@@ -16,7 +16,7 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 use std::cell::RefCell;
 use treebeard_testkit::{Run, Spec, Stats, differential, differential_with, spec_strategy};
-use treebeard_vm::Interpreter;
+use treebeard_vm::{Interpreter, TraceEvent};
 
 /// Proptest cases, unless `PROPTEST_CASES` asks for another number (for a
 /// long bulk run: `PROPTEST_CASES=100000 cargo test --release ...`).
@@ -44,6 +44,7 @@ fn vm_matches_reference_on_random_trees() {
             agents,
             ticks: 40,
             halts: true,
+            trace: seed % 2 == 1,
         };
         match differential(&spec, &run) {
             Ok(stats) => {
@@ -73,6 +74,7 @@ fn vm_matches_reference_on_fixed_seeds() {
             agents: 3,
             ticks: 300,
             halts: true,
+            trace: seed % 2 == 1,
         };
         let stats = differential_with(&spec, &run, &mut interpreter)
             .unwrap_or_else(|mismatch| panic!("seed {seed}: {mismatch}"));
@@ -81,8 +83,8 @@ fn vm_matches_reference_on_fixed_seeds() {
     assert_exercised(&totals);
 }
 
-/// A long run of one tree that keeps concurrent deciders, deferred actions
-/// and persistent slots busy.
+/// A long run of one tree that keeps concurrent deciders, deferred actions,
+/// persistent slots, a selector's resume points and decorators busy.
 #[test]
 fn vm_matches_reference_on_a_busy_tree_for_many_ticks() {
     use treebeard_shape::tree::Count;
@@ -91,6 +93,7 @@ fn vm_matches_reference_on_a_busy_tree_for_many_ticks() {
         fail,
         children,
     };
+    let boxed = Box::new;
     let spec = Spec::Priority(vec![
         Spec::Sequence(vec![
             Spec::Cond,
@@ -108,13 +111,26 @@ fn vm_matches_reference_on_a_busy_tree_for_many_ticks() {
                 Spec::Priority(vec![Spec::Deferred, Spec::Persistent]),
             ],
         ),
-        Spec::Deferred,
+        // Abandoned whenever a branch above runs or succeeds, often while
+        // it resumes past its first child.
+        Spec::Selector(vec![
+            Spec::ForceFailure(boxed(Spec::Act)),
+            Spec::Inverter(boxed(Spec::Sequence(vec![Spec::Cond, Spec::Deferred]))),
+            // Its condition, re-tested every tick, cancels the work after it.
+            Spec::Reactive(vec![Spec::Cond, Spec::Act, Spec::Deferred]),
+            Spec::ForceSuccess(boxed(concurrent(
+                Count::AtLeast(1),
+                Count::All,
+                vec![Spec::Persistent, Spec::Deferred],
+            ))),
+        ]),
     ]);
     let run = Run {
         seed: 2024,
         agents: 3,
         ticks: 5000,
         halts: true,
+        trace: true,
     };
     let stats = differential(&spec, &run).unwrap_or_else(|mismatch| panic!("{mismatch}"));
     assert_exercised(&stats);
@@ -131,6 +147,17 @@ fn assert_exercised(totals: &Stats) {
         ("persistent undos", c.persistent_undos),
         ("concurrent cancellations", c.concurrent_cancellations),
         ("consumed completions", c.completions_consumed),
+        ("selector resumes", c.selector_resumes),
+        (
+            "selector moves after a resume",
+            c.selector_moves_after_resume,
+        ),
+        (
+            "selectors abandoned while resuming",
+            c.selector_resumes_abandoned,
+        ),
+        ("decorator changes", c.decorator_changes),
+        ("reactive sequence cancellations", c.reactive_cancellations),
         ("applied reports", totals.completions_applied),
         ("stale reports", totals.completions_stale),
         ("halts", totals.halts),
@@ -140,6 +167,12 @@ fn assert_exercised(totals: &Stats) {
         assert!(
             count > 0,
             "the random runs never produced {what}: {totals:?}"
+        );
+    }
+    for (event, count) in TraceEvent::ALL.iter().zip(totals.trace_events) {
+        assert!(
+            count > 0,
+            "the traced runs never compared a {event} event: {totals:?}"
         );
     }
 }

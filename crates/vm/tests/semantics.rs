@@ -8,12 +8,17 @@
 //! Item indices are pre-order positions (root 0); each test's tree is
 //! numbered in a comment.
 //!
-//! The six groups: the deciders child by child, concurrent policies and
-//! rollback, the deferred life cycle, persistent slots, `Interpreter::halt`,
-//! and root completion.
+//! The six groups: the deciders child by child (sequence, reactive
+//! sequence, priority, concurrent, selector, and the decorators inverter,
+//! `ForceSuccess` and `ForceFailure`), concurrent policies and rollback, the
+//! deferred life cycle, persistent slots, `Interpreter::halt`, and root
+//! completion.
 
 use std::cell::RefCell;
-use treebeard_shape::tree::{Count, Node, Policy, act, concurrent, cond, priority, sequence};
+use treebeard_shape::tree::{
+    Count, Node, Policy, act, concurrent, cond, force_failure, force_success, inverter, priority,
+    reactive_sequence, selector, sequence,
+};
 use treebeard_shape::{ActionId, NodeIdx};
 use treebeard_testkit::{Event, World, leaves};
 use treebeard_vm::Status::{Failure, Running, Success};
@@ -247,7 +252,7 @@ fn idle() -> Stored {
     stored([], [])
 }
 
-/// The sequence at `node` resumes at `child`.
+/// The sequence or selector at `node` resumes at `child`.
 fn resume(node: u32, child: u32) -> DeciderState {
     DeciderState::Resume {
         node: n(node),
@@ -288,6 +293,10 @@ fn priority3() -> Node {
 
 fn concurrent3() -> Node {
     concurrent([a(), a(), a()])
+}
+
+fn selector3() -> Node {
+    selector([a(), a(), a()])
 }
 
 /// `decider` below a priority whose first child, the condition 1, abandons
@@ -569,6 +578,460 @@ fn sequence_below_a_concurrent_resumes_at_its_running_child() {
         ran(Running, [tick(3, 1, Success), tick(4, 1, Running)])
     );
     assert_eq!(rig.stored(), stored([done(1, true)], [(4, running(2))]));
+}
+
+// ReactiveSequence: 0 reactive sequence, 1 a, 2 a, 3 a.
+
+fn reactive3() -> Node {
+    reactive_sequence([a(), a(), a()])
+}
+
+#[test]
+fn reactive_first_child_success_moves_on_to_the_second_in_the_same_tick() {
+    let mut rig = Rig::new(reactive3());
+    rig.set(&[(1, Success), (2, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Success), start(2, Running)])
+    );
+    // No resume point: only the running action's state.
+    assert_eq!(rig.stored(), stored([], [(2, running(1))]));
+    // The next tick starts again from the first child.
+    rig.set(&[(2, Success), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [start(1, Success), tick(2, 1, Success), start(3, Success)]
+        )
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn reactive_last_child_success_succeeds_the_reactive_sequence() {
+    let mut rig = Rig::new(reactive3());
+    rig.set(&[(1, Success), (2, Success), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [start(1, Success), start(2, Success), start(3, Success)]
+        )
+    );
+    rig.assert_idle();
+    rig.set(&[(1, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
+}
+
+#[test]
+fn reactive_first_child_failure_fails_it_without_reaching_the_others() {
+    let mut rig = Rig::new(reactive3());
+    rig.set(&[(1, Failure), (2, Success), (3, Success)]);
+    assert_eq!(rig.tick(), ran(Failure, [start(1, Failure)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn reactive_middle_child_failure_fails_it_without_reaching_the_last() {
+    let mut rig = Rig::new(reactive3());
+    rig.set(&[(1, Success), (2, Failure), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Failure, [start(1, Success), start(2, Failure)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn reactive_last_child_failure_fails_it() {
+    let mut rig = Rig::new(reactive3());
+    rig.set(&[(1, Success), (2, Success), (3, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Failure,
+            [start(1, Success), start(2, Success), start(3, Failure)]
+        )
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn reactive_first_child_running_is_ticked_again_next_tick() {
+    let mut rig = Rig::new(reactive3());
+    rig.set(&[(1, Running), (2, Success), (3, Success)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
+    assert_eq!(rig.stored(), stored([], [(1, running(1))]));
+    assert_eq!(rig.tick(), ran(Running, [tick(1, 1, Running)]));
+    assert_eq!(rig.stored(), stored([], [(1, running(2))]));
+}
+
+#[test]
+fn reactive_middle_child_running_is_reached_again_from_the_first() {
+    let mut rig = Rig::new(reactive3());
+    rig.set(&[(1, Success), (2, Running), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Success), start(2, Running)])
+    );
+    // A reactive sequence remembers nothing of its own.
+    assert_eq!(rig.stored(), stored([], [(2, running(1))]));
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Success), tick(2, 1, Running)])
+    );
+    assert_eq!(rig.stored(), stored([], [(2, running(2))]));
+}
+
+#[test]
+fn reactive_last_child_running_is_reached_again_from_the_first() {
+    let mut rig = Rig::new(reactive3());
+    rig.set(&[(1, Success), (2, Success), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Success), start(2, Success), start(3, Running)]
+        )
+    );
+    assert_eq!(rig.stored(), stored([], [(3, running(1))]));
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Success), start(2, Success), tick(3, 1, Running)]
+        )
+    );
+    assert_eq!(rig.stored(), stored([], [(3, running(2))]));
+}
+
+#[test]
+fn reactive_running_earlier_child_cancels_a_later_running_child() {
+    let mut rig = Rig::new(reactive3());
+    rig.set(&[(1, Success), (2, Running)]);
+    rig.tick();
+    rig.set(&[(1, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running), cancel(2, 1)]));
+    assert_eq!(rig.stored(), stored([], [(1, running(1))]));
+    // Reached again, the later child starts anew.
+    rig.set(&[(1, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tick(1, 1, Success), start(2, Running)])
+    );
+    assert_eq!(rig.stored(), stored([], [(2, running(1))]));
+}
+
+#[test]
+fn reactive_earlier_child_failure_cancels_a_later_running_child() {
+    let mut rig = Rig::new(reactive3());
+    rig.set(&[(1, Success), (2, Success), (3, Running)]);
+    rig.tick();
+    rig.set(&[(2, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Failure,
+            [start(1, Success), start(2, Failure), cancel(3, 1)]
+        )
+    );
+    rig.assert_idle();
+}
+
+// Guard conditions: 0 reactive sequence, 1 c, 2 a (or d, or q).
+
+#[test]
+fn reactive_guard_is_tested_every_tick_while_its_action_runs() {
+    let mut rig = Rig::new(reactive_sequence([cond("c"), a()]));
+    rig.set(&[(1, Success), (2, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(1, true), start(2, Running)])
+    );
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(1, true), tick(2, 1, Running)])
+    );
+    assert_eq!(rig.stored(), stored([], [(2, running(2))]));
+    rig.set(&[(2, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [tested(1, true), tick(2, 2, Success)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn reactive_guard_failure_cancels_the_running_action() {
+    let mut rig = Rig::new(reactive_sequence([cond("c"), a()]));
+    rig.set(&[(1, Success), (2, Running)]);
+    rig.tick();
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(1, true), tick(2, 1, Running)])
+    );
+    rig.set(&[(1, Failure)]);
+    assert_eq!(rig.tick(), ran(Failure, [tested(1, false), cancel(2, 2)]));
+    rig.assert_idle();
+    // The guard passing again starts the action anew.
+    rig.set(&[(1, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(1, true), start(2, Running)])
+    );
+}
+
+#[test]
+fn reactive_guard_failure_requests_cancel_of_a_launched_deferred_action() {
+    let mut rig = Rig::new(reactive_sequence([cond("c"), act("d")]));
+    rig.set(&[(1, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Running, [tested(1, true)], [launch(2)])
+    );
+    assert_eq!(rig.stored(), stored([], [(2, ActionState::Launched)]));
+    // Re-tested while the action runs: no second launch.
+    assert_eq!(rig.tick(), ran(Running, [tested(1, true)]));
+    assert_eq!(rig.complete(2, Outcome::Running), Ok(()));
+    assert_eq!(rig.tick(), ran(Running, [tested(1, true)]));
+    assert_eq!(rig.stored(), stored([], [(2, ActionState::Acknowledged)]));
+    rig.set(&[(1, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Failure, [tested(1, false)], [cancel_request(2)])
+    );
+    rig.assert_idle();
+    assert_eq!(rig.complete(2, Outcome::Success), Err(Stale::NotRunning));
+}
+
+#[test]
+fn reactive_guard_passing_lets_a_deferred_completion_through() {
+    let mut rig = Rig::new(reactive_sequence([cond("c"), act("d")]));
+    rig.set(&[(1, Success)]);
+    rig.tick();
+    assert_eq!(rig.complete(2, Outcome::Success), Ok(()));
+    assert_eq!(rig.tick(), ran(Success, [tested(1, true)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn reactive_guard_failure_forgets_an_unconsumed_completion_without_a_request() {
+    let mut rig = Rig::new(reactive_sequence([cond("c"), act("d")]));
+    rig.set(&[(1, Success)]);
+    rig.tick();
+    assert_eq!(rig.complete(2, Outcome::Success), Ok(()));
+    rig.set(&[(1, Failure)]);
+    assert_eq!(rig.tick(), ran(Failure, [tested(1, false)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn reactive_guard_failure_keeps_the_persistent_change_of_the_cancel_call() {
+    let mut rig = Rig::new(reactive_sequence([cond("c"), act("q")]));
+    rig.set(&[(1, Success), (2, Running)]);
+    rig.tick();
+    assert_eq!(rig.persistent(), [1]);
+    rig.set(&[(1, Failure)]);
+    assert_eq!(rig.tick(), ran(Failure, [tested(1, false), cancel(2, 1)]));
+    assert_eq!(take_seen(), [(2, Signal::Start, 0), (2, Signal::Cancel, 1)]);
+    assert_eq!(rig.persistent(), [101]);
+}
+
+#[test]
+fn reactive_guard_failure_cancels_a_later_subtree_in_stream_order() {
+    // 0 reactive sequence, 1 c, 2 concurrent, 3 a, 4 sequence, 5 a, 6 d
+    let mut rig = Rig::new(reactive_sequence([
+        cond("c"),
+        concurrent([a(), sequence([a(), act("d")])]),
+    ]));
+    rig.set(&[(1, Success), (3, Running), (5, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(
+            Running,
+            [tested(1, true), start(3, Running), start(5, Success)],
+            [launch(6)]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored(
+            [resume(4, 6)],
+            [(3, running(1)), (6, ActionState::Launched)]
+        )
+    );
+    rig.set(&[(1, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(
+            Failure,
+            [tested(1, false), cancel(3, 1)],
+            [cancel_request(6)]
+        )
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn reactive_keeps_the_resume_point_of_a_running_sequence_child() {
+    // 0 reactive sequence, 1 c, 2 sequence, 3 a, 4 a: the inner sequence
+    // resumes at its running child while the guard passes.
+    let mut rig = Rig::new(reactive_sequence([cond("c"), sequence([a(), a()])]));
+    rig.set(&[(1, Success), (3, Success), (4, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [tested(1, true), start(3, Success), start(4, Running)]
+        )
+    );
+    assert_eq!(rig.stored(), stored([resume(2, 4)], [(4, running(1))]));
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(1, true), tick(4, 1, Running)])
+    );
+    // The guard failing abandons the sequence, and its resume point goes.
+    rig.set(&[(1, Failure)]);
+    assert_eq!(rig.tick(), ran(Failure, [tested(1, false), cancel(4, 2)]));
+    rig.assert_idle();
+    rig.set(&[(1, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [tested(1, true), start(3, Success), start(4, Running)]
+        )
+    );
+}
+
+#[test]
+fn reactive_resumed_by_a_sequence_tests_its_guard_again() {
+    // 0 sequence, 1 a, 2 reactive sequence, 3 c, 4 a: the outer sequence
+    // resumes at the reactive sequence, which starts from its first child.
+    let mut rig = Rig::new(sequence([a(), reactive_sequence([cond("c"), a()])]));
+    rig.set(&[(1, Success), (3, Success), (4, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Success), tested(3, true), start(4, Running)]
+        )
+    );
+    assert_eq!(rig.stored(), stored([resume(0, 2)], [(4, running(1))]));
+    rig.set(&[(3, Failure)]);
+    assert_eq!(rig.tick(), ran(Failure, [tested(3, false), cancel(4, 1)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn reactive_below_a_priority_cancels_before_the_next_branch_runs() {
+    // 0 priority, 1 reactive sequence, 2 c, 3 a, 4 a
+    let mut rig = Rig::new(priority([reactive_sequence([cond("c"), a()]), a()]));
+    rig.set(&[(2, Success), (3, Running), (4, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(2, true), start(3, Running)])
+    );
+    // The guard fails: 3 is cancelled before the priority tries 4.
+    rig.set(&[(2, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(2, false), cancel(3, 1), start(4, Running)])
+    );
+    assert_eq!(rig.stored(), stored([], [(4, running(1))]));
+    // The guard passes again: the higher-priority branch runs and 4 goes.
+    rig.set(&[(2, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(2, true), start(3, Running), cancel(4, 1)])
+    );
+    assert_eq!(rig.stored(), stored([], [(3, running(1))]));
+}
+
+#[test]
+fn reactive_below_a_priority_is_abandoned_when_a_higher_branch_succeeds() {
+    // 0 priority, 1 c, 2 reactive sequence, 3 a, 4 a, 5 a
+    let mut rig = Rig::new(guarded(reactive3()));
+    rig.set(&[(1, Failure), (3, Success), (4, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [tested(1, false), start(3, Success), start(4, Running)]
+        )
+    );
+    assert_eq!(rig.stored(), stored([], [(4, running(1))]));
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [tested(1, false), start(3, Success), tick(4, 1, Running)]
+        )
+    );
+    rig.set(&[(1, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tested(1, true), cancel(4, 2)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn reactive_below_a_concurrent_cancels_before_the_next_sibling_runs() {
+    // 0 concurrent, 1 reactive sequence, 2 a, 3 a, 4 a
+    let mut rig = Rig::new(concurrent([reactive_sequence([a(), a()]), a()]));
+    rig.set(&[(2, Success), (3, Running), (4, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(2, Success), start(3, Running), start(4, Running)]
+        )
+    );
+    assert_eq!(rig.stored(), stored([], [(3, running(1)), (4, running(1))]));
+    rig.set(&[(2, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(2, Running), cancel(3, 1), tick(4, 1, Running)]
+        )
+    );
+    assert_eq!(rig.stored(), stored([], [(2, running(1)), (4, running(2))]));
+}
+
+#[test]
+fn reactive_below_a_concurrent_is_not_ticked_again_once_finished() {
+    // 0 concurrent, 1 reactive sequence, 2 c, 3 a, 4 a: once the reactive
+    // sequence succeeds, the concurrent remembers it and its guard is not
+    // tested again.
+    let mut rig = Rig::new(concurrent([reactive_sequence([cond("c"), a()]), a()]));
+    rig.set(&[(2, Success), (3, Running), (4, Running)]);
+    rig.tick();
+    rig.set(&[(3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [tested(2, true), tick(3, 1, Success), tick(4, 1, Running)]
+        )
+    );
+    assert_eq!(rig.stored(), stored([done(1, true)], [(4, running(2))]));
+    rig.set(&[(2, Failure), (4, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tick(4, 2, Success)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn reactive_failure_fails_its_concurrent_and_cancels_the_siblings() {
+    // 0 concurrent, 1 reactive sequence, 2 c, 3 a, 4 a
+    let mut rig = Rig::new(concurrent([reactive_sequence([cond("c"), a()]), a()]));
+    rig.set(&[(2, Success), (3, Running), (4, Running)]);
+    rig.tick();
+    rig.set(&[(2, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Failure, [tested(2, false), cancel(3, 1), cancel(4, 1)])
+    );
+    rig.assert_idle();
 }
 
 // PrioritySelector: 0 priority, 1 a, 2 a, 3 a.
@@ -1234,6 +1697,714 @@ fn abandoned_subtree_is_cancelled_in_stream_order() {
         )
     );
     rig.assert_idle();
+}
+
+// Selector: 0 selector, 1 a, 2 a, 3 a.
+
+#[test]
+fn selector_first_child_success_succeeds_without_trying_the_others() {
+    let mut rig = Rig::new(selector3());
+    rig.set(&[(1, Success), (2, Running), (3, Running)]);
+    assert_eq!(rig.tick(), ran(Success, [start(1, Success)]));
+    rig.assert_idle();
+    assert_eq!(rig.tick(), ran(Success, [start(1, Success)]));
+}
+
+#[test]
+fn selector_middle_child_success_succeeds_after_the_first_fails() {
+    let mut rig = Rig::new(selector3());
+    rig.set(&[(1, Failure), (2, Success), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [start(1, Failure), start(2, Success)])
+    );
+    rig.assert_idle();
+    // Completed, the next tick starts from the first child.
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [start(1, Failure), start(2, Success)])
+    );
+}
+
+#[test]
+fn selector_last_child_success_succeeds_after_the_others_fail() {
+    let mut rig = Rig::new(selector3());
+    rig.set(&[(1, Failure), (2, Failure), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [start(1, Failure), start(2, Failure), start(3, Success)]
+        )
+    );
+    rig.assert_idle();
+    rig.set(&[(1, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
+}
+
+#[test]
+fn selector_first_child_failure_moves_on_to_the_second_in_the_same_tick() {
+    let mut rig = Rig::new(selector3());
+    rig.set(&[(1, Failure), (2, Running), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Failure), start(2, Running)])
+    );
+    assert_eq!(rig.stored(), stored([resume(0, 2)], [(2, running(1))]));
+}
+
+#[test]
+fn selector_middle_child_failure_moves_on_to_the_last_in_the_same_tick() {
+    let mut rig = Rig::new(selector3());
+    rig.set(&[(1, Failure), (2, Failure), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Failure), start(2, Failure), start(3, Running)]
+        )
+    );
+    assert_eq!(rig.stored(), stored([resume(0, 3)], [(3, running(1))]));
+}
+
+#[test]
+fn selector_last_child_failure_fails_the_selector() {
+    let mut rig = Rig::new(selector3());
+    rig.set(&[(1, Failure), (2, Failure), (3, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Failure,
+            [start(1, Failure), start(2, Failure), start(3, Failure)]
+        )
+    );
+    rig.assert_idle();
+    rig.set(&[(1, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
+}
+
+#[test]
+fn selector_first_child_running_stores_no_resume_point() {
+    let mut rig = Rig::new(selector3());
+    rig.set(&[(1, Running), (2, Success), (3, Success)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
+    assert_eq!(rig.stored(), stored([], [(1, running(1))]));
+    assert_eq!(rig.tick(), ran(Running, [tick(1, 1, Running)]));
+    assert_eq!(rig.stored(), stored([], [(1, running(2))]));
+    // Its failure moves on to the second child in the same tick.
+    rig.set(&[(1, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [tick(1, 2, Failure), start(2, Success)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn selector_middle_child_running_resumes_there_next_tick() {
+    let mut rig = Rig::new(selector3());
+    rig.set(&[(1, Failure), (2, Running), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Failure), start(2, Running)])
+    );
+    assert_eq!(rig.stored(), stored([resume(0, 2)], [(2, running(1))]));
+    // Resumes at 2; 1 is not ticked again.
+    assert_eq!(rig.tick(), ran(Running, [tick(2, 1, Running)]));
+    assert_eq!(rig.stored(), stored([resume(0, 2)], [(2, running(2))]));
+}
+
+#[test]
+fn selector_last_child_running_resumes_there_next_tick() {
+    let mut rig = Rig::new(selector3());
+    rig.set(&[(1, Failure), (2, Failure), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Failure), start(2, Failure), start(3, Running)]
+        )
+    );
+    assert_eq!(rig.stored(), stored([resume(0, 3)], [(3, running(1))]));
+    assert_eq!(rig.tick(), ran(Running, [tick(3, 1, Running)]));
+    assert_eq!(rig.stored(), stored([resume(0, 3)], [(3, running(2))]));
+}
+
+#[test]
+fn selector_does_not_retry_a_failed_child_while_a_later_one_runs() {
+    let mut rig = Rig::new(selector3());
+    rig.set(&[(1, Failure), (2, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Failure), start(2, Running)])
+    );
+    // 1 would succeed now; unlike a priority, the selector does not look.
+    rig.set(&[(1, Success)]);
+    assert_eq!(rig.tick(), ran(Running, [tick(2, 1, Running)]));
+    assert_eq!(rig.stored(), stored([resume(0, 2)], [(2, running(2))]));
+}
+
+#[test]
+fn selector_resumed_child_failure_moves_on_to_the_later_children_in_the_same_tick() {
+    let mut rig = Rig::new(selector3());
+    rig.set(&[(1, Failure), (2, Running), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Failure), start(2, Running)])
+    );
+    rig.set(&[(2, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tick(2, 1, Failure), start(3, Running)])
+    );
+    assert_eq!(rig.stored(), stored([resume(0, 3)], [(3, running(1))]));
+    rig.set(&[(3, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tick(3, 1, Success)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn selector_resumed_child_success_succeeds_and_the_next_tick_starts_anew() {
+    let mut rig = Rig::new(selector3());
+    rig.set(&[(1, Failure), (2, Running)]);
+    rig.tick();
+    rig.set(&[(2, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tick(2, 1, Success)]));
+    rig.assert_idle();
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [start(1, Failure), start(2, Success)])
+    );
+}
+
+#[test]
+fn selector_resumed_last_child_failure_fails_without_retrying_the_others() {
+    let mut rig = Rig::new(selector3());
+    rig.set(&[(1, Failure), (2, Failure), (3, Running)]);
+    rig.tick();
+    rig.set(&[(1, Success), (3, Failure)]);
+    assert_eq!(rig.tick(), ran(Failure, [tick(3, 1, Failure)]));
+    rig.assert_idle();
+    assert_eq!(rig.tick(), ran(Success, [start(1, Success)]));
+}
+
+// Cancelled: 0 priority, 1 c, 2 selector, 3 a, 4 a, 5 a. The condition
+// succeeding abandons the selector.
+
+#[test]
+fn selector_first_child_cancelled_when_the_selector_is_abandoned() {
+    let mut rig = Rig::new(guarded(selector3()));
+    rig.set(&[(1, Failure), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(1, false), start(3, Running)])
+    );
+    assert_eq!(rig.stored(), stored([], [(3, running(1))]));
+    rig.set(&[(1, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tested(1, true), cancel(3, 1)]));
+    rig.assert_idle();
+    rig.set(&[(1, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(1, false), start(3, Running)])
+    );
+}
+
+#[test]
+fn selector_middle_child_cancelled_when_the_selector_is_abandoned() {
+    let mut rig = Rig::new(guarded(selector3()));
+    rig.set(&[(1, Failure), (3, Failure), (4, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [tested(1, false), start(3, Failure), start(4, Running)]
+        )
+    );
+    assert_eq!(rig.stored(), stored([resume(2, 4)], [(4, running(1))]));
+    rig.set(&[(1, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tested(1, true), cancel(4, 1)]));
+    rig.assert_idle();
+    // Reached again, the selector starts from its first child.
+    rig.set(&[(1, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [tested(1, false), start(3, Failure), start(4, Running)]
+        )
+    );
+}
+
+#[test]
+fn selector_last_child_cancelled_when_the_selector_is_abandoned() {
+    let mut rig = Rig::new(guarded(selector3()));
+    rig.set(&[(1, Failure), (3, Failure), (4, Failure), (5, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [
+                tested(1, false),
+                start(3, Failure),
+                start(4, Failure),
+                start(5, Running)
+            ]
+        )
+    );
+    assert_eq!(rig.stored(), stored([resume(2, 5)], [(5, running(1))]));
+    rig.set(&[(1, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tested(1, true), cancel(5, 1)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn selector_deferred_child_gets_a_cancel_request_when_the_selector_is_abandoned() {
+    // 0 priority, 1 c, 2 selector, 3 a, 4 d
+    let mut rig = Rig::new(guarded(selector([a(), act("d")])));
+    rig.set(&[(1, Failure), (3, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Running, [tested(1, false), start(3, Failure)], [launch(4)])
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([resume(2, 4)], [(4, ActionState::Launched)])
+    );
+    assert_eq!(rig.complete(4, Outcome::Running), Ok(()));
+    rig.set(&[(1, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Success, [tested(1, true)], [cancel_request(4)])
+    );
+    rig.assert_idle();
+    assert_eq!(rig.complete(4, Outcome::Success), Err(Stale::NotRunning));
+}
+
+#[test]
+fn selector_abandoned_when_a_higher_priority_sibling_starts_running() {
+    // 0 priority, 1 a, 2 selector, 3 a, 4 a
+    let mut rig = Rig::new(priority([a(), selector([a(), a()])]));
+    rig.set(&[(1, Failure), (3, Failure), (4, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Failure), start(3, Failure), start(4, Running)]
+        )
+    );
+    assert_eq!(rig.stored(), stored([resume(2, 4)], [(4, running(1))]));
+    rig.set(&[(1, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running), cancel(4, 1)]));
+    // The resume point went with the abandoned work.
+    assert_eq!(rig.stored(), stored([], [(1, running(1))]));
+    rig.set(&[(1, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [tick(1, 1, Failure), start(3, Failure), start(4, Running)]
+        )
+    );
+}
+
+#[test]
+fn selector_below_a_concurrent_is_cancelled_when_the_concurrent_decides() {
+    // 0 concurrent (succeed at 1), 1 selector, 2 a, 3 a, 4 a
+    let tree =
+        concurrent([selector([a(), a()]), a()]).policy(policy(Count::AtLeast(1), Count::All));
+    let mut rig = Rig::new(tree);
+    rig.set(&[(2, Failure), (3, Running), (4, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(2, Failure), start(3, Running), start(4, Running)]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([resume(1, 3)], [(3, running(1)), (4, running(1))])
+    );
+    // The selector resumes at 3, which runs; 4 succeeds and decides.
+    rig.set(&[(4, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [tick(3, 1, Running), tick(4, 1, Success), cancel(3, 2)]
+        )
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn selector_failure_after_resuming_reaches_its_concurrent_parent() {
+    // 0 concurrent (default policy), 1 selector, 2 a, 3 a, 4 a
+    let mut rig = Rig::new(concurrent([selector([a(), a()]), a()]));
+    rig.set(&[(2, Failure), (3, Running), (4, Running)]);
+    rig.tick();
+    assert_eq!(
+        rig.stored(),
+        stored([resume(1, 3)], [(3, running(1)), (4, running(1))])
+    );
+    // 3 fails: the selector fails, which fails the concurrent and cancels 4.
+    rig.set(&[(3, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Failure, [tick(3, 1, Failure), cancel(4, 1)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn selector_below_a_priority_is_resumed_not_retried() {
+    // 0 priority, 1 selector, 2 c, 3 a, 4 a: the priority re-ticks the
+    // selector, which goes on at its running child.
+    let mut rig = Rig::new(priority([selector([cond("c"), a()]), a()]));
+    rig.set(&[(2, Failure), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(2, false), start(3, Running)])
+    );
+    assert_eq!(rig.stored(), stored([resume(1, 3)], [(3, running(1))]));
+    rig.set(&[(2, Success)]);
+    assert_eq!(rig.tick(), ran(Running, [tick(3, 1, Running)]));
+}
+
+#[test]
+fn selector_resumes_into_a_guarded_sequence_without_testing_the_guards() {
+    // 0 selector, 1 sequence, 2 c, 3 a, 4 sequence, 5 c, 6 a, 7 a
+    let mut rig = Rig::new(selector([
+        sequence([cond("c"), a()]),
+        sequence([cond("c"), a()]),
+        a(),
+    ]));
+    rig.set(&[(2, Failure), (5, Success), (6, Running), (7, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [tested(2, false), tested(5, true), start(6, Running)]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([resume(0, 4), resume(4, 6)], [(6, running(1))])
+    );
+    // Neither guard is tested; 6 fails the sequence and the selector moves
+    // on to 7.
+    rig.set(&[(2, Success), (5, Failure), (6, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [tick(6, 1, Failure), start(7, Success)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn sequence_resumed_at_a_selector_resumes_it_at_its_running_child() {
+    // 0 sequence, 1 a, 2 selector, 3 a, 4 a
+    let mut rig = Rig::new(sequence([a(), selector([a(), a()])]));
+    rig.set(&[(1, Success), (3, Failure), (4, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [start(1, Success), start(3, Failure), start(4, Running)]
+        )
+    );
+    assert_eq!(
+        rig.stored(),
+        stored([resume(0, 2), resume(2, 4)], [(4, running(1))])
+    );
+    rig.set(&[(3, Success)]);
+    assert_eq!(rig.tick(), ran(Running, [tick(4, 1, Running)]));
+}
+
+// Inverter: 0 sequence, 1 inverter, 2 a, 3 a.
+
+fn inverted() -> Node {
+    sequence([inverter(a()), a()])
+}
+
+#[test]
+fn inverter_child_failure_succeeds_it() {
+    let mut rig = Rig::new(inverted());
+    rig.set(&[(2, Failure), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [start(2, Failure), start(3, Success)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn inverter_child_success_fails_it() {
+    let mut rig = Rig::new(inverted());
+    rig.set(&[(2, Success), (3, Success)]);
+    assert_eq!(rig.tick(), ran(Failure, [start(2, Success)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn inverter_passes_running_through_and_remembers_nothing() {
+    let mut rig = Rig::new(inverted());
+    rig.set(&[(2, Running), (3, Success)]);
+    assert_eq!(rig.tick(), ran(Running, [start(2, Running)]));
+    assert_eq!(rig.stored(), stored([], [(2, running(1))]));
+    assert_eq!(rig.tick(), ran(Running, [tick(2, 1, Running)]));
+    rig.set(&[(2, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [tick(2, 2, Failure), start(3, Success)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn inverter_at_the_root_inverts_the_tree_status() {
+    // 0 inverter, 1 a
+    let mut rig = Rig::new(inverter(a()));
+    rig.set(&[(1, Success)]);
+    assert_eq!(rig.tick(), ran(Failure, [start(1, Success)]));
+    rig.set(&[(1, Failure)]);
+    assert_eq!(rig.tick(), ran(Success, [start(1, Failure)]));
+    rig.set(&[(1, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
+    assert_eq!(rig.stored(), stored([], [(1, running(1))]));
+}
+
+#[test]
+fn inverter_over_a_deferred_action_inverts_its_completion() {
+    // 0 sequence, 1 inverter, 2 d, 3 a
+    let mut rig = Rig::new(sequence([inverter(act("d")), a()]));
+    rig.set(&[(3, Success)]);
+    assert_eq!(rig.tick(), ran_with(Running, [], [launch(2)]));
+    assert_eq!(rig.stored(), stored([], [(2, ActionState::Launched)]));
+    assert_eq!(rig.complete(2, Outcome::Failure), Ok(()));
+    assert_eq!(rig.tick(), ran(Success, [start(3, Success)]));
+    rig.assert_idle();
+    assert_eq!(rig.tick(), ran_with(Running, [], [launch(2)]));
+    assert_eq!(rig.complete(2, Outcome::Success), Ok(()));
+    assert_eq!(rig.tick(), ran(Failure, []));
+    rig.assert_idle();
+}
+
+#[test]
+fn inverted_guard_in_a_priority_wins_when_its_condition_fails() {
+    // 0 priority, 1 inverter, 2 c, 3 a: "unless c".
+    let mut rig = Rig::new(priority([inverter(cond("c")), a()]));
+    rig.set(&[(2, Success), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(2, true), start(3, Running)])
+    );
+    rig.set(&[(2, Failure)]);
+    assert_eq!(rig.tick(), ran(Success, [tested(2, false), cancel(3, 1)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn inverter_child_cancelled_when_the_inverter_is_abandoned() {
+    // 0 priority, 1 c, 2 inverter, 3 a
+    let mut rig = Rig::new(guarded(inverter(a())));
+    rig.set(&[(1, Failure), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(1, false), start(3, Running)])
+    );
+    assert_eq!(rig.stored(), stored([], [(3, running(1))]));
+    rig.set(&[(1, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tested(1, true), cancel(3, 1)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn inverter_below_a_concurrent_hands_it_the_inverted_status() {
+    // 0 concurrent (default policy), 1 inverter, 2 a, 3 a
+    let mut rig = Rig::new(concurrent([inverter(a()), a()]));
+    rig.set(&[(2, Failure), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(2, Failure), start(3, Running)])
+    );
+    // The concurrent remembers its child, the inverter, as succeeded.
+    assert_eq!(rig.stored(), stored([done(1, true)], [(3, running(1))]));
+    rig.set(&[(3, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tick(3, 1, Success)]));
+    rig.assert_idle();
+}
+
+// ForceSuccess: 0 sequence, 1 force_success, 2 a, 3 a.
+
+fn forced_success() -> Node {
+    sequence([force_success(a()), a()])
+}
+
+#[test]
+fn force_success_child_failure_succeeds_it() {
+    let mut rig = Rig::new(forced_success());
+    rig.set(&[(2, Failure), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [start(2, Failure), start(3, Success)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn force_success_child_success_succeeds_it() {
+    let mut rig = Rig::new(forced_success());
+    rig.set(&[(2, Success), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [start(2, Success), start(3, Success)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn force_success_passes_running_through_and_its_sequence_resumes_at_it() {
+    // 0 sequence, 1 a, 2 force_success, 3 a, 4 a
+    let mut rig = Rig::new(sequence([a(), force_success(a()), a()]));
+    rig.set(&[(1, Success), (3, Running), (4, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Success), start(3, Running)])
+    );
+    // The sequence resumes at its child, the decorator, which remembers
+    // nothing of its own.
+    assert_eq!(rig.stored(), stored([resume(0, 2)], [(3, running(1))]));
+    rig.set(&[(3, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [tick(3, 1, Failure), start(4, Success)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn force_success_at_the_root_succeeds_whenever_its_child_finishes() {
+    // 0 force_success, 1 a
+    let mut rig = Rig::new(force_success(a()));
+    rig.set(&[(1, Failure)]);
+    assert_eq!(rig.tick(), ran(Success, [start(1, Failure)]));
+    rig.set(&[(1, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [start(1, Success)]));
+    rig.set(&[(1, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
+    assert_eq!(rig.stored(), stored([], [(1, running(1))]));
+}
+
+// ForceFailure: 0 selector, 1 force_failure, 2 a, 3 a.
+
+fn forced_failure() -> Node {
+    selector([force_failure(a()), a()])
+}
+
+#[test]
+fn force_failure_child_success_fails_it() {
+    let mut rig = Rig::new(forced_failure());
+    rig.set(&[(2, Success), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [start(2, Success), start(3, Success)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn force_failure_child_failure_fails_it() {
+    let mut rig = Rig::new(forced_failure());
+    rig.set(&[(2, Failure), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [start(2, Failure), start(3, Success)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn force_failure_passes_running_through_and_its_selector_resumes_at_it() {
+    // 0 selector, 1 a, 2 force_failure, 3 a, 4 a
+    let mut rig = Rig::new(selector([a(), force_failure(a()), a()]));
+    rig.set(&[(1, Failure), (3, Running), (4, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Failure), start(3, Running)])
+    );
+    assert_eq!(rig.stored(), stored([resume(0, 2)], [(3, running(1))]));
+    // 3 succeeds, forced to failure: the selector moves on to 4, and 1 is
+    // not tried again.
+    rig.set(&[(1, Success), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [tick(3, 1, Success), start(4, Success)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn force_failure_at_the_root_fails_whenever_its_child_finishes() {
+    // 0 force_failure, 1 a
+    let mut rig = Rig::new(force_failure(a()));
+    rig.set(&[(1, Success)]);
+    assert_eq!(rig.tick(), ran(Failure, [start(1, Success)]));
+    rig.set(&[(1, Failure)]);
+    assert_eq!(rig.tick(), ran(Failure, [start(1, Failure)]));
+    rig.set(&[(1, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
+    assert_eq!(rig.stored(), stored([], [(1, running(1))]));
+}
+
+#[test]
+fn force_failure_over_a_deferred_action_forces_its_completion() {
+    // 0 selector, 1 force_failure, 2 d, 3 a
+    let mut rig = Rig::new(selector([force_failure(act("d")), a()]));
+    rig.set(&[(3, Success)]);
+    assert_eq!(rig.tick(), ran_with(Running, [], [launch(2)]));
+    assert_eq!(rig.stored(), stored([], [(2, ActionState::Launched)]));
+    assert_eq!(rig.complete(2, Outcome::Success), Ok(()));
+    assert_eq!(rig.tick(), ran(Success, [start(3, Success)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn decorated_deferred_action_gets_a_cancel_request_when_abandoned() {
+    // 0 priority, 1 c, 2 force_failure, 3 d
+    let mut rig = Rig::new(guarded(force_failure(act("d"))));
+    rig.set(&[(1, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Running, [tested(1, false)], [launch(3)])
+    );
+    rig.set(&[(1, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Success, [tested(1, true)], [cancel_request(3)])
+    );
+    rig.assert_idle();
+}
+
+#[test]
+fn stacked_decorators_compose() {
+    // 0 sequence, 1 inverter, 2 force_failure, 3 a, 4 a: whatever 3 does,
+    // force_failure fails and the inverter succeeds.
+    let mut rig = Rig::new(sequence([inverter(force_failure(a())), a()]));
+    rig.set(&[(3, Success), (4, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [start(3, Success), start(4, Success)])
+    );
+    rig.set(&[(3, Failure)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [start(3, Failure), start(4, Success)])
+    );
+    rig.set(&[(3, Running)]);
+    assert_eq!(rig.tick(), ran(Running, [start(3, Running)]));
+    assert_eq!(rig.stored(), stored([], [(3, running(1))]));
 }
 
 // ---------------------------------------------------------------------------
@@ -2253,6 +3424,30 @@ fn halt_forgets_a_sequence_resume_point() {
 }
 
 #[test]
+fn halt_forgets_a_selector_resume_point() {
+    // 0 selector, 1 a, 2 a
+    let mut rig = Rig::new(selector([a(), a()]));
+    rig.set(&[(1, Failure), (2, Running)]);
+    rig.tick();
+    assert_eq!(rig.stored(), stored([resume(0, 2)], [(2, running(1))]));
+    assert_eq!(rig.halt(), (vec![cancel(2, 1)], vec![]));
+    rig.assert_idle();
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Failure), start(2, Running)])
+    );
+}
+
+#[test]
+fn halt_cancels_the_work_below_a_decorator() {
+    // 0 force_success, 1 d
+    let mut rig = Rig::new(force_success(act("d")));
+    assert_eq!(rig.tick(), ran_with(Running, [], [launch(1)]));
+    assert_eq!(rig.halt(), (vec![], vec![cancel_request(1)]));
+    rig.assert_idle();
+}
+
+#[test]
 fn halt_keeps_persistent_slots() {
     // 0 sequence, 1 p, 2 a
     let mut rig = Rig::new(sequence([act("p"), a()]));
@@ -2271,6 +3466,25 @@ fn halt_keeps_persistent_changes_made_by_cancel_calls() {
     rig.tick();
     assert_eq!(rig.halt(), (vec![cancel(1, 1)], vec![]));
     assert_eq!(rig.persistent(), [101]);
+}
+
+#[test]
+fn halt_cancels_the_work_below_a_reactive_sequence() {
+    // 0 reactive sequence, 1 c, 2 concurrent, 3 a, 4 d
+    let mut rig = Rig::new(reactive_sequence([cond("c"), concurrent([a(), act("d")])]));
+    rig.set(&[(1, Success), (3, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran_with(Running, [tested(1, true), start(3, Running)], [launch(4)])
+    );
+    assert_eq!(rig.halt(), (vec![cancel(3, 1)], vec![cancel_request(4)]));
+    rig.assert_idle();
+    assert_eq!(rig.complete(4, Outcome::Success), Err(Stale::NotRunning));
+    // The next tick starts anew: the action starts, the deferred relaunches.
+    assert_eq!(
+        rig.tick(),
+        ran_with(Running, [tested(1, true), start(3, Running)], [launch(4)])
+    );
 }
 
 #[test]
@@ -2355,6 +3569,76 @@ fn inner_decider_forgets_its_state_when_it_completes() {
         ran(Running, [tick(3, 1, Success), start(4, Running)])
     );
     assert_eq!(rig.stored(), stored([resume(0, 4)], [(4, running(1))]));
+}
+
+#[test]
+fn root_selector_forgets_its_resume_point_when_it_completes() {
+    // 0 selector, 1 a, 2 a, 3 a
+    let mut rig = Rig::new(selector3());
+    rig.set(&[(1, Failure), (2, Running)]);
+    rig.tick();
+    rig.set(&[(2, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tick(2, 1, Success)]));
+    rig.assert_idle();
+    assert_eq!(
+        rig.tick(),
+        ran(Success, [start(1, Failure), start(2, Success)])
+    );
+    // Failing after a resume forgets it too.
+    rig.set(&[(2, Failure), (3, Running)]);
+    rig.tick();
+    assert_eq!(rig.stored(), stored([resume(0, 3)], [(3, running(1))]));
+    rig.set(&[(3, Failure)]);
+    assert_eq!(rig.tick(), ran(Failure, [tick(3, 1, Failure)]));
+    rig.assert_idle();
+}
+
+#[test]
+fn inner_selector_forgets_its_resume_point_when_it_completes() {
+    // 0 sequence, 1 selector, 2 a, 3 a, 4 a: the selector succeeds on the
+    // second tick while the root goes on running.
+    let mut rig = Rig::new(sequence([selector([a(), a()]), a()]));
+    rig.set(&[(2, Failure), (3, Running)]);
+    rig.tick();
+    assert_eq!(rig.stored(), stored([resume(1, 3)], [(3, running(1))]));
+    rig.set(&[(3, Success), (4, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tick(3, 1, Success), start(4, Running)])
+    );
+    assert_eq!(rig.stored(), stored([resume(0, 4)], [(4, running(1))]));
+}
+
+#[test]
+fn root_reactive_sequence_leaves_the_actor_idle_and_the_next_tick_starts_anew() {
+    let mut rig = Rig::new(reactive3());
+    rig.set(&[(1, Success), (2, Running)]);
+    rig.tick();
+    rig.set(&[(2, Success), (3, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [start(1, Success), tick(2, 1, Success), start(3, Success)]
+        )
+    );
+    rig.assert_idle();
+    // Running again, the middle child starts with a fresh state.
+    rig.set(&[(2, Running)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Success), start(2, Running)])
+    );
+    // Failing at the first child: the middle one is cancelled, and nothing
+    // is left.
+    rig.set(&[(1, Failure)]);
+    assert_eq!(rig.tick(), ran(Failure, [start(1, Failure), cancel(2, 1)]));
+    rig.assert_idle();
+    rig.set(&[(1, Success)]);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [start(1, Success), start(2, Running)])
+    );
 }
 
 #[test]

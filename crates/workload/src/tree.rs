@@ -1,6 +1,7 @@
 //! The workload's tree on treebeard: the builder form and the leaves.
 
 use crate::world::{Act, Critter};
+use treebeard_shape::ParamType;
 use treebeard_shape::tree::{Node, act, cond, priority, sequence};
 use treebeard_vm::{Call, Leaves, Signal, Status};
 
@@ -53,12 +54,12 @@ pub fn leaves() -> Leaves<Critter> {
     leaves.condition("friend_near", |c, _| c.friend_near);
     leaves
         .condition("hunger_above", |c, args| i64::from(c.hunger) > args.int(0))
-        .params(1);
+        .param("threshold", ParamType::Int);
     leaves
         .condition("fatigue_above", |c, args| {
             i64::from(c.fatigue) > args.int(0)
         })
-        .params(1);
+        .param("threshold", ParamType::Int);
     timed_actions!(leaves: Flee, FindFood, Eat, Sleep, Share, Chat, PickSpot, Walk, LookAround);
     leaves
 }

@@ -1,27 +1,84 @@
-//! Helpers shared by the integration tests: a leaf catalog, sample trees and
-//! hand-assembled shape parts.
+//! Helpers shared by the integration tests: a leaf catalog, sample trees,
+//! hand-assembled shape parts, and (in [`wire`]) a test-side reading of the
+//! byte format.
 
 #![allow(dead_code)]
 
-use treebeard_shape::tree::{Node, act, concurrent, cond, priority, sequence};
+pub mod wire;
+
+use std::time::Duration;
+use treebeard_shape::params::field;
+use treebeard_shape::tree::{
+    Node, act, concurrent, cond, force_failure, force_success, inverter, priority, selector,
+    sequence,
+};
 use treebeard_shape::{
-    Catalog, FLAG_PERSISTENT, Import, Kind, LeafDecl, NodeId, NodeInfo, ParamRange, Shape,
-    ShapeItem, ShapeParts, compile,
+    Catalog, FLAG_PERSISTENT, FieldDecl, FieldType, Import, ImportParam, Kind, LeafSchema, NodeId,
+    NodeInfo, ParamRange, ParamType, Shape, ShapeItem, ShapeParts, compile,
 };
 
-/// The leaves every compiled test tree may use.
+/// The leaves every compiled test tree may use, and the blackboard fields
+/// `hunger` (int), `speed` (float), `alert` (bool) and `target` (string).
+///
+/// `Configure`, `Compare` and `Remember` take a parameter of every type:
+///
+/// | leaf | kind | parameters |
+/// | --- | --- | --- |
+/// | `Configure` | action | count int, ratio float, loud bool, wait duration, label string, gait walk\|run\|sneak |
+/// | `Compare` | condition | left input int, right input float |
+/// | `Remember` | deferred | into output string, text input string, flag input bool |
 pub fn catalog() -> Catalog {
     let mut c = Catalog::new();
-    c.declare("ready", LeafDecl::condition(0))
-        .declare("enemy_visible", LeafDecl::condition(0))
-        .declare("hunger_above", LeafDecl::condition(1))
-        .declare("Shoot", LeafDecl::action(0))
-        .declare("Walk", LeafDecl::action(1))
-        .declare("Eat", LeafDecl::action(0))
-        .declare("Counter", LeafDecl::action(0).with_persistent())
-        .declare("FindFood", LeafDecl::deferred(0))
-        .declare("MoveTo", LeafDecl::deferred(2))
-        .declare("Timer", LeafDecl::deferred(1).with_persistent());
+    c.field(FieldDecl::new("hunger", FieldType::Int))
+        .field(FieldDecl::new("speed", FieldType::Float))
+        .field(FieldDecl::new("alert", FieldType::Bool))
+        .field(FieldDecl::new("target", FieldType::Str));
+    c.declare("ready", LeafSchema::condition())
+        .declare("enemy_visible", LeafSchema::condition())
+        .declare(
+            "hunger_above",
+            LeafSchema::condition().param("threshold", ParamType::Int),
+        )
+        .declare("Shoot", LeafSchema::action())
+        .declare("Walk", LeafSchema::action().param("speed", ParamType::Int))
+        .declare("Eat", LeafSchema::action())
+        .declare("Counter", LeafSchema::action().persistent())
+        .declare("FindFood", LeafSchema::deferred())
+        .declare(
+            "MoveTo",
+            LeafSchema::deferred()
+                .param("x", ParamType::Int)
+                .param("y", ParamType::Int),
+        )
+        .declare(
+            "Timer",
+            LeafSchema::deferred()
+                .param("seconds", ParamType::Float)
+                .persistent(),
+        )
+        .declare(
+            "Configure",
+            LeafSchema::action()
+                .param("count", ParamType::Int)
+                .param("ratio", ParamType::Float)
+                .param("loud", ParamType::Bool)
+                .param("wait", ParamType::Duration)
+                .param("label", ParamType::Str)
+                .param("gait", ParamType::enumeration(&["walk", "run", "sneak"])),
+        )
+        .declare(
+            "Compare",
+            LeafSchema::condition()
+                .param("left", ParamType::Input(FieldType::Int))
+                .param("right", ParamType::Input(FieldType::Float)),
+        )
+        .declare(
+            "Remember",
+            LeafSchema::deferred()
+                .param("into", ParamType::Output(FieldType::Str))
+                .param("text", ParamType::Input(FieldType::Str))
+                .param("flag", ParamType::Input(FieldType::Bool)),
+        );
     c
 }
 
@@ -40,6 +97,37 @@ pub fn creature() -> Node {
     ])
 }
 
+/// A tree giving a parameter of every type: literals (negative ones
+/// included), strings, an enumeration, a duration, input fields, input
+/// literals stored as constants, and an output field.
+pub fn typed() -> Node {
+    sequence([
+        cond("Compare").param(field("hunger")).param(-0.5),
+        cond("Compare").param(-12).param(field("speed")),
+        act("Configure")
+            .param(-7)
+            .param(-1.25)
+            .param(true)
+            .param(Duration::from_millis(1500))
+            .param("hello")
+            .param("sneak"),
+        act("Remember")
+            .param(field("target"))
+            .param("note")
+            .param(false),
+    ])
+}
+
+/// A tree of the selector and the decorators.
+pub fn decorated() -> Node {
+    selector([
+        inverter(cond("ready")),
+        force_success(act("FindFood")),
+        force_failure(sequence([act("Shoot"), act("Counter")])),
+        inverter(force_success(selector([act("Eat")]))),
+    ])
+}
+
 /// Sample trees of different structures, for round trips.
 pub fn samples() -> Vec<Node> {
     vec![
@@ -51,9 +139,12 @@ pub fn samples() -> Vec<Node> {
         concurrent([
             sequence([act("Counter"), act("Counter")]),
             priority([cond("ready"), act("FindFood")]),
-            act("MoveTo").param(u64::MAX).param(0),
+            act("MoveTo").param(i64::MIN).param(0),
         ]),
         sequence([sequence([sequence([act("Eat").named("deep").with_id(77)])])]),
+        decorated(),
+        typed(),
+        priority([typed(), decorated(), creature()]),
     ]
 }
 
@@ -63,11 +154,16 @@ pub fn samples() -> Vec<Node> {
 //   Deferred:  0 launch/0, 1 timer/0 persistent
 // and the parameter table holds three words.
 
-/// An import.
+/// An import with `arity` integer parameters.
 pub fn import(name: &str, arity: u8, persistent: bool) -> Import {
     Import {
         name: name.into(),
-        arity,
+        params: (0..arity)
+            .map(|i| ImportParam {
+                name: format!("p{i}").into(),
+                ty: ParamType::Int,
+            })
+            .collect(),
         persistent,
     }
 }
@@ -127,6 +223,7 @@ pub fn parts(items: Vec<ShapeItem>) -> ShapeParts {
         .map(|i| NodeInfo {
             name: format!("n{i}").into(),
             id: NodeId(i as u32),
+            source: None,
         })
         .collect();
     ShapeParts {
@@ -142,5 +239,6 @@ pub fn parts(items: Vec<ShapeItem>) -> ShapeParts {
             vec![import("launch", 0, false), import("timer", 0, true)],
         ],
         nodes,
+        ..ShapeParts::default()
     }
 }

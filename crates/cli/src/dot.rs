@@ -1,0 +1,111 @@
+//! Graphviz drawings of shapes.
+
+use std::fmt::Write;
+use treebeard_shape::{Kind, NodeIdx, Shape};
+
+/// `shape` as a Graphviz digraph named `name`: deciders as boxes labelled
+/// with their kind (and name), leaves in a shape per kind with their
+/// parameters, children left to right in order.
+pub fn render(shape: &Shape, name: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "digraph {} {{", quote(name));
+    out.push_str("  node [fontname=\"Helvetica\", fontsize=11];\n");
+    out.push_str("  edge [arrowsize=0.6];\n");
+    let disassembly = shape.disassemble();
+    for i in 0..shape.len() as u32 {
+        let node = NodeIdx::new(i);
+        let kind = shape.kind(node);
+        let info = shape.node(node);
+        let (label, style) = if kind.is_decider() {
+            let mut label = symbol(kind).to_owned();
+            if *info.name != *kind.name() {
+                let _ = write!(label, "\\n{}", info.name);
+            }
+            let fields = disassembly.payload(node);
+            if !fields.trim().is_empty() {
+                let _ = write!(label, "\\n{}", fields.trim());
+            }
+            (
+                label,
+                "shape=box, style=\"rounded,filled\", fillcolor=\"#e8eef7\"",
+            )
+        } else {
+            let mut label = disassembly.payload(node);
+            if shape
+                .import(node)
+                .is_some_and(|imp| *imp.name != *info.name)
+            {
+                label = format!("{}\\n{label}", info.name);
+            }
+            let style = match kind {
+                Kind::Condition => "shape=ellipse, style=filled, fillcolor=\"#fdf3d0\"",
+                Kind::Deferred => "shape=box, style=\"dashed,filled\", fillcolor=\"#e3f4e1\"",
+                _ => "shape=box, style=filled, fillcolor=\"#e3f4e1\"",
+            };
+            (label, style)
+        };
+        let _ = writeln!(out, "  n{i} [label={}, {style}];", quote(&label));
+        if kind.is_decider() {
+            for child in shape.children(node) {
+                let _ = writeln!(out, "  n{i} -> n{};", child.get());
+            }
+        }
+    }
+    out.push_str("}\n");
+    out
+}
+
+/// The usual symbol of a decider kind, with its name.
+fn symbol(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Sequence => "→ Sequence",
+        Kind::ReactiveSequence => "⇉ ReactiveSequence",
+        Kind::Selector => "? Selector",
+        Kind::PrioritySelector => "?! PrioritySelector",
+        Kind::Concurrent => "⇉ Concurrent",
+        Kind::Inverter => "¬ Inverter",
+        Kind::ForceSuccess => "✓ ForceSuccess",
+        Kind::ForceFailure => "✗ ForceFailure",
+        Kind::Condition | Kind::Action | Kind::Deferred => kind.name(),
+    }
+}
+
+/// A Graphviz quoted string (`\n` stays a line break).
+fn quote(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use treebeard_shape::tree::{act, cond, sequence};
+    use treebeard_shape::{Catalog, LeafSchema, ParamType, compile};
+
+    #[test]
+    fn draws_every_node_and_edge() {
+        let mut c = Catalog::new();
+        c.declare("ready", LeafSchema::condition())
+            .declare("Walk", LeafSchema::action().param("to", ParamType::Str));
+        let shape = compile(
+            &sequence([cond("ready"), act("Walk").param("door")]).named("go"),
+            &c,
+        )
+        .unwrap();
+        let dot = render(&shape, "main");
+        assert!(dot.starts_with("digraph \"main\" {"));
+        assert!(dot.contains("n0 [label=\"→ Sequence\\ngo\", shape=box"));
+        assert!(dot.contains("n1 [label=\"ready\", shape=ellipse"));
+        assert!(dot.contains("n2 [label=\"Walk(to=\\\"door\\\")\""));
+        assert!(dot.contains("n0 -> n1;\n  n0 -> n2;"));
+        assert!(dot.ends_with("}\n"));
+    }
+}

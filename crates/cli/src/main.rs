@@ -1,0 +1,260 @@
+//! `treebeard`: check, disassemble and draw tree files, list the nodes it
+//! knows, and run scenarios.
+//!
+//! Trees are checked against the built-in test leaves of
+//! `treebeard-scenario` (Succeed, Fail, Running, Wait, Script, Condition,
+//! Set, Chance, Deferred, WaitEvent); `--stub-unknown` stubs every other
+//! leaf, so trees written for a game (or for another tool) can be checked,
+//! disassembled and drawn without the game.
+
+mod dot;
+mod nodes;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use treebeard_load::{Load, LoadOptions, Loader};
+use treebeard_scenario::{PrepareOptions, builtin_leaves};
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  success: the files are valid, the scenarios pass
+  1  a tree has errors, or a scenario's expectation is not met
+  2  bad usage, or a file cannot be read";
+
+/// Check, disassemble and draw behaviour trees; run scenarios.
+#[derive(Parser)]
+#[command(name = "treebeard", version, after_help = EXIT_CODES)]
+struct Cli {
+    /// When to colour the output.
+    #[arg(long, value_enum, default_value_t = Color::Auto, global = true)]
+    color: Color,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Color {
+    /// When the output is a terminal and NO_COLOR is not set.
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check tree files: every error and warning, with file, line, column
+    /// and node path.
+    #[command(after_help = EXIT_CODES)]
+    Check {
+        /// Tree files: .json, .ron, or .xml (Lumberyard MBT or
+        /// BehaviorTree.CPP v4).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[command(flatten)]
+        tree: TreeArgs,
+    },
+    /// Print a tree's shape stream: item, kind, sub-stream end, payload,
+    /// node name and where it was written.
+    #[command(after_help = EXIT_CODES)]
+    Disasm {
+        /// The tree file.
+        file: PathBuf,
+        #[command(flatten)]
+        tree: TreeArgs,
+    },
+    /// Print a tree as a Graphviz graph (`treebeard dot t.json | dot -Tsvg`).
+    #[command(after_help = EXIT_CODES)]
+    Dot {
+        /// The tree file.
+        file: PathBuf,
+        #[command(flatten)]
+        tree: TreeArgs,
+    },
+    /// List the node kinds and the registered leaves with their parameters.
+    #[command(after_help = EXIT_CODES)]
+    Nodes {
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run scenario files; print a diff of the first unmet expectation.
+    #[command(after_help = EXIT_CODES)]
+    Run {
+        /// Scenario files (docs/scenarios.md).
+        #[arg(required = true)]
+        scenarios: Vec<PathBuf>,
+        /// Write every trace event as a JSON line to this file.
+        #[arg(long)]
+        trace: Option<PathBuf>,
+        /// Stub leaves the built-in leaves lack.
+        #[arg(long)]
+        stub_unknown: bool,
+    },
+}
+
+#[derive(Args)]
+struct TreeArgs {
+    /// Stub leaves the built-in leaves lack (they succeed at once), and
+    /// nodes treebeard cannot run yet, with a warning each.
+    #[arg(long)]
+    stub_unknown: bool,
+    /// The tree to use, instead of the file's main tree.
+    #[arg(long)]
+    main: Option<String>,
+}
+
+impl TreeArgs {
+    fn options(&self) -> LoadOptions {
+        LoadOptions {
+            stub_unknown: self.stub_unknown,
+            main: self.main.clone(),
+            ..LoadOptions::default()
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let color = match cli.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    match cli.command {
+        Command::Check { files, tree } => check(&files, &tree, color),
+        Command::Disasm { file, tree } => {
+            show(&file, &tree, color, |l| l.shape.disassemble().to_string())
+        }
+        Command::Dot { file, tree } => {
+            show(&file, &tree, color, |l| dot::render(&l.shape, &l.main))
+        }
+        Command::Nodes { json } => {
+            let leaves = builtin_leaves();
+            let out = if json {
+                nodes::json(&leaves)
+            } else {
+                nodes::text(&leaves)
+            };
+            print!("{out}");
+            ExitCode::SUCCESS
+        }
+        Command::Run {
+            scenarios,
+            trace,
+            stub_unknown,
+        } => run(&scenarios, trace, stub_unknown, color),
+    }
+}
+
+/// Loads one tree file against the built-in leaves.
+fn load(file: &Path, tree: &TreeArgs) -> Load {
+    let leaves = builtin_leaves();
+    let mut loader = Loader::new(&leaves, tree.options());
+    loader.add_file(file);
+    loader.finish()
+}
+
+/// Whether a load failed for want of a readable file (exit code 2).
+fn unreadable(load: &Load) -> bool {
+    load.map.files().is_empty()
+}
+
+fn check(files: &[PathBuf], tree: &TreeArgs, color: bool) -> ExitCode {
+    let mut code = ExitCode::SUCCESS;
+    let mut stderr = std::io::stderr().lock();
+    for file in files {
+        let load = load(file, tree);
+        let _ = write!(stderr, "{}", load.diagnostics.render(&load.map, color));
+        if unreadable(&load) {
+            code = ExitCode::from(2);
+        } else if load.diagnostics.has_errors() {
+            if code == ExitCode::SUCCESS {
+                code = ExitCode::from(1);
+            }
+        } else {
+            let nodes = load.loaded.as_ref().map_or(0, |l| l.shape.len());
+            let _ = writeln!(stderr, "{}: ok, {nodes} nodes", file.display());
+        }
+    }
+    code
+}
+
+/// Loads `file` and prints what `render` makes of it.
+fn show(
+    file: &Path,
+    tree: &TreeArgs,
+    color: bool,
+    render: impl Fn(&treebeard_load::Loaded) -> String,
+) -> ExitCode {
+    let load = load(file, tree);
+    eprint!("{}", load.diagnostics.render(&load.map, color));
+    match &load.loaded {
+        Some(l) => {
+            let out = render(l);
+            print!("{out}");
+            if !out.ends_with('\n') {
+                println!();
+            }
+            ExitCode::SUCCESS
+        }
+        None if unreadable(&load) => ExitCode::from(2),
+        None => ExitCode::from(1),
+    }
+}
+
+fn run(scenarios: &[PathBuf], trace: Option<PathBuf>, stub_unknown: bool, color: bool) -> ExitCode {
+    let mut trace_file = match &trace {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Some(std::io::BufWriter::new(f)),
+            Err(e) => {
+                eprintln!("error: cannot write the trace to `{}`: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
+    let options = PrepareOptions { stub_unknown };
+    let mut code = ExitCode::SUCCESS;
+    for path in scenarios {
+        let prepared = match treebeard_scenario::prepare(path, &options) {
+            Ok(p) => p,
+            Err(report) => {
+                eprint!("{}", report.render(color));
+                let unreadable = report.parts.iter().all(|(m, _)| m.files().is_empty());
+                code = ExitCode::from(if unreadable { 2 } else { 1 });
+                continue;
+            }
+        };
+        eprint!("{}", prepared.warnings.render(color));
+        let mut engine = prepared.vm();
+        let sink = trace_file.as_mut().map(|f| f as &mut dyn Write);
+        match prepared.run(&mut engine, sink) {
+            Ok(verdict) => match &verdict.failure {
+                None => eprintln!(
+                    "{}: ok, {} ticks, {} checks",
+                    path.display(),
+                    verdict.ticks,
+                    verdict.checks
+                ),
+                Some(f) => {
+                    eprint!("{}", prepared.render_failure(f, color));
+                    eprintln!("{}: FAILED at tick {}", path.display(), f.tick);
+                    code = ExitCode::from(1);
+                }
+            },
+            Err(e) => {
+                eprintln!("error: cannot write the trace: {e}");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if let Some(mut f) = trace_file
+        && let Err(e) = f.flush()
+    {
+        eprintln!("error: cannot write the trace: {e}");
+        return ExitCode::from(2);
+    }
+    code
+}

@@ -1,0 +1,109 @@
+//! `treebeard nodes`: the node kinds and the registered leaves.
+
+use std::fmt::Write;
+use treebeard_shape::{Kind, ParamValue};
+use treebeard_vm::Leaves;
+
+/// A decider kind's children as text: `1`, `1..`.
+fn children(kind: Kind) -> String {
+    let (min, max) = kind.children();
+    if min == max {
+        min.to_string()
+    } else if max >= u32::from(u16::MAX) {
+        format!("{min}..")
+    } else {
+        format!("{min}..{max}")
+    }
+}
+
+fn default_text(v: &Option<ParamValue>) -> Option<String> {
+    v.as_ref().map(ToString::to_string)
+}
+
+/// The listing as text.
+pub fn text<B>(leaves: &Leaves<B>) -> String {
+    let mut out = String::from("Deciders (children):\n");
+    for &kind in Kind::ALL.iter().filter(|k| k.is_decider()) {
+        let _ = writeln!(
+            out,
+            "  {:<18} {:<4} {}",
+            kind.name(),
+            children(kind),
+            kind.doc()
+        );
+    }
+    out.push_str("\nLeaves:\n");
+    for name in leaves.names() {
+        let Some(schema) = leaves.schema(name) else {
+            continue;
+        };
+        let params: Vec<String> = schema
+            .params
+            .iter()
+            .map(|p| match default_text(&p.default) {
+                Some(d) => format!("{}: {} = {d}", p.name, p.ty),
+                None => format!("{}: {}", p.name, p.ty),
+            })
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {:<10} {:<9} ({}){}  {}",
+            name,
+            schema.kind.name(),
+            params.join(", "),
+            if schema.persistent {
+                " [persistent]"
+            } else {
+                ""
+            },
+            schema.description
+        );
+    }
+    out
+}
+
+/// The listing as JSON: `{"deciders": [...], "leaves": [...]}`.
+pub fn json<B>(leaves: &Leaves<B>) -> String {
+    let deciders: Vec<serde_json::Value> = Kind::ALL
+        .iter()
+        .filter(|k| k.is_decider())
+        .map(|&k| {
+            let (min, max) = k.children();
+            serde_json::json!({
+                "name": k.name(),
+                "min_children": min,
+                "max_children": max,
+                "doc": k.doc(),
+            })
+        })
+        .collect();
+    let leaf_list: Vec<serde_json::Value> = leaves
+        .names()
+        .filter_map(|name| {
+            let schema = leaves.schema(name)?;
+            let params: Vec<serde_json::Value> = schema
+                .params
+                .iter()
+                .map(|p| {
+                    serde_json::json!({
+                        "name": &*p.name,
+                        "type": p.ty.to_string(),
+                        "default": default_text(&p.default),
+                    })
+                })
+                .collect();
+            Some(serde_json::json!({
+                "name": name,
+                "kind": schema.kind.name(),
+                "params": params,
+                "persistent": schema.persistent,
+                "never_fails": schema.never_fails,
+                "description": &*schema.description,
+            }))
+        })
+        .collect();
+    let doc = serde_json::json!({ "deciders": deciders, "leaves": leaf_list });
+    let mut s = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    s.push('\n');
+    s
+}

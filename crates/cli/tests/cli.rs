@@ -1,0 +1,1561 @@
+//! End-to-end tests of the `treebeard` binary: exit codes, stdout and
+//! stderr of `check`, `disasm`, `dot`, `nodes` and `run`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+// ---------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------
+
+/// What a run of the binary did.
+#[derive(Debug)]
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Out {
+    /// Both streams, for failure messages.
+    fn both(&self) -> String {
+        format!(
+            "exit code {}\n--- stdout\n{}\n--- stderr\n{}",
+            self.code, self.stdout, self.stderr
+        )
+    }
+
+    /// Asserts the exit code.
+    fn code(&self, code: i32) -> &Out {
+        assert_eq!(self.code, code, "{}", self.both());
+        self
+    }
+
+    /// Asserts that stderr holds `text`.
+    fn err_has(&self, text: &str) -> &Out {
+        assert!(
+            self.stderr.contains(text),
+            "stderr lacks {text:?}:\n{}",
+            self.both()
+        );
+        self
+    }
+
+    /// Asserts that stderr does not hold `text`.
+    fn err_lacks(&self, text: &str) -> &Out {
+        assert!(
+            !self.stderr.contains(text),
+            "stderr holds {text:?}:\n{}",
+            self.both()
+        );
+        self
+    }
+
+    /// Asserts that stdout holds `text`.
+    fn out_has(&self, text: &str) -> &Out {
+        assert!(
+            self.stdout.contains(text),
+            "stdout lacks {text:?}:\n{}",
+            self.both()
+        );
+        self
+    }
+}
+
+/// Runs `treebeard --color never ARGS` in `dir`.
+fn run_in(dir: &Path, args: &[&str]) -> Out {
+    let mut all = vec!["--color", "never"];
+    all.extend_from_slice(args);
+    raw_in(dir, &all)
+}
+
+/// Runs `treebeard ARGS` in `dir`, with no colour flag.
+fn raw_in(dir: &Path, args: &[&str]) -> Out {
+    let out = Command::new(env!("CARGO_BIN_EXE_treebeard"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .output()
+        .expect("the binary runs");
+    Out {
+        code: out.status.code().expect("an exit code, not a signal"),
+        stdout: String::from_utf8(out.stdout).expect("UTF-8 stdout"),
+        stderr: String::from_utf8(out.stderr).expect("UTF-8 stderr"),
+    }
+}
+
+/// Runs `treebeard --color never ARGS` in `tests/data`.
+fn tb(args: &[&str]) -> Out {
+    run_in(&data(), args)
+}
+
+/// This crate's `tests/data`.
+fn data() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data")
+}
+
+/// The repository's `tests/trees`.
+fn trees() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/trees")
+}
+
+/// Runs `treebeard --color never ARGS` in the repository's `tests/trees`.
+fn tb_trees(args: &[&str]) -> Out {
+    run_in(&trees(), args)
+}
+
+/// The MBT examples, as paths relative to `tests/trees`.
+fn mbt_examples() -> Vec<String> {
+    let mut files: Vec<String> = std::fs::read_dir(trees().join("mbt"))
+        .expect("tests/trees/mbt")
+        .map(|e| {
+            e.expect("a directory entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|n| n.ends_with(".xml"))
+        .map(|n| format!("mbt/{n}"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "the MBT examples are there: {files:?}");
+    files
+}
+
+/// A temporary directory for one test, removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new(test: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("treebeard-cli-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        TempDir(dir)
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Every `error:` / `warning:` headline of a rendered report, with the
+/// `-->` location and the `= node:` line that follow it.
+fn headlines(stderr: &str) -> Vec<(String, Option<String>, Option<String>)> {
+    let mut out: Vec<(String, Option<String>, Option<String>)> = Vec::new();
+    for line in stderr.lines() {
+        if line.starts_with("error: ") || line.starts_with("warning: ") {
+            out.push((line.to_owned(), None, None));
+        } else if let Some(last) = out.last_mut() {
+            let t = line.trim_start();
+            if let Some(at) = t.strip_prefix("--> ") {
+                last.1.get_or_insert_with(|| at.to_owned());
+            } else if let Some(node) = t.strip_prefix("= node: ") {
+                last.2.get_or_insert_with(|| node.to_owned());
+            }
+        }
+    }
+    out
+}
+
+/// A headline as expected.
+fn headline(title: &str, at: &str, node: &str) -> (String, Option<String>, Option<String>) {
+    (
+        title.to_owned(),
+        (!at.is_empty()).then(|| at.to_owned()),
+        (!node.is_empty()).then(|| node.to_owned()),
+    )
+}
+
+/// One item of a disassembly: offset, depth, kind, the rest of the line.
+#[derive(Debug)]
+struct Item {
+    offset: usize,
+    depth: usize,
+    kind: String,
+    rest: String,
+}
+
+/// The items of `treebeard disasm` output, checked to be numbered from 0.
+fn items(disasm: &str) -> Vec<Item> {
+    let mut lines = disasm.lines();
+    let header = lines.next().expect("a header line");
+    for column in ["off", "item", "kind", "end", "payload", "node"] {
+        assert!(header.contains(column), "header {header:?} lacks {column}");
+    }
+    let mut out = Vec::new();
+    for line in lines {
+        if line.starts_with("capacity:") {
+            break;
+        }
+        let mut words = line.split_whitespace();
+        let offset: usize = words
+            .next()
+            .and_then(|w| w.parse().ok())
+            .unwrap_or_else(|| panic!("an offset: {line:?}"));
+        let item = words.next().unwrap_or("");
+        assert!(
+            item.starts_with("0x") && item.len() == 18,
+            "a 64-bit item in hex: {line:?}"
+        );
+        let after = &line[line.find(item).expect("the item") + item.len()..];
+        let mut body = after.trim_start();
+        let mut depth = 0;
+        while let Some(rest) = body.strip_prefix(". ") {
+            depth += 1;
+            body = rest;
+        }
+        let kind = body.split_whitespace().next().unwrap_or("").to_owned();
+        assert_eq!(offset, out.len(), "items are numbered in order: {line:?}");
+        out.push(Item {
+            offset,
+            depth,
+            kind,
+            rest: body.to_owned(),
+        });
+    }
+    assert!(
+        disasm.lines().any(|l| l.starts_with("capacity:")),
+        "a capacity line:\n{disasm}"
+    );
+    out
+}
+
+/// The parent-to-child edges of a disassembly, from its depths.
+fn tree_edges(items: &[Item]) -> BTreeSet<(usize, usize)> {
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    let mut edges = BTreeSet::new();
+    for item in items {
+        while stack.last().is_some_and(|&(_, d)| d >= item.depth) {
+            stack.pop();
+        }
+        if let Some(&(parent, d)) = stack.last() {
+            assert_eq!(d + 1, item.depth, "depth grows by one: {item:?}");
+            edges.insert((parent, item.offset));
+        } else {
+            assert_eq!(item.offset, 0, "only the root has no parent");
+        }
+        stack.push((item.offset, item.depth));
+    }
+    edges
+}
+
+/// The nodes and edges of a Graphviz digraph, checked to be well formed.
+fn digraph(dot: &str) -> (BTreeSet<usize>, Vec<(usize, usize)>) {
+    let lines: Vec<&str> = dot.lines().collect();
+    assert!(
+        lines
+            .first()
+            .is_some_and(|l| l.starts_with("digraph \"") && l.ends_with("\" {")),
+        "a quoted digraph:\n{dot}"
+    );
+    assert_eq!(lines.last().copied(), Some("}"), "closed:\n{dot}");
+    assert!(dot.ends_with("}\n"));
+    let mut nodes = BTreeSet::new();
+    let mut edges = Vec::new();
+    for line in &lines[1..lines.len() - 1] {
+        let l = line.trim();
+        assert!(l.ends_with(';'), "statements end with `;`: {line:?}");
+        if l.starts_with("node [") || l.starts_with("edge [") {
+            continue;
+        }
+        let id = |s: &str| -> usize {
+            s.trim()
+                .strip_prefix('n')
+                .and_then(|n| n.parse().ok())
+                .unwrap_or_else(|| panic!("a node id: {s:?} in {line:?}"))
+        };
+        if let Some((from, to)) = l.trim_end_matches(';').split_once(" -> ") {
+            edges.push((id(from), id(to)));
+        } else {
+            let (name, attrs) = l
+                .split_once(" [")
+                .unwrap_or_else(|| panic!("a node: {line:?}"));
+            assert!(attrs.starts_with("label=\""), "labelled: {line:?}");
+            assert!(attrs.ends_with("];"), "attributes closed: {line:?}");
+            // Quotes inside labels are escaped: the unescaped ones pair up.
+            let unescaped = attrs.replace("\\\\", "").replace("\\\"", "");
+            assert_eq!(
+                unescaped.matches('"').count() % 2,
+                0,
+                "quotes pair up: {line:?}"
+            );
+            assert!(nodes.insert(id(name)), "one statement per node: {line:?}");
+        }
+    }
+    for &(a, b) in &edges {
+        assert!(
+            nodes.contains(&a) && nodes.contains(&b),
+            "edge n{a} -> n{b} joins drawn nodes"
+        );
+    }
+    (nodes, edges)
+}
+
+const EXIT_CODES: &str = "Exit codes:
+  0  success: the files are valid, the scenarios pass
+  1  a tree has errors, or a scenario's expectation is not met
+  2  bad usage, or a file cannot be read";
+
+// ---------------------------------------------------------------------------
+// Help and usage
+// ---------------------------------------------------------------------------
+
+#[test]
+fn help_lists_the_commands_and_the_exit_codes() {
+    for flag in ["--help", "-h"] {
+        let out = tb(&[flag]);
+        out.code(0)
+            .out_has("Usage: treebeard [OPTIONS] <COMMAND>")
+            .out_has(EXIT_CODES);
+        for command in ["check", "disasm", "dot", "nodes", "run"] {
+            out.out_has(&format!("\n  {command} "));
+        }
+        out.out_has("--color <COLOR>");
+    }
+    let out = tb(&["help"]);
+    out.code(0).out_has(EXIT_CODES);
+}
+
+#[test]
+fn every_subcommand_has_help_with_the_exit_codes() {
+    for (command, usage, options) in [
+        (
+            "check",
+            "Usage: treebeard check [OPTIONS] <FILES>...",
+            &["--stub-unknown", "--main <MAIN>"][..],
+        ),
+        (
+            "disasm",
+            "Usage: treebeard disasm [OPTIONS] <FILE>",
+            &["--stub-unknown", "--main <MAIN>"][..],
+        ),
+        (
+            "dot",
+            "Usage: treebeard dot [OPTIONS] <FILE>",
+            &["--stub-unknown", "--main <MAIN>"][..],
+        ),
+        (
+            "run",
+            "Usage: treebeard run [OPTIONS] <SCENARIOS>...",
+            &["--trace <TRACE>", "--stub-unknown"][..],
+        ),
+    ] {
+        for args in [vec![command, "--help"], vec!["help", command]] {
+            let out = tb(&args);
+            out.code(0)
+                .out_has(usage)
+                .out_has(EXIT_CODES)
+                .out_has("--color <COLOR>");
+            for option in options {
+                out.out_has(option);
+            }
+        }
+    }
+    tb(&["nodes", "--help"])
+        .code(0)
+        .out_has("Usage: treebeard nodes [OPTIONS]")
+        .out_has("--json");
+}
+
+#[test]
+fn nodes_help_shows_the_exit_codes() {
+    tb(&["nodes", "--help"]).code(0).out_has(EXIT_CODES);
+}
+
+#[test]
+fn the_version_is_printed() {
+    let out = tb(&["--version"]);
+    out.code(0);
+    assert_eq!(
+        out.stdout.trim(),
+        format!("treebeard {}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn bad_usage_exits_2() {
+    tb(&[])
+        .code(2)
+        .err_has("Usage: treebeard [OPTIONS] <COMMAND>");
+    tb(&["check"])
+        .code(2)
+        .err_has("the following required arguments were not provided")
+        .err_has("<FILES>...");
+    tb(&["run"]).code(2).err_has("<SCENARIOS>...");
+    tb(&["disasm"]).code(2).err_has("<FILE>");
+    tb(&["frobnicate"])
+        .code(2)
+        .err_has("unrecognized subcommand 'frobnicate'");
+    tb(&["check", "--no-such-flag", "good.json"])
+        .code(2)
+        .err_has("unexpected argument '--no-such-flag'");
+    raw_in(&data(), &["--color", "sometimes", "check", "good.json"])
+        .code(2)
+        .err_has("invalid value 'sometimes'");
+}
+
+#[test]
+fn color_is_asked_for_or_refused() {
+    let plain = tb(&["check", "broken_btcpp.xml"]);
+    plain.code(1);
+    assert!(
+        !plain.stderr.contains('\x1b'),
+        "no colour with --color never"
+    );
+    let coloured = raw_in(&data(), &["--color", "always", "check", "broken_btcpp.xml"]);
+    coloured.code(1).err_has("\x1b[1;31merror\x1b[0m");
+    // Not a terminal: no colour by default.
+    let auto = raw_in(&data(), &["check", "broken_btcpp.xml"]);
+    auto.code(1);
+    assert!(!auto.stderr.contains('\x1b'), "no colour into a pipe");
+    // The global flag goes after the subcommand too.
+    let after = raw_in(&data(), &["check", "--color", "always", "broken_btcpp.xml"]);
+    after.code(1).err_has("\x1b[");
+}
+
+// ---------------------------------------------------------------------------
+// check: every problem of a file at once
+// ---------------------------------------------------------------------------
+
+#[test]
+fn check_reports_all_four_problems_of_a_json_file() {
+    let out = tb(&["check", "broken.json"]);
+    out.code(1);
+    assert_eq!(out.stdout, "", "diagnostics go to stderr");
+    assert_eq!(
+        headlines(&out.stderr),
+        [
+            headline(
+                "error: unknown node type `Wiat`",
+                "broken.json:6:18",
+                "guard/fight[0]/Wiat[0] (Wiat) in tree `guard`"
+            ),
+            headline(
+                "error: no tree is named `atack`",
+                "broken.json:7:18",
+                "guard/fight[0]/atack[1] (SubTree) in tree `guard`"
+            ),
+            headline(
+                "error: parameter `ticks` of `Wait`: expected int, found \"long\"",
+                "broken.json:9:44",
+                "guard/Wait[1] (Wait) in tree `guard`"
+            ),
+            headline(
+                "error: expected `,` or `}`",
+                "broken.json:10:26",
+                "guard/Succeed[2] (Succeed) in tree `guard`"
+            ),
+        ]
+    );
+    out.err_has("= help: did you mean `Wait`?")
+        .err_has("= help: did you mean `attack`?")
+        .err_has("= help: this is not valid JSON")
+        .err_has(
+            "\
+6 |         {\"type\": \"Wiat\", \"params\": {\"ticks\": 2}},
+  |                  ^^^^^^
+",
+        )
+        .err_has(
+            "\
+10 |       {\"type\": \"Succeed\" \"name\": \"done\"}
+   |                          ^^^^^^
+",
+        );
+    assert!(out.stderr.ends_with("4 errors\n"), "{}", out.both());
+}
+
+#[test]
+fn check_reports_all_four_problems_of_a_ron_file() {
+    let out = tb(&["check", "broken.ron"]);
+    out.code(1);
+    assert_eq!(
+        headlines(&out.stderr),
+        [
+            headline(
+                "error: unknown node type `Wiat`",
+                "broken.ron:7:24",
+                "guard/fight[0]/Wiat[0] (Wiat) in tree `guard`"
+            ),
+            headline(
+                "error: no tree is named `atack`",
+                "broken.ron:8:24",
+                "guard/fight[0]/atack[1] (SubTree) in tree `guard`"
+            ),
+            headline(
+                "error: parameter `ticks` of `Wait`: expected int, found \"long\"",
+                "broken.ron:10:46",
+                "guard/Wait[1] (Wait) in tree `guard`"
+            ),
+            headline(
+                "error: Expected comma",
+                "broken.ron:11:30",
+                "guard/Succeed[2] (Succeed) in tree `guard`"
+            ),
+        ]
+    );
+    out.err_has("= help: this is not valid RON");
+    assert!(out.stderr.ends_with("4 errors\n"), "{}", out.both());
+}
+
+#[test]
+fn check_reports_an_unknown_node_and_bad_attributes_of_an_mbt_file() {
+    let out = tb(&["check", "broken_mbt.xml"]);
+    out.code(1);
+    assert_eq!(
+        headlines(&out.stderr),
+        [
+            headline(
+                "error: unknown node type `Succed`",
+                "broken_mbt.xml:4:8",
+                "broken_mbt/Succed[0] (Succed) in tree `broken_mbt`"
+            ),
+            headline(
+                "error: parameter `percent` of `Chance`: expected int, found \"lots\"",
+                "broken_mbt.xml:5:24",
+                "broken_mbt/Chance[1] (Chance) in tree `broken_mbt`"
+            ),
+            headline(
+                "error: `Script` needs parameter `statuses` (string), which is not given",
+                "broken_mbt.xml:6:8",
+                "broken_mbt/Script[2] (Script) in tree `broken_mbt`"
+            ),
+            headline(
+                "error: `Script` has no parameter `statuse`",
+                "broken_mbt.xml:6:15",
+                "broken_mbt/Script[2] (Script) in tree `broken_mbt`"
+            ),
+        ]
+    );
+    out.err_has("= help: did you mean `Succeed`?")
+        .err_has("= help: did you mean `statuses`?");
+    assert!(out.stderr.ends_with("4 errors\n"), "{}", out.both());
+}
+
+#[test]
+fn check_reports_an_unknown_node_and_bad_attributes_of_a_btcpp_file() {
+    let out = tb(&["check", "broken_btcpp.xml"]);
+    out.code(1);
+    assert_eq!(
+        headlines(&out.stderr),
+        [
+            headline(
+                "error: unknown node type `Wiat`",
+                "broken_btcpp.xml:4:8",
+                "steps/Wiat[0] (Wiat) in tree `Main`"
+            ),
+            headline(
+                "error: `Wait` needs parameter `ticks` (int), which is not given",
+                "broken_btcpp.xml:5:8",
+                "steps/Wait[1] (Wait) in tree `Main`"
+            ),
+            headline(
+                "error: `Wait` has no parameter `tick`",
+                "broken_btcpp.xml:5:13",
+                "steps/Wait[1] (Wait) in tree `Main`"
+            ),
+            headline(
+                "error: parameter `percent` of `Chance`: expected int, found \"lots\"",
+                "broken_btcpp.xml:6:24",
+                "steps/Chance[2] (Chance) in tree `Main`"
+            ),
+        ]
+    );
+    out.err_has("= help: did you mean `Wait`?")
+        .err_has("= help: did you mean `ticks`?");
+}
+
+#[test]
+fn an_unknown_attribute_is_located_at_its_name() {
+    let out = tb(&["check", "broken_btcpp.xml"]);
+    let seen = headlines(&out.stderr);
+    let unknown = seen
+        .iter()
+        .find(|h| h.0 == "error: `Wait` has no parameter `tick`")
+        .expect("the unknown parameter is reported");
+    assert_eq!(unknown.1.as_deref(), Some("broken_btcpp.xml:5:13"));
+    out.err_has(
+        "\
+5 |       <Wait tick=\"2\"/>
+  |             ^^^^
+",
+    );
+}
+
+#[test]
+fn check_of_a_good_file_prints_ok() {
+    let out = tb(&["check", "good.json"]);
+    out.code(0);
+    assert_eq!(out.stderr, "good.json: ok, 3 nodes\n");
+    assert_eq!(out.stdout, "");
+}
+
+#[test]
+fn check_of_several_files_reports_each_and_exits_1() {
+    let out = tb(&["check", "good.json", "broken.json", "broken_btcpp.xml"]);
+    out.code(1)
+        .err_has("good.json: ok, 3 nodes\n")
+        .err_has(" --> broken.json:6:18\n")
+        .err_has(" --> broken_btcpp.xml:4:8\n");
+    // In the order given, each file's report with its own summary.
+    let good = out.stderr.find("good.json: ok").expect("good");
+    let json = out.stderr.find("broken.json:6:18").expect("json");
+    let xml = out.stderr.find("broken_btcpp.xml:4:8").expect("xml");
+    assert!(good < json && json < xml, "{}", out.both());
+    assert_eq!(
+        out.stderr.matches("\n4 errors\n").count(),
+        2,
+        "{}",
+        out.both()
+    );
+    // The order does not change the exit code.
+    tb(&["check", "broken.json", "good.json"]).code(1);
+}
+
+#[test]
+fn check_of_a_missing_file_exits_2() {
+    let out = tb(&["check", "missing.json"]);
+    out.code(2)
+        .err_has("error: cannot read `missing.json`: ")
+        .err_lacks("ok,");
+    // A missing file among others still exits 2, and the others are checked.
+    tb(&["check", "missing.json", "broken.json", "good.json"])
+        .code(2)
+        .err_has("broken.json:6:18")
+        .err_has("good.json: ok, 3 nodes");
+    tb(&["check", "broken.json", "missing.json"]).code(2);
+}
+
+#[test]
+fn check_of_a_file_that_is_no_tree_file_exits_1() {
+    tb(&["check", "notes.txt"])
+        .code(1)
+        .err_has("error: `notes.txt` is not a tree file treebeard reads")
+        .err_has("= help: tree files are .json, .ron or .xml (MBT or BehaviorTree.CPP v4)");
+}
+
+// ---------------------------------------------------------------------------
+// check: the seed's MBT and BehaviorTree.CPP examples
+// ---------------------------------------------------------------------------
+
+/// What `check --stub-unknown` warns is stubbed in each MBT example.
+const MBT_STUBBED: &[(&str, &[&str])] = &[
+    (
+        "mbt/assert_lua.xml",
+        &[
+            "`AssertLua` (MBT's AssertLua condition) is stubbed",
+            "`AssertCondition` (MBT's AssertCondition condition) is stubbed",
+        ],
+    ),
+    (
+        "mbt/configuration_data.xml",
+        &["`Wait` (MBT's Wait action) is stubbed: it succeeds at once"],
+    ),
+    (
+        "mbt/execute_lua.xml",
+        &["`ExecuteLua` (MBT's ExecuteLua action) is stubbed: it succeeds at once"],
+    ),
+    (
+        "mbt/limit_concurrent_users.xml",
+        &[
+            "`LimitConcurrentUsers` (MBT's LimitConcurrentUsers decorator) is stubbed: its child runs in its place",
+        ],
+    ),
+    (
+        "mbt/logging.xml",
+        &["MBT's log attribute `_startLog` is not supported yet and is ignored"],
+    ),
+    (
+        "mbt/lua_gate.xml",
+        &["`LuaGate` (MBT's LuaGate decorator) is stubbed: its child runs in its place"],
+    ),
+    (
+        "mbt/lua_wrapper.xml",
+        &["`LuaWrapper` (MBT's LuaWrapper decorator) is stubbed: its child runs in its place"],
+    ),
+    (
+        "mbt/timestamps.xml",
+        &[
+            "MBT's `<Timestamps>` section is not supported yet and is ignored",
+            "`IfTime` (MBT's IfTime decorator) is stubbed",
+        ],
+    ),
+    (
+        "mbt/variables.xml",
+        &[
+            "MBT's `<Variables>` section is not supported yet and is ignored",
+            "`IfCondition` (MBT's IfCondition decorator) is stubbed",
+        ],
+    ),
+    (
+        "mbt/wait_for_event.xml",
+        &["`WaitForEvent` (MBT's WaitForEvent action) is stubbed: it succeeds at once"],
+    ),
+];
+
+#[test]
+fn check_stub_unknown_accepts_every_mbt_example_with_warnings() {
+    for file in mbt_examples() {
+        let out = tb_trees(&["check", "--stub-unknown", &file]);
+        out.code(0)
+            .err_has(&format!("{file}: ok, "))
+            .err_lacks("error:");
+        if let Some((_, warnings)) = MBT_STUBBED.iter().find(|(f, _)| *f == file) {
+            for w in *warnings {
+                out.err_has(&format!("warning: {w}"));
+            }
+            // Each warning is located in the file.
+            for (title, at, _) in headlines(&out.stderr) {
+                let at = at.unwrap_or_else(|| panic!("{title} has a place"));
+                assert!(at.starts_with(&format!("{file}:")), "{at}");
+            }
+        }
+    }
+}
+
+#[test]
+fn check_stub_unknown_accepts_the_btcpp_herd() {
+    let out = tb_trees(&["check", "--stub-unknown", "btcpp/herd.xml"]);
+    out.code(0).err_lacks("error:");
+    assert!(
+        out.stderr.ends_with("btcpp/herd.xml: ok, 21 nodes\n"),
+        "{}",
+        out.both()
+    );
+}
+
+#[test]
+fn check_stub_unknown_warns_about_every_stubbed_leaf() {
+    tb_trees(&["check", "--stub-unknown", "mbt/soldier.xml"])
+        .code(0)
+        .err_has("warning:")
+        .err_has("`IsTargetVisible`")
+        .err_has("`Shoot`");
+    tb_trees(&["check", "--stub-unknown", "btcpp/herd.xml"])
+        .code(0)
+        .err_has("`PredatorNear`")
+        .err_has("`WatchForPredators`");
+}
+
+#[test]
+fn check_without_stubs_names_the_unknown_leaves_of_every_mbt_example() {
+    for file in mbt_examples() {
+        let out = tb_trees(&["check", &file]);
+        out.code(1).err_has("error: ").err_lacks(": ok,");
+        for (title, at, _) in headlines(&out.stderr) {
+            if title.starts_with("error: ") {
+                assert!(
+                    at.is_some_and(|a| a.starts_with(&file)),
+                    "{title} is located in {file}"
+                );
+            }
+        }
+    }
+    let out = tb_trees(&["check", "mbt/soldier.xml"]);
+    out.code(1);
+    let seen = headlines(&out.stderr);
+    assert_eq!(
+        seen,
+        [
+            headline(
+                "error: unknown node type `IsTargetVisible`",
+                "mbt/soldier.xml:5:10",
+                "soldier/Sequence[0]/IsTargetVisible[0] (IsTargetVisible) in tree `soldier`"
+            ),
+            headline(
+                "error: unknown node type `Shoot`",
+                "mbt/soldier.xml:7:12",
+                "soldier/Sequence[0]/Concurrent[1]/Shoot[0] (Shoot) in tree `soldier`"
+            ),
+            headline(
+                "error: unknown node type `AdjustCoverStance`",
+                "mbt/soldier.xml:8:12",
+                "soldier/Sequence[0]/Concurrent[1]/AdjustCoverStance[1] (AdjustCoverStance) in tree `soldier`"
+            ),
+            headline(
+                "error: unknown node type `Move`",
+                "mbt/soldier.xml:12:10",
+                "soldier/Concurrent[1]/Move[0] (Move) in tree `soldier`"
+            ),
+            headline(
+                "error: unknown node type `Communicate`",
+                "mbt/soldier.xml:13:10",
+                "soldier/Concurrent[1]/Communicate[1] (Communicate) in tree `soldier`"
+            ),
+            headline(
+                "error: unknown node type `Animate`",
+                "mbt/soldier.xml:15:8",
+                "soldier/Animate[2] (Animate) in tree `soldier`"
+            ),
+        ]
+    );
+    out.err_has("= help: register a leaf named `Shoot`, or pass --stub-unknown to stub it")
+        .err_has("6 errors\n");
+    tb_trees(&["check", "mbt/execute_lua.xml"])
+        .code(1)
+        .err_has("error: `ExecuteLua` (MBT's ExecuteLua action) is not supported by treebeard yet")
+        .err_has("= help: pass --stub-unknown to check, draw or run the tree with it stubbed");
+}
+
+#[test]
+fn check_without_stubs_names_the_unknown_leaves_of_the_btcpp_herd() {
+    let out = tb_trees(&["check", "btcpp/herd.xml"]);
+    out.code(1);
+    let unknown: Vec<String> = headlines(&out.stderr)
+        .into_iter()
+        .filter_map(|(t, ..)| {
+            t.strip_prefix("error: unknown node type ")
+                .map(str::to_owned)
+        })
+        .collect();
+    assert_eq!(
+        unknown,
+        [
+            "`PredatorNear`",
+            "`NearHerd`",
+            "`RunFrom`",
+            "`Bleat`",
+            "`FindHerdCenter`",
+            "`MoveTo`",
+            "`IsHungry`",
+            "`FindGrass`",
+            "`MoveTo`",
+            "`Eat`",
+            "`WatchForPredators`",
+        ]
+    );
+    let seen = headlines(&out.stderr);
+    // Leaves of sub-trees are named by their path through the use, with
+    // the sub-tree they are written in; included files keep their name.
+    assert!(seen.contains(&headline(
+        "error: unknown node type `RunFrom`",
+        "btcpp/herd.xml:26:19",
+        "alert/threatened[0]/run_away[1]/RunFrom[0] (RunFrom) in tree `Flee`"
+    )));
+    assert!(seen.contains(&headline(
+        "error: unknown node type `Eat`",
+        "btcpp/grazing.xml:9:10",
+        "alert/Selector[1]/Graze[1]/Concurrent[3]/Eat[0] (Eat) in tree `Graze`"
+    )));
+    out.err_has("11 errors\n");
+}
+
+// ---------------------------------------------------------------------------
+// disasm
+// ---------------------------------------------------------------------------
+
+#[test]
+fn disasm_of_the_mbt_soldier() {
+    let out = tb_trees(&["disasm", "--stub-unknown", "mbt/soldier.xml"]);
+    out.code(0);
+    // One warning per stubbed game leaf, the disassembly on stdout.
+    assert_eq!(
+        out.stderr
+            .matches("is not a registered leaf: stubbed")
+            .count(),
+        6
+    );
+    assert!(out.stderr.ends_with("6 warnings\n"), "{}", out.stderr);
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        "  off  item                kind                      end  payload                         node"
+    );
+    for line in [
+        "    0  0x0000000000000a06  Selector                   10                                  soldier (id 0)  mbt/soldier.xml:3:6",
+        "    1  0x0000000000000600  . Sequence                  6                                  Sequence (id 1)  mbt/soldier.xml:4:8",
+        "    2  0x0000000000000004  . . Action                     IsTargetVisible                 IsTargetVisible (id 2)  mbt/soldier.xml:5:10",
+        "    3  0x0002000100000602  . . Concurrent              6  succeed_at=1 fail_at=2          Concurrent (id 3)  mbt/soldier.xml:6:10",
+        "    4  0x0200000000010004  . . . Action                   Shoot(target=\"Target\", burst=\"3\")  Shoot (id 4)  mbt/soldier.xml:7:12",
+        "    6  0x0001000200000902  . Concurrent                9  succeed_at=2 fail_at=1          Concurrent (id 6)  mbt/soldier.xml:11:8",
+        "    9  0x0100000600050004  . Action                       Animate(name=\"LookAround\")      Animate (id 9)  mbt/soldier.xml:15:8",
+    ] {
+        assert!(lines.contains(&line), "no line {line:?} in\n{}", out.stdout);
+    }
+    let items = items(&out.stdout);
+    assert_eq!(items.len(), 10);
+    let kinds: Vec<&str> = items.iter().map(|i| i.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        [
+            "Selector",
+            "Sequence",
+            "Action",
+            "Concurrent",
+            "Action",
+            "Action",
+            "Concurrent",
+            "Action",
+            "Action",
+            "Action"
+        ]
+    );
+    assert!(
+        out.stdout.trim_end().ends_with(
+            "capacity: guard depth 3, decider states 4, action states 2 (0 deferred), persistent 0"
+        ),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn disasm_of_every_mbt_example_locates_every_item() {
+    for file in mbt_examples() {
+        let check = tb_trees(&["check", "--stub-unknown", &file]);
+        check.code(0);
+        let nodes: usize = check
+            .stderr
+            .rsplit_once(": ok, ")
+            .and_then(|(_, n)| n.trim().strip_suffix(" nodes"))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("a node count: {}", check.both()));
+        let out = tb_trees(&["disasm", "--stub-unknown", &file]);
+        out.code(0);
+        let items = items(&out.stdout);
+        assert_eq!(items.len(), nodes, "{file}: one item per node");
+        for item in &items {
+            assert!(
+                item.rest
+                    .contains(&format!(" (id {})  {file}:", item.offset)),
+                "{file}: item {} has its id and place: {:?}",
+                item.offset,
+                item.rest
+            );
+        }
+        // Each decider's sub-stream ends after its last descendant.
+        let edges = tree_edges(&items);
+        for item in items
+            .iter()
+            .filter(|i| edges.iter().any(|&(p, _)| p == i.offset))
+        {
+            let end: usize = item
+                .rest
+                .split_whitespace()
+                .nth(1)
+                .and_then(|e| e.parse().ok())
+                .unwrap_or_else(|| panic!("{file}: an end: {item:?}"));
+            let last = items[item.offset + 1..]
+                .iter()
+                .take_while(|i| i.depth > item.depth)
+                .last()
+                .map_or(item.offset, |i| i.offset);
+            assert_eq!(end, last + 1, "{file}: the end of {item:?}");
+        }
+    }
+}
+
+#[test]
+fn disasm_of_the_btcpp_herd_inlines_the_sub_trees() {
+    let out = tb_trees(&["disasm", "--stub-unknown", "btcpp/herd.xml"]);
+    out.code(0);
+    // An inlined sub-tree's nodes keep where the sub-tree writes them
+    // (`run_away` on line 25, its leaves on line 26), in the included file
+    // if it is there (grazing.xml).
+    for line in [
+        "    0  0x0000000000001501  PrioritySelector           21                                  alert (id 0)  btcpp/herd.xml:7:6",
+        "    1  0x000000000000060a  . ReactiveSequence          6                                  threatened (id 1)  btcpp/herd.xml:8:8",
+        "    3  0x0002000100000602  . . Concurrent              6  succeed_at=1 fail_at=2          run_away (id 3)  btcpp/herd.xml:25:6",
+        "    4  0x0200000200010004  . . . Action                   RunFrom(target=\"{predator}\", gait=\"sprint\")  RunFrom (id 4)  btcpp/herd.xml:26:19",
+        "    8  0x0000000000000a07  . . . Inverter             10                                  Inverter (id 8)  btcpp/herd.xml:14:12",
+        "   13  0x0000000000001500  . . Sequence               21                                  Graze (id 13)  btcpp/grazing.xml:4:6",
+        "   20  0x0000001100090004  . . . . . Action               WatchForPredators               WatchForPredators (id 20)  btcpp/grazing.xml:11:12",
+    ] {
+        assert!(
+            out.stdout.lines().any(|l| l == line),
+            "no line {line:?} in\n{}",
+            out.stdout
+        );
+    }
+    assert_eq!(items(&out.stdout).len(), 21);
+}
+
+#[test]
+fn disasm_main_picks_a_sub_tree() {
+    let out = tb_trees(&[
+        "disasm",
+        "--stub-unknown",
+        "--main",
+        "Flee",
+        "btcpp/herd.xml",
+    ]);
+    out.code(0);
+    let items = items(&out.stdout);
+    assert_eq!(items.len(), 3, "{}", out.stdout);
+    for line in [
+        "    0  0x0002000100000302  Concurrent                  3  succeed_at=1 fail_at=2          Flee (id 0)  btcpp/herd.xml:25:6",
+        "    1  0x0200000000000004  . Action                       RunFrom(target=\"{threat}\", gait=\"{gait}\")  RunFrom (id 1)  btcpp/herd.xml:26:19",
+        "    2  0x0100000200010004  . Action                       Bleat(loudness=\"0.9\")           Bleat (id 2)  btcpp/herd.xml:27:8",
+    ] {
+        assert!(
+            out.stdout.lines().any(|l| l == line),
+            "no line {line:?} in\n{}",
+            out.stdout
+        );
+    }
+    let regroup = tb_trees(&[
+        "disasm",
+        "--stub-unknown",
+        "--main",
+        "Regroup",
+        "btcpp/herd.xml",
+    ]);
+    regroup
+        .code(0)
+        .out_has("Regroup (id 0)  btcpp/herd.xml:32:6");
+    assert_eq!(crate::items(&regroup.stdout).len(), 3);
+    // A tree of an included file.
+    tb_trees(&[
+        "disasm",
+        "--stub-unknown",
+        "--main",
+        "Graze",
+        "btcpp/herd.xml",
+    ])
+    .code(0)
+    .out_has("Graze (id 0)  btcpp/grazing.xml:4:6");
+}
+
+#[test]
+fn disasm_main_of_a_tree_that_does_not_exist_exits_1() {
+    let out = tb_trees(&[
+        "disasm",
+        "--stub-unknown",
+        "--main",
+        "Flea",
+        "btcpp/herd.xml",
+    ]);
+    out.code(1)
+        .err_has("error: no tree is named `Flea`")
+        .err_has("did you mean `Flee`?");
+    assert_eq!(out.stdout, "");
+}
+
+#[test]
+fn disasm_of_a_native_file() {
+    let out = tb(&["disasm", "good.json"]);
+    out.code(0);
+    assert_eq!(
+        out.stdout.lines().skip(1).take(3).collect::<Vec<_>>(),
+        [
+            "    0  0x0000000000000300  Sequence                    3                                  chores (id 0)  good.json:1:10",
+            "    1  0x0100000000000004  . Action                       Wait(ticks=2)                   Wait (id 1)  good.json:2:12",
+            "    2  0x0200000100010004  . Action                       Set(key=\"done\", value=\"true\")   Set (id 2)  good.json:3:12",
+        ]
+    );
+}
+
+#[test]
+fn disasm_output_ends_with_a_newline() {
+    let out = tb(&["disasm", "good.json"]);
+    out.code(0);
+    assert!(out.stdout.ends_with("persistent 0\n"), "{:?}", out.stdout);
+}
+
+#[test]
+fn disasm_of_a_bad_or_missing_file_fails() {
+    let out = tb(&["disasm", "broken.json"]);
+    out.code(1).err_has("broken.json:6:18");
+    assert_eq!(out.stdout, "", "nothing to disassemble");
+    tb(&["disasm", "missing.json"])
+        .code(2)
+        .err_has("cannot read `missing.json`");
+    // Without stubs, the seed's trees do not load.
+    tb_trees(&["disasm", "mbt/soldier.xml"])
+        .code(1)
+        .err_has("unknown node type `IsTargetVisible`");
+}
+
+// ---------------------------------------------------------------------------
+// dot
+// ---------------------------------------------------------------------------
+
+#[test]
+fn dot_draws_one_node_per_item_and_one_edge_per_child() {
+    let mut files = mbt_examples();
+    files.push("btcpp/herd.xml".to_owned());
+    for file in &files {
+        let disasm = tb_trees(&["disasm", "--stub-unknown", file]);
+        disasm.code(0);
+        let items = items(&disasm.stdout);
+        let dot = tb_trees(&["dot", "--stub-unknown", file]);
+        dot.code(0);
+        let (nodes, edges) = digraph(&dot.stdout);
+        assert_eq!(
+            nodes,
+            (0..items.len()).collect::<BTreeSet<_>>(),
+            "{file}: one node per item"
+        );
+        assert_eq!(edges.len(), items.len() - 1, "{file}: one edge per child");
+        let want = tree_edges(&items);
+        let have: BTreeSet<(usize, usize)> = edges.iter().copied().collect();
+        assert_eq!(have.len(), edges.len(), "{file}: no edge twice");
+        assert_eq!(have, want, "{file}: edges from parent to child");
+        // Children in order: each parent's edges are written left to right.
+        for w in edges.windows(2) {
+            if w[0].0 == w[1].0 {
+                assert!(w[0].1 < w[1].1, "{file}: children in order");
+            }
+        }
+    }
+}
+
+#[test]
+fn dot_of_the_soldier() {
+    let out = tb_trees(&["dot", "--stub-unknown", "mbt/soldier.xml"]);
+    out.code(0);
+    assert!(
+        out.stdout.starts_with("digraph \"soldier\" {\n"),
+        "{}",
+        out.stdout
+    );
+    for line in [
+        "  n0 [label=\"? Selector\\nsoldier\", shape=box, style=\"rounded,filled\", fillcolor=\"#e8eef7\"];",
+        "  n0 -> n1;",
+        "  n0 -> n6;",
+        "  n0 -> n9;",
+        "  n3 [label=\"⇉ Concurrent\\nsucceed_at=1 fail_at=2\", shape=box, style=\"rounded,filled\", fillcolor=\"#e8eef7\"];",
+        "  n4 [label=\"Shoot(target=\\\"Target\\\", burst=\\\"3\\\")\", shape=box, style=filled, fillcolor=\"#e3f4e1\"];",
+    ] {
+        assert!(
+            out.stdout.lines().any(|l| l == line),
+            "no line {line:?} in\n{}",
+            out.stdout
+        );
+    }
+    let main = tb_trees(&["dot", "--stub-unknown", "--main", "Flee", "btcpp/herd.xml"]);
+    main.code(0);
+    assert!(
+        main.stdout.starts_with("digraph \"Flee\" {\n"),
+        "{}",
+        main.stdout
+    );
+    let (nodes, edges) = digraph(&main.stdout);
+    assert_eq!((nodes.len(), edges.len()), (3, 2));
+}
+
+#[test]
+fn dot_of_a_bad_or_missing_file_fails() {
+    let out = tb(&["dot", "broken.ron"]);
+    out.code(1).err_has("broken.ron:7:24");
+    assert_eq!(out.stdout, "");
+    tb(&["dot", "missing.ron"]).code(2);
+}
+
+// ---------------------------------------------------------------------------
+// nodes
+// ---------------------------------------------------------------------------
+
+const DECIDERS: &[&str] = &[
+    "Sequence",
+    "PrioritySelector",
+    "Concurrent",
+    "Selector",
+    "Inverter",
+    "ForceSuccess",
+    "ForceFailure",
+    "ReactiveSequence",
+];
+
+const LEAVES: &[(&str, &str)] = &[
+    ("Chance", "Condition"),
+    ("Condition", "Condition"),
+    ("Deferred", "Deferred"),
+    ("Fail", "Action"),
+    ("Running", "Action"),
+    ("Script", "Action"),
+    ("Set", "Action"),
+    ("Succeed", "Action"),
+    ("Wait", "Action"),
+    ("WaitEvent", "Action"),
+];
+
+#[test]
+fn nodes_lists_every_decider_and_built_in_leaf() {
+    let out = tb(&["nodes"]);
+    out.code(0);
+    assert_eq!(out.stderr, "");
+    let text = &out.stdout;
+    let (deciders, leaves) = text.split_once("\nLeaves:\n").expect("two sections");
+    assert!(deciders.starts_with("Deciders (children):\n"), "{text}");
+    for d in DECIDERS {
+        assert!(
+            deciders
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(d)),
+            "decider {d} listed:\n{text}"
+        );
+    }
+    assert_eq!(deciders.lines().count(), 1 + DECIDERS.len(), "{text}");
+    for line in ["  Inverter           1 ", "  Sequence           1.. "] {
+        assert!(deciders.contains(line), "{line:?} in\n{text}");
+    }
+    let names: Vec<&str> = leaves
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(
+        names,
+        LEAVES.iter().map(|l| l.0).collect::<Vec<_>>(),
+        "{text}"
+    );
+    for line in [
+        "  Wait       Action    (ticks: int)  runs `ticks` ticks, then succeeds",
+        "  Script     Action    (statuses: string) [persistent]  ",
+        "  Deferred   Deferred  (name: string, ticks: int = -1, outcome: one of success|failure = \"success\")  ",
+        "  Condition  Condition (test: string)  ",
+    ] {
+        assert!(leaves.contains(line), "{line:?} in\n{text}");
+    }
+}
+
+#[test]
+fn nodes_json_has_the_expected_fields() {
+    let out = tb(&["nodes", "--json"]);
+    out.code(0);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("nodes --json is JSON");
+    let deciders = doc["deciders"].as_array().expect("a list of deciders");
+    let names: Vec<&str> = deciders
+        .iter()
+        .map(|d| d["name"].as_str().expect("a name"))
+        .collect();
+    assert_eq!(names, DECIDERS);
+    for d in deciders {
+        let min = d["min_children"].as_u64().expect("min_children");
+        let max = d["max_children"].as_u64().expect("max_children");
+        assert!(min >= 1 && min <= max, "{d}");
+        assert!(!d["doc"].as_str().expect("doc").trim().is_empty(), "{d}");
+    }
+    let inverter = deciders
+        .iter()
+        .find(|d| d["name"] == "Inverter")
+        .expect("Inverter");
+    assert_eq!(
+        (
+            inverter["min_children"].as_u64(),
+            inverter["max_children"].as_u64()
+        ),
+        (Some(1), Some(1))
+    );
+    let leaves = doc["leaves"].as_array().expect("a list of leaves");
+    let kinds: Vec<(&str, &str)> = leaves
+        .iter()
+        .map(|l| {
+            (
+                l["name"].as_str().expect("name"),
+                l["kind"].as_str().expect("kind"),
+            )
+        })
+        .collect();
+    assert_eq!(kinds, LEAVES);
+    for l in leaves {
+        for field in ["persistent", "never_fails"] {
+            assert!(l[field].is_boolean(), "{field} of {l}");
+        }
+        assert!(l["description"].is_string(), "{l}");
+        for p in l["params"].as_array().expect("params") {
+            assert!(p["name"].is_string() && p["type"].is_string(), "{p}");
+            assert!(p["default"].is_null() || p["default"].is_string(), "{p}");
+        }
+    }
+    let deferred = leaves
+        .iter()
+        .find(|l| l["name"] == "Deferred")
+        .expect("Deferred");
+    assert_eq!(
+        deferred["params"],
+        serde_json::json!([
+            {"name": "name", "type": "string", "default": null},
+            {"name": "ticks", "type": "int", "default": "-1"},
+            {"name": "outcome", "type": "one of success|failure", "default": "\"success\""},
+        ])
+    );
+    let script = leaves
+        .iter()
+        .find(|l| l["name"] == "Script")
+        .expect("Script");
+    assert_eq!(script["persistent"], true);
+    let running = leaves
+        .iter()
+        .find(|l| l["name"] == "Running")
+        .expect("Running");
+    assert_eq!(running["never_fails"], true);
+}
+
+#[test]
+fn nodes_docs_are_trimmed() {
+    let out = tb(&["nodes", "--json"]);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+    for d in doc["deciders"].as_array().expect("deciders") {
+        let text = d["doc"].as_str().expect("doc");
+        assert_eq!(text, text.trim(), "{}", d["name"]);
+    }
+}
+
+#[test]
+fn nodes_describes_the_wait_event_parameter() {
+    let out = tb(&["nodes"]);
+    assert!(!out.stdout.contains("one of )"), "{}", out.stdout);
+    let out = tb(&["nodes", "--json"]);
+    let doc: serde_json::Value = serde_json::from_str(&out.stdout).expect("JSON");
+    let wait_event = doc["leaves"]
+        .as_array()
+        .and_then(|l| l.iter().find(|l| l["name"] == "WaitEvent"))
+        .expect("WaitEvent");
+    assert_ne!(wait_event["params"][0]["type"], "one of ");
+}
+
+// ---------------------------------------------------------------------------
+// run
+// ---------------------------------------------------------------------------
+
+#[test]
+fn run_of_a_passing_scenario_prints_ok() {
+    let out = tb(&["run", "pass.ron"]);
+    out.code(0);
+    assert_eq!(out.stderr, "pass.ron: ok, 3 ticks, 4 checks\n");
+    assert_eq!(out.stdout, "");
+}
+
+#[test]
+fn run_of_a_failing_scenario_prints_the_diff_at_the_expectation() {
+    let out = tb(&["run", "fail.ron"]);
+    out.code(1);
+    assert_eq!(
+        out.stderr,
+        "\
+error: tick 1, agent 0: running leaves is not as expected
+  --> fail.ron:11:28
+   |
+11 |         (tick: 1, running: [\"Condition\"]),
+   |                            ^^^^^^^^^^^^^
+   expected (-) / actual (+):
+   - guard/Condition
+   + guard/Wait
+fail.ron: FAILED at tick 1
+"
+    );
+}
+
+#[test]
+fn run_of_several_scenarios_reports_each() {
+    let out = tb(&["run", "pass.ron", "fail.ron", "work.ron"]);
+    out.code(1)
+        .err_has("pass.ron: ok, 3 ticks, 4 checks\n")
+        .err_has("fail.ron: FAILED at tick 1\n")
+        .err_has("work.ron: ok, 4 ticks, 9 checks\n");
+}
+
+#[test]
+fn run_trace_writes_one_json_object_per_event() {
+    let dir = TempDir::new("trace");
+    let trace = dir.path("trace.jsonl");
+    let out = tb(&[
+        "run",
+        "work.ron",
+        "--trace",
+        trace.to_str().expect("a UTF-8 path"),
+    ]);
+    out.code(0).err_has("work.ron: ok");
+    let text = std::fs::read_to_string(&trace).expect("the trace was written");
+    assert!(text.ends_with('\n'));
+    let mut events = BTreeSet::new();
+    let mut last_tick = 0;
+    let lines: Vec<&str> = text.lines().collect();
+    for line in &lines {
+        // Keys in the documented order.
+        let keys: Vec<usize> = ["\"tick\":", "\"agent\":", "\"node\":", "\"event\":"]
+            .iter()
+            .map(|k| line.find(k).unwrap_or_else(|| panic!("{k} in {line}")))
+            .collect();
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "key order: {line}");
+        assert!(
+            line.starts_with("{\"tick\":") && line.ends_with('}'),
+            "{line}"
+        );
+        let v: serde_json::Value = serde_json::from_str(line).expect("a JSON object per line");
+        let object = v.as_object().expect("an object");
+        assert_eq!(object.len(), 4, "{line}");
+        let tick = v["tick"].as_u64().expect("tick");
+        assert!(tick >= last_tick && tick < 4, "ticks in order: {line}");
+        last_tick = tick;
+        assert_eq!(v["agent"], 0);
+        assert!(
+            v["node"].as_str().is_some_and(|n| n.starts_with("guard")),
+            "{line}"
+        );
+        let event = v["event"].as_str().expect("event").to_owned();
+        assert!(
+            [
+                "start", "success", "failure", "cancel", "launch", "complete"
+            ]
+            .contains(&event.as_str()),
+            "{line}"
+        );
+        events.insert(event);
+    }
+    // This scenario makes every kind of event.
+    assert_eq!(events.len(), 6, "{events:?}");
+    for line in [
+        r#"{"tick":0,"agent":0,"node":"guard","event":"start"}"#,
+        r#"{"tick":0,"agent":0,"node":"guard/alarmed","event":"failure"}"#,
+        r#"{"tick":0,"agent":0,"node":"guard/work/dig","event":"launch"}"#,
+        r#"{"tick":1,"agent":0,"node":"guard/work/dig","event":"complete"}"#,
+        r#"{"tick":2,"agent":0,"node":"guard/work/haul","event":"cancel"}"#,
+    ] {
+        assert!(lines.contains(&line), "no {line} in\n{text}");
+    }
+    // Every start is matched by one end.
+    let starts = lines
+        .iter()
+        .filter(|l| l.ends_with(r#""event":"start"}"#))
+        .count();
+    let ends = lines
+        .iter()
+        .filter(|l| {
+            ["success", "failure", "cancel"]
+                .iter()
+                .any(|e| l.ends_with(&format!(r#""event":"{e}"}}"#)))
+        })
+        .count();
+    assert!(
+        ends <= starts && starts - ends <= 3,
+        "starts {starts}, ends {ends}"
+    );
+}
+
+#[test]
+fn run_trace_of_several_scenarios_holds_them_all() {
+    let dir = TempDir::new("trace-several");
+    let trace = dir.path("t.jsonl");
+    tb(&[
+        "run",
+        "--trace",
+        trace.to_str().expect("UTF-8"),
+        "pass.ron",
+        "work.ron",
+    ])
+    .code(0);
+    let text = std::fs::read_to_string(&trace).expect("written");
+    assert!(text.contains(r#""node":"guard/Wait""#), "pass.ron's events");
+    assert!(
+        text.contains(r#""node":"guard/work/dig""#),
+        "work.ron's events"
+    );
+}
+
+#[test]
+fn run_fails_when_the_script_completes_an_action_that_is_not_running() {
+    let out = tb(&["run", "stale.ron"]);
+    out.code(1)
+        .err_has(" --> stale.ron:9:9\n")
+        .err_has("`job/dig`")
+        .err_has("   - a launched deferred action\n")
+        .err_has("   + it is not running\n")
+        .err_has("stale.ron: FAILED at tick 0\n");
+}
+
+#[test]
+fn a_stale_completion_has_a_clear_headline() {
+    let out = tb(&["run", "stale.ron"]);
+    let headline = out.stderr.lines().next().unwrap_or("");
+    assert!(!headline.contains("is not as expected"), "{headline}");
+    assert!(
+        headline.contains("`job/dig`") && headline.contains("not running"),
+        "{headline}"
+    );
+}
+
+#[test]
+fn run_of_a_scenario_with_format_errors_exits_1_with_located_diagnostics() {
+    let out = tb(&["run", "mistakes.ron"]);
+    out.code(1);
+    let seen = headlines(&out.stderr);
+    assert!(seen.contains(&headline(
+        "error: a scenario has no field `agnets`",
+        "mistakes.ron:5:5",
+        ""
+    )));
+    assert!(seen.contains(&headline(
+        "error: tick 5 is past the scenario's 3 ticks",
+        "mistakes.ron:7:16",
+        ""
+    )));
+    assert!(seen.contains(&headline(
+        "error: `status` is \"success\", \"failure\" or \"running\"",
+        "mistakes.ron:8:27",
+        ""
+    )));
+    out.err_has("= help: did you mean `agents`?")
+        .err_lacks("ok,")
+        .err_lacks("FAILED");
+    // Tree errors in a scenario are located too.
+    let dir = TempDir::new("tree-errors");
+    let scenario = dir.path("tree.ron");
+    std::fs::write(
+        &scenario,
+        "(\n    tree: (type: \"Sequence\", children: [(type: \"Wiat\")]),\n    ticks: 1,\n)\n",
+    )
+    .expect("written");
+    let out = run_in(&dir.0, &["run", "tree.ron"]);
+    out.code(1)
+        .err_has("error: unknown node type `Wiat`")
+        .err_has(" --> tree.ron:2:48\n")
+        .err_has("= node: tree/Wiat[0] (Wiat) in tree `tree`");
+}
+
+#[test]
+fn run_of_a_missing_scenario_exits_2() {
+    tb(&["run", "missing.ron"])
+        .code(2)
+        .err_has("error: cannot read `missing.ron`: ");
+    // With others that pass or fail, still 2 (a file could not be read).
+    tb(&["run", "fail.ron", "missing.ron"]).code(2);
+}
+
+#[test]
+fn run_with_an_unwritable_trace_path_exits_2() {
+    let dir = TempDir::new("unwritable");
+    let nowhere = dir.path("no/such/dir/trace.jsonl");
+    let out = tb(&[
+        "run",
+        "pass.ron",
+        "--trace",
+        nowhere.to_str().expect("UTF-8"),
+    ]);
+    out.code(2)
+        .err_has("error: cannot write the trace to `")
+        .err_has("trace.jsonl`: ")
+        .err_lacks("pass.ron: ok");
+    // A directory is no trace file either.
+    let out = tb(&["run", "pass.ron", "--trace", dir.0.to_str().expect("UTF-8")]);
+    out.code(2).err_has("error: cannot write the trace to `");
+}
+
+#[test]
+fn run_stub_unknown_stubs_leaves_of_a_tree_file() {
+    let dir = TempDir::new("stub");
+    std::fs::write(
+        dir.path("t.json"),
+        r#"{"type": "Sequence", "name": "s", "children": [{"type": "Shoot"}, {"type": "Succeed"}]}"#,
+    )
+    .expect("written");
+    std::fs::write(
+        dir.path("s.ron"),
+        "(tree: \"t.json\", ticks: 1, expect: [(tick: 0, status: \"success\")])",
+    )
+    .expect("written");
+    run_in(&dir.0, &["run", "s.ron"])
+        .code(1)
+        .err_has("unknown node type `Shoot`");
+    run_in(&dir.0, &["run", "--stub-unknown", "s.ron"])
+        .code(0)
+        .err_has("s.ron: ok, 1 ticks, 1 checks");
+}

@@ -1,0 +1,114 @@
+//! `Crowd::tick_traced` against `Interpreter::tick_traced` agent by agent,
+//! and against `Crowd::tick`.
+
+use treebeard_crowd::Crowd;
+use treebeard_shape::NodeIdx;
+use treebeard_testkit::{Spec, World, answer_launches};
+use treebeard_vm::{
+    Actor, AgentId, Completion, DeciderState, Frame, Interpreter, Request, TraceEvent,
+};
+
+const AGENTS: usize = 7;
+const DT: f32 = 0.1;
+
+/// An agent's visible state after a tick.
+type State = (
+    Vec<DeciderState>,
+    Vec<(NodeIdx, treebeard_vm::ActionState)>,
+    Vec<u32>,
+);
+
+fn state(actor: treebeard_vm::ActorRef<'_>) -> State {
+    (
+        actor.deciders().collect(),
+        actor.actions().collect(),
+        actor.persistent().to_vec(),
+    )
+}
+
+fn worlds(seed: u64) -> Vec<World> {
+    (0..AGENTS as u64)
+        .map(|i| World::random(seed.wrapping_mul(31) ^ i))
+        .collect()
+}
+
+#[test]
+fn crowd_traced_tick_matches_the_interpreter_and_the_plain_tick() {
+    for seed in 0..60 {
+        let spec = Spec::random(seed, 5, 4);
+        let mut traced = Crowd::with_agents(spec.compile(), worlds(seed));
+        let mut plain = Crowd::with_agents(spec.compile(), worlds(seed));
+        let program = spec.compile();
+        let mut actors: Vec<Actor> = (0..AGENTS)
+            .map(|_| Actor::for_shape(program.shape()))
+            .collect();
+        let mut solo = worlds(seed);
+        let mut interpreter = Interpreter::new();
+        let mut frame = Frame::default();
+        let mut answers: Vec<Completion> = Vec::new();
+        for t in 0..120u64 {
+            for w in traced.blackboards_mut().iter_mut() {
+                w.tick = t;
+            }
+            for w in plain.blackboards_mut().iter_mut() {
+                w.tick = t;
+            }
+            for w in &mut solo {
+                w.tick = t;
+            }
+
+            let mut crowd_events: Vec<(AgentId, NodeIdx, TraceEvent)> = Vec::new();
+            traced.tick_traced(DT, &mut |agent, node, event| {
+                crowd_events.push((agent, node, event))
+            });
+            plain.tick(DT);
+
+            frame = frame.next(DT);
+            let mut solo_events = Vec::new();
+            let mut solo_requests: Vec<Request> = Vec::new();
+            for (i, (actor, world)) in actors.iter_mut().zip(&mut solo).enumerate() {
+                let agent = AgentId(i as u32);
+                interpreter.tick_traced(
+                    &program,
+                    &frame,
+                    agent,
+                    &mut actor.as_mut(),
+                    world,
+                    &mut solo_requests,
+                    &mut |node, event| solo_events.push((agent, node, event)),
+                );
+            }
+
+            let context = format!("seed {seed}, tree {spec:?}, tick {t}");
+            assert_eq!(crowd_events, solo_events, "{context}: events");
+            assert_eq!(traced.requests(), &solo_requests[..], "{context}: requests");
+            assert_eq!(
+                traced.requests(),
+                plain.requests(),
+                "{context}: plain requests"
+            );
+            for i in 0..AGENTS {
+                let agent = AgentId(i as u32);
+                let s = state(traced.actor(agent));
+                assert_eq!(s, state(actors[i].as_ref()), "{context}: agent {i}");
+                assert_eq!(s, state(plain.actor(agent)), "{context}: plain agent {i}");
+                let calls = traced.blackboards_mut()[i].take_log();
+                assert_eq!(calls, solo[i].take_log(), "{context}: calls of {i}");
+                assert_eq!(
+                    calls,
+                    plain.blackboards_mut()[i].take_log(),
+                    "{context}: plain calls of {i}"
+                );
+            }
+            assert_eq!(traced.frame(), &frame);
+
+            // The same game-system reports to all three.
+            answer_launches(&solo_requests, t as usize, &mut answers);
+            for c in &answers {
+                traced.complete(*c);
+                plain.complete(*c);
+                let _ = actors[c.agent.index()].as_mut().complete(c.node, c.outcome);
+            }
+        }
+    }
+}

@@ -1,0 +1,258 @@
+//! Static checks: warnings about trees that load but cannot work as
+//! written.
+//!
+//! * **Unreachable children.** A selector tries its children until one does
+//!   not fail, so children after one that can never fail never run; a
+//!   sequence likewise stops at a child that can never succeed. What can
+//!   never fail is seen from the structure (`ForceSuccess`, inverted
+//!   `ForceFailure`, sequences of such children, ...) and from leaves
+//!   registered as [`never_fails`](treebeard_shape::LeafSchema::never_fails).
+//! * **Spore's subset rule.** A group guarded by a condition (a sequence
+//!   whose first child is a condition and whose last child is a selector)
+//!   whose every child is itself guarded by a condition may be chosen when
+//!   none of its children can run: it then fails at once and its selector
+//!   decides again, every tick. Spore calls this breaking the subset rule
+//!   (the group's test must be a subset of its children's). Where the
+//!   group's condition is not among its children's conditions, the rule
+//!   cannot be seen to hold, and the check warns.
+//!
+//! Depth and capacity limits are the compiler's: it reports trees past
+//! them as errors.
+
+use crate::diagnostic::Diagnostic;
+use crate::source::{FileId, SourceMap, Span};
+use std::collections::HashMap;
+use treebeard_shape::tree::Node;
+use treebeard_shape::{Kind, LeafCatalog, Source};
+
+/// The warnings for `tree`.
+pub fn check(
+    tree: &Node,
+    catalog: &dyn LeafCatalog,
+    map: &SourceMap,
+    trees_at: &HashMap<Source, Box<str>>,
+    copies: &HashMap<String, Source>,
+) -> Vec<Diagnostic> {
+    let mut c = Checker {
+        catalog,
+        map,
+        trees_at,
+        copies,
+        out: Vec::new(),
+    };
+    c.walk(tree);
+    c.out
+}
+
+struct Checker<'a> {
+    catalog: &'a dyn LeafCatalog,
+    map: &'a SourceMap,
+    trees_at: &'a HashMap<Source, Box<str>>,
+    /// Where sub-tree copies are used, by path.
+    copies: &'a HashMap<String, Source>,
+    out: Vec<Diagnostic>,
+}
+
+/// What a node can return when it finishes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Outcomes {
+    success: bool,
+    failure: bool,
+}
+
+impl Checker<'_> {
+    fn kind(&self, node: &Node) -> Option<Kind> {
+        match node.decider_kind() {
+            Some(k) => Some(k),
+            None => node
+                .leaf_name()
+                .and_then(|n| self.catalog.leaf(n))
+                .map(|s| s.kind),
+        }
+    }
+
+    /// What `node` can finish with (iteratively over deep trees would not
+    /// matter here: the compiler has already bounded the depth).
+    fn outcomes(&self, node: &Node) -> Outcomes {
+        let both = Outcomes {
+            success: true,
+            failure: true,
+        };
+        let Some(kind) = node.decider_kind() else {
+            let never_fails = node
+                .leaf_name()
+                .and_then(|n| self.catalog.leaf(n))
+                .is_some_and(|s| s.never_fails);
+            return Outcomes {
+                success: true,
+                failure: !never_fails,
+            };
+        };
+        let kids: Vec<Outcomes> = node.children().iter().map(|c| self.outcomes(c)).collect();
+        let any = |f: fn(&Outcomes) -> bool| kids.iter().any(f);
+        let all = |f: fn(&Outcomes) -> bool| kids.iter().all(f);
+        match kind {
+            Kind::Sequence | Kind::ReactiveSequence => Outcomes {
+                success: all(|o| o.success),
+                failure: any(|o| o.failure),
+            },
+            Kind::Selector | Kind::PrioritySelector => Outcomes {
+                success: any(|o| o.success),
+                failure: all(|o| o.failure),
+            },
+            Kind::Inverter => kids.first().map_or(both, |o| Outcomes {
+                success: o.failure,
+                failure: o.success,
+            }),
+            Kind::ForceSuccess => Outcomes {
+                success: true,
+                failure: false,
+            },
+            Kind::ForceFailure => Outcomes {
+                success: false,
+                failure: true,
+            },
+            Kind::Concurrent => Outcomes {
+                success: any(|o| o.success),
+                failure: any(|o| o.failure),
+            },
+            Kind::Condition | Kind::Action | Kind::Deferred => both,
+        }
+    }
+
+    fn span(&self, s: Option<Source>) -> Option<Span> {
+        let s = s?;
+        let file = self.map.files().get(s.file as usize)?;
+        let offset = file.offset(s.line, s.column)?;
+        Some(crate::native::token_span(self.map, FileId(s.file), offset))
+    }
+
+    fn warn(&mut self, node: &Node, path: &str, message: String, help: &str) {
+        let mut d = Diagnostic::warning(message).help(help);
+        // A sub-tree's copy is shown where it is used.
+        let source = self.copies.get(path).copied().or(node.source());
+        if let Some(span) = self.span(source) {
+            d = d.at(span);
+        }
+        let tree = source.and_then(|s| self.trees_at.get(&s)).map_or("", |t| t);
+        let node_type = match node.decider_kind() {
+            Some(kind) => kind.name(),
+            None => node.leaf_name().unwrap_or(""),
+        };
+        self.out.push(d.node(tree, path, node_type));
+    }
+
+    fn walk(&mut self, root: &Node) {
+        let mut stack = vec![(root, root.label().to_owned())];
+        while let Some((node, path)) = stack.pop() {
+            let kind = node.decider_kind();
+            let children = node.children();
+            match kind {
+                Some(Kind::Selector | Kind::PrioritySelector) => {
+                    self.unreachable(node, &path, |o| !o.failure, "never fails");
+                    self.subset_rule(children, &path);
+                }
+                Some(Kind::Sequence | Kind::ReactiveSequence) => {
+                    self.unreachable(node, &path, |o| !o.success, "never succeeds");
+                }
+                _ => {}
+            }
+            for (i, child) in children.iter().enumerate().rev() {
+                stack.push((child, format!("{path}/{}[{i}]", child.label())));
+            }
+        }
+    }
+
+    /// Warns about the first child after one for which `blocks` holds.
+    fn unreachable(&mut self, node: &Node, path: &str, blocks: fn(&Outcomes) -> bool, why: &str) {
+        let children = node.children();
+        let Some(i) = children.iter().position(|c| blocks(&self.outcomes(c))) else {
+            return;
+        };
+        if let Some(next) = children.get(i + 1) {
+            let blocker = children[i].label().to_owned();
+            let skipped = children.len() - i - 1;
+            let message = format!(
+                "`{}` can never run: `{blocker}` before it {why}{}",
+                next.label(),
+                match skipped - 1 {
+                    0 => String::new(),
+                    1 => " (nor can the child after it)".to_owned(),
+                    n => format!(" (nor can the {n} children after it)"),
+                }
+            );
+            let next_path = format!("{path}/{}[{}]", next.label(), i + 1);
+            self.warn(
+                next,
+                &next_path,
+                message,
+                "reorder the children, or remove the ones that cannot run",
+            );
+        }
+    }
+
+    /// The guard of a group: `Some(condition)` when `node` is a sequence whose
+    /// first child is a condition leaf.
+    fn guard<'n>(&self, node: &'n Node) -> Option<&'n Node> {
+        if self.kind(node)? == Kind::Condition {
+            return Some(node);
+        }
+        if !matches!(
+            node.decider_kind(),
+            Some(Kind::Sequence | Kind::ReactiveSequence)
+        ) {
+            return None;
+        }
+        let first = node.children().first()?;
+        (self.kind(first)? == Kind::Condition).then_some(first)
+    }
+
+    /// Spore's subset rule for the groups among `children` of a selector.
+    fn subset_rule(&mut self, children: &[Node], path: &str) {
+        for (i, group) in children.iter().enumerate() {
+            let Some(condition) = self.guard(group) else {
+                continue;
+            };
+            let Some(inner) = group.children().last() else {
+                continue;
+            };
+            if group.children().len() < 2
+                || !matches!(
+                    inner.decider_kind(),
+                    Some(Kind::Selector | Kind::PrioritySelector)
+                )
+            {
+                continue;
+            }
+            let guards: Option<Vec<&Node>> =
+                inner.children().iter().map(|c| self.guard(c)).collect();
+            let Some(guards) = guards else {
+                continue; // an unguarded child can always be tried
+            };
+            // The same leaf with the same arguments, wherever written.
+            let same = |g: &&Node| {
+                g.leaf_name() == condition.leaf_name()
+                    && g.params().len() == condition.params().len()
+                    && g.params()
+                        .iter()
+                        .zip(condition.params())
+                        .all(|(a, b)| a.name == b.name && a.value == b.value)
+            };
+            if guards.iter().any(same) {
+                continue;
+            }
+            let group_path = format!("{path}/{}[{i}]", group.label());
+            let message = format!(
+                "group `{}` may be chosen when none of its children can run: its condition `{}` is not among theirs (Spore's subset rule)",
+                group.label(),
+                condition.label()
+            );
+            self.warn(
+                group,
+                &group_path,
+                message,
+                "give the group a child without a condition, or test the group's condition in one of its children",
+            );
+        }
+    }
+}

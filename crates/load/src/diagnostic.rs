@@ -1,0 +1,344 @@
+//! Diagnostics: errors and warnings with where they are, printed as code
+//! frames.
+//!
+//! Every diagnostic of a load says what is wrong and, where it can, where:
+//! the file, line and column, the tree, the node's path from the tree's root
+//! and the node's type. [`Diagnostics::render`] prints them like a compiler
+//! does, the offending text underlined:
+//!
+//! ```text
+//! error: unknown parameter `treshold` of `hunger_above`
+//!   --> trees/guard.json:12:45
+//!    |
+//! 12 |         {"type": "hunger_above", "params": {"treshold": 70}},
+//!    |                                             ^^^^^^^^^^
+//!    = node: Main/PrioritySelector/eat[1]/hunger_above[0] (hunger_above) in tree `Main`
+//!    = help: did you mean `threshold`?
+//! ```
+
+use crate::source::{SourceMap, Span};
+use std::fmt::{self, Write};
+
+/// How bad a diagnostic is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// The tree does not load.
+    Error,
+    /// The tree loads, but probably not as meant.
+    Warning,
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        })
+    }
+}
+
+/// One error or warning.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Error or warning.
+    pub severity: Severity,
+    /// What is wrong, in one line.
+    pub message: String,
+    /// Where, if known.
+    pub span: Option<Span>,
+    /// The tree the node belongs to.
+    pub tree: Option<Box<str>>,
+    /// The node's path from its tree's root: `name[position]` segments.
+    pub path: Option<String>,
+    /// The node's type as written.
+    pub node_type: Option<Box<str>>,
+    /// What to do about it.
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// An error.
+    pub fn error(message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            message: message.into(),
+            span: None,
+            tree: None,
+            path: None,
+            node_type: None,
+            help: None,
+        }
+    }
+
+    /// A warning.
+    pub fn warning(message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            ..Diagnostic::error(message)
+        }
+    }
+
+    /// The same diagnostic, at `span`.
+    pub fn at(mut self, span: Span) -> Diagnostic {
+        self.span = Some(span);
+        self
+    }
+
+    /// The same diagnostic, about the node at `path` of type `node_type` in
+    /// tree `tree`.
+    pub fn node(mut self, tree: &str, path: &str, node_type: &str) -> Diagnostic {
+        self.tree = Some(tree.into());
+        self.path = Some(path.into());
+        self.node_type = Some(node_type.into());
+        self
+    }
+
+    /// The same diagnostic, with advice.
+    pub fn help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// `file:line:column`, if the diagnostic has a place.
+    pub fn location(&self, map: &SourceMap) -> Option<String> {
+        let span = self.span?;
+        let file = map.files().get(span.file.0 as usize)?;
+        let (line, column) = file.line_column(span.start as usize);
+        Some(format!("{}:{line}:{column}", file.name()))
+    }
+
+    /// The diagnostic as a code frame; `color` adds terminal colours.
+    pub fn render(&self, map: &SourceMap, color: bool) -> String {
+        let paint = |code: &str, text: &str| {
+            if color {
+                format!("\x1b[{code}m{text}\x1b[0m")
+            } else {
+                text.to_owned()
+            }
+        };
+        let (title, caret) = match self.severity {
+            Severity::Error => ("1;31", "1;31"),
+            Severity::Warning => ("1;33", "1;33"),
+        };
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{}{}",
+            paint(title, &self.severity.to_string()),
+            paint("1", &format!(": {}", self.message))
+        );
+        let frame = self.span.and_then(|span| {
+            let file = map.files().get(span.file.0 as usize)?;
+            let (line, column) = file.line_column(span.start as usize);
+            let text = file.line_text(line)?;
+            Some((file.name(), line, column, text, span))
+        });
+        let gutter = frame.map_or(1, |(_, line, ..)| line.to_string().len());
+        let pad = " ".repeat(gutter);
+        let bar = paint("1;34", "|");
+        if let Some((name, line, column, text, span)) = frame {
+            let _ = writeln!(out, "{pad}{} {name}:{line}:{column}", paint("1;34", "-->"));
+            let _ = writeln!(out, "{pad} {bar}");
+            let shown = text.replace('\t', "    ");
+            let _ = writeln!(out, "{} {bar} {shown}", paint("1;34", &line.to_string()));
+            // Caret under the span's first line, at least one character.
+            let before: String = text.chars().take(column as usize - 1).collect();
+            let indent = before.replace('\t', "    ").chars().count();
+            let covered = map.text(span);
+            let rest = text.chars().count().saturating_sub(column as usize - 1);
+            let width = covered
+                .lines()
+                .next()
+                .map_or(0, |l| l.chars().count())
+                .clamp(1, rest.max(1));
+            let _ = writeln!(
+                out,
+                "{pad} {bar} {}{}",
+                " ".repeat(indent),
+                paint(caret, &"^".repeat(width))
+            );
+        }
+        let note = paint("1;34", "=");
+        if let Some(path) = &self.path {
+            let mut line = format!("node: {path}");
+            if let Some(t) = &self.node_type {
+                let _ = write!(line, " ({t})");
+            }
+            if let Some(tree) = &self.tree {
+                let _ = write!(line, " in tree `{tree}`");
+            }
+            let _ = writeln!(out, "{pad} {note} {line}");
+        } else if let Some(tree) = &self.tree {
+            let _ = writeln!(out, "{pad} {note} in tree `{tree}`");
+        }
+        if let Some(help) = &self.help {
+            let _ = writeln!(out, "{pad} {note} {}: {help}", paint("1", "help"));
+        }
+        out
+    }
+}
+
+/// The diagnostics of one load, in the order found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Diagnostics {
+    items: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    /// None yet.
+    pub fn new() -> Diagnostics {
+        Diagnostics::default()
+    }
+
+    /// Adds one.
+    pub fn push(&mut self, d: Diagnostic) {
+        self.items.push(d);
+    }
+
+    /// Adds all of `other`'s.
+    pub fn extend(&mut self, other: Diagnostics) {
+        self.items.extend(other.items);
+    }
+
+    /// All of them.
+    pub fn items(&self) -> &[Diagnostic] {
+        &self.items
+    }
+
+    /// The errors.
+    pub fn errors(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.items.iter().filter(|d| d.severity == Severity::Error)
+    }
+
+    /// The warnings.
+    pub fn warnings(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.items
+            .iter()
+            .filter(|d| d.severity == Severity::Warning)
+    }
+
+    /// Whether any is an error.
+    pub fn has_errors(&self) -> bool {
+        self.errors().next().is_some()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// Gives the errors inside `span` that have no node yet the node at
+    /// `path` (a node the reader could not read, found later in the tree).
+    pub fn attach_node(&mut self, span: Span, tree: &str, path: &str, node_type: &str) {
+        for d in &mut self.items {
+            let inside = d.span.is_some_and(|s| {
+                s.file == span.file
+                    && span.start <= s.start
+                    && s.start < span.end.max(span.start + 1)
+            });
+            if inside && d.path.is_none() {
+                *d = d.clone().node(tree, path, node_type);
+            }
+        }
+    }
+
+    /// Sorts them by file and position, errors before warnings at one place
+    /// (diagnostics without a place go last, in the order found).
+    pub fn sort(&mut self) {
+        self.items.sort_by_key(|d| {
+            (
+                d.span.is_none(),
+                d.span.map(|s| (s.file, s.start)),
+                d.severity,
+            )
+        });
+    }
+
+    /// Every diagnostic as a code frame, then a summary line.
+    pub fn render(&self, map: &SourceMap, color: bool) -> String {
+        let mut out = String::new();
+        for d in &self.items {
+            out.push_str(&d.render(map, color));
+            out.push('\n');
+        }
+        let errors = self.errors().count();
+        let warnings = self.warnings().count();
+        let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
+        match (errors, warnings) {
+            (0, 0) => {}
+            (0, w) => out.push_str(&format!("{}\n", plural(w, "warning"))),
+            (e, 0) => out.push_str(&format!("{}\n", plural(e, "error"))),
+            (e, w) => out.push_str(&format!(
+                "{}, {}\n",
+                plural(e, "error"),
+                plural(w, "warning")
+            )),
+        }
+        out
+    }
+}
+
+impl IntoIterator for Diagnostics {
+    type Item = Diagnostic;
+    type IntoIter = std::vec::IntoIter<Diagnostic>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.into_iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::source::FileId;
+
+    #[test]
+    fn renders_a_code_frame_with_the_span_underlined() {
+        let mut map = SourceMap::new();
+        let text = "{\n  \"type\": \"Shooot\"\n}\n";
+        let file = map.add("t.json", text.into());
+        let start = text.find("\"Shooot\"").unwrap();
+        let d = Diagnostic::error("unknown leaf `Shooot`")
+            .at(Span::new(file, start, start + 8))
+            .node("Main", "Main/Shooot", "Shooot")
+            .help("did you mean `Shoot`?");
+        let want = "\
+error: unknown leaf `Shooot`
+ --> t.json:2:11
+  |
+2 |   \"type\": \"Shooot\"
+  |           ^^^^^^^^
+  = node: Main/Shooot (Shooot) in tree `Main`
+  = help: did you mean `Shoot`?
+";
+        assert_eq!(d.render(&map, false), want);
+        assert_eq!(d.location(&map).as_deref(), Some("t.json:2:11"));
+        assert!(d.render(&map, true).contains("\x1b[1;31merror"));
+    }
+
+    #[test]
+    fn renders_without_a_place() {
+        let map = SourceMap::new();
+        let d = Diagnostic::warning("no trees").help("add one");
+        assert_eq!(
+            d.render(&map, false),
+            "warning: no trees\n  = help: add one\n"
+        );
+        let d = Diagnostic::error("x").at(Span::new(FileId(3), 0, 1));
+        assert_eq!(d.render(&map, false), "error: x\n");
+    }
+
+    #[test]
+    fn sorts_by_place_and_counts() {
+        let mut map = SourceMap::new();
+        let f = map.add("f", "abc\ndef\n".into());
+        let mut ds = Diagnostics::new();
+        ds.push(Diagnostic::warning("w").at(Span::new(f, 5, 6)));
+        ds.push(Diagnostic::error("late").at(Span::new(f, 5, 6)));
+        ds.push(Diagnostic::error("nowhere"));
+        ds.push(Diagnostic::error("early").at(Span::new(f, 0, 1)));
+        ds.sort();
+        let order: Vec<&str> = ds.items().iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(order, ["early", "late", "w", "nowhere"]);
+        assert!(ds.render(&map, false).ends_with("3 errors, 1 warning\n"));
+    }
+}

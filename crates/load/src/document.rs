@@ -1,0 +1,175 @@
+//! The document: what every tree-file reader produces.
+//!
+//! Each dialect's reader ([`crate::native`] for JSON and RON, the XML readers
+//! for Lumberyard MBT and BehaviorTree.CPP v4) parses its syntax, maps the
+//! dialect's standard node names to treebeard's and hands over a
+//! [`Document`]: named trees of [`NodeDecl`]s, each with the span it was
+//! written at. The resolver ([`crate::resolve`]) then does the rest the same
+//! way for every dialect: leaf names against the registry, parameters,
+//! sub-tree inlining, stubs.
+
+use crate::source::{FileId, Span};
+use treebeard_shape::tree::Count;
+use treebeard_shape::{Kind, ParamValue};
+
+/// The tree-file dialect a document was read from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// treebeard's own format, as JSON.
+    Json,
+    /// treebeard's own format, as RON.
+    Ron,
+    /// Lumberyard's Modular Behavior Tree XML.
+    Mbt,
+    /// BehaviorTree.CPP v4 XML.
+    BtCpp,
+}
+
+impl Dialect {
+    /// The dialect's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Json => "JSON",
+            Dialect::Ron => "RON",
+            Dialect::Mbt => "MBT XML",
+            Dialect::BtCpp => "BehaviorTree.CPP XML",
+        }
+    }
+}
+
+/// One file's trees.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Document {
+    /// The file.
+    pub file: FileId,
+    /// Its dialect.
+    pub dialect: Dialect,
+    /// Its trees, in file order.
+    pub trees: Vec<TreeDecl>,
+    /// The tree to run, if the file says (BT.CPP's `main_tree_to_execute`,
+    /// the native `main`); otherwise the first.
+    pub main: Option<(Box<str>, Span)>,
+    /// Other files whose trees this one uses (BT.CPP `<include path=...>`),
+    /// as written, relative to this file.
+    pub includes: Vec<(Box<str>, Span)>,
+}
+
+/// A named tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TreeDecl {
+    /// Its name, unique in a load.
+    pub name: Box<str>,
+    /// Where the name is written.
+    pub span: Span,
+    /// The parameters it takes as a sub-tree, if it declares them (native
+    /// `params`); `None` accepts any.
+    pub params: Option<Vec<TreeParam>>,
+    /// Its root.
+    pub root: NodeDecl,
+}
+
+/// A parameter a tree declares for its uses as a sub-tree.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TreeParam {
+    /// Its name.
+    pub name: Box<str>,
+    /// Its value when a use gives none; `None` makes it required.
+    pub default: Option<ParamValue>,
+    /// Where it is declared.
+    pub span: Span,
+}
+
+/// One node as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeDecl {
+    /// What the node is, in treebeard's terms.
+    pub what: What,
+    /// Its type as written (`Fallback`, `hunger_above`, `SubTree`).
+    pub written: Box<str>,
+    /// Where its type is written.
+    pub span: Span,
+    /// The whole node as written, children included (its type's span where
+    /// a dialect cannot tell more).
+    pub extent: Span,
+    /// Its name, if given.
+    pub name: Option<Box<str>>,
+    /// Its stable identity, if given.
+    pub id: Option<u32>,
+    /// Its parameters (a leaf's, or a sub-tree use's), in file order.
+    pub attrs: Vec<Attr>,
+    /// Its children, in order.
+    pub children: Vec<NodeDecl>,
+}
+
+/// What a node is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum What {
+    /// A decider of this kind. Concurrent deciders carry their policy.
+    Decider(Kind, Option<PolicyDecl>),
+    /// A leaf, by its registered name (= [`NodeDecl::written`], unless the
+    /// dialect renamed it).
+    Leaf(Box<str>),
+    /// The tree of this name, inlined here.
+    SubTree(Box<str>),
+    /// A node of the dialect that treebeard cannot run (yet): an error, or
+    /// a stub with `--stub-unknown`. The text says what it is.
+    Unsupported(&'static str),
+}
+
+/// A concurrent decider's policy as written.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PolicyDecl {
+    /// Successes needed, and where written.
+    pub succeed: Option<(Count, Span)>,
+    /// Failures that fail it, and where written.
+    pub fail: Option<(Count, Span)>,
+}
+
+/// A parameter as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Attr {
+    /// Its name.
+    pub name: Box<str>,
+    /// Its value (files write most values as text; the compiler converts).
+    pub value: ParamValue,
+    /// Where the value is written.
+    pub span: Span,
+    /// Where the name is written.
+    pub name_span: Span,
+}
+
+impl NodeDecl {
+    /// A node of `what`, written as `written` at `span`, without name,
+    /// parameters or children.
+    pub fn new(what: What, written: &str, span: Span) -> NodeDecl {
+        NodeDecl {
+            what,
+            written: written.into(),
+            span,
+            extent: span,
+            name: None,
+            id: None,
+            attrs: Vec::new(),
+            children: Vec::new(),
+        }
+    }
+
+    /// The treebeard kind named `name` that files may write as a node type:
+    /// the deciders.
+    pub fn decider_named(name: &str) -> Option<Kind> {
+        Kind::ALL
+            .iter()
+            .copied()
+            .find(|k| k.is_decider() && k.name() == name)
+    }
+}
+
+impl Drop for NodeDecl {
+    /// Drops deep documents without recursion.
+    fn drop(&mut self) {
+        let mut stack = std::mem::take(&mut self.children);
+        while let Some(mut node) = stack.pop() {
+            stack.append(&mut node.children);
+        }
+    }
+}

@@ -1,0 +1,534 @@
+//! From documents to one tree description: leaf names, parameters,
+//! sub-trees and stubs, the same way for every dialect.
+//!
+//! * A leaf's name must be registered; its attributes become named
+//!   parameters, checked by the compiler against the leaf's schema.
+//! * A `SubTree` is replaced by a copy of the tree it names. Inside the
+//!   copy, a parameter written `{port}` takes what the use passes for
+//!   `port`: another field (`{goal}`, remapping) or a literal (`3`). Ports
+//!   the use does not pass keep their name and refer to the blackboard field
+//!   of that name (like BehaviorTree.CPP's `_autoremap`). Trees that use
+//!   themselves, directly or not, are an error.
+//! * With stubs on, an unknown leaf becomes a stub leaf the caller
+//!   registers (see [`Stub`]), and a node the dialect has but treebeard
+//!   cannot run passes its only child through (or runs its children as a
+//!   sequence), with a warning naming what was stubbed.
+//!
+//! Each node keeps where it was written, and the resolver records which
+//! tree each position belongs to, so the compiler's problems can be reported
+//! with the tree's name.
+
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::document::{Document, NodeDecl, TreeDecl, What};
+use crate::source::{SourceMap, Span};
+use std::collections::{BTreeMap, HashMap};
+use treebeard_shape::params::field_name;
+use treebeard_shape::tree::{Node, NodeParam, Policy, decider_of, leaf, sequence};
+use treebeard_shape::{
+    Kind, LeafCatalog, LeafSchema, ParamSpec, ParamType, ParamValue, Source, suggest,
+};
+
+/// A leaf the loaded trees use that the registry lacks, stubbed: the caller
+/// registers a leaf of this name and schema before linking.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stub {
+    /// The name the trees use.
+    pub name: Box<str>,
+    /// Its schema: an action taking every parameter any use gives, as a
+    /// string defaulting to `""`.
+    pub schema: LeafSchema,
+}
+
+/// The leaf that stands in for a node with errors, so that the rest of the
+/// tree still compiles and reports its own problems. No registry has it; the
+/// loader's catalog declares it, and a load with errors returns no shape.
+pub const PLACEHOLDER: &str = "\u{0}placeholder";
+
+/// The deepest sub-tree nesting followed.
+pub const MAX_SUBTREE_DEPTH: usize = 64;
+
+/// What resolving produced.
+#[derive(Debug, Default)]
+pub struct Resolved {
+    /// The main tree, sub-trees inlined; `None` after errors that leave
+    /// nothing to compile.
+    pub tree: Option<Node>,
+    /// The main tree's name.
+    pub main: Box<str>,
+    /// The stubs the tree needs.
+    pub stubs: Vec<Stub>,
+    /// The tree each node position belongs to.
+    pub trees_at: HashMap<Source, Box<str>>,
+    /// Where each parameter's name is written, by where its value is: for
+    /// problems about the name (unknown, given twice).
+    pub names_at: HashMap<Source, Span>,
+    /// Where each sub-tree copy is used, by its path (as the compiler
+    /// writes paths).
+    pub copies: HashMap<String, Source>,
+}
+
+/// Resolves the main tree of `docs` (the first document's `main`, or its
+/// first tree, unless `main` names one).
+pub fn resolve(
+    docs: &[Document],
+    map: &SourceMap,
+    catalog: &dyn LeafCatalog,
+    main: Option<&str>,
+    stub_unknown: bool,
+    diags: &mut Diagnostics,
+) -> Resolved {
+    let mut trees: BTreeMap<&str, &TreeDecl> = BTreeMap::new();
+    for tree in docs.iter().flat_map(|d| &d.trees) {
+        if let Some(first) = trees.get(&*tree.name) {
+            let first = map.source(first.span);
+            diags.push(
+                Diagnostic::error(format!("a second tree is named `{}`", tree.name))
+                    .at(tree.span)
+                    .help(format!(
+                        "the first is at {}:{first}; tree names must be unique",
+                        map.file(first_file(first)).name()
+                    )),
+            );
+            continue;
+        }
+        trees.insert(&tree.name, tree);
+    }
+    let mut out = Resolved::default();
+    let chosen = match main {
+        Some(name) => Some((name.into(), None)),
+        None => docs
+            .first()
+            .and_then(|d| d.main.clone().map(|(n, s)| (n, Some(s))))
+            .or_else(|| {
+                docs.iter()
+                    .flat_map(|d| &d.trees)
+                    .next()
+                    .map(|t| (t.name.clone(), None))
+            }),
+    };
+    let Some((main, span)) = chosen else {
+        // A file whose trees all failed to read has said why already.
+        if !diags.has_errors() {
+            diags.push(Diagnostic::error("no tree to load").help("a file needs at least one tree"));
+        }
+        return out;
+    };
+    let Some(&root) = trees.get(&*main) else {
+        let names = trees.keys().copied();
+        let mut d = Diagnostic::error(format!("no tree is named `{main}`"));
+        if let Some(span) = span {
+            d = d.at(span);
+        }
+        if let Some(s) = suggest(&main, names) {
+            d = d.help(format!("did you mean `{s}`?"));
+        }
+        diags.push(d);
+        return out;
+    };
+    let mut r = Resolver {
+        map,
+        catalog,
+        trees: &trees,
+        stub_unknown,
+        diags,
+        stubs: BTreeMap::new(),
+        trees_at: HashMap::new(),
+        names_at: HashMap::new(),
+        copies: HashMap::new(),
+        stack: vec![main.clone()],
+    };
+    let scope = Scope::default();
+    let label = root.root.name.as_deref().unwrap_or(&main).to_owned();
+    let tree = Some(r.node(&root.root, &main, &label, &scope));
+    out.stubs = r
+        .stubs
+        .into_iter()
+        .map(|(name, params)| Stub {
+            schema: params.into_iter().fold(LeafSchema::action(), |s, p| {
+                s.with(ParamSpec::new(&p, ParamType::Str).default(""))
+            }),
+            name: name.into(),
+        })
+        .collect();
+    out.trees_at = r.trees_at;
+    out.names_at = r.names_at;
+    out.copies = r.copies;
+    // The root is named after its tree, so every path starts with the tree.
+    out.tree = tree.map(|t| {
+        if root.root.name.is_none() {
+            t.named(&main)
+        } else {
+            t
+        }
+    });
+    out.main = main;
+    out
+}
+
+fn first_file(s: Source) -> crate::source::FileId {
+    crate::source::FileId(s.file)
+}
+
+/// What a sub-tree use passes: port name to value.
+#[derive(Default)]
+struct Scope {
+    ports: HashMap<Box<str>, ParamValue>,
+}
+
+impl Scope {
+    /// `value` with a port reference replaced by what the use passed.
+    fn apply(&self, value: &ParamValue) -> ParamValue {
+        let port = match value {
+            ParamValue::Field(name) => Some(&**name),
+            ParamValue::Str(text) => field_name(text),
+            _ => None,
+        };
+        match port.and_then(|p| self.ports.get(p)) {
+            Some(passed) => passed.clone(),
+            None => value.clone(),
+        }
+    }
+}
+
+struct Resolver<'a, 'd> {
+    map: &'a SourceMap,
+    catalog: &'a dyn LeafCatalog,
+    trees: &'a BTreeMap<&'a str, &'a TreeDecl>,
+    stub_unknown: bool,
+    diags: &'d mut Diagnostics,
+    /// Stubbed leaf names and the parameter names their uses give.
+    stubs: BTreeMap<String, Vec<String>>,
+    trees_at: HashMap<Source, Box<str>>,
+    names_at: HashMap<Source, Span>,
+    copies: HashMap<String, Source>,
+    /// The trees being inlined, outermost first.
+    stack: Vec<Box<str>>,
+}
+
+impl Resolver<'_, '_> {
+    fn source(&self, span: Span) -> Source {
+        self.map.source(span)
+    }
+
+    /// The node `decl` of tree `tree`, at `path`, with its subtree. A node
+    /// with errors (reported) becomes a [`PLACEHOLDER`] leaf, so that the
+    /// rest of the tree still compiles and reports its own problems.
+    fn node(&mut self, decl: &NodeDecl, tree: &str, path: &str, scope: &Scope) -> Node {
+        let node = match self.try_node(decl, tree, path, scope) {
+            Some(node) => node,
+            None => leaf(PLACEHOLDER).at(self.source(decl.span)),
+        };
+        // What the reader found wrong inside this node, now that its place
+        // in the tree is known (children, resolved first, took theirs).
+        self.diags
+            .attach_node(decl.extent, tree, path, &decl.written);
+        node
+    }
+
+    fn try_node(&mut self, decl: &NodeDecl, tree: &str, path: &str, scope: &Scope) -> Option<Node> {
+        let at = self.source(decl.span);
+        self.trees_at.insert(at, tree.into());
+        let problem = |d: Diagnostic| d.at(decl.span).node(tree, path, &decl.written);
+        let node = match &decl.what {
+            What::Decider(kind, policy) => {
+                if let Some(attr) = decl.attrs.first() {
+                    self.diags.push(
+                        Diagnostic::error(format!(
+                            "`{}` takes no parameters, but is given `{}`",
+                            decl.written, attr.name
+                        ))
+                        .at(attr.span)
+                        .node(tree, path, &decl.written),
+                    );
+                }
+                let children = self.children(decl, tree, path, scope);
+                let mut node = decider_of(*kind, children);
+                if let Some(p) = policy {
+                    let mut policy = Policy::default();
+                    if let Some((c, _)) = p.succeed {
+                        policy.succeed = c;
+                    }
+                    if let Some((c, _)) = p.fail {
+                        policy.fail = c;
+                    }
+                    node = node.policy(policy);
+                }
+                node
+            }
+            What::Leaf(name) if **name == *PLACEHOLDER => {
+                // Its errors were reported without a place in the tree.
+                self.diags.attach_node(decl.span, tree, path, &decl.written);
+                leaf(PLACEHOLDER)
+            }
+            What::Leaf(name) => {
+                if self.catalog.leaf(name).is_none() {
+                    if !self.stub_unknown {
+                        let mut candidates: Vec<&str> = self.catalog.names();
+                        candidates.extend(
+                            Kind::ALL
+                                .iter()
+                                .filter(|k| k.is_decider())
+                                .map(|k| k.name()),
+                        );
+                        let mut d = Diagnostic::error(format!("unknown node type `{name}`"));
+                        d = match suggest(name, candidates) {
+                            Some(s) => d.help(format!("did you mean `{s}`?")),
+                            None => d.help(format!(
+                                "register a leaf named `{name}`, or pass --stub-unknown to stub it"
+                            )),
+                        };
+                        self.diags.push(problem(d));
+                        return None;
+                    }
+                    if decl.children.is_empty() {
+                        self.stub(name, decl);
+                        self.diags.push(problem(
+                            Diagnostic::warning(format!(
+                                "`{name}` is not a registered leaf: stubbed, it succeeds at once"
+                            ))
+                            .help("register the leaf to run the tree as written"),
+                        ));
+                    } else {
+                        return self.pass_through(decl, tree, path, scope, "an unknown node");
+                    }
+                }
+                if !decl.children.is_empty() {
+                    let n = decl.children.len();
+                    self.diags.push(problem(Diagnostic::error(format!(
+                        "`{name}` is a leaf, but has {n} {}",
+                        if n == 1 { "child" } else { "children" }
+                    ))));
+                }
+                let mut node = leaf(name);
+                for attr in &decl.attrs {
+                    let source = self.source(attr.span);
+                    self.trees_at.insert(source, tree.into());
+                    self.names_at.insert(source, attr.name_span);
+                    node = node.with_param(NodeParam {
+                        name: Some(attr.name.clone()),
+                        value: scope.apply(&attr.value),
+                        source: Some(source),
+                    });
+                }
+                node
+            }
+            What::SubTree(name) => return self.subtree(decl, name, tree, path, scope),
+            What::Unsupported(reason) => {
+                if !self.stub_unknown {
+                    self.diags.push(problem(
+                        Diagnostic::error(format!(
+                            "`{}` ({reason}) is not supported by treebeard yet",
+                            decl.written
+                        ))
+                        .help("pass --stub-unknown to check, draw or run the tree with it stubbed"),
+                    ));
+                    return None;
+                }
+                if decl.children.is_empty() {
+                    // Its own stub name: the registry may have a leaf of the
+                    // dialect's name with other parameters (a test `Wait`).
+                    let name = format!("stub:{}", decl.written);
+                    self.stub(&name, decl);
+                    let mut node = leaf(&name).named(&decl.written);
+                    for attr in &decl.attrs {
+                        node = node.arg(&attr.name, scope.apply(&attr.value));
+                    }
+                    self.diags.push(problem(Diagnostic::warning(format!(
+                        "`{}` ({reason}) is stubbed: it succeeds at once",
+                        decl.written
+                    ))));
+                    node
+                } else {
+                    return self.pass_through(decl, tree, path, scope, reason);
+                }
+            }
+        };
+        let mut node = node.at(at);
+        if let Some(name) = &decl.name {
+            node = node.named(name);
+        }
+        if let Some(id) = decl.id {
+            node = node.with_id(id);
+        }
+        Some(node)
+    }
+
+    fn children(&mut self, decl: &NodeDecl, tree: &str, path: &str, scope: &Scope) -> Vec<Node> {
+        decl.children
+            .iter()
+            .enumerate()
+            .map(|(i, child)| {
+                let child_path = format!("{path}/{}[{i}]", self.label(child));
+                self.node(child, tree, &child_path, scope)
+            })
+            .collect()
+    }
+
+    /// Records a stubbed leaf and the parameters this use gives it.
+    fn stub(&mut self, name: &str, decl: &NodeDecl) {
+        let params = self.stubs.entry(name.to_owned()).or_default();
+        for attr in &decl.attrs {
+            if !params.iter().any(|p| **p == *attr.name) {
+                params.push(attr.name.to_string());
+            }
+        }
+    }
+
+    /// A stubbed node with children: its only child, or its children as a
+    /// sequence.
+    fn pass_through(
+        &mut self,
+        decl: &NodeDecl,
+        tree: &str,
+        path: &str,
+        scope: &Scope,
+        reason: &str,
+    ) -> Option<Node> {
+        let runs_as = if decl.children.len() == 1 {
+            "its child runs in its place"
+        } else {
+            "its children run as a sequence"
+        };
+        let mut d = Diagnostic::warning(format!(
+            "`{}` ({reason}) is stubbed: {runs_as}",
+            decl.written
+        ))
+        .at(decl.span)
+        .node(tree, path, &decl.written);
+        if !decl.attrs.is_empty() {
+            let names: Vec<&str> = decl.attrs.iter().map(|a| &*a.name).collect();
+            d = d.help(format!("its parameters are ignored: {}", names.join(", ")));
+        }
+        self.diags.push(d);
+        let mut children = self.children(decl, tree, path, scope);
+        let node = if children.len() == 1 {
+            children.pop()?
+        } else {
+            sequence(children).at(self.source(decl.span))
+        };
+        Some(node)
+    }
+
+    /// The tree `name`, inlined for the use `decl`.
+    fn subtree(
+        &mut self,
+        decl: &NodeDecl,
+        name: &str,
+        tree: &str,
+        path: &str,
+        scope: &Scope,
+    ) -> Option<Node> {
+        let problem = |d: Diagnostic| d.at(decl.span).node(tree, path, &decl.written);
+        let Some(&sub) = self.trees.get(name) else {
+            let mut d = Diagnostic::error(format!("no tree is named `{name}`"));
+            if let Some(s) = suggest(name, self.trees.keys().copied()) {
+                d = d.help(format!("did you mean `{s}`?"));
+            }
+            self.diags.push(problem(d));
+            return None;
+        };
+        if self.stack.iter().any(|t| **t == *name) {
+            let mut cycle: Vec<&str> = self.stack.iter().map(|t| &**t).collect();
+            cycle.push(name);
+            self.diags.push(problem(
+                Diagnostic::error(format!(
+                    "sub-tree `{name}` uses itself: {}",
+                    cycle.join(" -> ")
+                ))
+                .help("a tree cannot contain itself; break the cycle"),
+            ));
+            return None;
+        }
+        if self.stack.len() > MAX_SUBTREE_DEPTH {
+            self.diags.push(problem(Diagnostic::error(format!(
+                "sub-trees nest deeper than {MAX_SUBTREE_DEPTH} levels"
+            ))));
+            return None;
+        }
+        let mut inner = Scope::default();
+        let mut ok = true;
+        for attr in &decl.attrs {
+            if let Some(declared) = &sub.params
+                && !declared.iter().any(|p| p.name == attr.name)
+            {
+                let mut d =
+                    Diagnostic::error(format!("tree `{name}` has no parameter `{}`", attr.name))
+                        .at(attr.span)
+                        .node(tree, path, &decl.written);
+                if let Some(s) = suggest(&attr.name, declared.iter().map(|p| &*p.name)) {
+                    d = d.help(format!("did you mean `{s}`?"));
+                }
+                self.diags.push(d);
+                ok = false;
+                continue;
+            }
+            inner
+                .ports
+                .insert(attr.name.clone(), scope.apply(&attr.value));
+        }
+        for p in sub.params.iter().flatten() {
+            if inner.ports.contains_key(&p.name) {
+                continue;
+            }
+            match &p.default {
+                Some(v) => {
+                    inner.ports.insert(p.name.clone(), v.clone());
+                }
+                None => {
+                    self.diags.push(problem(Diagnostic::error(format!(
+                        "tree `{name}` needs parameter `{}`, which is not given",
+                        p.name
+                    ))));
+                    ok = false;
+                }
+            }
+        }
+        if !ok {
+            return None;
+        }
+        self.stack.push(name.into());
+        let mut root = self.node(&sub.root, name, path, &inner);
+        self.stack.pop();
+        // The copy is named after the use, so paths and debuggers show it.
+        // Its nodes keep where they are written (that is where their
+        // problems are fixed); warnings about the copy as a child of the
+        // using tree point at the use.
+        root = root.named(self.label(decl));
+        self.copies.insert(path.to_owned(), self.source(decl.span));
+        if let Some(id) = decl.id {
+            root = root.with_id(id);
+        }
+        Some(root)
+    }
+}
+
+impl<'a> Resolver<'a, '_> {
+    /// A node's label in paths, as the compiler makes them: a sub-tree's
+    /// copy is named after its use, else its root, else its tree.
+    fn label<'n>(&self, decl: &'n NodeDecl) -> &'n str
+    where
+        'a: 'n,
+    {
+        if let What::SubTree(tree) = &decl.what
+            && decl.name.is_none()
+            && let Some(root_name) = self.trees.get(&**tree).and_then(|t| t.root.name.as_deref())
+        {
+            return root_name;
+        }
+        label(decl)
+    }
+}
+
+/// A node's label in paths, from the node alone.
+pub(crate) fn label(decl: &NodeDecl) -> &str {
+    if let Some(name) = &decl.name {
+        return name;
+    }
+    match &decl.what {
+        What::SubTree(tree) => tree,
+        What::Leaf(name) if **name == *PLACEHOLDER => &decl.written,
+        What::Leaf(name) => name,
+        What::Decider(kind, _) => kind.name(),
+        What::Unsupported(_) => &decl.written,
+    }
+}

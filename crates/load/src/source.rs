@@ -1,0 +1,227 @@
+//! Source files and positions in them.
+//!
+//! Readers work in byte offsets ([`Span`]); diagnostics and shapes show
+//! lines and columns ([`Source`]). The [`SourceMap`] holds every file a load
+//! read, numbered in the order they were added, which is also the order of
+//! the compiled shape's file table.
+
+use treebeard_shape::Source;
+
+/// A file's number in its [`SourceMap`] (and in the shape's file table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FileId(pub u16);
+
+/// A byte range in one file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Span {
+    /// The file.
+    pub file: FileId,
+    /// First byte.
+    pub start: u32,
+    /// One past the last byte.
+    pub end: u32,
+}
+
+impl Span {
+    /// `start..end` in `file`.
+    pub fn new(file: FileId, start: usize, end: usize) -> Span {
+        let clamp = |v: usize| u32::try_from(v).unwrap_or(u32::MAX);
+        Span {
+            file,
+            start: clamp(start),
+            end: clamp(end.max(start)),
+        }
+    }
+}
+
+/// One file: its name and text.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    name: Box<str>,
+    text: String,
+    /// Byte offset of each line's start.
+    lines: Vec<usize>,
+}
+
+impl SourceFile {
+    fn new(name: &str, text: String) -> SourceFile {
+        let lines = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        SourceFile {
+            name: name.into(),
+            text,
+            lines,
+        }
+    }
+
+    /// The name it was added under (usually its path).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Its text.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// 1-based line and column (in characters) of byte `offset`; offsets
+    /// past the end, or inside a character, count as the nearest character
+    /// boundary before them.
+    pub fn line_column(&self, offset: usize) -> (u32, u32) {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.lines.partition_point(|&start| start <= offset) - 1;
+        let column = self.text[self.lines[line]..offset].chars().count();
+        (line as u32 + 1, column as u32 + 1)
+    }
+
+    /// Byte offset of 1-based `line` and `column`, if inside the file.
+    pub fn offset(&self, line: u32, column: u32) -> Option<usize> {
+        let start = *self.lines.get((line as usize).checked_sub(1)?)?;
+        let text = self.line_text(line)?;
+        let skip = (column as usize).checked_sub(1)?;
+        match text.char_indices().nth(skip) {
+            Some((i, _)) => Some(start + i),
+            None if skip == text.chars().count() => Some(start + text.len()),
+            None => None,
+        }
+    }
+
+    /// The text of 1-based `line`, without its line break.
+    pub fn line_text(&self, line: u32) -> Option<&str> {
+        let i = (line as usize).checked_sub(1)?;
+        let start = *self.lines.get(i)?;
+        let end = self.lines.get(i + 1).map_or(self.text.len(), |&e| e);
+        Some(self.text[start..end].trim_end_matches(['\n', '\r']))
+    }
+}
+
+/// The files of one load.
+#[derive(Clone, Debug, Default)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    /// An empty map.
+    pub fn new() -> SourceMap {
+        SourceMap::default()
+    }
+
+    /// Adds a file; the same name twice gives the first file's id.
+    ///
+    /// # Panics
+    /// Past 65,535 files.
+    pub fn add(&mut self, name: &str, text: String) -> FileId {
+        if let Some(id) = self.find(name) {
+            return id;
+        }
+        let id = u16::try_from(self.files.len()).expect("at most 65535 files in one load");
+        self.files.push(SourceFile::new(name, text));
+        FileId(id)
+    }
+
+    /// Replaces the text of file `id` by `text`, which must be as long: for
+    /// a part of a larger file read on its own with the rest blanked out, so
+    /// that diagnostics show the whole file's lines.
+    ///
+    /// # Panics
+    /// If the lengths differ, or `id` is not from this map.
+    pub fn set_text(&mut self, id: FileId, text: String) {
+        let file = &mut self.files[id.0 as usize];
+        assert_eq!(
+            file.text.len(),
+            text.len(),
+            "the same offsets need the same length"
+        );
+        *file = SourceFile::new(&file.name.clone(), text);
+    }
+
+    /// The file added under `name`.
+    pub fn find(&self, name: &str) -> Option<FileId> {
+        self.files
+            .iter()
+            .position(|f| &*f.name == name)
+            .map(|i| FileId(i as u16))
+    }
+
+    /// The file `id`.
+    ///
+    /// # Panics
+    /// If `id` is not from this map.
+    pub fn file(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+
+    /// The files, by id.
+    pub fn files(&self) -> &[SourceFile] {
+        &self.files
+    }
+
+    /// The names of the files, by id: the shape's file table.
+    pub fn names(&self) -> Vec<Box<str>> {
+        self.files.iter().map(|f| f.name.clone()).collect()
+    }
+
+    /// Line and column of the start of `span`, as a shape stores it.
+    pub fn source(&self, span: Span) -> Source {
+        let (line, column) = self.file(span.file).line_column(span.start as usize);
+        Source::new(span.file.0, line, column)
+    }
+
+    /// The text `span` covers.
+    pub fn text(&self, span: Span) -> &str {
+        let text = self.file(span.file).text();
+        let clamp = |v: u32| (v as usize).min(text.len());
+        text.get(clamp(span.start)..clamp(span.end)).unwrap_or("")
+    }
+}
+
+/// Byte offset of 1-based `line` and `column` (in characters) in `text`.
+pub(crate) fn offset_in(text: &str, line: u32, column: u32) -> Option<usize> {
+    let mut start = 0;
+    for _ in 1..line {
+        start += text[start..].find('\n')? + 1;
+    }
+    let skip = (column as usize).checked_sub(1)?;
+    let line_text = &text[start..];
+    let line_text = &line_text[..line_text.find('\n').unwrap_or(line_text.len())];
+    match line_text.char_indices().nth(skip) {
+        Some((i, _)) => Some(start + i),
+        None => Some(start + line_text.len()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_and_columns_count_characters() {
+        let mut map = SourceMap::new();
+        let id = map.add("t.json", "ab\n\u{e9}xy\n".into());
+        let f = map.file(id);
+        assert_eq!(f.line_column(0), (1, 1));
+        assert_eq!(f.line_column(3), (2, 1));
+        // 'x' follows a two-byte character.
+        assert_eq!(f.line_column(5), (2, 2));
+        assert_eq!(f.line_column(4), (2, 1), "inside a character");
+        assert_eq!(f.line_column(99), (3, 1));
+        assert_eq!(f.offset(2, 2), Some(5));
+        assert_eq!(f.offset(2, 4), Some(7));
+        assert_eq!(f.offset(2, 9), None);
+        assert_eq!(f.line_text(2), Some("\u{e9}xy"));
+    }
+
+    #[test]
+    fn files_are_numbered_once() {
+        let mut map = SourceMap::new();
+        let a = map.add("a", String::new());
+        let b = map.add("b", String::new());
+        assert_eq!((a, b, map.add("a", "x".into())), (FileId(0), FileId(1), a));
+        assert_eq!(map.source(Span::new(b, 0, 0)), Source::new(1, 1, 1));
+    }
+}

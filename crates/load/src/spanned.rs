@@ -1,0 +1,389 @@
+//! JSON or RON read into values that remember where they were written, for
+//! the file formats beside tree files (scenarios), so that every error in
+//! them can name its line and column.
+//!
+//! RON structs (`(tick: 3)`) and maps (`{"a": 1}`) both read as
+//! [`ValueKind::Map`]; tuples and lists as [`ValueKind::Seq`]; `()` and
+//! `null` as [`ValueKind::Null`].
+
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::native::{Format, Json, KeySeed, Ron, token_span};
+use crate::source::{FileId, SourceMap, Span};
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::fmt;
+use std::marker::PhantomData;
+
+/// Deepest nesting of a value: the reader recurses once per level.
+pub const MAX_VALUE_DEPTH: usize = 128;
+
+/// A value and where it was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Value {
+    /// Where.
+    pub span: Span,
+    /// What.
+    pub kind: ValueKind,
+}
+
+/// What a value is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ValueKind {
+    /// `null`, `()` or `None`.
+    Null,
+    /// `true` or `false`.
+    Bool(bool),
+    /// A whole number.
+    Int(i64),
+    /// A number with a fraction.
+    Float(f64),
+    /// Text.
+    Str(String),
+    /// A list or tuple.
+    Seq(Vec<Value>),
+    /// An object, map or struct, entries in file order (duplicates kept).
+    Map(Vec<Entry>),
+}
+
+/// One entry of a map.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entry {
+    /// The key.
+    pub key: String,
+    /// Where the key is written (the value's place if it cannot be seen).
+    pub key_span: Span,
+    /// The value.
+    pub value: Value,
+}
+
+impl Value {
+    /// What the value is, in a word, for messages.
+    pub fn describe(&self) -> &'static str {
+        match self.kind {
+            ValueKind::Null => "nothing",
+            ValueKind::Bool(_) => "a boolean",
+            ValueKind::Int(_) => "a whole number",
+            ValueKind::Float(_) => "a number",
+            ValueKind::Str(_) => "a string",
+            ValueKind::Seq(_) => "a list",
+            ValueKind::Map(_) => "a map",
+        }
+    }
+
+    /// The text, if a string.
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.kind {
+            ValueKind::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The entries, if a map.
+    pub fn as_map(&self) -> Option<&[Entry]> {
+        match &self.kind {
+            ValueKind::Map(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// The items, if a list.
+    pub fn as_seq(&self) -> Option<&[Value]> {
+        match &self.kind {
+            ValueKind::Seq(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The number, if a whole number.
+    pub fn as_int(&self) -> Option<i64> {
+        match self.kind {
+            ValueKind::Int(i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The number, if a number.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self.kind {
+            ValueKind::Int(i) => Some(i as f64),
+            ValueKind::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+
+    /// The flag, if a boolean.
+    pub fn as_bool(&self) -> Option<bool> {
+        match self.kind {
+            ValueKind::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+}
+
+/// Reads the file `file` of `map` as JSON (`.json`, or text starting with
+/// `{` or `[`) or RON (anything else). Syntax errors become one diagnostic.
+pub fn read_value(map: &SourceMap, file: FileId, diags: &mut Diagnostics) -> Option<Value> {
+    let f = map.file(file);
+    let text = f.text();
+    let json = f.name().to_ascii_lowercase().ends_with(".json")
+        || (!f.name().to_ascii_lowercase().ends_with(".ron")
+            && text.trim_start().starts_with(['{', '[']));
+    let limit = if json {
+        Json::MAX_BRACKETS
+    } else {
+        Ron::MAX_BRACKETS
+    };
+    if let Some(at) = crate::recover::too_deep(text, limit.min(MAX_VALUE_DEPTH)) {
+        diags.push(
+            Diagnostic::error(format!(
+                "values nest deeper than {} levels",
+                limit.min(MAX_VALUE_DEPTH)
+            ))
+            .at(token_span(map, file, at)),
+        );
+        return None;
+    }
+    if json {
+        Reader::<Json>::new(map, file, diags).read()
+    } else {
+        Reader::<Ron>::new(map, file, diags).read()
+    }
+}
+
+/// One level of a value: scalars read, children kept raw.
+enum Layer<'a, R: ?Sized> {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Seq(Vec<&'a R>),
+    Map(Vec<(String, Option<&'a str>, &'a R)>),
+}
+
+impl<'de: 'a, 'a, R: ?Sized + 'a> Deserialize<'de> for Layer<'a, R>
+where
+    &'a R: Deserialize<'de>,
+{
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LayerVisitor(PhantomData))
+    }
+}
+
+struct LayerVisitor<'a, R: ?Sized>(PhantomData<&'a R>);
+
+impl<'de: 'a, 'a, R: ?Sized + 'a> Visitor<'de> for LayerVisitor<'a, R>
+where
+    &'a R: Deserialize<'de>,
+{
+    type Value = Layer<'a, R>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a value")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Layer::Null)
+    }
+    fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Layer::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        Layer::deserialize(d)
+    }
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(Layer::Bool(v))
+    }
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(Layer::Int(v))
+    }
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+        i64::try_from(v)
+            .map(Layer::Int)
+            .map_err(|_| E::custom("the number is too large"))
+    }
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(Layer::Float(v))
+    }
+    fn visit_char<E: de::Error>(self, v: char) -> Result<Self::Value, E> {
+        Ok(Layer::Str(v.into()))
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Layer::Str(v.into()))
+    }
+    fn visit_seq<S: SeqAccess<'de>>(self, mut seq: S) -> Result<Self::Value, S::Error> {
+        let mut out = Vec::new();
+        while let Some(item) = seq.next_element::<&'a R>()? {
+            out.push(item);
+        }
+        Ok(Layer::Seq(out))
+    }
+    fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
+        let mut out = Vec::new();
+        while let Some((key, borrowed)) = map.next_key_seed(KeySeed(PhantomData))? {
+            out.push((key, borrowed, map.next_value::<&'a R>()?));
+        }
+        Ok(Layer::Map(out))
+    }
+}
+
+struct Reader<'m, 'd, F> {
+    map: &'m SourceMap,
+    file: FileId,
+    text: &'m str,
+    diags: &'d mut Diagnostics,
+    format: PhantomData<F>,
+}
+
+impl<'m, 'd, F: Format> Reader<'m, 'd, F>
+where
+    &'m F::Raw: Deserialize<'m>,
+{
+    fn new(map: &'m SourceMap, file: FileId, diags: &'d mut Diagnostics) -> Self {
+        Reader {
+            map,
+            file,
+            text: map.file(file).text(),
+            diags,
+            format: PhantomData,
+        }
+    }
+
+    fn span_of(&self, part: &str) -> Span {
+        let trimmed = part.trim();
+        let start = (trimmed.as_ptr() as usize).wrapping_sub(self.text.as_ptr() as usize);
+        if start > self.text.len() {
+            return Span::new(self.file, 0, 0);
+        }
+        Span::new(self.file, start, start + trimmed.len())
+    }
+
+    fn read(mut self) -> Option<Value> {
+        let text = self.text;
+        self.value(text, 0)
+    }
+
+    fn value(&mut self, part: &'m str, depth: usize) -> Option<Value> {
+        let span = self.span_of(part);
+        if depth > MAX_VALUE_DEPTH {
+            self.diags.push(
+                Diagnostic::error(format!("values nest deeper than {MAX_VALUE_DEPTH} levels"))
+                    .at(span),
+            );
+            return None;
+        }
+        let layer = match F::parse::<Layer<'m, F::Raw>>(part) {
+            Ok(layer) => layer,
+            Err((message, at)) => {
+                let start = part.len() - part.trim_start().len();
+                let offset = at
+                    .and_then(|(l, c)| crate::source::offset_in(&part[start..], l, c))
+                    .map_or(span.start as usize, |o| span.start as usize + o);
+                let d = Diagnostic::error(message)
+                    .at(token_span(self.map, self.file, offset))
+                    .help(format!("this is not valid {}", F::DIALECT.name()));
+                self.diags.push(d);
+                return None;
+            }
+        };
+        let kind = match layer {
+            Layer::Null => ValueKind::Null,
+            Layer::Bool(b) => ValueKind::Bool(b),
+            Layer::Int(i) => ValueKind::Int(i),
+            Layer::Float(f) => ValueKind::Float(f),
+            Layer::Str(s) => ValueKind::Str(s),
+            Layer::Seq(items) => {
+                let mut out = Vec::with_capacity(items.len());
+                for raw in items {
+                    out.push(self.value(F::text(raw), depth + 1)?);
+                }
+                ValueKind::Seq(out)
+            }
+            Layer::Map(entries) => {
+                let mut out = Vec::with_capacity(entries.len());
+                for (key, borrowed, raw) in entries {
+                    let value = self.value(F::text(raw), depth + 1)?;
+                    let key_span = match borrowed {
+                        Some(k) => {
+                            let s = self.span_of(k);
+                            // Include the quotes around a JSON key.
+                            let quoted = s.start > 0
+                                && self.text.as_bytes().get(s.start as usize - 1) == Some(&b'"');
+                            if quoted {
+                                Span::new(self.file, s.start as usize - 1, s.end as usize + 1)
+                            } else {
+                                s
+                            }
+                        }
+                        None => value.span,
+                    };
+                    out.push(Entry {
+                        key,
+                        key_span,
+                        value,
+                    });
+                }
+                ValueKind::Map(out)
+            }
+        };
+        Some(Value { span, kind })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(name: &str, text: &str) -> (SourceMap, Option<Value>, Diagnostics) {
+        let mut map = SourceMap::new();
+        let file = map.add(name, text.into());
+        let mut diags = Diagnostics::new();
+        let v = read_value(&map, file, &mut diags);
+        (map, v, diags)
+    }
+
+    #[test]
+    fn json_values_keep_their_places() {
+        let (map, v, _) = read("s.json", r#"{"ticks": 3, "script": [{"tick": 1.5}, null]}"#);
+        let v = v.unwrap();
+        let m = v.as_map().unwrap();
+        assert_eq!(m[0].key, "ticks");
+        assert_eq!(map.text(m[0].key_span), "\"ticks\"");
+        assert_eq!(map.text(m[0].value.span), "3");
+        let script = m[1].value.as_seq().unwrap();
+        assert_eq!(map.text(script[0].span), r#"{"tick": 1.5}"#);
+        assert_eq!(script[0].as_map().unwrap()[0].value.as_f64(), Some(1.5));
+        assert_eq!(script[1].kind, ValueKind::Null);
+    }
+
+    #[test]
+    fn ron_structs_read_as_maps() {
+        let (map, v, _) = read(
+            "s.ron",
+            "// a scenario\n(ticks: 3, blackboard: {\"x\": true}, s: Some(\"a\"))",
+        );
+        let v = v.unwrap();
+        let m = v.as_map().unwrap();
+        assert_eq!(
+            m.iter().map(|e| e.key.as_str()).collect::<Vec<_>>(),
+            ["ticks", "blackboard", "s"]
+        );
+        assert_eq!(map.source(m[0].value.span).line, 2);
+        assert_eq!(m[1].value.as_map().unwrap()[0].value.as_bool(), Some(true));
+        assert_eq!(m[2].value.as_str(), Some("a"));
+    }
+
+    #[test]
+    fn syntax_errors_have_a_place() {
+        let (map, v, diags) = read("s.json", "{\"ticks\": 3,\n \"x\" 4}");
+        assert!(v.is_none());
+        let d = &diags.items()[0];
+        assert_eq!(d.location(&map).as_deref(), Some("s.json:2:6"));
+    }
+
+    #[test]
+    fn deep_values_are_refused_not_overflowed() {
+        let deep = "[".repeat(5000) + &"]".repeat(5000);
+        let (_, v, diags) = read("s.json", &deep);
+        assert!(v.is_none());
+        assert!(diags.has_errors());
+    }
+}

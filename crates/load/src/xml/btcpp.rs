@@ -1,0 +1,386 @@
+//! BehaviorTree.CPP v4 XML.
+//!
+//! ```xml
+//! <root BTCPP_format="4" main_tree_to_execute="Main">
+//!   <include path="common.xml"/>
+//!   <BehaviorTree ID="Main">
+//!     <Fallback>
+//!       <SubTree ID="Flee" threat="{enemy}"/>
+//!       <Action ID="Graze" amount="0.5"/>
+//!     </Fallback>
+//!   </BehaviorTree>
+//!   <TreeNodesModel> ... </TreeNodesModel>
+//! </root>
+//! ```
+//!
+//! Each `<BehaviorTree ID=...>` is a tree of one root node;
+//! `main_tree_to_execute` names the one to run; `<include>`s name other
+//! files; `<TreeNodesModel>` declares ports and is skipped. On every node
+//! `name` is the node's name and the other attributes are ports
+//! (parameters), `{=}` standing for the blackboard key of the port's own
+//! name; the pre- and post-condition scripts (`_skipIf`, `_onSuccess`, ...)
+//! are not supported yet. `<SubTree ID="X" .../>` uses tree X, remapping its
+//! ports; `<Action ID="X"/>`, `<Condition>`, `<Control>` and `<Decorator>`
+//! are the explicit forms of node X.
+
+use super::{Map, Reader, lookup};
+use crate::diagnostic::Diagnostic;
+use crate::document::{Attr, Dialect, Document, NodeDecl, PolicyDecl, TreeDecl, What};
+use crate::source::Span;
+use roxmltree::Node;
+use treebeard_shape::tree::Count;
+use treebeard_shape::{Kind, ParamValue};
+
+/// BehaviorTree.CPP v4's built-in control and decorator nodes: those
+/// treebeard runs and those it cannot run yet. Every other element (the
+/// built-in actions `AlwaysSuccess`, `Sleep`, `Script`, ... included) is a
+/// leaf.
+const NODES: &[(&str, Map)] = &[
+    ("Sequence", Map::Decider(Kind::Sequence)),
+    ("ReactiveSequence", Map::Decider(Kind::ReactiveSequence)),
+    ("Fallback", Map::Decider(Kind::Selector)),
+    ("ReactiveFallback", Map::Decider(Kind::PrioritySelector)),
+    ("Parallel", Map::Concurrent),
+    ("Inverter", Map::Decider(Kind::Inverter)),
+    ("ForceSuccess", Map::Decider(Kind::ForceSuccess)),
+    ("ForceFailure", Map::Decider(Kind::ForceFailure)),
+    (
+        "SequenceWithMemory",
+        Map::Unsupported("BehaviorTree.CPP's SequenceWithMemory control"),
+    ),
+    (
+        "AsyncSequence",
+        Map::Unsupported("BehaviorTree.CPP's AsyncSequence control"),
+    ),
+    (
+        "AsyncFallback",
+        Map::Unsupported("BehaviorTree.CPP's AsyncFallback control"),
+    ),
+    (
+        "ParallelAll",
+        Map::Unsupported("BehaviorTree.CPP's ParallelAll control"),
+    ),
+    (
+        "IfThenElse",
+        Map::Unsupported("BehaviorTree.CPP's IfThenElse control"),
+    ),
+    (
+        "WhileDoElse",
+        Map::Unsupported("BehaviorTree.CPP's WhileDoElse control"),
+    ),
+    (
+        "TryCatch",
+        Map::Unsupported("BehaviorTree.CPP's TryCatch control"),
+    ),
+    (
+        "Switch2",
+        Map::Unsupported("BehaviorTree.CPP's Switch2 control"),
+    ),
+    (
+        "Switch3",
+        Map::Unsupported("BehaviorTree.CPP's Switch3 control"),
+    ),
+    (
+        "Switch4",
+        Map::Unsupported("BehaviorTree.CPP's Switch4 control"),
+    ),
+    (
+        "Switch5",
+        Map::Unsupported("BehaviorTree.CPP's Switch5 control"),
+    ),
+    (
+        "Switch6",
+        Map::Unsupported("BehaviorTree.CPP's Switch6 control"),
+    ),
+    (
+        "ManualSelector",
+        Map::Unsupported("BehaviorTree.CPP's ManualSelector control"),
+    ),
+    (
+        "Repeat",
+        Map::Unsupported("BehaviorTree.CPP's Repeat decorator"),
+    ),
+    (
+        "RetryUntilSuccessful",
+        Map::Unsupported("BehaviorTree.CPP's RetryUntilSuccessful decorator"),
+    ),
+    (
+        "RetryUntilSuccesful",
+        Map::Unsupported("BehaviorTree.CPP's RetryUntilSuccessful decorator"),
+    ),
+    (
+        "KeepRunningUntilFailure",
+        Map::Unsupported("BehaviorTree.CPP's KeepRunningUntilFailure decorator"),
+    ),
+    (
+        "Delay",
+        Map::Unsupported("BehaviorTree.CPP's Delay decorator"),
+    ),
+    (
+        "Timeout",
+        Map::Unsupported("BehaviorTree.CPP's Timeout decorator"),
+    ),
+    (
+        "RunOnce",
+        Map::Unsupported("BehaviorTree.CPP's RunOnce decorator"),
+    ),
+    (
+        "Precondition",
+        Map::Unsupported("BehaviorTree.CPP's Precondition decorator"),
+    ),
+    (
+        "LoopInt",
+        Map::Unsupported("BehaviorTree.CPP's LoopInt decorator"),
+    ),
+    (
+        "LoopDouble",
+        Map::Unsupported("BehaviorTree.CPP's LoopDouble decorator"),
+    ),
+    (
+        "LoopString",
+        Map::Unsupported("BehaviorTree.CPP's LoopString decorator"),
+    ),
+    (
+        "LoopBool",
+        Map::Unsupported("BehaviorTree.CPP's LoopBool decorator"),
+    ),
+    (
+        "ConsumeQueue",
+        Map::Unsupported("BehaviorTree.CPP's ConsumeQueue decorator"),
+    ),
+    (
+        "SkipUnlessUpdated",
+        Map::Unsupported("BehaviorTree.CPP's SkipUnlessUpdated decorator"),
+    ),
+    (
+        "WaitValueUpdate",
+        Map::Unsupported("BehaviorTree.CPP's WaitValueUpdate decorator"),
+    ),
+    (
+        "WasEntryUpdated",
+        Map::Unsupported("BehaviorTree.CPP's WasEntryUpdated condition"),
+    ),
+];
+
+/// The pre- and post-condition script attributes, with what they do.
+const SCRIPTS: &[(&str, &str)] = &[
+    ("_skipIf", "pre-condition"),
+    ("_successIf", "pre-condition"),
+    ("_failureIf", "pre-condition"),
+    ("_while", "pre-condition"),
+    ("_onSuccess", "post-condition"),
+    ("_onFailure", "post-condition"),
+    ("_onHalted", "post-condition"),
+    ("_post", "post-condition"),
+];
+
+/// The explicit forms `<Action ID="X"/>`: node X.
+const EXPLICIT: [&str; 4] = ["Action", "Condition", "Control", "Decorator"];
+
+/// Reads a `<root>` file.
+pub(crate) fn read(r: &mut Reader, root: Node) -> Option<Document> {
+    let mut doc = Document {
+        file: r.file,
+        dialect: Dialect::BtCpp,
+        trees: Vec::new(),
+        main: None,
+        includes: Vec::new(),
+    };
+    let mut format_seen = false;
+    for a in root.attributes() {
+        let span = r.value_span(&a);
+        match a.name() {
+            "BTCPP_format" => {
+                format_seen = true;
+                if a.value() != "4" {
+                    r.diags.push(
+                        Diagnostic::error(format!(
+                            "BehaviorTree.CPP format `{}` is not supported",
+                            a.value()
+                        ))
+                        .at(span)
+                        .help("treebeard reads BTCPP_format=\"4\"; convert the file to v4"),
+                    );
+                }
+            }
+            "main_tree_to_execute" => doc.main = Some((a.value().into(), span)),
+            other => r.cannot_honour(format!("attribute `{other}` of `<root>`"), span),
+        }
+    }
+    if !format_seen {
+        r.diags.push(
+            Diagnostic::warning("no BTCPP_format: BehaviorTree.CPP v4 assumed")
+                .at(r.tag_span(root))
+                .help("write <root BTCPP_format=\"4\">"),
+        );
+    }
+    for section in r.elements(root) {
+        let span = r.tag_span(section);
+        match section.tag_name().name() {
+            "include" => include(r, section, &mut doc),
+            "BehaviorTree" => doc.trees.extend(tree(r, section)),
+            "TreeNodesModel" => {}
+            other => r.cannot_honour(format!("BehaviorTree.CPP's `<{other}>` section"), span),
+        }
+    }
+    if doc.trees.is_empty() && doc.includes.is_empty() {
+        r.diags.push(
+            Diagnostic::error("the file holds no tree")
+                .at(r.tag_span(root))
+                .help("write the tree in <BehaviorTree ID=\"...\">...</BehaviorTree>"),
+        );
+        return None;
+    }
+    Some(doc)
+}
+
+fn include(r: &mut Reader, element: Node, doc: &mut Document) {
+    let mut path = None;
+    for a in element.attributes() {
+        let span = r.value_span(&a);
+        match a.name() {
+            "path" => path = Some((a.value().into(), span)),
+            other => r.cannot_honour(format!("attribute `{other}` of `<include>`"), span),
+        }
+    }
+    match path {
+        Some(path) => doc.includes.push(path),
+        None => r.diags.push(
+            Diagnostic::error("`<include>` without a `path`")
+                .at(r.tag_span(element))
+                .help("write <include path=\"other.xml\"/>"),
+        ),
+    }
+}
+
+/// Reads `<BehaviorTree ID="...">`; `None` without an ID or a node.
+fn tree(r: &mut Reader, element: Node) -> Option<TreeDecl> {
+    let tag = r.tag_span(element);
+    let mut id = None;
+    for a in element.attributes() {
+        let span = r.value_span(&a);
+        match a.name() {
+            "ID" => id = Some((a.value(), span)),
+            other => r.cannot_honour(format!("attribute `{other}` of `<BehaviorTree>`"), span),
+        }
+    }
+    let nodes = r.elements(element);
+    let Some((name, span)) = id else {
+        r.diags.push(
+            Diagnostic::error("`<BehaviorTree>` without an `ID`")
+                .at(tag)
+                .help("name the tree: <BehaviorTree ID=\"Name\">"),
+        );
+        return None;
+    };
+    let Some(&first) = nodes.first() else {
+        r.diags.push(
+            Diagnostic::error(format!("tree `{name}` holds no node"))
+                .at(tag)
+                .help("put the tree's root node in it"),
+        );
+        return None;
+    };
+    let root = r.tree(first, node);
+    if let Some(&second) = nodes.get(1) {
+        r.diags.push(
+            Diagnostic::error("`<BehaviorTree>` holds more than one node")
+                .at(r.tag_span(second))
+                .help("wrap the nodes in a <Sequence> or a <Fallback>"),
+        );
+    }
+    Some(TreeDecl {
+        name: name.into(),
+        span,
+        params: None,
+        root,
+    })
+}
+
+/// Converts one element, without its children.
+fn node(r: &mut Reader, element: Node) -> NodeDecl {
+    let tag = element.tag_name().name();
+    let id = element.attribute_node("ID");
+    let by_id = tag == "SubTree" || EXPLICIT.contains(&tag);
+    if by_id && id.is_none() {
+        r.diags.push(
+            Diagnostic::error(format!("`<{tag}>` without an `ID`"))
+                .at(r.tag_span(element))
+                .help(format!("name the node it stands for: <{tag} ID=\"Name\"/>")),
+        );
+    }
+    let (written, span) = match id {
+        Some(id) if EXPLICIT.contains(&tag) => (id.value(), r.value_span(&id)),
+        _ => (tag, r.tag_span(element)),
+    };
+    let subtree = tag == "SubTree" && id.is_some();
+    let (what, mut policy) = match lookup(NODES, written) {
+        _ if subtree => (What::SubTree(id.map_or("", |id| id.value()).into()), None),
+        Some(Map::Decider(kind)) => (What::Decider(kind, None), None),
+        Some(Map::Concurrent) => (
+            What::Decider(Kind::Concurrent, None),
+            Some(PolicyDecl {
+                succeed: None,
+                fail: None,
+            }),
+        ),
+        Some(Map::Unsupported(reason)) => (What::Unsupported(reason), None),
+        None => (What::Leaf(written.into()), None),
+    };
+    let mut decl = NodeDecl::new(what, written, span);
+    decl.extent = r.element_span(element);
+    for a in element.attributes() {
+        let (name, value, span) = (a.name(), a.value(), r.value_span(&a));
+        match (name, &mut policy) {
+            ("ID", _) if by_id => {}
+            ("name", _) => decl.name = Some(value.into()),
+            ("_autoremap", _) if subtree => {}
+            ("success_count", Some(p)) => p.succeed = count(r, name, value, span),
+            ("failure_count", Some(p)) => p.fail = count(r, name, value, span),
+            (reserved, _) if reserved.starts_with('_') => {
+                let kind = SCRIPTS
+                    .iter()
+                    .find(|(n, _)| *n == reserved)
+                    .map_or("reserved attribute", |(_, kind)| kind);
+                r.cannot_honour(format!("BehaviorTree.CPP's {kind} `{reserved}`"), span);
+            }
+            _ => {
+                let value = match value {
+                    "{=}" => format!("{{{name}}}").into(),
+                    _ => value.into(),
+                };
+                decl.attrs.push(Attr {
+                    name: name.into(),
+                    value: ParamValue::Str(value),
+                    span,
+                    name_span: r.name_span(&a),
+                });
+            }
+        }
+    }
+    if let Some(p) = policy {
+        decl.what = What::Decider(Kind::Concurrent, Some(p));
+    }
+    decl
+}
+
+/// A `<Parallel>` count: -1 for all children, or a positive number.
+fn count(r: &mut Reader, port: &str, value: &str, span: Span) -> Option<(Count, Span)> {
+    let count = match value.trim().parse::<i64>() {
+        Ok(-1) => Some(Count::All),
+        Ok(n) => u16::try_from(n).ok().filter(|&n| n > 0).map(Count::AtLeast),
+        Err(_) => None,
+    };
+    if count.is_none() {
+        r.diags.push(
+            Diagnostic::error(format!(
+                "`{port}` must be -1 (all children) or a positive count"
+            ))
+            .at(span)
+            .help(format!(
+                "write a number, such as {port}=\"-1\" or {port}=\"2\""
+            )),
+        );
+    }
+    count.map(|c| (c, span))
+}

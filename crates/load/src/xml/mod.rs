@@ -1,0 +1,275 @@
+//! XML tree files: Lumberyard's Modular Behavior Tree ([`mbt`]) and
+//! BehaviorTree.CPP v4 ([`btcpp`]).
+//!
+//! [`read`] parses a file with `roxmltree`, picks the dialect from the root
+//! element and converts the elements to [`NodeDecl`]s without recursion,
+//! nesting at most [`MAX_DEPTH`] levels. Each dialect has one table of the
+//! standard node names it maps to treebeard's deciders or marks
+//! [`What::Unsupported`](crate::document::What::Unsupported); every other element is a leaf of that name.
+//!
+//! Spans: a node's span is its element's tag name (for BT.CPP's explicit
+//! `<Action ID="X"/>` forms, the `ID` value, where its type is written); an
+//! attribute's span is its value.
+
+pub mod btcpp;
+pub mod mbt;
+mod quotes;
+
+use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::document::{Document, NodeDecl};
+use crate::source::{FileId, SourceMap, Span};
+use roxmltree::Node;
+use std::fmt::Display;
+use treebeard_shape::Kind;
+
+/// How to treat what treebeard cannot run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct XmlOptions {
+    /// Sections and attributes treebeard cannot honour are ignored with a
+    /// warning instead of an error (`--stub-unknown`).
+    pub stub_unknown: bool,
+}
+
+/// The deepest nesting of nodes a tree may have.
+pub const MAX_DEPTH: usize = 1024;
+
+/// Reads the XML file `file` of `map`, detecting the dialect from the root
+/// element: `<root ...>` is BehaviorTree.CPP, `<BehaviorTree>` is MBT, any
+/// other root element is an MBT fragment: one tree whose root node is that
+/// element, named after the file stem.
+///
+/// Problems go to `diags` (several at once where possible); `None` if
+/// nothing usable was read.
+pub fn read(
+    map: &SourceMap,
+    file: FileId,
+    options: &XmlOptions,
+    diags: &mut Diagnostics,
+) -> Option<Document> {
+    let source = map.file(file);
+    let (text, first_quote) = quotes::straighten(source.text());
+    if let Some(at) = first_quote {
+        diags.push(
+            Diagnostic::warning("typographic quotes read as straight quotes")
+                .at(Span::new(file, at, at + 3))
+                .help("write attribute values between straight quotes: name=\"value\""),
+        );
+    }
+    let parse = roxmltree::ParsingOptions {
+        allow_dtd: false,
+        ..roxmltree::ParsingOptions::default()
+    };
+    let xml = match roxmltree::Document::parse_with_options(&text, parse) {
+        Ok(xml) => xml,
+        Err(error) => {
+            diags.push(syntax_error(file, &text, &error));
+            return None;
+        }
+    };
+    let mut reader = Reader {
+        file,
+        text: &text,
+        options,
+        diags,
+    };
+    let root = xml.root_element();
+    match root.tag_name().name() {
+        "root" => btcpp::read(&mut reader, root),
+        "BehaviorTree" => mbt::read(&mut reader, root, source.name()),
+        _ => mbt::read_fragment(&mut reader, root, source.name()),
+    }
+}
+
+/// What a dialect's standard node name maps to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Map {
+    /// A decider without a policy.
+    Decider(Kind),
+    /// A concurrent decider; the dialect reads its policy from attributes.
+    Concurrent,
+    /// A standard node treebeard cannot run yet.
+    Unsupported(&'static str),
+}
+
+/// What `name` maps to in a dialect's `table`.
+pub(crate) fn lookup(table: &[(&str, Map)], name: &str) -> Option<Map> {
+    table.iter().find(|(n, _)| *n == name).map(|&(_, m)| m)
+}
+
+/// The state of one file's conversion.
+pub(crate) struct Reader<'a> {
+    pub(crate) file: FileId,
+    /// The text parsed: the file's, with typographic quotes straightened
+    /// (byte offsets are the file's).
+    text: &'a str,
+    options: &'a XmlOptions,
+    pub(crate) diags: &'a mut Diagnostics,
+}
+
+impl Reader<'_> {
+    /// The span of `element`'s tag name.
+    pub(crate) fn tag_span(&self, element: Node) -> Span {
+        let start = element.range().start + 1;
+        let len = self.text[start..]
+            .find(|c: char| c.is_ascii_whitespace() || c == '/' || c == '>')
+            .unwrap_or(self.text.len() - start);
+        Span::new(self.file, start, start + len)
+    }
+
+    /// The span of an attribute's name.
+    pub(crate) fn name_span(&self, attribute: &roxmltree::Attribute) -> Span {
+        let start = attribute.range().start;
+        Span::new(self.file, start, start + attribute.name().len())
+    }
+
+    /// The span of an element, children included.
+    pub(crate) fn element_span(&self, element: Node) -> Span {
+        let range = element.range();
+        Span::new(self.file, range.start, range.end)
+    }
+
+    /// The span of an attribute's value.
+    pub(crate) fn value_span(&self, attribute: &roxmltree::Attribute) -> Span {
+        let range = attribute.range_value();
+        Span::new(self.file, range.start, range.end)
+    }
+
+    /// Reports `what`, which treebeard cannot honour: an error, or a warning
+    /// that it is ignored when stubbing what treebeard cannot run.
+    pub(crate) fn cannot_honour(&mut self, what: impl Display, span: Span) {
+        let d = if self.options.stub_unknown {
+            Diagnostic::warning(format!("{what} is not supported yet and is ignored"))
+        } else {
+            Diagnostic::error(format!("{what} is not supported yet"))
+                .help("remove it, or load with --stub-unknown to ignore it")
+        };
+        self.diags.push(d.at(span));
+    }
+
+    /// Reports every attribute of `element`, none of which treebeard honours.
+    pub(crate) fn no_attributes(&mut self, element: Node) {
+        for a in element.attributes() {
+            let what = format!(
+                "attribute `{}` of `<{}>`",
+                a.name(),
+                element.tag_name().name()
+            );
+            self.cannot_honour(what, self.value_span(&a));
+        }
+    }
+
+    /// The element children of `parent`; reports text among them, which no
+    /// dialect gives a meaning.
+    pub(crate) fn elements<'x, 'i>(&mut self, parent: Node<'x, 'i>) -> Vec<Node<'x, 'i>> {
+        let mut elements = Vec::new();
+        for child in parent.children() {
+            if child.is_element() {
+                elements.push(child);
+            } else if child.is_text() && !child.text().unwrap_or("").trim().is_empty() {
+                let range = child.range();
+                let text = &self.text[range.clone()];
+                let start = range.start + (text.len() - text.trim_start().len());
+                let end = range.start + text.trim_end().len();
+                self.diags.push(
+                    Diagnostic::warning(format!(
+                        "text inside `<{}>` is ignored",
+                        parent.tag_name().name()
+                    ))
+                    .at(Span::new(self.file, start, end))
+                    .help("write comments as <!-- ... -->"),
+                );
+            }
+        }
+        elements
+    }
+
+    /// Converts `top` and the elements under it, each with `convert`,
+    /// without recursion; nodes deeper than [`MAX_DEPTH`] are reported and
+    /// left out.
+    pub(crate) fn tree(&mut self, top: Node, convert: fn(&mut Self, Node) -> NodeDecl) -> NodeDecl {
+        let mut root = (convert(self, top), self.elements(top).into_iter());
+        // The nodes open below the root, each with its children still to read.
+        let mut open = Vec::new();
+        let mut reported = false;
+        loop {
+            let (_, children) = open.last_mut().unwrap_or(&mut root);
+            match children.next() {
+                Some(child) if open.len() + 1 < MAX_DEPTH => {
+                    let node = convert(self, child);
+                    open.push((node, self.elements(child).into_iter()));
+                }
+                Some(child) => {
+                    if !reported {
+                        reported = true;
+                        self.diags.push(
+                            Diagnostic::error(format!(
+                                "nodes are nested deeper than {MAX_DEPTH} levels"
+                            ))
+                            .at(self.tag_span(child))
+                            .help("split the tree into sub-trees"),
+                        );
+                    }
+                }
+                None => match open.pop() {
+                    Some((done, _)) => open.last_mut().unwrap_or(&mut root).0.children.push(done),
+                    None => return root.0,
+                },
+            }
+        }
+    }
+}
+
+/// The diagnostic of a file that is not well-formed XML.
+fn syntax_error(file: FileId, text: &str, error: &roxmltree::Error) -> Diagnostic {
+    use roxmltree::Error as E;
+    let pos = error.pos();
+    let message = error.to_string().replace(&format!(" at {pos}"), "");
+    let at = match error {
+        E::UnexpectedEndOfStream | E::UnclosedRootNode => text.len(),
+        _ => offset(text, pos.row, pos.col).unwrap_or(0),
+    };
+    let next = text[at..].chars().next().map_or(0, char::len_utf8);
+    let help = match error {
+        E::UnexpectedCloseTag(open, close, _) => {
+            format!("this is not well-formed XML: close `<{open}>` before `</{close}>`")
+        }
+        E::NoRootNode => "this is not well-formed XML: a file holds one root element".into(),
+        E::DtdDetected => "document type declarations are not read: remove it".into(),
+        _ => "this is not well-formed XML".into(),
+    };
+    Diagnostic::error(format!("malformed XML: {message}"))
+        .at(Span::new(file, at, at + next))
+        .help(help)
+}
+
+/// The byte offset of 1-based `row` and `column` (in characters) in `text`.
+fn offset(text: &str, row: u32, column: u32) -> Option<usize> {
+    let line_start = match row.checked_sub(1)? {
+        0 => 0,
+        n => text.match_indices('\n').nth(n as usize - 1)?.0 + 1,
+    };
+    let line = text[line_start..].split('\n').next()?;
+    let skip = (column as usize).checked_sub(1)?;
+    line.char_indices()
+        .map(|(i, _)| i)
+        .chain([line.len()])
+        .nth(skip)
+        .map(|i| line_start + i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::offset;
+
+    #[test]
+    fn offsets_of_rows_and_columns() {
+        let text = "ab\n\u{e9}x\n";
+        assert_eq!(offset(text, 1, 1), Some(0));
+        assert_eq!(offset(text, 2, 2), Some(5));
+        assert_eq!(offset(text, 2, 3), Some(6), "the line break");
+        assert_eq!(offset(text, 2, 4), None);
+        assert_eq!(offset(text, 3, 1), Some(7));
+        assert_eq!(offset(text, 4, 1), None);
+        assert_eq!(offset(text, 0, 1), None);
+    }
+}

@@ -1,0 +1,1494 @@
+//! Errors in tree files: every problem of a load reported at once, each
+//! with its file, line, column, tree, node path and node type, and no input
+//! that makes a load panic.
+
+use proptest::prelude::*;
+use std::path::{Path, PathBuf};
+use treebeard_load::native::MAX_NESTING;
+use treebeard_load::{Diagnostic, Load, LoadOptions, Loader, Severity, load_file, load_str};
+use treebeard_shape::{Catalog, FieldDecl, FieldType, LeafSchema, ParamType};
+
+// ---------------------------------------------------------------------------
+// Helpers
+// ---------------------------------------------------------------------------
+
+fn catalog() -> Catalog {
+    let mut c = Catalog::new();
+    c.field(FieldDecl::new("hunger", FieldType::Int))
+        .field(FieldDecl::new("goal", FieldType::Str))
+        .field(FieldDecl::new("pace", FieldType::Float))
+        .field(FieldDecl::new("alert", FieldType::Bool))
+        .declare("enemy_visible", LeafSchema::condition())
+        .declare(
+            "hunger_above",
+            LeafSchema::condition().param("threshold", ParamType::Int),
+        )
+        .declare(
+            "Patrol",
+            LeafSchema::deferred().param("speed", ParamType::Float),
+        )
+        .declare("Say", LeafSchema::action().param("text", ParamType::Str))
+        .declare(
+            "Walk",
+            LeafSchema::action().param("gait", ParamType::enumeration(&["walk", "run"])),
+        )
+        .declare(
+            "Track",
+            LeafSchema::action().param("target", ParamType::Input(FieldType::Str)),
+        )
+        .declare(
+            "Aim",
+            LeafSchema::action().param("at", ParamType::Input(FieldType::Float)),
+        );
+    c
+}
+
+fn load(name: &str, text: &str) -> Load {
+    load_str(name, text, &catalog(), &LoadOptions::default())
+}
+
+/// `tests/trees/native/<name>`, read.
+fn data(name: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/trees/native")
+        .join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A diagnostic in full, for exact comparisons.
+#[derive(Debug, PartialEq)]
+struct Seen {
+    severity: Severity,
+    location: Option<String>,
+    message: String,
+    tree: Option<String>,
+    path: Option<String>,
+    node_type: Option<String>,
+    help: Option<String>,
+}
+
+fn seen(load: &Load, d: &Diagnostic) -> Seen {
+    Seen {
+        severity: d.severity,
+        location: d.location(&load.map),
+        message: d.message.clone(),
+        tree: d.tree.as_deref().map(Into::into),
+        path: d.path.clone(),
+        node_type: d.node_type.as_deref().map(Into::into),
+        help: d.help.clone(),
+    }
+}
+
+/// An error as expected: `location` and `message`, then tree, path and node
+/// type (all or none), then help.
+fn error(
+    location: &str,
+    message: &str,
+    node: Option<(&str, &str, &str)>,
+    help: Option<&str>,
+) -> Seen {
+    Seen {
+        severity: Severity::Error,
+        location: (!location.is_empty()).then(|| location.into()),
+        message: message.into(),
+        tree: node.map(|n| n.0.into()),
+        path: node.map(|n| n.1.into()),
+        node_type: node.map(|n| n.2.into()),
+        help: help.map(Into::into),
+    }
+}
+
+/// Every diagnostic of a load that must fail.
+fn all(load: &Load) -> Vec<Seen> {
+    assert!(load.loaded.is_none(), "the load should fail");
+    load.diagnostics
+        .items()
+        .iter()
+        .map(|d| seen(load, d))
+        .collect()
+}
+
+/// The only diagnostic of a load that must fail.
+fn only(load: &Load) -> Seen {
+    let mut all = all(load);
+    assert_eq!(
+        all.len(),
+        1,
+        "one diagnostic expected:\n{}",
+        load.diagnostics.render(&load.map, false)
+    );
+    all.remove(0)
+}
+
+/// `seen` without its node: for errors the reader finds in a node it still
+/// reads, which have none yet (see `reader_errors_name_their_node`).
+fn without_node(mut seen: Seen) -> Seen {
+    seen.tree = None;
+    seen.path = None;
+    seen.node_type = None;
+    seen
+}
+
+/// The first diagnostic whose message starts with `start`.
+fn find(load: &Load, start: &str) -> Seen {
+    assert!(load.loaded.is_none(), "the load should fail");
+    let d = load
+        .diagnostics
+        .items()
+        .iter()
+        .find(|d| d.message.starts_with(start))
+        .unwrap_or_else(|| {
+            panic!(
+                "no diagnostic `{start}...`:\n{}",
+                load.diagnostics.render(&load.map, false)
+            )
+        });
+    seen(load, d)
+}
+
+/// A temporary file for this test, removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(name: &str, bytes: &[u8]) -> TempFile {
+        let dir =
+            std::env::temp_dir().join(format!("treebeard-load-errors-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).expect("a temporary file");
+        TempFile(path)
+    }
+
+    fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Every problem at once
+// ---------------------------------------------------------------------------
+
+#[test]
+fn one_json_file_reports_an_unknown_node_a_bad_parameter_a_missing_sub_tree_and_a_syntax_error() {
+    let load = load("broken.json", &data("broken.json"));
+    assert_eq!(
+        all(&load),
+        [
+            error(
+                "broken.json:6:18",
+                "unknown node type `enemy_visibel`",
+                Some(("guard", "guard/fight[0]/enemy_visibel[0]", "enemy_visibel")),
+                Some("did you mean `enemy_visible`?"),
+            ),
+            error(
+                "broken.json:7:18",
+                "no tree is named `atack`",
+                Some(("guard", "guard/fight[0]/atack[1]", "SubTree")),
+                Some("did you mean `attack`?"),
+            ),
+            error(
+                "broken.json:9:46",
+                "parameter `speed` of `Patrol`: expected float, found \"fast\"",
+                Some(("guard", "guard/Patrol[1]", "Patrol")),
+                None,
+            ),
+            error(
+                "broken.json:10:48",
+                "expected `,` or `}`",
+                Some(("guard", "guard/Say[2]", "Say")),
+                Some("this is not valid JSON"),
+            ),
+        ]
+    );
+    assert!(
+        load.diagnostics
+            .render(&load.map, false)
+            .ends_with("\n4 errors\n")
+    );
+}
+
+#[test]
+fn one_ron_file_reports_the_same_four_errors() {
+    let load = load("broken.ron", &data("broken.ron"));
+    assert_eq!(
+        all(&load),
+        [
+            error(
+                "broken.ron:7:24",
+                "unknown node type `enemy_visibel`",
+                Some(("guard", "guard/fight[0]/enemy_visibel[0]", "enemy_visibel")),
+                Some("did you mean `enemy_visible`?"),
+            ),
+            error(
+                "broken.ron:8:24",
+                "no tree is named `atack`",
+                Some(("guard", "guard/fight[0]/atack[1]", "SubTree")),
+                Some("did you mean `attack`?"),
+            ),
+            error(
+                "broken.ron:10:48",
+                "parameter `speed` of `Patrol`: expected float, found \"fast\"",
+                Some(("guard", "guard/Patrol[1]", "Patrol")),
+                None,
+            ),
+            error(
+                "broken.ron:11:50",
+                "Expected comma",
+                Some(("guard", "guard/Say[2]", "Say")),
+                Some("this is not valid RON"),
+            ),
+        ]
+    );
+}
+
+#[test]
+fn syntax_errors_in_several_nodes_are_all_reported_with_the_rest() {
+    let text = r#"{"type": "Sequence", "children": [
+  {"type": "Patrol", "params": {"speed": 1,}},
+  {"type": "enemy_visible"},
+  {"type": "Patrol" "params": {"speed": 1}},
+  {"type": "Teleport"}
+]}"#;
+    let load = load("t.json", text);
+    assert_eq!(
+        all(&load),
+        [
+            error(
+                "t.json:2:44",
+                "key must be a string",
+                Some(("t", "t/Patrol[0]", "Patrol")),
+                Some("this is not valid JSON"),
+            ),
+            error(
+                "t.json:4:21",
+                "expected `,` or `}`",
+                Some(("t", "t/Patrol[2]", "Patrol")),
+                Some("this is not valid JSON"),
+            ),
+            error(
+                "t.json:5:12",
+                "unknown node type `Teleport`",
+                Some(("t", "t/Teleport[3]", "Teleport")),
+                Some("register a leaf named `Teleport`, or pass --stub-unknown to stub it"),
+            ),
+        ]
+    );
+}
+
+#[test]
+fn ron_syntax_errors_in_several_nodes_are_all_reported_with_the_rest() {
+    let text = r#"(type: "Sequence", children: [
+  (type: "Patrol", params: {"speed": 1 "x": 2}),
+  (type: "enemy_visible"),
+  (type: "Patrol" params: {"speed": 1}),
+  (type: "Teleport"),
+])"#;
+    let load = load("t.ron", text);
+    assert_eq!(
+        all(&load),
+        [
+            error(
+                "t.ron:2:40",
+                "Expected comma",
+                Some(("t", "t/Patrol[0]", "Patrol")),
+                Some("this is not valid RON"),
+            ),
+            error(
+                "t.ron:4:19",
+                "Expected comma",
+                Some(("t", "t/Patrol[2]", "Patrol")),
+                Some("this is not valid RON"),
+            ),
+            error(
+                "t.ron:5:10",
+                "unknown node type `Teleport`",
+                Some(("t", "t/Teleport[3]", "Teleport")),
+                Some("register a leaf named `Teleport`, or pass --stub-unknown to stub it"),
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_syntax_error_outside_every_node_ends_the_file() {
+    let load = load("t.json", r#"{"type": "enemy_visible"} x"#);
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:27",
+            "trailing characters",
+            None,
+            Some("this is not valid JSON")
+        )
+    );
+}
+
+#[test]
+fn an_unclosed_file_is_reported_once() {
+    let load = load(
+        "t.json",
+        r#"{"type": "Sequence", "children": [{"type": "enemy_visible"}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:59",
+            "EOF while parsing a list",
+            None,
+            Some("this is not valid JSON")
+        )
+    );
+}
+
+#[test]
+fn an_empty_file_is_a_syntax_error() {
+    let load = load("t.json", "");
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:1",
+            "EOF while parsing a value",
+            None,
+            Some("this is not valid JSON")
+        )
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The file and its trees
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_file_that_is_neither_a_tree_file_nor_a_node() {
+    let load = load("t.json", r#"{"name": "x"}"#);
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:1",
+            "expected a tree file (with `trees`) or a node (with `type`)",
+            None,
+            None
+        )
+    );
+}
+
+#[test]
+fn a_file_that_is_not_an_object_says_what_a_file_holds() {
+    for text in ["[1, 2]", "\"text\"", "42"] {
+        let load = load("t.json", text);
+        let d = only(&load);
+        assert_eq!(
+            d.message, "expected a tree file (with `trees`) or a node (with `type`)",
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_field_of_a_node_suggests_the_right_one() {
+    let load = load("t.json", r#"{"type": "Patrol", "parms": {"speed": 1}}"#);
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:26",
+            "unknown field `parms`",
+            Some(("t", "t", "Patrol")),
+            Some("did you mean `params`?"),
+        )
+    );
+}
+
+#[test]
+fn an_unknown_field_of_a_tree_suggests_the_right_one() {
+    let load = load(
+        "t.json",
+        r#"{"trees": [{"name": "t", "rot": {"type": "enemy_visible"}}]}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:30",
+            "unknown field `rot`",
+            None,
+            Some("did you mean `root`?")
+        )
+    );
+}
+
+#[test]
+fn an_unknown_ron_field_suggests_the_right_one() {
+    let load = load("t.ron", r#"(type: "Patrol", parms: {"speed": 1})"#);
+    assert_eq!(
+        only(&load),
+        error(
+            "t.ron:1:18",
+            "unknown field `parms`",
+            Some(("t", "t", "Patrol")),
+            Some("did you mean `params`?")
+        )
+    );
+}
+
+#[test]
+fn a_field_given_twice_is_an_error() {
+    let load = load(
+        "t.json",
+        r#"{"type": "Patrol", "params": {"speed": 1}, "params": {"speed": 2}}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:51",
+            "duplicate field `params`",
+            Some(("t", "t", "Patrol")),
+            None
+        )
+    );
+}
+
+#[test]
+fn a_tree_without_a_name() {
+    let load = load(
+        "t.json",
+        r#"{"trees": [{"root": {"type": "enemy_visible"}}]}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error("t.json:1:46", "missing field `name`", None, None)
+    );
+}
+
+#[test]
+fn a_tree_name_that_is_not_a_string() {
+    let load = load(
+        "t.json",
+        r#"{"trees": [{"name": 5, "root": {"type": "enemy_visible"}}]}"#,
+    );
+    assert_eq!(
+        find(&load, "a tree's"),
+        error(
+            "t.json:1:21",
+            "a tree's `name` must be a string",
+            None,
+            None
+        )
+    );
+}
+
+#[test]
+fn a_file_without_trees() {
+    let load = load("t.json", r#"{"trees": []}"#);
+    assert_eq!(
+        find(&load, "the file"),
+        error(
+            "t.json:1:1",
+            "the file has no trees",
+            None,
+            Some("add a tree: {\"name\": ..., \"root\": {\"type\": ...}}"),
+        )
+    );
+}
+
+#[test]
+fn two_trees_of_one_name() {
+    let text = r#"{"trees": [
+  {"name": "guard", "root": {"type": "enemy_visible"}},
+  {"name": "guard", "root": {"type": "enemy_visible"}}
+]}"#;
+    let load = load("t.json", text);
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:3:12",
+            "a second tree is named `guard`",
+            None,
+            Some("the first is at t.json:2:12; tree names must be unique"),
+        )
+    );
+}
+
+#[test]
+fn two_trees_of_one_name_in_two_files() {
+    let catalog = catalog();
+    let mut loader = Loader::new(&catalog, LoadOptions::default());
+    loader.add_source(
+        "a.json",
+        r#"{"trees": [{"name": "guard", "root": {"type": "enemy_visible"}}]}"#.into(),
+        None,
+    );
+    loader.add_source(
+        "b.ron",
+        "\n(trees: [(name: \"guard\", root: (type: \"enemy_visible\"))])".into(),
+        None,
+    );
+    let load = loader.finish();
+    assert_eq!(
+        only(&load),
+        error(
+            "b.ron:2:17",
+            "a second tree is named `guard`",
+            None,
+            Some("the first is at a.json:1:21; tree names must be unique"),
+        )
+    );
+}
+
+#[test]
+fn main_naming_a_missing_tree_suggests_one() {
+    let load = load(
+        "t.json",
+        r#"{"main": "gaurd", "trees": [{"name": "guard", "root": {"type": "enemy_visible"}}]}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:10",
+            "no tree is named `gaurd`",
+            None,
+            Some("did you mean `guard`?")
+        )
+    );
+}
+
+#[test]
+fn the_main_option_naming_a_missing_tree_suggests_one() {
+    let options = LoadOptions {
+        main: Some("gaurd".into()),
+        ..LoadOptions::default()
+    };
+    let load = load_str(
+        "t.json",
+        r#"{"trees": [{"name": "guard", "root": {"type": "enemy_visible"}}]}"#,
+        &catalog(),
+        &options,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "",
+            "no tree is named `gaurd`",
+            None,
+            Some("did you mean `guard`?")
+        )
+    );
+}
+
+#[test]
+fn main_that_is_not_a_string() {
+    let load = load(
+        "t.json",
+        r#"{"main": 1, "trees": [{"name": "guard", "root": {"type": "enemy_visible"}}]}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error("t.json:1:10", "`main` must be a string", None, None)
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Files
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_file_that_is_not_utf8() {
+    let file = TempFile::new("latin1.json", b"{\"type\": \"caf\xe9\"}");
+    let load = load_file(file.path(), &catalog(), &LoadOptions::default());
+    let name = file.path().display().to_string();
+    assert_eq!(
+        only(&load),
+        error(
+            &format!("{name}:1:14"),
+            &format!("`{name}` is not UTF-8 text (invalid byte at offset 13)"),
+            None,
+            Some("tree files are UTF-8"),
+        )
+    );
+}
+
+#[test]
+fn a_missing_file() {
+    let path = std::env::temp_dir().join("treebeard-load-errors-no-such-file.json");
+    let load = load_file(&path, &catalog(), &LoadOptions::default());
+    let d = only(&load);
+    let start = format!("cannot read `{}`: ", path.display());
+    assert!(d.message.starts_with(&start), "{}", d.message);
+    assert_eq!(d.location, None);
+}
+
+#[test]
+fn a_file_of_an_unknown_kind() {
+    let load = load("notes.txt", "hello");
+    assert_eq!(
+        only(&load),
+        error(
+            "notes.txt:1:1",
+            "`notes.txt` is not a tree file treebeard reads",
+            None,
+            Some("tree files are .json, .ron or .xml (MBT or BehaviorTree.CPP v4)"),
+        )
+    );
+}
+
+#[test]
+fn a_file_on_disk_of_an_unknown_kind() {
+    let file = TempFile::new("tree.yaml", b"type: Sequence\n");
+    let load = load_file(file.path(), &catalog(), &LoadOptions::default());
+    let name = file.path().display().to_string();
+    assert_eq!(
+        only(&load),
+        error(
+            &format!("{name}:1:1"),
+            &format!("`{name}` is not a tree file treebeard reads"),
+            None,
+            Some("tree files are .json, .ron or .xml (MBT or BehaviorTree.CPP v4)"),
+        )
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Nodes
+// ---------------------------------------------------------------------------
+
+#[test]
+fn an_unknown_node_type_without_a_close_name() {
+    let load = load("t.json", r#"{"type": "Teleport"}"#);
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:10",
+            "unknown node type `Teleport`",
+            Some(("t", "t", "Teleport")),
+            Some("register a leaf named `Teleport`, or pass --stub-unknown to stub it"),
+        )
+    );
+}
+
+#[test]
+fn an_unknown_node_type_close_to_a_decider() {
+    let load = load(
+        "t.json",
+        r#"{"type": "Sequense", "children": [{"type": "enemy_visible"}]}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:10",
+            "unknown node type `Sequense`",
+            Some(("t", "t", "Sequense")),
+            Some("did you mean `Sequence`?"),
+        )
+    );
+}
+
+#[test]
+fn a_node_type_that_is_not_a_string() {
+    let load = load(
+        "t.json",
+        r#"{"type": "Sequence", "children": [{"type": 5}, {"type": "enemy_visible"}]}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:44",
+            "a node's `type` must be a string",
+            Some(("t", "t/?[0]", "?")),
+            None
+        )
+    );
+}
+
+#[test]
+fn a_node_name_that_is_not_a_string() {
+    let load = load("t.json", r#"{"type": "enemy_visible", "name": 3}"#);
+    assert_eq!(
+        without_node(only(&load)),
+        error(
+            "t.json:1:35",
+            "a node's `name` must be a string",
+            None,
+            None
+        )
+    );
+}
+
+#[test]
+fn an_id_out_of_range() {
+    for id in ["-1", "4294967296", "1.5", "\"7\""] {
+        let text = format!(r#"{{"type": "enemy_visible", "id": {id}}}"#);
+        let load = load("t.json", &text);
+        assert_eq!(
+            without_node(only(&load)),
+            error(
+                "t.json:1:33",
+                "`id` must be a whole number from 0 to 4294967295",
+                None,
+                None
+            ),
+            "{id}"
+        );
+    }
+}
+
+#[test]
+fn two_nodes_with_one_id() {
+    let load = load(
+        "t.json",
+        r#"{"type": "Sequence", "children": [{"type": "enemy_visible", "id": 5}, {"type": "Say", "id": 5, "params": {"text": "x"}}]}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:80",
+            "id 5 is given to two nodes",
+            Some(("t", "t/Say[1]", "Say")),
+            Some("identities must be unique"),
+        )
+    );
+}
+
+#[test]
+fn tree_on_a_node_that_is_not_a_sub_tree() {
+    let load = load(
+        "t.json",
+        r#"{"type": "Patrol", "tree": "x", "params": {"speed": 1}}"#,
+    );
+    assert_eq!(
+        without_node(only(&load)),
+        error(
+            "t.json:1:28",
+            "`tree` is only for a `SubTree`, not `Patrol`",
+            None,
+            None
+        )
+    );
+}
+
+#[test]
+fn a_sub_tree_without_its_tree() {
+    let load = load(
+        "t.json",
+        r#"{"type": "Sequence", "children": [{"type": "SubTree"}]}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:44",
+            "a `SubTree` needs the `tree` it uses",
+            Some(("t", "t/SubTree[0]", "SubTree")),
+            Some("add \"tree\": \"<name of a tree>\""),
+        )
+    );
+}
+
+#[test]
+fn concurrent_counts_must_be_positive_counts_or_all() {
+    for count in ["0", "-1", "70000", "1.5", "\"some\"", "true", "[1]"] {
+        let text = format!(
+            r#"{{"type": "Concurrent", "succeed": {count}, "children": [{{"type": "enemy_visible"}}]}}"#
+        );
+        let load = load("t.json", &text);
+        assert_eq!(
+            without_node(only(&load)),
+            error(
+                "t.json:1:35",
+                "`succeed` must be a positive count or \"all\"",
+                None,
+                None
+            ),
+            "{count}"
+        );
+    }
+    let load = load(
+        "t.json",
+        r#"{"type": "Concurrent", "fail": "any", "children": [{"type": "enemy_visible"}]}"#,
+    );
+    assert_eq!(
+        without_node(only(&load)),
+        error(
+            "t.json:1:32",
+            "`fail` must be a positive count or \"all\"",
+            None,
+            None
+        )
+    );
+}
+
+#[test]
+fn a_concurrent_count_past_its_children() {
+    let load = load(
+        "t.json",
+        r#"{"type": "Concurrent", "succeed": 3, "children": [{"type": "enemy_visible"}]}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:10",
+            "the policy needs 3 children to succeed, but the concurrent has 1",
+            Some(("t", "t", "Concurrent")),
+            None,
+        )
+    );
+}
+
+#[test]
+fn a_policy_on_a_node_that_is_not_concurrent() {
+    let load = load(
+        "t.json",
+        r#"{"type": "Sequence", "fail": 1, "children": [{"type": "enemy_visible"}]}"#,
+    );
+    assert_eq!(
+        without_node(only(&load)),
+        error(
+            "t.json:1:30",
+            "`fail` is only for a `Concurrent`, not `Sequence`",
+            None,
+            None
+        )
+    );
+}
+
+#[test]
+fn a_decider_with_parameters() {
+    let load = load(
+        "t.json",
+        r#"{"type": "Sequence", "params": {"x": 1}, "children": [{"type": "enemy_visible"}]}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:38",
+            "`Sequence` takes no parameters, but is given `x`",
+            Some(("t", "t", "Sequence")),
+            None,
+        )
+    );
+}
+
+#[test]
+fn a_decider_without_children() {
+    let load = load("t.json", r#"{"type": "Selector"}"#);
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:10",
+            "`Selector` takes at least 1 child, but has 0",
+            Some(("t", "t", "Selector")),
+            None,
+        )
+    );
+}
+
+#[test]
+fn a_decorator_with_two_children() {
+    let load = load(
+        "t.json",
+        r#"{"type": "Inverter", "children": [{"type": "enemy_visible"}, {"type": "enemy_visible"}]}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:10",
+            "`Inverter` takes exactly 1 child, but has 2",
+            Some(("t", "t", "Inverter")),
+            None,
+        )
+    );
+}
+
+#[test]
+fn a_leaf_with_children() {
+    let load = load(
+        "t.json",
+        r#"{"type": "enemy_visible", "children": [{"type": "enemy_visible"}, {"type": "enemy_visible"}]}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:10",
+            "`enemy_visible` is a leaf, but has 2 children",
+            Some(("t", "t", "enemy_visible")),
+            None,
+        )
+    );
+}
+
+#[test]
+fn nesting_past_the_limit() {
+    let mut text = String::from(r#"{"type": "enemy_visible"}"#);
+    for _ in 0..=MAX_NESTING {
+        text = format!("{{\"type\": \"Sequence\", \"children\": [\n{text}]}}");
+    }
+    let load = load("deep.json", &text);
+    let d = find(&load, "nodes nest");
+    assert_eq!(
+        (d.location.as_deref(), d.message.as_str(), d.help.as_deref()),
+        (
+            Some(format!("deep.json:{}:1", MAX_NESTING + 2).as_str()),
+            "nodes nest deeper than 1024 levels",
+            Some("split the tree into sub-trees"),
+        )
+    );
+    assert_eq!(d.tree.as_deref(), Some("deep"));
+}
+
+#[test]
+fn nesting_up_to_the_limit_loads() {
+    let mut text = String::from(r#"{"type": "enemy_visible"}"#);
+    for _ in 0..MAX_NESTING {
+        text = format!("{{\"type\": \"Sequence\", \"children\": [{text}]}}");
+    }
+    let load = load("deep.json", &text);
+    assert!(
+        load.loaded.is_some(),
+        "{}",
+        load.diagnostics.render(&load.map, false)
+    );
+}
+
+#[test]
+fn tens_of_thousands_of_levels_are_an_error_not_a_stack_overflow() {
+    // (JSON takes time in the number of levels read, 1024, times the
+    // file's size: 30,000 levels keep the test quick.)
+    let deep = |depth: usize, open: &str, leaf: &str, close: &str| {
+        let mut text = String::with_capacity(depth * (open.len() + close.len()));
+        for _ in 0..depth {
+            text.push_str(open);
+        }
+        text.push_str(leaf);
+        for _ in 0..depth {
+            text.push_str(close);
+        }
+        text
+    };
+    let json = deep(
+        30_000,
+        r#"{"type": "Sequence", "children": ["#,
+        r#"{"type": "enemy_visible"}"#,
+        "]}",
+    );
+    let ron = deep(
+        100_000,
+        r#"(type: "Sequence", children: ["#,
+        r#"(type: "enemy_visible")"#,
+        "])",
+    );
+    for (name, text) in [("deep.json", json), ("deep.ron", ron)] {
+        let load = load(name, &text);
+        assert!(load.loaded.is_none(), "{name}");
+        assert!(load.diagnostics.has_errors(), "{name}");
+    }
+}
+
+#[test]
+fn ron_nests_to_its_documented_depth_with_one_clear_error_past_it() {
+    // ron's parser recurses per bracket (two per level of nodes) and stops
+    // at its own limit, so RON files stop at 26 levels; JSON goes to
+    // MAX_NESTING.
+    let nested = |levels: usize| {
+        let mut text = String::from(r#"(type: "enemy_visible")"#);
+        for _ in 0..levels {
+            text = format!("(type: \"Sequence\", children: [{text}])");
+        }
+        text
+    };
+    let load = load("deep.ron", &nested(25));
+    assert!(
+        load.loaded.is_some(),
+        "{}",
+        load.diagnostics.render(&load.map, false)
+    );
+    let load = self::load("deep.ron", &nested(100));
+    let d = only(&load);
+    assert_eq!(
+        d.message,
+        "the file nests deeper than RON files may (about 26 levels of nodes)"
+    );
+    assert_eq!(
+        d.help.as_deref(),
+        Some("split the tree into sub-trees, or write it in JSON")
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Parameters
+// ---------------------------------------------------------------------------
+
+#[test]
+fn an_unknown_parameter_suggests_the_right_one() {
+    let load = load("t.json", r#"{"type": "Say", "params": {"txt": "hi"}}"#);
+    let d = find(&load, "`Say` has no");
+    assert_eq!(
+        (d.message.as_str(), d.help.as_deref()),
+        ("`Say` has no parameter `txt`", Some("did you mean `text`?"))
+    );
+    assert_eq!(
+        (d.tree.as_deref(), d.path.as_deref(), d.node_type.as_deref()),
+        (Some("t"), Some("t"), Some("Say"))
+    );
+}
+
+#[test]
+fn an_unknown_parameter_is_underlined_at_its_name() {
+    let load = load("t.json", r#"{"type": "Say", "params": {"txt": "hi"}}"#);
+    let d = find(&load, "`Say` has no");
+    assert_eq!(d.location.as_deref(), Some("t.json:1:28"));
+}
+
+#[test]
+fn a_missing_required_parameter() {
+    let load = load("t.json", r#"{"type": "Patrol"}"#);
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:10",
+            "`Patrol` needs parameter `speed` (float), which is not given",
+            Some(("t", "t", "Patrol")),
+            None,
+        )
+    );
+}
+
+#[test]
+fn a_parameter_given_twice() {
+    let load = load(
+        "t.json",
+        r#"{"type": "Patrol", "params": {"speed": 1, "speed": 2}}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:43",
+            "parameter `speed` of `Patrol` is given twice",
+            Some(("t", "t", "Patrol")),
+            None,
+        )
+    );
+}
+
+#[test]
+fn a_value_of_the_wrong_type() {
+    let load = load(
+        "t.json",
+        r#"{"type": "hunger_above", "params": {"threshold": 2.5}}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:50",
+            "parameter `threshold` of `hunger_above`: expected int, found 2.5",
+            Some(("t", "t", "hunger_above")),
+            None,
+        )
+    );
+}
+
+#[test]
+fn a_value_that_is_not_a_literal() {
+    let load = load("t.json", r#"{"type": "Patrol", "params": {"speed": [1]}}"#);
+    assert_eq!(
+        find(&load, "a parameter's value"),
+        error(
+            "t.json:1:40",
+            "a parameter's value must be a number, a string, true or false",
+            Some(("t", "t", "Patrol")),
+            None,
+        )
+    );
+}
+
+#[test]
+fn a_value_that_is_not_a_literal_is_reported_once_with_its_node() {
+    let load = load("t.json", r#"{"type": "Patrol", "params": {"speed": [1]}}"#);
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:40",
+            "a parameter's value must be a number, a string, true or false",
+            Some(("t", "t", "Patrol")),
+            None,
+        )
+    );
+}
+
+#[test]
+fn a_null_parameter() {
+    let load = load("t.json", r#"{"type": "Patrol", "params": {"speed": null}}"#);
+    assert_eq!(
+        find(&load, "parameter `speed` is null"),
+        error(
+            "t.json:1:40",
+            "parameter `speed` is null",
+            Some(("t", "t", "Patrol")),
+            Some("give a value, or leave the parameter out for its default"),
+        )
+    );
+}
+
+#[test]
+fn a_null_parameter_is_reported_once_with_its_node() {
+    let load = load("t.json", r#"{"type": "Patrol", "params": {"speed": null}}"#);
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:40",
+            "parameter `speed` is null",
+            Some(("t", "t", "Patrol")),
+            Some("give a value, or leave the parameter out for its default"),
+        )
+    );
+}
+
+#[test]
+fn reader_errors_name_their_node() {
+    for (text, node_type) in [
+        (
+            r#"{"type": "Sequence", "children": [{"type": "Patrol", "tree": "x", "params": {"speed": 1}}]}"#,
+            "Patrol",
+        ),
+        (
+            r#"{"type": "Sequence", "children": [{"type": "Concurrent", "succeed": 0, "children": [{"type": "enemy_visible"}]}]}"#,
+            "Concurrent",
+        ),
+        (
+            r#"{"type": "Sequence", "children": [{"type": "Patrol", "id": -1, "params": {"speed": 1}}]}"#,
+            "Patrol",
+        ),
+    ] {
+        let load = load("t.json", text);
+        let d = only(&load);
+        assert_eq!(d.tree.as_deref(), Some("t"), "{text}");
+        assert_eq!(d.node_type.as_deref(), Some(node_type), "{text}");
+        assert!(d.path.is_some(), "{text}");
+    }
+}
+
+#[test]
+fn an_enum_value_suggests_a_variant() {
+    let load = load("t.json", r#"{"type": "Walk", "params": {"gait": "rn"}}"#);
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:37",
+            "parameter `gait` of `Walk`: `rn` is not a valid choice",
+            Some(("t", "t", "Walk")),
+            Some("did you mean `run`?"),
+        )
+    );
+}
+
+#[test]
+fn an_unknown_blackboard_field_suggests_one() {
+    let load = load(
+        "t.json",
+        r#"{"type": "Track", "params": {"target": "{gaol}"}}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:40",
+            "parameter `target` of `Track`: the blackboard has no field `gaol`",
+            Some(("t", "t", "Track")),
+            Some("did you mean `goal`?"),
+        )
+    );
+}
+
+#[test]
+fn a_blackboard_field_of_the_wrong_type() {
+    let load = load("t.json", r#"{"type": "Aim", "params": {"at": "{alert}"}}"#);
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:34",
+            "parameter `at` of `Aim`: field `alert` holds bool values, but float is needed",
+            Some(("t", "t", "Aim")),
+            None,
+        )
+    );
+}
+
+#[test]
+fn errors_inside_a_sub_tree_name_it_and_the_full_path() {
+    let text = r#"{"trees": [
+  {"name": "main", "root": {"type": "Sequence", "children": [
+    {"type": "SubTree", "tree": "walk"}
+  ]}},
+  {"name": "walk", "root": {"type": "Sequence", "children": [
+    {"type": "Walk", "params": {"gait": "fly"}}
+  ]}}
+]}"#;
+    let load = load("t.json", text);
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:6:41",
+            "parameter `gait` of `Walk`: `fly` is not a valid choice",
+            Some(("walk", "main/walk[0]/Walk[0]", "Walk")),
+            None,
+        )
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Code frames
+// ---------------------------------------------------------------------------
+
+#[test]
+fn an_error_renders_as_a_code_frame() {
+    let text = "{\"type\": \"Sequence\", \"children\": [\n\t{\"type\": \"enemy_visibel\"}\n]}\n";
+    let load = load("guard.json", text);
+    let want = "\
+error: unknown node type `enemy_visibel`
+ --> guard.json:2:11
+  |
+2 |     {\"type\": \"enemy_visibel\"}
+  |              ^^^^^^^^^^^^^^^
+  = node: guard/enemy_visibel[0] (enemy_visibel) in tree `guard`
+  = help: did you mean `enemy_visible`?
+
+1 error
+";
+    assert_eq!(load.diagnostics.render(&load.map, false), want);
+}
+
+#[test]
+fn a_frame_on_line_ten_widens_its_gutter() {
+    let text = format!("{}{{\"type\": \"Teleport\"}}", "\n".repeat(9));
+    let load = load("t.json", &text);
+    let want = "\
+error: unknown node type `Teleport`
+  --> t.json:10:10
+   |
+10 | {\"type\": \"Teleport\"}
+   |          ^^^^^^^^^^
+   = node: t (Teleport) in tree `t`
+   = help: register a leaf named `Teleport`, or pass --stub-unknown to stub it
+";
+    let d = &load.diagnostics.items()[0];
+    assert_eq!(d.render(&load.map, false), want);
+}
+
+#[test]
+fn a_frame_without_a_place_has_only_its_notes() {
+    let options = LoadOptions {
+        main: Some("other".into()),
+        ..LoadOptions::default()
+    };
+    let load = load_str(
+        "t.json",
+        r#"{"type": "enemy_visible"}"#,
+        &catalog(),
+        &options,
+    );
+    assert_eq!(
+        load.diagnostics.render(&load.map, false),
+        "error: no tree is named `other`\n\n1 error\n"
+    );
+}
+
+#[test]
+fn colour_paints_the_severity() {
+    let load = load("t.json", r#"{"type": "Teleport"}"#);
+    let coloured = load.diagnostics.render(&load.map, true);
+    assert!(
+        coloured.starts_with("\x1b[1;31merror\x1b[0m"),
+        "{coloured:?}"
+    );
+}
+
+// ---------------------------------------------------------------------------
+// No input panics
+// ---------------------------------------------------------------------------
+
+/// Checks what any load must hold: no error without an explanation, every
+/// placed diagnostic at a real place, every frame renderable.
+fn check_sane(load: &Load) -> Result<(), TestCaseError> {
+    prop_assert_eq!(
+        load.loaded.is_some(),
+        !load.diagnostics.has_errors(),
+        "a failed load explains itself:\n{}",
+        load.diagnostics.render(&load.map, false)
+    );
+    for d in load.diagnostics.items() {
+        let Some(span) = d.span else { continue };
+        let file = &load.map.files()[span.file.0 as usize];
+        prop_assert!(span.start <= span.end && span.end as usize <= file.text().len());
+        let location = d.location(&load.map);
+        prop_assert!(location.is_some(), "{d:?}");
+        let (line, column) = file.line_column(span.start as usize);
+        prop_assert!(file.offset(line, column).is_some(), "{d:?}");
+        prop_assert_eq!(location, Some(format!("{}:{line}:{column}", file.name())));
+    }
+    let _ = load.diagnostics.render(&load.map, false);
+    let _ = load.diagnostics.render(&load.map, true);
+    Ok(())
+}
+
+/// One edit of a file's bytes.
+#[derive(Clone, Debug)]
+enum Edit {
+    Delete(usize, usize),
+    Insert(usize, Vec<u8>),
+    Replace(usize, u8),
+    Copy(usize, usize, usize),
+    Truncate(usize),
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    let byte = prop_oneof![
+        prop::sample::select(b"{}[]():,\"'\\/*-.0123456789eE+ \n\tnulltrueallNoneSome".to_vec()),
+        any::<u8>(),
+    ];
+    prop_oneof![
+        (any::<usize>(), 1..8usize).prop_map(|(at, n)| Edit::Delete(at, n)),
+        (any::<usize>(), prop::collection::vec(byte.clone(), 1..4))
+            .prop_map(|(at, b)| Edit::Insert(at, b)),
+        (any::<usize>(), byte).prop_map(|(at, b)| Edit::Replace(at, b)),
+        (any::<usize>(), any::<usize>(), 1..40usize)
+            .prop_map(|(from, to, n)| Edit::Copy(from, to, n)),
+        any::<usize>().prop_map(Edit::Truncate),
+    ]
+}
+
+fn apply(bytes: &mut Vec<u8>, edit: &Edit) {
+    let len = bytes.len().max(1);
+    match edit {
+        Edit::Delete(at, n) => {
+            let at = at % len;
+            let end = (at + n).min(bytes.len());
+            if at < end {
+                bytes.drain(at..end);
+            }
+        }
+        Edit::Insert(at, b) => {
+            let at = at % (bytes.len() + 1);
+            bytes.splice(at..at, b.iter().copied());
+        }
+        Edit::Replace(at, b) => {
+            if !bytes.is_empty() {
+                let at = at % bytes.len();
+                bytes[at] = *b;
+            }
+        }
+        Edit::Copy(from, to, n) => {
+            if !bytes.is_empty() {
+                let from = from % bytes.len();
+                let end = (from + n).min(bytes.len());
+                let piece = bytes[from..end].to_vec();
+                let to = to % (bytes.len() + 1);
+                bytes.splice(to..to, piece);
+            }
+        }
+        Edit::Truncate(at) => bytes.truncate(at % len),
+    }
+}
+
+fn mutated(name: &'static str) -> impl Strategy<Value = String> {
+    prop::collection::vec(edit(), 1..6).prop_map(move |edits| {
+        let mut bytes = data(name).into_bytes();
+        for e in &edits {
+            apply(&mut bytes, e);
+        }
+        String::from_utf8_lossy(&bytes).into_owned()
+    })
+}
+
+/// Text made of the pieces of tree files.
+fn tree_like() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop::sample::select(vec![
+            "{",
+            "}",
+            "[",
+            "]",
+            "(",
+            ")",
+            ":",
+            ",",
+            "\"",
+            " ",
+            "\n",
+            "\"type\"",
+            "type",
+            "\"children\"",
+            "children",
+            "\"params\"",
+            "params",
+            "\"trees\"",
+            "trees",
+            "\"name\"",
+            "name",
+            "\"root\"",
+            "root",
+            "\"main\"",
+            "\"tree\"",
+            "\"succeed\"",
+            "\"fail\"",
+            "\"all\"",
+            "\"Sequence\"",
+            "\"Concurrent\"",
+            "\"SubTree\"",
+            "\"Patrol\"",
+            "\"speed\"",
+            "\"x\"",
+            "\"enemy_visible\"",
+            "1",
+            "-2.5",
+            "null",
+            "true",
+            "()",
+            "None",
+            "Some(",
+            "//",
+            "/*",
+            "*/",
+            "\u{e9}",
+            "\u{feff}",
+            "\t",
+            "\\",
+            "'",
+        ]),
+        0..80,
+    )
+    .prop_map(|pieces| pieces.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 512,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+
+    #[test]
+    fn arbitrary_text_never_panics(
+        text in prop_oneof![any::<String>(), tree_like()],
+        name in prop::sample::select(vec!["t.json", "t.ron", "t"]),
+    ) {
+        check_sane(&load(name, &text))?;
+    }
+
+    #[test]
+    fn mutated_json_files_never_panic(text in mutated("broken.json")) {
+        check_sane(&load("t.json", &text))?;
+    }
+
+    #[test]
+    fn mutated_ron_files_never_panic(text in mutated("broken.ron")) {
+        check_sane(&load("t.ron", &text))?;
+    }
+
+    #[test]
+    fn mutated_good_files_never_panic(
+        text in prop_oneof![mutated("guard.json"), mutated("guard.ron")],
+        name in prop::sample::select(vec!["t.json", "t.ron"]),
+    ) {
+        check_sane(&load(name, &text))?;
+    }
+}

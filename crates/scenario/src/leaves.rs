@@ -1,0 +1,566 @@
+//! The built-in test leaves that scenarios (and the CLI) run trees with.
+//!
+//! | leaf | kind | parameters | does |
+//! | --- | --- | --- | --- |
+//! | `Succeed` | action | | succeeds |
+//! | `Fail` | action | | fails |
+//! | `Running` | action | | runs forever |
+//! | `Wait` | action | `ticks` | runs `ticks` ticks, then succeeds |
+//! | `Script` | action | `statuses` | returns the listed statuses on its successive calls (`"R R S"`, or words), the last one repeating; a persistent slot counts the calls (cancel calls are not steps) |
+//! | `Condition` | condition | `test` | `key`, `!key`, or `key OP operand` with `OP` one of `== != < <= > >=` and `operand` a number, `true`, `false`, `'text'` or `{key}` |
+//! | `Set` | action | `key`, `value` | sets the key to the value (a literal, or `{key}`), succeeds |
+//! | `Chance` | condition | `percent` | succeeds with that chance, decided by the scenario's seed, the agent, the tick and the node |
+//! | `Deferred` | deferred | `name`, `ticks` = -1, `outcome` = success | a game-system action: the scenario's script completes it, or it completes by itself `ticks` ticks after its launch |
+//! | `WaitEvent` | action | `event` | runs until the named event is sent to the agent, then succeeds (an event hook) |
+//!
+//! Parameters that need the scenario's keys (`test`, `key`, `value`,
+//! `statuses`) are parsed once, when the tree loads, into a table by node:
+//! a tick only indexes it.
+
+use crate::blackboard::{DynBlackboard, DynValue};
+use std::sync::Arc;
+use treebeard_load::Stub;
+use treebeard_shape::{FieldDecl, FieldType, NodeIdx, ParamSpec, ParamType, Shape, suggest};
+use treebeard_vm::{Behavior, Call, EventId, Leaves, Signal, Status};
+
+/// One scenario agent: its blackboard, and what the built-in leaves share.
+#[derive(Clone, Debug)]
+pub struct Agent {
+    /// The agent's keys.
+    pub blackboard: DynBlackboard,
+    /// The agent's number.
+    pub index: u32,
+    pub(crate) setup: Arc<Setup>,
+}
+
+impl Agent {
+    /// Agent `index` with `blackboard`, for leaves configured by `setup`.
+    pub(crate) fn new(index: u32, blackboard: DynBlackboard, setup: Arc<Setup>) -> Agent {
+        Agent {
+            blackboard,
+            index,
+            setup,
+        }
+    }
+}
+
+/// What the built-in leaves of one loaded tree need: their parsed
+/// parameters by node, and the seed.
+#[derive(Debug, Default)]
+pub(crate) struct Setup {
+    pub(crate) nodes: Vec<Config>,
+    pub(crate) seed: u64,
+}
+
+/// A built-in leaf's parsed parameters.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) enum Config {
+    #[default]
+    None,
+    Test(Test),
+    Set(usize, Operand),
+    Script(Vec<Status>),
+}
+
+/// A condition's test.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Test {
+    Key(usize, bool),
+    Compare(usize, Op, Operand),
+}
+
+/// A comparison.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Op {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// A value a leaf reads: a literal or a key.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Operand {
+    Literal(DynValue),
+    Key(usize),
+}
+
+impl Operand {
+    fn get<'a>(&'a self, bb: &'a DynBlackboard) -> Option<&'a DynValue> {
+        match self {
+            Operand::Literal(v) => Some(v),
+            Operand::Key(k) => bb.value(*k),
+        }
+    }
+}
+
+impl Setup {
+    fn config(&self, node: NodeIdx) -> &Config {
+        self.nodes.get(node.index()).unwrap_or(&Config::None)
+    }
+
+    fn test(&self, node: NodeIdx, bb: &DynBlackboard) -> bool {
+        let Config::Test(test) = self.config(node) else {
+            return false;
+        };
+        match test {
+            Test::Key(k, want) => bb.value(*k) == Some(&DynValue::Bool(*want)),
+            Test::Compare(k, op, right) => {
+                let (Some(left), Some(right)) = (bb.value(*k), right.get(bb)) else {
+                    return false;
+                };
+                compare(left, *op, right)
+            }
+        }
+    }
+}
+
+fn compare(left: &DynValue, op: Op, right: &DynValue) -> bool {
+    use std::cmp::Ordering;
+    let ordering = match (left, right) {
+        (DynValue::Int(a), DynValue::Int(b)) => a.partial_cmp(b),
+        (DynValue::Str(a), DynValue::Str(b)) => a.partial_cmp(b),
+        (DynValue::Bool(a), DynValue::Bool(b)) => a.partial_cmp(b),
+        (a, b) => match (a.to_type(FieldType::Float), b.to_type(FieldType::Float)) {
+            (Some(DynValue::Float(x)), Some(DynValue::Float(y))) => x.partial_cmp(&y),
+            _ => None,
+        },
+    };
+    let Some(o) = ordering else { return false };
+    match op {
+        Op::Eq => o == Ordering::Equal,
+        Op::Ne => o != Ordering::Equal,
+        Op::Lt => o == Ordering::Less,
+        Op::Le => o != Ordering::Greater,
+        Op::Gt => o == Ordering::Greater,
+        Op::Ge => o != Ordering::Less,
+    }
+}
+
+/// `Wait(ticks)`: running for `ticks` ticks, then success.
+fn wait(_: &mut Agent, call: &mut Call<'_>) -> Status {
+    if i64::from(call.state()) >= call.int(0) {
+        return Status::Success;
+    }
+    *call.state_mut() += 1;
+    Status::Running
+}
+
+/// `Script(statuses)`: the next status of its list. A cancel call is not
+/// a step of the script.
+fn script(agent: &mut Agent, call: &mut Call<'_>) -> Status {
+    if call.signal() == Signal::Cancel {
+        return Status::Failure;
+    }
+    let Config::Script(statuses) = agent.setup.config(call.node()) else {
+        return Status::Failure;
+    };
+    let Some(calls) = call.persistent() else {
+        return Status::Failure;
+    };
+    let i = (*calls as usize).min(statuses.len().saturating_sub(1));
+    *calls = calls.saturating_add(1);
+    statuses.get(i).copied().unwrap_or(Status::Failure)
+}
+
+/// `Set(key, value)`.
+fn set(agent: &mut Agent, call: &mut Call<'_>) -> Status {
+    let Agent {
+        blackboard, setup, ..
+    } = agent;
+    let Config::Set(key, value) = setup.config(call.node()) else {
+        return Status::Failure;
+    };
+    let Some(v) = value.get(blackboard).cloned() else {
+        return Status::Failure;
+    };
+    blackboard.put(*key, &v);
+    Status::Success
+}
+
+/// A small hash for `Chance`: SplitMix64's finaliser.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// `WaitEvent(event)`: running until its event arrives.
+struct WaitEvent;
+
+impl Behavior<Agent> for WaitEvent {
+    const HANDLES_EVENTS: bool = true;
+
+    fn update(_: &mut Agent, call: &mut Call<'_>) -> Status {
+        if call.state() == 1 {
+            Status::Success
+        } else {
+            Status::Running
+        }
+    }
+
+    fn event(_: &mut Agent, call: &mut Call<'_>, event: EventId) {
+        if event == call.event(0) {
+            *call.state_mut() = 1;
+        }
+    }
+}
+
+/// The names of the built-in leaves.
+pub const BUILTIN: &[&str] = &[
+    "Succeed",
+    "Fail",
+    "Running",
+    "Wait",
+    "Script",
+    "Condition",
+    "Set",
+    "Chance",
+    "Deferred",
+    "WaitEvent",
+];
+
+/// The built-in leaves over a blackboard of `keys`, with `events`
+/// declared.
+pub fn builtin(keys: &[FieldDecl], events: &[String]) -> Leaves<Agent> {
+    let mut l = Leaves::<Agent>::new();
+    l.fields(keys);
+    for e in events {
+        l.event(e);
+    }
+    l.action("Succeed", |_, _| Status::Success)
+        .never_fails()
+        .describe("succeeds");
+    l.action("Fail", |_, _| Status::Failure).describe("fails");
+    l.action("Running", |_, _| Status::Running)
+        .never_fails()
+        .describe("runs forever");
+    l.action("Wait", wait)
+        .param("ticks", ParamType::Int)
+        .never_fails()
+        .describe("runs `ticks` ticks, then succeeds");
+    l.action("Script", script)
+        .param("statuses", ParamType::Str)
+        .persistent()
+        .describe("returns the listed statuses on its successive calls, the last repeating");
+    l.condition("Condition", |a, args| {
+        a.setup.test(args.node(), &a.blackboard)
+    })
+    .param("test", ParamType::Str)
+    .describe("`key`, `!key` or `key OP operand` (OP: == != < <= > >=)");
+    l.action("Set", set)
+        .param("key", ParamType::Str)
+        .param("value", ParamType::Str)
+        .describe("sets a key to a literal or `{key}`, succeeds");
+    l.condition("Chance", |a, args| {
+        let f = args.frame();
+        let roll = mix(a.setup.seed
+            ^ mix(u64::from(a.index))
+            ^ mix(f.index << 20 | u64::from(args.node().get())));
+        (roll % 100) < args.int(0).clamp(0, 100) as u64
+    })
+    .param("percent", ParamType::Int)
+    .describe("succeeds with the given chance, by seed, agent, tick and node");
+    l.deferred("Deferred")
+        .param("name", ParamType::Str)
+        .with(ParamSpec::new("ticks", ParamType::Int).default(-1))
+        .with(
+            ParamSpec::new("outcome", ParamType::enumeration(&["success", "failure"]))
+                .default("success"),
+        )
+        .describe("a game-system action: completed by the script, or `ticks` ticks after launch");
+    let event = l.event_param();
+    l.behavior::<WaitEvent>("WaitEvent")
+        .param("event", event)
+        .never_fails()
+        .describe("runs until the named event is sent to the agent");
+    l
+}
+
+/// Registers `stubs` (leaves a tree names that the registry lacks): each
+/// succeeds at once.
+pub fn add_stubs(leaves: &mut Leaves<Agent>, stubs: &[Stub]) {
+    for stub in stubs {
+        let mut r = leaves
+            .action(&stub.name, |_, _| Status::Success)
+            .never_fails()
+            .describe("a stub: succeeds at once");
+        for p in &stub.schema.params {
+            r = r.with(p.clone());
+        }
+    }
+}
+
+/// A problem with a built-in leaf's parameters: the node and what.
+pub(crate) type ConfigError = (NodeIdx, String);
+
+/// Parses the parameters of the built-in leaves of `shape` against the
+/// blackboard's `keys`.
+pub(crate) fn configure(
+    shape: &Shape,
+    keys: &[FieldDecl],
+) -> Result<Vec<Config>, Vec<ConfigError>> {
+    let mut nodes = vec![Config::None; shape.len()];
+    let mut errors = Vec::new();
+    for (i, config) in nodes.iter_mut().enumerate() {
+        let node = NodeIdx::new(i as u32);
+        let Some(import) = shape.import(node) else {
+            continue;
+        };
+        let words = shape.params(node);
+        let text = |k: usize| {
+            words
+                .get(k)
+                .and_then(|&w| shape.strings().get(w as usize))
+                .map_or("", |s| &**s)
+        };
+        let parsed = match &*import.name {
+            "Condition" => parse_test(text(0), keys)
+                .map(Config::Test)
+                .map_err(|e| ("test", e)),
+            "Set" => parse_set(text(0), text(1), keys),
+            "Script" => parse_statuses(text(0))
+                .map(Config::Script)
+                .map_err(|e| ("statuses", e)),
+            _ => continue,
+        };
+        match parsed {
+            Ok(c) => *config = c,
+            Err((param, e)) => {
+                errors.push((
+                    node,
+                    format!("parameter `{param}` of `{}`: {e}", import.name),
+                ));
+            }
+        }
+    }
+    if errors.is_empty() {
+        Ok(nodes)
+    } else {
+        Err(errors)
+    }
+}
+
+fn key(name: &str, keys: &[FieldDecl]) -> Result<usize, String> {
+    let name = name.trim();
+    keys.iter().position(|k| &*k.name == name).ok_or_else(|| {
+        let mut e = format!("the scenario declares no key `{name}`");
+        match suggest(name, keys.iter().map(|k| &*k.name)) {
+            Some(s) => e.push_str(&format!("; did you mean `{s}`?")),
+            None => e.push_str("; declare it in the scenario's `blackboard`"),
+        }
+        e
+    })
+}
+
+/// An operand: `{key}`, or a literal read as `ty`.
+fn operand(text: &str, ty: FieldType, keys: &[FieldDecl]) -> Result<Operand, String> {
+    let text = text.trim();
+    if let Some(name) = treebeard_shape::params::field_name(text) {
+        let k = key(name, keys)?;
+        let found = keys[k].ty;
+        let fits = found == ty || (found == FieldType::Int && ty == FieldType::Float);
+        if !fits {
+            return Err(format!(
+                "key `{name}` holds {found} values, but {ty} is needed"
+            ));
+        }
+        return Ok(Operand::Key(k));
+    }
+    literal(text, ty).map(Operand::Literal)
+}
+
+/// A literal of type `ty`.
+pub(crate) fn literal(text: &str, ty: FieldType) -> Result<DynValue, String> {
+    let t = text.trim();
+    let bad = || format!("expected {ty}, found `{t}`");
+    match ty {
+        FieldType::Bool => match t {
+            "true" => Ok(DynValue::Bool(true)),
+            "false" => Ok(DynValue::Bool(false)),
+            _ => Err(bad()),
+        },
+        FieldType::Int => t.parse().map(DynValue::Int).map_err(|_| bad()),
+        FieldType::Float => t.parse().map(DynValue::Float).map_err(|_| bad()),
+        FieldType::Str => {
+            let unquoted = t
+                .strip_prefix('\'')
+                .and_then(|s| s.strip_suffix('\''))
+                .or_else(|| t.strip_prefix('"').and_then(|s| s.strip_suffix('"')))
+                .unwrap_or(t);
+            Ok(DynValue::Str(unquoted.into()))
+        }
+    }
+}
+
+fn parse_test(text: &str, keys: &[FieldDecl]) -> Result<Test, String> {
+    let t = text.trim();
+    const OPS: [(&str, Op); 6] = [
+        ("==", Op::Eq),
+        ("!=", Op::Ne),
+        ("<=", Op::Le),
+        (">=", Op::Ge),
+        ("<", Op::Lt),
+        (">", Op::Gt),
+    ];
+    if let Some((at, (sym, op))) = OPS
+        .iter()
+        .filter_map(|&(sym, op)| t.find(sym).map(|at| (at, (sym, op))))
+        .min_by_key(|&(at, (sym, _))| (at, std::cmp::Reverse(sym.len())))
+    {
+        let k = key(&t[..at], keys)?;
+        let ty = keys[k].ty;
+        let right = operand(&t[at + sym.len()..], ty, keys)?;
+        if matches!(ty, FieldType::Bool | FieldType::Str) && !matches!(op, Op::Eq | Op::Ne) {
+            return Err(format!("{ty} keys compare only with == and !="));
+        }
+        return Ok(Test::Compare(k, op, right));
+    }
+    let (name, want) = match t.strip_prefix('!') {
+        Some(rest) => (rest, false),
+        None => (t, true),
+    };
+    let k = key(name, keys)?;
+    if keys[k].ty != FieldType::Bool {
+        return Err(format!(
+            "key `{}` holds {} values: compare it (`{} > 3`), or test a bool key",
+            name.trim(),
+            keys[k].ty,
+            name.trim()
+        ));
+    }
+    Ok(Test::Key(k, want))
+}
+
+/// `Set`'s parameters; an error names the parameter it is about.
+fn parse_set(
+    key_text: &str,
+    value: &str,
+    keys: &[FieldDecl],
+) -> Result<Config, (&'static str, String)> {
+    let k = key(key_text, keys).map_err(|e| ("key", e))?;
+    let value = operand(value, keys[k].ty, keys).map_err(|e| ("value", e))?;
+    Ok(Config::Set(k, value))
+}
+
+fn parse_statuses(text: &str) -> Result<Vec<Status>, String> {
+    let statuses: Result<Vec<Status>, String> = text
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|w| !w.is_empty())
+        .map(|w| match w.to_ascii_lowercase().as_str() {
+            "s" | "success" => Ok(Status::Success),
+            "f" | "failure" => Ok(Status::Failure),
+            "r" | "running" => Ok(Status::Running),
+            _ => Err(format!(
+                "`{w}` is not a status: write S, F, R or success, failure, running"
+            )),
+        })
+        .collect();
+    let statuses = statuses?;
+    if statuses.is_empty() {
+        return Err("a script needs at least one status".into());
+    }
+    Ok(statuses)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys() -> Vec<FieldDecl> {
+        vec![
+            FieldDecl::new("hunger", FieldType::Int),
+            FieldDecl::new("alert", FieldType::Bool),
+            FieldDecl::new("name", FieldType::Str),
+            FieldDecl::new("speed", FieldType::Float),
+        ]
+    }
+
+    #[test]
+    fn tests_parse_keys_negations_and_comparisons() {
+        let k = keys();
+        assert_eq!(parse_test("alert", &k), Ok(Test::Key(1, true)));
+        assert_eq!(parse_test(" !alert ", &k), Ok(Test::Key(1, false)));
+        assert_eq!(
+            parse_test("hunger >= 70", &k),
+            Ok(Test::Compare(
+                0,
+                Op::Ge,
+                Operand::Literal(DynValue::Int(70))
+            ))
+        );
+        assert_eq!(
+            parse_test("speed < {hunger}", &k),
+            Ok(Test::Compare(3, Op::Lt, Operand::Key(0)))
+        );
+        assert_eq!(
+            parse_test("name == 'bob'", &k),
+            Ok(Test::Compare(
+                2,
+                Op::Eq,
+                Operand::Literal(DynValue::Str("bob".into()))
+            ))
+        );
+    }
+
+    #[test]
+    fn bad_tests_say_why() {
+        let k = keys();
+        assert_eq!(
+            parse_test("hungr > 3", &k).unwrap_err(),
+            "the scenario declares no key `hungr`; did you mean `hunger`?"
+        );
+        assert!(parse_test("hunger", &k).unwrap_err().contains("compare it"));
+        assert!(
+            parse_test("hunger > lots", &k)
+                .unwrap_err()
+                .contains("expected int, found `lots`")
+        );
+        assert!(
+            parse_test("name < 'x'", &k)
+                .unwrap_err()
+                .contains("only with ==")
+        );
+        assert!(
+            parse_test("alert == {hunger}", &k)
+                .unwrap_err()
+                .contains("holds int values")
+        );
+    }
+
+    #[test]
+    fn comparisons_follow_types() {
+        let bb = DynBlackboard::new(vec![
+            DynValue::Int(70),
+            DynValue::Bool(true),
+            DynValue::Str("bob".into()),
+            DynValue::Float(1.5),
+        ]);
+        let setup = |t| Setup {
+            nodes: vec![Config::Test(t)],
+            seed: 0,
+        };
+        let check = |text: &str| setup(parse_test(text, &keys()).unwrap()).test(NodeIdx::ROOT, &bb);
+        assert!(check("hunger >= 70"));
+        assert!(!check("hunger > 70"));
+        assert!(check("speed < {hunger}"));
+        assert!(check("name == \"bob\""));
+        assert!(check("alert"));
+        assert!(!check("!alert"));
+        assert!(check("speed != 2"));
+    }
+
+    #[test]
+    fn statuses_parse_letters_and_words() {
+        use Status::*;
+        assert_eq!(parse_statuses("R R S"), Ok(vec![Running, Running, Success]));
+        assert_eq!(
+            parse_statuses("failure, success"),
+            Ok(vec![Failure, Success])
+        );
+        assert!(parse_statuses("").is_err());
+        assert!(parse_statuses("R X").unwrap_err().contains("`X`"));
+    }
+}

@@ -1,0 +1,40 @@
+//! Scenario files: a tree, agents, a world script and expectations, run on
+//! treebeard's interpreter, with a readable diff of the first unmet
+//! expectation and a JSON-lines trace. The format is documented in
+//! `docs/scenarios.md`; the corpus in `tests/scenarios/` runs in CI on the
+//! stream interpreter and on the reference interpreter.
+//!
+//! ```
+//! use treebeard_scenario::{PrepareOptions, prepare_str};
+//!
+//! let scenario = r#"(
+//!     tree: (type: "PrioritySelector", children: [
+//!         (type: "Condition", params: {"test": "alarm"}),
+//!         (type: "Wait", params: {"ticks": 2}),
+//!     ]),
+//!     ticks: 3,
+//!     blackboard: {"alarm": false},
+//!     script: [(tick: 1, set: {"alarm": true})],
+//!     expect: [
+//!         (tick: 0, status: "running", running: ["Wait"]),
+//!         (tick: 1, status: "success", trace_contains: ["cancel Wait"]),
+//!     ],
+//! )"#;
+//! let prepared = prepare_str("alarm.ron", scenario, &PrepareOptions::default())
+//!     .map_err(|r| r.render(false))?;
+//! let verdict = prepared.run(&mut prepared.vm(), None)?;
+//! assert!(verdict.passed(), "{}", prepared.render_failure(verdict.failure.as_ref().unwrap(), false));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod blackboard;
+pub mod format;
+pub mod leaves;
+mod run;
+
+pub use blackboard::{DynBlackboard, DynValue};
+pub use leaves::Agent;
+pub use run::{
+    Engine, Failure, PrepareOptions, Prepared, Report, Verdict, Vm, builtin_leaves, diff, prepare,
+    prepare_str,
+};

@@ -1,0 +1,850 @@
+//! Preparing and running scenarios.
+
+use crate::blackboard::DynBlackboard;
+use crate::format::{self, Action, CheckKind, NodeRef, Scenario, TreeRef};
+use crate::leaves::{self, Agent, Setup};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::Arc;
+use treebeard_load::{Diagnostic, Diagnostics, LoadOptions, Loader, SourceMap, Span, Stub};
+use treebeard_shape::{NodeIdx, Shape, suggest};
+use treebeard_vm::{
+    Actors, AgentId, EventId, Frame, Interpreter, Leaves, Outcome, Program, Request, RequestKind,
+    Stale, Status, TraceEvent,
+};
+
+/// Problems that keep a scenario from running, with the files they are in.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Each part: the files of one load and its diagnostics.
+    pub parts: Vec<(SourceMap, Diagnostics)>,
+}
+
+impl Report {
+    fn one(map: SourceMap, diagnostics: Diagnostics) -> Report {
+        Report {
+            parts: vec![(map, diagnostics)],
+        }
+    }
+
+    /// Whether any part has an error.
+    pub fn has_errors(&self) -> bool {
+        self.parts.iter().any(|(_, d)| d.has_errors())
+    }
+
+    /// Every diagnostic as a code frame.
+    pub fn render(&self, color: bool) -> String {
+        self.parts
+            .iter()
+            .filter(|(_, d)| !d.is_empty())
+            .map(|(m, d)| d.render(m, color))
+            .collect()
+    }
+}
+
+/// A scenario ready to run: its tree loaded, linked to the built-in leaves,
+/// and every node it names found.
+pub struct Prepared {
+    /// The scenario.
+    pub scenario: Scenario,
+    /// The scenario file, for messages.
+    pub map: SourceMap,
+    /// The program the agents run.
+    pub program: Program<Agent>,
+    /// Every node's path, by item.
+    pub paths: Vec<String>,
+    /// Warnings of the tree's load.
+    pub warnings: Report,
+    setup: Arc<Setup>,
+    nodes: BTreeMap<(u32, u32), NodeIdx>,
+    events: Vec<EventId>,
+}
+
+/// How to prepare.
+#[derive(Clone, Debug, Default)]
+pub struct PrepareOptions {
+    /// Stub unknown leaves even if the scenario does not say so.
+    pub stub_unknown: bool,
+}
+
+/// Reads, loads and checks the scenario at `path`.
+pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Report> {
+    let mut map = SourceMap::new();
+    let name = path.display().to_string();
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) => {
+            let mut d = Diagnostics::new();
+            d.push(Diagnostic::error(format!("cannot read `{name}`: {e}")));
+            return Err(Report::one(map, d));
+        }
+    };
+    let file = map.add(&name, text);
+    prepare_in(map, file, options)
+}
+
+/// Prepares a scenario given as text named `name` (relative tree paths are
+/// relative to `name`).
+pub fn prepare_str(name: &str, text: &str, options: &PrepareOptions) -> Result<Prepared, Report> {
+    let mut map = SourceMap::new();
+    let file = map.add(name, text.into());
+    prepare_in(map, file, options)
+}
+
+fn prepare_in(
+    map: SourceMap,
+    file: treebeard_load::FileId,
+    options: &PrepareOptions,
+) -> Result<Prepared, Report> {
+    let mut diags = Diagnostics::new();
+    let Some(scenario) = format::read(&map, file, &mut diags) else {
+        diags.sort();
+        return Err(Report::one(map, diags));
+    };
+    // The tree, against the built-in leaves over the scenario's keys.
+    let catalog = leaves::builtin(&scenario.keys, &scenario.events);
+    let load_options = LoadOptions {
+        stub_unknown: scenario.stub_unknown || options.stub_unknown,
+        main: scenario.main.as_ref().map(|(m, _)| m.clone()),
+        ..LoadOptions::default()
+    };
+    let mut loader = Loader::new(&catalog, load_options);
+    let mut inline = None;
+    match &scenario.tree {
+        TreeRef::File(path, span) => {
+            if !path.exists() {
+                diags.push(
+                    Diagnostic::error(format!("the tree file `{}` does not exist", path.display()))
+                        .at(*span)
+                        .help("paths are relative to the scenario file"),
+                );
+                return Err(Report::one(map, diags));
+            }
+            loader.add_file(path);
+        }
+        TreeRef::Inline(span) => {
+            // The tree alone, at its own offsets: the rest blanked.
+            let whole = map.file(file).text();
+            let blanked: String = whole
+                .char_indices()
+                .map(|(i, c)| {
+                    let inside = (span.start as usize..span.end as usize).contains(&i);
+                    if inside || c.is_whitespace() {
+                        c.to_string()
+                    } else {
+                        // As many bytes as the character: offsets stay.
+                        " ".repeat(c.len_utf8())
+                    }
+                })
+                .collect();
+            inline = Some(whole.to_owned());
+            loader.add_source(map.file(file).name(), blanked, None);
+        }
+    }
+    let mut load = loader.finish();
+    if let Some(whole) = inline
+        && let Some(id) = load.map.find(map.file(file).name())
+        && load.map.file(id).text().len() == whole.len()
+    {
+        load.map.set_text(id, whole);
+    }
+    let Some(loaded) = load.loaded else {
+        // The scenario's `main` naming no tree is the scenario's mistake.
+        let mut tree_diags = Diagnostics::new();
+        for d in load.diagnostics {
+            match &scenario.main {
+                Some((_, span))
+                    if d.span.is_none() && d.message.starts_with("no tree is named") =>
+                {
+                    diags.push(d.at(*span));
+                }
+                _ => tree_diags.push(d),
+            }
+        }
+        let mut report = Report::one(load.map, tree_diags);
+        report.parts.insert(0, (map, diags));
+        return Err(report);
+    };
+    let warnings = Report::one(load.map, load.diagnostics);
+    let shape = loaded.shape;
+    let mut leaves = catalog;
+    leaves::add_stubs(&mut leaves, &loaded.stubs);
+    let setup = match leaves::configure(&shape, &scenario.keys) {
+        Ok(nodes) => Setup {
+            nodes,
+            seed: scenario.seed,
+        },
+        Err(errors) => {
+            let (tree_map, mut tree_diags) = warnings.parts.into_iter().next().unwrap_or_default();
+            for (node, message) in errors {
+                tree_diags.push(node_diagnostic(
+                    &shape,
+                    &tree_map,
+                    &loaded.main,
+                    node,
+                    &message,
+                ));
+            }
+            let mut report = Report::one(tree_map, tree_diags);
+            report.parts.insert(0, (map, diags));
+            return Err(report);
+        }
+    };
+    let program = match Program::link(shape, &leaves) {
+        Ok(p) => p,
+        Err(e) => unreachable!("a shape compiled against these leaves links to them: {e}"),
+    };
+    let paths = program.shape().paths();
+    let mut prepared = Prepared {
+        events: scenario
+            .events
+            .iter()
+            .map(|e| leaves.event_id(e).unwrap_or(EventId(u32::MAX)))
+            .collect(),
+        scenario,
+        map,
+        program,
+        paths,
+        warnings,
+        setup: Arc::new(setup),
+        nodes: BTreeMap::new(),
+    };
+    prepared.resolve_refs(&mut diags, &loaded.stubs);
+    if diags.has_errors() {
+        return Err(Report::one(prepared.map, diags));
+    }
+    Ok(prepared)
+}
+
+/// A diagnostic about a node of the loaded tree.
+fn node_diagnostic(
+    shape: &Shape,
+    map: &SourceMap,
+    tree: &str,
+    node: NodeIdx,
+    message: &str,
+) -> Diagnostic {
+    let (message, help) = match message.split_once("; ") {
+        Some((m, h)) => (m, Some(h)),
+        None => (message, None),
+    };
+    let info = shape.node(node);
+    let mut d = Diagnostic::error(message.to_owned());
+    if let Some(h) = help {
+        d = d.help(h.to_owned());
+    }
+    let path = shape.paths().swap_remove(node.index());
+    let leaf = shape.import(node).map_or(&*info.name, |i| &*i.name);
+    d = d.node(tree, &path, leaf);
+    if let Some(s) = info.source
+        && let Some(f) = map.files().get(s.file as usize)
+        && let Some(offset) = f.offset(s.line, s.column)
+    {
+        d = d.at(Span::new(
+            treebeard_load::FileId(s.file),
+            offset,
+            offset + 1,
+        ));
+    }
+    d
+}
+
+/// Every node's path as diagnostics print it: the root's name, then each
+/// node's name and position among its siblings (`guard/fight[0]/Shoot[1]`).
+fn indexed_paths(shape: &Shape) -> Vec<String> {
+    let mut paths = vec![String::new(); shape.len()];
+    if shape.is_empty() {
+        return paths;
+    }
+    paths[0] = shape.node(NodeIdx::ROOT).name.to_string();
+    for i in 0..shape.len() {
+        let node = NodeIdx::new(i as u32);
+        if shape.kind(node).is_decider() {
+            for (position, child) in shape.children(node).enumerate() {
+                let name = &shape.node(child).name;
+                paths[child.index()] = format!("{}/{name}[{position}]", paths[i]);
+            }
+        }
+    }
+    paths
+}
+
+/// Where a node reference is written: the key of [`Prepared::nodes`].
+fn key(span: Span) -> (u32, u32) {
+    (span.start, span.end)
+}
+
+impl Prepared {
+    /// Finds every node the script and expectations name.
+    fn resolve_refs(&mut self, diags: &mut Diagnostics, _stubs: &[Stub]) {
+        let mut refs: Vec<NodeRef> = Vec::new();
+        for step in &self.scenario.script {
+            if let Action::Complete(node, _) = &step.action {
+                refs.push(node.clone());
+            }
+        }
+        for e in &self.scenario.expect {
+            for c in &e.checks {
+                match &c.what {
+                    CheckKind::Running(nodes) => refs.extend(nodes.iter().cloned()),
+                    CheckKind::Trace(events)
+                    | CheckKind::TraceContains(events)
+                    | CheckKind::Requests(events) => {
+                        refs.extend(events.iter().map(|(_, n)| n.clone()));
+                    }
+                    CheckKind::Status(_) | CheckKind::Blackboard(_) => {}
+                }
+            }
+        }
+        let completions: Vec<Span> = self
+            .scenario
+            .script
+            .iter()
+            .filter_map(|s| match &s.action {
+                Action::Complete(node, _) => Some(node.span),
+                _ => None,
+            })
+            .collect();
+        for r in refs {
+            match self.find(&r.text) {
+                Ok(node)
+                    if completions.contains(&r.span)
+                        && self.program.shape().kind(node) != treebeard_shape::Kind::Deferred =>
+                {
+                    diags.push(
+                        Diagnostic::error(format!(
+                            "`{}` is not a deferred action: only a game system's actions complete",
+                            self.paths[node.index()]
+                        ))
+                        .at(r.span)
+                        .help("complete a `Deferred` leaf (or another deferred action)"),
+                    );
+                }
+                Ok(node) => {
+                    self.nodes.insert(key(r.span), node);
+                }
+                Err(message) => {
+                    let (m, h) = message.split_once("; ").unwrap_or((&message, ""));
+                    let mut d = Diagnostic::error(m.to_owned()).at(r.span);
+                    if !h.is_empty() {
+                        d = d.help(h.to_owned());
+                    }
+                    diags.push(d);
+                }
+            }
+        }
+    }
+
+    /// The node a reference names: a path, a node name, or the end of a path.
+    fn find(&self, text: &str) -> Result<NodeIdx, String> {
+        let shape = self.program.shape();
+        if let Some(i) = self.paths.iter().position(|p| p == text) {
+            return Ok(NodeIdx::new(i as u32));
+        }
+        // Paths as diagnostics print them, every segment indexed.
+        if let Some(i) = indexed_paths(shape).iter().position(|p| p == text) {
+            return Ok(NodeIdx::new(i as u32));
+        }
+        let by_name: Vec<usize> = (0..shape.len())
+            .filter(|&i| *shape.nodes()[i].name == *text)
+            .collect();
+        let by_end: Vec<usize> = (0..shape.len())
+            .filter(|&i| self.paths[i].ends_with(&format!("/{text}")))
+            .collect();
+        let found = if by_name.is_empty() { by_end } else { by_name };
+        match found.as_slice() {
+            [one] => Ok(NodeIdx::new(*one as u32)),
+            [] => {
+                let mut e = format!("the tree has no node `{text}`");
+                // Paths, names, and the last segments of paths.
+                let names = shape.nodes().iter().map(|n| &*n.name);
+                let ends = self.paths.iter().filter_map(|p| p.rsplit('/').next());
+                let candidates = self
+                    .paths
+                    .iter()
+                    .map(String::as_str)
+                    .chain(names)
+                    .chain(ends);
+                match suggest(text, candidates) {
+                    Some(s) => write!(e, "; did you mean `{s}`?").unwrap_or(()),
+                    None => write!(
+                        e,
+                        "; name a node by its path, as traces print it (e.g. `{}`)",
+                        self.paths.last().map_or("", |p| p)
+                    )
+                    .unwrap_or(()),
+                }
+                Err(e)
+            }
+            many => {
+                let paths: Vec<&str> = many.iter().map(|&i| self.paths[i].as_str()).collect();
+                Err(format!(
+                    "`{text}` names {} nodes; use one of their paths: {}",
+                    many.len(),
+                    paths.join(", ")
+                ))
+            }
+        }
+    }
+
+    fn node(&self, r: &NodeRef) -> NodeIdx {
+        // Every reference was resolved by `prepare`.
+        self.nodes
+            .get(&key(r.span))
+            .copied()
+            .unwrap_or(NodeIdx::ROOT)
+    }
+
+    /// The agents, with their initial blackboards.
+    pub fn agents(&self) -> Vec<Agent> {
+        self.scenario
+            .initial
+            .iter()
+            .enumerate()
+            .map(|(i, values)| {
+                Agent::new(
+                    i as u32,
+                    DynBlackboard::new(values.clone()),
+                    Arc::clone(&self.setup),
+                )
+            })
+            .collect()
+    }
+
+    /// An engine running the program on the stream interpreter.
+    pub fn vm(&self) -> Vm {
+        Vm {
+            program: self.program.clone(),
+            actors: Actors::new(
+                treebeard_vm::ActorLayout::for_shape(self.program.shape()),
+                self.scenario.agents as usize,
+            ),
+            interpreter: Interpreter::with_capacity(self.program.spec()),
+        }
+    }
+
+    /// Runs the scenario on `engine`, writing a JSON line per trace event to
+    /// `trace` if given. Stops at the first unmet expectation.
+    pub fn run(
+        &self,
+        engine: &mut dyn Engine,
+        mut trace: Option<&mut dyn Write>,
+    ) -> io::Result<Verdict> {
+        let s = &self.scenario;
+        let mut agents = self.agents();
+        let shape = self.program.shape();
+        // Deferred leaves that complete by themselves: (agent, node) -> (tick, outcome).
+        let mut due: BTreeMap<(u32, NodeIdx), (u64, Outcome)> = BTreeMap::new();
+        let mut verdict = Verdict::default();
+        for tick in 0..s.ticks {
+            let frame = Frame {
+                index: tick,
+                time: tick as f64 * f64::from(s.dt),
+                dt: s.dt,
+            };
+            // The world, before the tick.
+            for step in s.script.iter().filter(|st| st.tick == tick) {
+                for &a in &step.agents {
+                    let agent = &mut agents[a as usize];
+                    match &step.action {
+                        Action::Set(values) => {
+                            for (k, v, _) in values {
+                                agent.blackboard.put(*k, v);
+                            }
+                        }
+                        Action::Event(name, _) => {
+                            let i = s.events.iter().position(|e| e == name).unwrap_or(0);
+                            engine.send_event(a, agent, &frame, self.events[i]);
+                        }
+                        Action::Complete(node, outcome) => {
+                            let n = self.node(node);
+                            if let Err(stale) = engine.complete(a, n, *outcome) {
+                                let why = match stale {
+                                    Stale::NotRunning => "is not running",
+                                    Stale::AlreadyDone => "has already completed",
+                                };
+                                verdict.failure = Some(Failure {
+                                    tick,
+                                    agent: a,
+                                    what: format!(
+                                        "the script completes `{}`, which {why}",
+                                        self.paths[n.index()]
+                                    ),
+                                    expected: vec!["a launched deferred action".into()],
+                                    actual: vec![format!("it {why}")],
+                                    span: step.span,
+                                });
+                                return Ok(verdict);
+                            }
+                            due.remove(&(a, n));
+                        }
+                    }
+                }
+            }
+            for ((a, n), (at, outcome)) in due.clone() {
+                if at == tick {
+                    let _ = engine.complete(a, n, outcome);
+                    due.remove(&(a, n));
+                }
+            }
+            // The tick.
+            let mut results = Vec::with_capacity(agents.len());
+            for (a, agent) in agents.iter_mut().enumerate() {
+                let a = a as u32;
+                let mut requests = Vec::new();
+                let mut events = Vec::new();
+                let status = engine.tick(a, agent, &frame, &mut requests, &mut |n, e| {
+                    events.push((n, e))
+                });
+                for r in &requests {
+                    match r.kind {
+                        RequestKind::Launch => {
+                            if let Some(auto) = self.auto_completion(shape, r.node) {
+                                due.insert((a, r.node), (tick + auto.0.max(1), auto.1));
+                            }
+                        }
+                        RequestKind::Cancel => {
+                            due.remove(&(a, r.node));
+                        }
+                    }
+                }
+                if let Some(out) = trace.as_deref_mut() {
+                    for (n, e) in &events {
+                        // Written by hand to keep the documented key order.
+                        let node = serde_json::Value::from(self.paths[n.index()].as_str());
+                        writeln!(
+                            out,
+                            r#"{{"tick":{tick},"agent":{a},"node":{node},"event":"{}"}}"#,
+                            e.name()
+                        )?;
+                    }
+                }
+                verdict.trace_events += events.len();
+                results.push(TickResult {
+                    status,
+                    requests,
+                    events,
+                });
+            }
+            verdict.ticks = tick + 1;
+            // The expectations.
+            for e in s.expect.iter().filter(|e| e.tick == tick) {
+                for &a in &e.agents {
+                    for c in &e.checks {
+                        verdict.checks += 1;
+                        if let Some(f) = self.check(
+                            &c.what,
+                            tick,
+                            a,
+                            &results[a as usize],
+                            engine,
+                            &agents[a as usize],
+                        ) {
+                            verdict.failure = Some(Failure { span: c.span, ..f });
+                            return Ok(verdict);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(verdict)
+    }
+
+    /// A `Deferred` leaf's own completion: ticks after launch, and outcome.
+    fn auto_completion(&self, shape: &Shape, node: NodeIdx) -> Option<(u64, Outcome)> {
+        let import = shape.import(node)?;
+        if &*import.name != "Deferred" {
+            return None;
+        }
+        let words = shape.params(node);
+        let ticks = *words.get(1)? as i64;
+        let outcome = if words.get(2) == Some(&1) {
+            Outcome::Failure
+        } else {
+            Outcome::Success
+        };
+        (ticks >= 0).then_some((ticks as u64, outcome))
+    }
+
+    fn describe(&self, event: &str, node: NodeIdx) -> String {
+        format!("{event} {}", self.paths[node.index()])
+    }
+
+    /// The failure of check `what` for agent `a` after a tick, if it fails.
+    fn check(
+        &self,
+        what: &CheckKind,
+        tick: u64,
+        a: u32,
+        result: &TickResult,
+        engine: &dyn Engine,
+        agent: &Agent,
+    ) -> Option<Failure> {
+        let fail = |what: &str, expected: Vec<String>, actual: Vec<String>| Failure {
+            tick,
+            agent: a,
+            what: format!("{what} is not as expected"),
+            expected,
+            actual,
+            span: Span::new(self.scenario.file, 0, 0),
+        };
+        let status = |s: Status| format!("{s:?}").to_lowercase();
+        let events = |list: &[(String, NodeRef)]| -> Vec<String> {
+            list.iter()
+                .map(|(e, n)| self.describe(e, self.node(n)))
+                .collect()
+        };
+        let actual_events: Vec<String> = result
+            .events
+            .iter()
+            .map(|(n, e)| self.describe(e.name(), *n))
+            .collect();
+        match what {
+            CheckKind::Status(want) => (result.status != *want).then(|| {
+                fail(
+                    "root status",
+                    vec![status(*want)],
+                    vec![status(result.status)],
+                )
+            }),
+            CheckKind::Running(nodes) => {
+                let mut want: Vec<NodeIdx> = nodes.iter().map(|n| self.node(n)).collect();
+                want.sort();
+                want.dedup();
+                let have = engine.running(a);
+                let show =
+                    |v: &[NodeIdx]| v.iter().map(|n| self.paths[n.index()].clone()).collect();
+                (want != have).then(|| fail("running leaves", show(&want), show(&have)))
+            }
+            CheckKind::Trace(list) => {
+                let want = events(list);
+                (want != actual_events).then(|| fail("trace", want, actual_events))
+            }
+            CheckKind::TraceContains(list) => {
+                let want = events(list);
+                let mut rest = actual_events.iter();
+                let contained = want.iter().all(|w| rest.any(|x| x == w));
+                (!contained).then(|| fail("trace (in order, among others)", want, actual_events))
+            }
+            CheckKind::Requests(list) => {
+                let want = events(list);
+                let have: Vec<String> = result
+                    .requests
+                    .iter()
+                    .map(|r| {
+                        let kind = match r.kind {
+                            RequestKind::Launch => "launch",
+                            RequestKind::Cancel => "cancel",
+                        };
+                        self.describe(kind, r.node)
+                    })
+                    .collect();
+                (want != have).then(|| fail("requests", want, have))
+            }
+            CheckKind::Blackboard(values) => {
+                for (k, v, _) in values {
+                    let have = agent.blackboard.value(*k);
+                    if have != Some(v) {
+                        let name = &self.scenario.keys[*k].name;
+                        return Some(fail(
+                            &format!("blackboard key `{name}`"),
+                            vec![v.to_string()],
+                            vec![have.map_or("nothing".into(), ToString::to_string)],
+                        ));
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// A failure as a readable report: where the expectation is, what it
+    /// wanted and what happened, as a diff.
+    pub fn render_failure(&self, f: &Failure, color: bool) -> String {
+        let d =
+            Diagnostic::error(format!("tick {}, agent {}: {}", f.tick, f.agent, f.what)).at(f.span);
+        let mut out = d.render(&self.map, color);
+        out.push_str(&diff(&f.expected, &f.actual, color));
+        out
+    }
+}
+
+/// One agent's tick, as the checks see it.
+struct TickResult {
+    status: Status,
+    requests: Vec<Request>,
+    events: Vec<(NodeIdx, TraceEvent)>,
+}
+
+/// What a run did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// Ticks run.
+    pub ticks: u64,
+    /// Checks that held (and the failing one).
+    pub checks: usize,
+    /// Trace events.
+    pub trace_events: usize,
+    /// The first unmet expectation.
+    pub failure: Option<Failure>,
+}
+
+impl Verdict {
+    /// Whether every expectation held.
+    pub fn passed(&self) -> bool {
+        self.failure.is_none()
+    }
+}
+
+/// An unmet expectation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    /// After this tick.
+    pub tick: u64,
+    /// For this agent.
+    pub agent: u32,
+    /// What went wrong, in a sentence (`running leaves is not as
+    /// expected`).
+    pub what: String,
+    /// What the scenario expected, one line each.
+    pub expected: Vec<String>,
+    /// What happened.
+    pub actual: Vec<String>,
+    /// Where the expectation is written.
+    pub span: Span,
+}
+
+/// `expected` against `actual`, line by line: `-` lines expected but
+/// missing, `+` lines that happened unexpected.
+pub fn diff(expected: &[String], actual: &[String], color: bool) -> String {
+    let (n, m) = (expected.len(), actual.len());
+    // Longest common subsequence, for a minimal diff.
+    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if expected[i] == actual[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let paint = |code: &str, text: String| {
+        if color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text
+        }
+    };
+    let mut out = String::from("   expected (-) / actual (+):\n");
+    let (mut i, mut j) = (0, 0);
+    while i < n || j < m {
+        if i < n && j < m && expected[i] == actual[j] {
+            out.push_str(&format!("     {}\n", expected[i]));
+            i += 1;
+            j += 1;
+        } else if i < n && (j == m || lcs[i + 1][j] >= lcs[i][j + 1]) {
+            out.push_str(&paint("31", format!("   - {}", expected[i])));
+            out.push('\n');
+            i += 1;
+        } else {
+            out.push_str(&paint("32", format!("   + {}", actual[j])));
+            out.push('\n');
+            j += 1;
+        }
+    }
+    if n == 0 && m == 0 {
+        out.push_str("     (both empty)\n");
+    }
+    out
+}
+
+/// What runs a scenario's agents: the stream interpreter ([`Vm`]), or
+/// another implementation to compare with it.
+pub trait Engine {
+    /// Ticks agent `agent`, appending its requests and reporting its trace.
+    fn tick(
+        &mut self,
+        agent: u32,
+        blackboard: &mut Agent,
+        frame: &Frame,
+        requests: &mut Vec<Request>,
+        trace: &mut dyn FnMut(NodeIdx, TraceEvent),
+    ) -> Status;
+    /// Applies a game system's report on a deferred action.
+    fn complete(&mut self, agent: u32, node: NodeIdx, outcome: Outcome) -> Result<(), Stale>;
+    /// Sends an event to the agent's running actions.
+    fn send_event(
+        &mut self,
+        agent: u32,
+        blackboard: &mut Agent,
+        frame: &Frame,
+        event: EventId,
+    ) -> usize;
+    /// The agent's leaves with running work, in item order.
+    fn running(&self, agent: u32) -> Vec<NodeIdx>;
+}
+
+/// The stream interpreter as an [`Engine`].
+pub struct Vm {
+    program: Program<Agent>,
+    actors: Actors,
+    interpreter: Interpreter,
+}
+
+impl Engine for Vm {
+    fn tick(
+        &mut self,
+        agent: u32,
+        blackboard: &mut Agent,
+        frame: &Frame,
+        requests: &mut Vec<Request>,
+        trace: &mut dyn FnMut(NodeIdx, TraceEvent),
+    ) -> Status {
+        self.interpreter.tick_traced(
+            &self.program,
+            frame,
+            AgentId(agent),
+            &mut self.actors.get_mut(agent as usize),
+            blackboard,
+            requests,
+            trace,
+        )
+    }
+
+    fn complete(&mut self, agent: u32, node: NodeIdx, outcome: Outcome) -> Result<(), Stale> {
+        self.actors.get_mut(agent as usize).complete(node, outcome)
+    }
+
+    fn send_event(
+        &mut self,
+        agent: u32,
+        blackboard: &mut Agent,
+        frame: &Frame,
+        event: EventId,
+    ) -> usize {
+        self.interpreter.send_event(
+            &self.program,
+            frame,
+            AgentId(agent),
+            &mut self.actors.get_mut(agent as usize),
+            blackboard,
+            event,
+        )
+    }
+
+    fn running(&self, agent: u32) -> Vec<NodeIdx> {
+        self.actors
+            .get(agent as usize)
+            .actions()
+            .map(|(n, _)| n)
+            .collect()
+    }
+}
+
+/// The leaf table the CLI lists: the built-in leaves, no keys.
+pub fn builtin_leaves() -> Leaves<Agent> {
+    leaves::builtin(&[], &[])
+}

@@ -1,0 +1,393 @@
+//! The scenario corpus (`tests/scenarios/`), run on the stream interpreter
+//! and on the reference interpreter of `treebeard-testkit`: every scenario
+//! must pass on both, and both must do exactly the same thing on every tick
+//! (statuses, requests, trace events, running leaves, the outcome of every
+//! completion and event the script plays).
+
+use std::collections::BTreeSet;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use treebeard_scenario::leaves::BUILTIN;
+use treebeard_scenario::{Agent, Engine, PrepareOptions, Prepared, Verdict, prepare};
+use treebeard_shape::{Kind, NodeIdx};
+use treebeard_testkit::reference::{ProgramLeaves, Reference};
+use treebeard_vm::{AgentId, EventId, Frame, Outcome, Program, Request, Stale, Status, TraceEvent};
+
+/// The corpus's folder.
+fn corpus_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/scenarios");
+    dir.canonicalize().unwrap_or(dir)
+}
+
+/// Every `*.ron` and `*.json` file under `dir`, sorted.
+fn scenario_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let entries =
+            std::fs::read_dir(&d).unwrap_or_else(|e| panic!("cannot read {}: {e}", d.display()));
+        for entry in entries {
+            let path = entry.expect("a directory entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("ron" | "json")
+            ) {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The reference interpreter as an [`Engine`]: one [`Reference`] per agent,
+/// calling the program's own leaf functions.
+struct RefEngine<'p> {
+    program: &'p Program<Agent>,
+    agents: Vec<Reference>,
+}
+
+impl<'p> RefEngine<'p> {
+    fn new(prepared: &'p Prepared) -> RefEngine<'p> {
+        let shape = prepared.program.shape();
+        RefEngine {
+            program: &prepared.program,
+            agents: (0..prepared.scenario.agents)
+                .map(|_| Reference::from_shape(shape))
+                .collect(),
+        }
+    }
+}
+
+impl Engine for RefEngine<'_> {
+    fn tick(
+        &mut self,
+        agent: u32,
+        blackboard: &mut Agent,
+        frame: &Frame,
+        requests: &mut Vec<Request>,
+        trace: &mut dyn FnMut(NodeIdx, TraceEvent),
+    ) -> Status {
+        let mut leaves = ProgramLeaves {
+            program: self.program,
+            blackboard,
+            agent: AgentId(agent),
+            frame,
+        };
+        let out = self.agents[agent as usize].tick_traced(&mut leaves, AgentId(agent), trace);
+        requests.extend(out.requests);
+        out.status
+    }
+
+    fn complete(&mut self, agent: u32, node: NodeIdx, outcome: Outcome) -> Result<(), Stale> {
+        self.agents[agent as usize].complete(node, outcome)
+    }
+
+    fn send_event(
+        &mut self,
+        agent: u32,
+        blackboard: &mut Agent,
+        frame: &Frame,
+        event: EventId,
+    ) -> usize {
+        let mut leaves = ProgramLeaves {
+            program: self.program,
+            blackboard,
+            agent: AgentId(agent),
+            frame,
+        };
+        self.agents[agent as usize].send_event(&mut leaves, event)
+    }
+
+    fn running(&self, agent: u32) -> Vec<NodeIdx> {
+        self.agents[agent as usize].running_leaves()
+    }
+}
+
+/// One thing an engine did, as the comparison sees it.
+#[derive(Clone, Debug, PartialEq)]
+enum Observed {
+    /// A tick of an agent: the frame, the root's status, the requests, the
+    /// trace and the leaves left running.
+    Tick {
+        tick: u64,
+        agent: u32,
+        status: Status,
+        requests: Vec<Request>,
+        trace: Vec<(NodeIdx, TraceEvent)>,
+        running: Vec<NodeIdx>,
+    },
+    /// A completion the script or a `Deferred` leaf reported, and whether
+    /// it was applied.
+    Complete {
+        agent: u32,
+        node: NodeIdx,
+        outcome: Outcome,
+        result: Result<(), Stale>,
+    },
+    /// An event sent to an agent, and how many hooks ran.
+    Event {
+        agent: u32,
+        event: EventId,
+        delivered: usize,
+    },
+}
+
+/// An engine that records what the engine it wraps does.
+struct Recorder<E> {
+    inner: E,
+    log: Vec<Observed>,
+}
+
+impl<E: Engine> Recorder<E> {
+    fn new(inner: E) -> Recorder<E> {
+        Recorder {
+            inner,
+            log: Vec::new(),
+        }
+    }
+}
+
+impl<E: Engine> Engine for Recorder<E> {
+    fn tick(
+        &mut self,
+        agent: u32,
+        blackboard: &mut Agent,
+        frame: &Frame,
+        requests: &mut Vec<Request>,
+        trace: &mut dyn FnMut(NodeIdx, TraceEvent),
+    ) -> Status {
+        let mut events = Vec::new();
+        let before = requests.len();
+        let status = self
+            .inner
+            .tick(agent, blackboard, frame, requests, &mut |n, e| {
+                events.push((n, e));
+                trace(n, e);
+            });
+        self.log.push(Observed::Tick {
+            tick: frame.index,
+            agent,
+            status,
+            requests: requests[before..].to_vec(),
+            trace: events,
+            running: self.inner.running(agent),
+        });
+        status
+    }
+
+    fn complete(&mut self, agent: u32, node: NodeIdx, outcome: Outcome) -> Result<(), Stale> {
+        let result = self.inner.complete(agent, node, outcome);
+        self.log.push(Observed::Complete {
+            agent,
+            node,
+            outcome,
+            result,
+        });
+        result
+    }
+
+    fn send_event(
+        &mut self,
+        agent: u32,
+        blackboard: &mut Agent,
+        frame: &Frame,
+        event: EventId,
+    ) -> usize {
+        let delivered = self.inner.send_event(agent, blackboard, frame, event);
+        self.log.push(Observed::Event {
+            agent,
+            event,
+            delivered,
+        });
+        delivered
+    }
+
+    fn running(&self, agent: u32) -> Vec<NodeIdx> {
+        self.inner.running(agent)
+    }
+}
+
+/// An observation with node paths, for messages.
+fn describe(o: &Observed, paths: &[String]) -> String {
+    let node = |n: &NodeIdx| {
+        paths
+            .get(n.index())
+            .cloned()
+            .unwrap_or_else(|| format!("#{}", n.index()))
+    };
+    match o {
+        Observed::Tick {
+            tick,
+            agent,
+            status,
+            requests,
+            trace,
+            running,
+        } => {
+            let requests: Vec<String> = requests
+                .iter()
+                .map(|r| format!("{:?} {}", r.kind, node(&r.node)))
+                .collect();
+            let trace: Vec<String> = trace
+                .iter()
+                .map(|(n, e)| format!("{} {}", e.name(), node(n)))
+                .collect();
+            let running: Vec<String> = running.iter().map(node).collect();
+            format!(
+                "tick {tick}, agent {agent}: {status:?}; requests {requests:?}; trace {trace:?}; running {running:?}"
+            )
+        }
+        Observed::Complete {
+            agent,
+            node: n,
+            outcome,
+            result,
+        } => format!(
+            "agent {agent}: complete {} {outcome:?} -> {result:?}",
+            node(n)
+        ),
+        Observed::Event {
+            agent,
+            event,
+            delivered,
+        } => format!("agent {agent}: event {event:?} -> {delivered} hooks"),
+    }
+}
+
+/// Runs `prepared` on `engine`, turning a panic into an error.
+fn run_on(prepared: &Prepared, engine: &mut dyn Engine) -> Result<Verdict, String> {
+    match catch_unwind(AssertUnwindSafe(|| prepared.run(engine, None))) {
+        Ok(Ok(verdict)) => Ok(verdict),
+        Ok(Err(e)) => Err(format!("the run failed: {e}")),
+        Err(panic) => Err(format!(
+            "the engine panicked: {}",
+            panic
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| panic.downcast_ref::<&str>().copied())
+                .unwrap_or("(no message)")
+        )),
+    }
+}
+
+/// Runs one scenario on both engines; the problems found, if any.
+fn check_file(prepared: &Prepared) -> Vec<String> {
+    let mut problems = Vec::new();
+    let mut vm = Recorder::new(prepared.vm());
+    let mut reference = Recorder::new(RefEngine::new(prepared));
+    for (name, engine) in [
+        ("the stream interpreter", &mut vm as &mut dyn Engine),
+        (
+            "the reference interpreter",
+            &mut reference as &mut dyn Engine,
+        ),
+    ] {
+        match run_on(prepared, engine) {
+            Ok(verdict) => {
+                if let Some(f) = &verdict.failure {
+                    problems.push(format!("on {name}:\n{}", prepared.render_failure(f, false)));
+                } else if verdict.ticks != prepared.scenario.ticks {
+                    problems.push(format!(
+                        "on {name}: ran {} of {} ticks",
+                        verdict.ticks, prepared.scenario.ticks
+                    ));
+                }
+            }
+            Err(e) => problems.push(format!("on {name}: {e}")),
+        }
+    }
+    let (a, b) = (&vm.log, &reference.log);
+    if let Some(i) = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i)) {
+        let show = |o: Option<&Observed>| {
+            o.map_or_else(|| "(nothing)".to_owned(), |o| describe(o, &prepared.paths))
+        };
+        problems.push(format!(
+            "the engines disagree (observation {i}):\n  stream:    {}\n  reference: {}",
+            show(a.get(i)),
+            show(b.get(i)),
+        ));
+    }
+    problems
+}
+
+#[test]
+fn every_scenario_passes_on_both_interpreters_and_they_agree() {
+    let dir = corpus_dir();
+    let files = scenario_files(&dir);
+    assert!(
+        !files.is_empty(),
+        "the corpus in {} is empty",
+        dir.display()
+    );
+
+    let mut failures = Vec::new();
+    let mut deciders = BTreeSet::new();
+    let mut leaves = BTreeSet::new();
+    for path in &files {
+        let shown = path
+            .strip_prefix(&dir)
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        let prepared = match prepare(path, &PrepareOptions::default()) {
+            Ok(p) => p,
+            Err(report) => {
+                failures.push(format!(
+                    "{shown}: does not prepare:\n{}",
+                    report.render(false)
+                ));
+                continue;
+            }
+        };
+        let shape = prepared.program.shape();
+        for i in 0..shape.len() {
+            let node = NodeIdx::new(i as u32);
+            let kind = shape.kind(node);
+            if kind.is_decider() {
+                deciders.insert(kind.name());
+            }
+            if let Some(import) = shape.import(node) {
+                leaves.insert(import.name.to_string());
+            }
+        }
+        for problem in check_file(&prepared) {
+            failures.push(format!("{shown}: {problem}"));
+        }
+    }
+
+    let missing_deciders: Vec<&str> = Kind::ALL
+        .iter()
+        .filter(|k| k.is_decider() && !deciders.contains(k.name()))
+        .map(|k| k.name())
+        .collect();
+    if !missing_deciders.is_empty() {
+        failures.push(format!(
+            "no scenario uses the decider kinds {missing_deciders:?}"
+        ));
+    }
+    let missing_leaves: Vec<&str> = BUILTIN
+        .iter()
+        .copied()
+        .filter(|l| !leaves.contains(*l))
+        .collect();
+    if !missing_leaves.is_empty() {
+        failures.push(format!(
+            "no scenario uses the built-in leaves {missing_leaves:?}"
+        ));
+    }
+
+    if !failures.is_empty() {
+        for f in &failures {
+            eprintln!("{f}\n");
+        }
+        panic!(
+            "{} problem(s) in the scenario corpus ({} files); see above",
+            failures.len(),
+            files.len()
+        );
+    }
+    println!("{} scenarios pass on both interpreters", files.len());
+}

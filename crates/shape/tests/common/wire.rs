@@ -1,0 +1,350 @@
+//! The byte format as its documentation (the module doc of `bytes.rs`)
+//! describes it, read and written independently of the crate's decoder:
+//! [`layout`] finds where every field of an encoding starts, so that a test
+//! can corrupt exactly one, and [`Wire`] writes crafted inputs.
+
+/// Where a string is: its `u32` length, then its bytes.
+#[derive(Clone, Debug)]
+pub struct Str {
+    /// The offset of the length.
+    pub len_at: usize,
+    /// The offset of the first byte.
+    pub at: usize,
+    /// The text.
+    pub text: String,
+}
+
+/// Where a parameter type is.
+#[derive(Clone, Debug)]
+pub struct TypeAt {
+    /// The offset of the type byte.
+    pub at: usize,
+    /// The type byte.
+    pub tag: u8,
+    /// For an enumeration, the offset of its variant count.
+    pub variants_count_at: Option<usize>,
+    /// For an enumeration, its variants.
+    pub variants: Vec<Str>,
+    /// For an input or an output, the offset of its field type byte.
+    pub field_type_at: Option<usize>,
+}
+
+/// Where an import's parameter is.
+#[derive(Clone, Debug)]
+pub struct ParamAt {
+    /// Its name.
+    pub name: Str,
+    /// Its type.
+    pub ty: TypeAt,
+}
+
+/// Where an import is.
+#[derive(Clone, Debug)]
+pub struct ImportAt {
+    /// Its name.
+    pub name: Str,
+    /// The offset of its persistent byte.
+    pub persistent_at: usize,
+    /// The offset of its parameter count.
+    pub params_count_at: usize,
+    /// Its parameters.
+    pub params: Vec<ParamAt>,
+}
+
+/// Where a node entry is.
+#[derive(Clone, Debug)]
+pub struct NodeAt {
+    /// The offset of its id.
+    pub id_at: usize,
+    /// Its name.
+    pub name: Str,
+    /// The offset of its "has source" byte.
+    pub source_flag_at: usize,
+    /// The offset of its source's `u16` file (then `u32` line at +2 and
+    /// `u32` column at +6), when it has one.
+    pub file_at: Option<usize>,
+}
+
+/// Where a blackboard field entry is.
+#[derive(Clone, Debug)]
+pub struct FieldAt {
+    /// Its name.
+    pub name: Str,
+    /// The offset of its field type byte.
+    pub ty_at: usize,
+}
+
+/// Where every part of an encoding is.
+#[derive(Clone, Debug)]
+pub struct Layout {
+    /// Offset of the item count (the items follow it).
+    pub items_count_at: usize,
+    /// Item words.
+    pub items: Vec<u64>,
+    /// Offset of the parameter count (the words follow it).
+    pub params_count_at: usize,
+    /// Parameter words.
+    pub params: Vec<u64>,
+    /// Offsets of the import counts: Condition, Action, Deferred.
+    pub imports_count_at: [usize; 3],
+    /// The import tables.
+    pub imports: [Vec<ImportAt>; 3],
+    /// Offset of the node table (it has no count: one entry per item).
+    pub nodes_at: usize,
+    /// The node entries.
+    pub nodes: Vec<NodeAt>,
+    /// Offset of the string count.
+    pub strings_count_at: usize,
+    /// The string table.
+    pub strings: Vec<Str>,
+    /// Offset of the file count.
+    pub files_count_at: usize,
+    /// The file table.
+    pub files: Vec<Str>,
+    /// Offset of the field count.
+    pub fields_count_at: usize,
+    /// The field table.
+    pub fields: Vec<FieldAt>,
+    /// One past the last byte read.
+    pub end: usize,
+}
+
+impl Layout {
+    /// The offset of item `i`.
+    pub fn item_at(&self, i: usize) -> usize {
+        self.items_count_at + 4 + 8 * i
+    }
+
+    /// The offset of parameter word `i`.
+    pub fn param_at(&self, i: usize) -> usize {
+        self.params_count_at + 4 + 8 * i
+    }
+}
+
+/// Reads `bytes` as the documented layout, panicking where it does not
+/// follow it (tests read only encodings they made).
+pub fn layout(bytes: &[u8]) -> Layout {
+    assert_eq!(&bytes[..8], b"TBSHAPE\0", "magic");
+    assert_eq!(get_u32(bytes, 8), 2, "version");
+    assert_eq!(get_u32(bytes, 12), 0, "reserved");
+    let mut r = Walk { bytes, pos: 16 };
+    let items_count_at = r.pos;
+    let n = r.u32();
+    let items: Vec<u64> = (0..n).map(|_| r.u64()).collect();
+    let params_count_at = r.pos;
+    let n = r.u32();
+    let params = (0..n).map(|_| r.u64()).collect();
+    let mut imports_count_at = [0; 3];
+    let mut imports: [Vec<ImportAt>; 3] = Default::default();
+    for (count_at, table) in imports_count_at.iter_mut().zip(&mut imports) {
+        *count_at = r.pos;
+        for _ in 0..r.u32() {
+            let name = r.string();
+            let persistent_at = r.pos;
+            assert!(r.u8() <= 1, "persistent byte");
+            let params_count_at = r.pos;
+            let params = (0..r.u32())
+                .map(|_| ParamAt {
+                    name: r.string(),
+                    ty: r.param_type(),
+                })
+                .collect();
+            table.push(ImportAt {
+                name,
+                persistent_at,
+                params_count_at,
+                params,
+            });
+        }
+    }
+    let nodes_at = r.pos;
+    let nodes = (0..items.len())
+        .map(|_| {
+            let id_at = r.pos;
+            r.u32();
+            let name = r.string();
+            let source_flag_at = r.pos;
+            let file_at = match r.u8() {
+                0 => None,
+                1 => {
+                    let at = r.pos;
+                    r.pos += 2 + 4 + 4;
+                    Some(at)
+                }
+                b => panic!("source byte {b}"),
+            };
+            NodeAt {
+                id_at,
+                name,
+                source_flag_at,
+                file_at,
+            }
+        })
+        .collect();
+    let strings_count_at = r.pos;
+    let strings = (0..r.u32()).map(|_| r.string()).collect();
+    let files_count_at = r.pos;
+    let files = (0..r.u32()).map(|_| r.string()).collect();
+    let fields_count_at = r.pos;
+    let fields = (0..r.u32())
+        .map(|_| FieldAt {
+            name: r.string(),
+            ty_at: {
+                r.pos += 1;
+                r.pos - 1
+            },
+        })
+        .collect();
+    assert!(r.pos <= bytes.len(), "the layout runs past the input");
+    Layout {
+        items_count_at,
+        items,
+        params_count_at,
+        params,
+        imports_count_at,
+        imports,
+        nodes_at,
+        nodes,
+        strings_count_at,
+        strings,
+        files_count_at,
+        files,
+        fields_count_at,
+        fields,
+        end: r.pos,
+    }
+}
+
+struct Walk<'b> {
+    bytes: &'b [u8],
+    pos: usize,
+}
+
+impl Walk<'_> {
+    fn u8(&mut self) -> u8 {
+        self.pos += 1;
+        self.bytes[self.pos - 1]
+    }
+
+    fn u32(&mut self) -> u32 {
+        self.pos += 4;
+        get_u32(self.bytes, self.pos - 4)
+    }
+
+    fn u64(&mut self) -> u64 {
+        self.pos += 8;
+        u64::from_le_bytes(self.bytes[self.pos - 8..self.pos].try_into().unwrap())
+    }
+
+    fn string(&mut self) -> Str {
+        let len_at = self.pos;
+        let len = self.u32() as usize;
+        let at = self.pos;
+        self.pos += len;
+        let text = String::from_utf8_lossy(&self.bytes[at..at + len]).into_owned();
+        Str { len_at, at, text }
+    }
+
+    fn param_type(&mut self) -> TypeAt {
+        let at = self.pos;
+        let tag = self.u8();
+        let mut ty = TypeAt {
+            at,
+            tag,
+            variants_count_at: None,
+            variants: Vec::new(),
+            field_type_at: None,
+        };
+        match tag {
+            0..=4 => {}
+            5 => {
+                ty.variants_count_at = Some(self.pos);
+                ty.variants = (0..self.u32()).map(|_| self.string()).collect();
+            }
+            6 | 7 => {
+                ty.field_type_at = Some(self.pos);
+                self.u8();
+            }
+            t => panic!("parameter type {t}"),
+        }
+        ty
+    }
+}
+
+/// The little-endian `u32` at `at`.
+pub fn get_u32(bytes: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap())
+}
+
+/// Overwrites the `u32` at `at`.
+pub fn put_u32(bytes: &mut [u8], at: usize, v: u32) {
+    bytes[at..at + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+/// Writes crafted inputs field by field.
+#[derive(Clone, Debug, Default)]
+pub struct Wire {
+    /// The bytes so far.
+    pub bytes: Vec<u8>,
+}
+
+impl Wire {
+    /// The magic, version 2 and the reserved word: the 16-byte header.
+    pub fn header() -> Wire {
+        Wire::default().raw(b"TBSHAPE\0").u32(2).u32(0)
+    }
+
+    /// A header, no items, no parameters, and one condition import with an
+    /// empty name, not persistent: up to that import's parameter count.
+    pub fn up_to_import_params() -> Wire {
+        Wire::header().u32(0).u32(0).u32(1).string("").u8(0)
+    }
+
+    /// A header, no items (so no node entries), no parameters and no
+    /// imports: up to the string table's count.
+    pub fn up_to_strings() -> Wire {
+        Wire::header().u32(0).u32(0).u32(0).u32(0).u32(0)
+    }
+
+    /// Raw bytes.
+    pub fn raw(mut self, bytes: &[u8]) -> Wire {
+        self.bytes.extend_from_slice(bytes);
+        self
+    }
+
+    /// `n` zero bytes.
+    pub fn zeros(mut self, n: usize) -> Wire {
+        self.bytes.resize(self.bytes.len() + n, 0);
+        self
+    }
+
+    /// A byte.
+    pub fn u8(self, v: u8) -> Wire {
+        self.raw(&[v])
+    }
+
+    /// A `u32` (a count, an id, a line).
+    pub fn u32(self, v: u32) -> Wire {
+        self.raw(&v.to_le_bytes())
+    }
+
+    /// A `u64` (an item, a parameter word).
+    pub fn u64(self, v: u64) -> Wire {
+        self.raw(&v.to_le_bytes())
+    }
+
+    /// A string: its length and its bytes.
+    pub fn string(self, s: &str) -> Wire {
+        self.u32(s.len() as u32).raw(s.as_bytes())
+    }
+
+    /// The bytes written.
+    pub fn done(self) -> Vec<u8> {
+        self.bytes
+    }
+
+    /// The offset the next byte will have.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+}
