@@ -180,6 +180,19 @@ impl SourceMap {
     }
 }
 
+/// The span of `part`, a slice of `whole` (the text of `file`) as a reader
+/// borrowed it, without its surrounding whitespace; an empty span at the
+/// start if `part` is not inside `whole`.
+pub(crate) fn span_within(file: FileId, whole: &str, part: &str) -> Span {
+    let trimmed = part.trim();
+    // Addresses compared, not dereferenced: a borrowed value's offset.
+    let start = (trimmed.as_ptr() as usize).wrapping_sub(whole.as_ptr() as usize);
+    if start > whole.len() || start + trimmed.len() > whole.len() {
+        return Span::new(file, 0, 0);
+    }
+    Span::new(file, start, start + trimmed.len())
+}
+
 /// Byte offset of 1-based `line` and `column` (in characters) in `text`.
 pub(crate) fn offset_in(text: &str, line: u32, column: u32) -> Option<usize> {
     let mut start = 0;

@@ -248,12 +248,7 @@ where
     }
 
     fn span_of(&self, part: &str) -> Span {
-        let trimmed = part.trim();
-        let start = (trimmed.as_ptr() as usize).wrapping_sub(self.text.as_ptr() as usize);
-        if start > self.text.len() {
-            return Span::new(self.file, 0, 0);
-        }
-        Span::new(self.file, start, start + trimmed.len())
+        crate::source::span_within(self.file, self.text, part)
     }
 
     fn read(mut self) -> Option<Value> {

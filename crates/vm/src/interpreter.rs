@@ -249,8 +249,24 @@ impl Interpreter {
         blackboard: &mut B,
         requests: &mut Vec<Request>,
     ) -> Status {
+        self.tick_with(program, frame, agent, actor, blackboard, requests, Quiet)
+    }
+
+    /// One agent's tick with tracer `trace`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn tick_with<B, T: Tracer>(
+        &mut self,
+        program: &Program<B>,
+        frame: &Frame,
+        agent: AgentId,
+        actor: &mut ActorMut<'_>,
+        blackboard: &mut B,
+        requests: &mut Vec<Request>,
+        trace: T,
+    ) -> Status {
         let layout = actor.layout();
-        self.batch(program, frame, layout, Quiet).tick(
+        self.batch(program, frame, layout, trace).tick(
             actor.words_mut(),
             layout,
             blackboard,
@@ -277,16 +293,10 @@ impl Interpreter {
         requests: &mut Vec<Request>,
         on_event: &mut dyn FnMut(NodeIdx, TraceEvent),
     ) -> Status {
-        let layout = actor.layout();
-        let running = ActorRef::block(actor.words_mut(), layout).parts().1;
+        let running = actor.as_ref().parts().1;
         let mut recorder = Recorder::new(program.shape(), program.flow.links(), running, on_event);
-        self.batch(program, frame, layout, &mut recorder).tick(
-            actor.words_mut(),
-            layout,
-            blackboard,
-            agent,
-            requests,
-        )
+        let trace = &mut recorder;
+        self.tick_with(program, frame, agent, actor, blackboard, requests, trace)
     }
 
     /// Ticks a batch of agents with one program, in order: for each agent,

@@ -23,9 +23,9 @@
 //! ports; `<Action ID="X"/>`, `<Condition>`, `<Control>` and `<Decorator>`
 //! are the explicit forms of node X.
 
-use super::{Map, Reader, lookup};
+use super::{Map, Reader};
 use crate::diagnostic::Diagnostic;
-use crate::document::{Attr, Dialect, Document, NodeDecl, PolicyDecl, TreeDecl, What};
+use crate::document::{Attr, Dialect, Document, NodeDecl, TreeDecl, What};
 use crate::source::Span;
 use roxmltree::Node;
 use treebeard_shape::tree::Count;
@@ -314,18 +314,10 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
         _ => (tag, r.tag_span(element)),
     };
     let subtree = tag == "SubTree" && id.is_some();
-    let (what, mut policy) = match lookup(NODES, written) {
-        _ if subtree => (What::SubTree(id.map_or("", |id| id.value()).into()), None),
-        Some(Map::Decider(kind)) => (What::Decider(kind, None), None),
-        Some(Map::Concurrent) => (
-            What::Decider(Kind::Concurrent, None),
-            Some(PolicyDecl {
-                succeed: None,
-                fail: None,
-            }),
-        ),
-        Some(Map::Unsupported(reason)) => (What::Unsupported(reason), None),
-        None => (What::Leaf(written.into()), None),
+    let (what, mut policy) = if subtree {
+        (What::SubTree(id.map_or("", |id| id.value()).into()), None)
+    } else {
+        super::what(NODES, written)
     };
     let mut decl = NodeDecl::new(what, written, span);
     decl.extent = r.element_span(element);

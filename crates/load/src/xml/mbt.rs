@@ -20,9 +20,9 @@
 //! sections (`<Variables>`, `<SignalVariables>`, `<Timestamps>`) are not
 //! supported yet.
 
-use super::{Map, Reader, lookup};
+use super::{Map, Reader};
 use crate::diagnostic::Diagnostic;
-use crate::document::{Attr, Dialect, Document, NodeDecl, PolicyDecl, TreeDecl, What};
+use crate::document::{Attr, Dialect, Document, NodeDecl, TreeDecl, What};
 use crate::source::Span;
 use roxmltree::Node;
 use std::path::Path;
@@ -187,18 +187,7 @@ fn document(r: &Reader, root: NodeDecl, file_name: &str, span: Span) -> Document
 /// Converts one element, without its children.
 fn node(r: &mut Reader, element: Node) -> NodeDecl {
     let written = element.tag_name().name();
-    let (what, mut policy) = match lookup(NODES, written) {
-        Some(Map::Decider(kind)) => (What::Decider(kind, None), None),
-        Some(Map::Concurrent) => (
-            What::Decider(Kind::Concurrent, None),
-            Some(PolicyDecl {
-                succeed: None,
-                fail: None,
-            }),
-        ),
-        Some(Map::Unsupported(reason)) => (What::Unsupported(reason), None),
-        None => (What::Leaf(written.into()), None),
-    };
+    let (what, mut policy) = super::what(NODES, written);
     let mut decl = NodeDecl::new(what, written, r.tag_span(element));
     decl.extent = r.element_span(element);
     for a in element.attributes() {

@@ -16,7 +16,7 @@ pub mod mbt;
 mod quotes;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::document::{Document, NodeDecl};
+use crate::document::{Document, NodeDecl, PolicyDecl, What};
 use crate::source::{FileId, SourceMap, Span};
 use roxmltree::Node;
 use std::fmt::Display;
@@ -94,6 +94,23 @@ pub(crate) enum Map {
 /// What `name` maps to in a dialect's `table`.
 pub(crate) fn lookup(table: &[(&str, Map)], name: &str) -> Option<Map> {
     table.iter().find(|(n, _)| *n == name).map(|&(_, m)| m)
+}
+
+/// What an element named `name` is in a dialect's `table`, with an empty
+/// policy to fill for a concurrent decider; unlisted names are leaves.
+pub(crate) fn what(table: &[(&str, Map)], name: &str) -> (What, Option<PolicyDecl>) {
+    match lookup(table, name) {
+        Some(Map::Decider(kind)) => (What::Decider(kind, None), None),
+        Some(Map::Concurrent) => (
+            What::Decider(Kind::Concurrent, None),
+            Some(PolicyDecl {
+                succeed: None,
+                fail: None,
+            }),
+        ),
+        Some(Map::Unsupported(reason)) => (What::Unsupported(reason), None),
+        None => (What::Leaf(name.into()), None),
+    }
 }
 
 /// The state of one file's conversion.
