@@ -177,6 +177,16 @@ impl<'c> Loader<'c> {
         }
     }
 
+    /// The names of the trees read so far, in file order.
+    pub fn tree_names(&self) -> impl Iterator<Item = &str> {
+        self.docs.iter().flat_map(|d| &d.trees).map(|t| &*t.name)
+    }
+
+    /// Chooses the tree to load by name (`None`: the file's main tree).
+    pub fn set_main(&mut self, main: Option<String>) {
+        self.options.main = main;
+    }
+
     /// Resolves, compiles and checks the main tree.
     pub fn finish(mut self) -> Load {
         let loaded = if self.docs.is_empty() {

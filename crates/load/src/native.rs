@@ -37,14 +37,15 @@ use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::document::{Attr, Dialect, Document, NodeDecl, PolicyDecl, TreeDecl, TreeParam, What};
 use crate::recover;
 use crate::source::{FileId, SourceMap, Span};
-use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
+use crate::spanned::{Entry, Value, ValueKind, check_keys, get};
+use serde::de::{self, Deserialize, Deserializer, Visitor};
 use serde::{Serialize, Serializer};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 use treebeard_shape::params::FIELD_REF;
 use treebeard_shape::tree::Count;
-use treebeard_shape::{FieldType, Kind, NodeIdx, ParamType, ParamValue, Shape, suggest};
+use treebeard_shape::{FieldType, Kind, NodeIdx, ParamType, ParamValue, Shape};
 
 /// Deepest node nesting a native file may have: the reader recurses once
 /// per level.
@@ -346,107 +347,6 @@ impl Format for Ron {
     }
 }
 
-/// A map whose values stay raw, in file order, duplicates kept (a plain map
-/// would silently keep only the last of two equal keys).
-struct Entries<'a, R: ?Sized>(Vec<(String, Option<&'a str>, &'a R)>);
-
-impl<'de: 'a, 'a, R: ?Sized> Deserialize<'de> for Entries<'a, R>
-where
-    &'a R: Deserialize<'de>,
-{
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a, R: ?Sized>(PhantomData<&'a R>);
-        impl<'de: 'a, 'a, R: ?Sized> Visitor<'de> for V<'a, R>
-        where
-            &'a R: Deserialize<'de>,
-        {
-            type Value = Entries<'a, R>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a map of names to values")
-            }
-            fn visit_map<M: MapAccess<'de>>(self, mut map: M) -> Result<Self::Value, M::Error> {
-                let mut out = Vec::new();
-                while let Some((key, text)) = map.next_key_seed(KeySeed(PhantomData))? {
-                    out.push((key, text, map.next_value::<&'a R>()?));
-                }
-                Ok(Entries(out))
-            }
-        }
-        d.deserialize_map(V(PhantomData))
-    }
-}
-
-/// The fields of a node object, each kept raw.
-#[derive(serde::Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    bound(deserialize = "'de: 'a, &'a R: Deserialize<'de>")
-)]
-struct RawNode<'a, R: ?Sized> {
-    #[serde(rename = "type")]
-    kind: &'a R,
-    #[serde(default)]
-    name: Option<&'a R>,
-    #[serde(default)]
-    id: Option<&'a R>,
-    #[serde(default)]
-    tree: Option<&'a R>,
-    #[serde(default)]
-    succeed: Option<&'a R>,
-    #[serde(default)]
-    fail: Option<&'a R>,
-    #[serde(default)]
-    params: Option<Entries<'a, R>>,
-    #[serde(default)]
-    children: Option<Vec<&'a R>>,
-}
-
-/// The fields of a tree file.
-#[derive(serde::Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    bound(deserialize = "'de: 'a, &'a R: Deserialize<'de>")
-)]
-struct RawFile<'a, R: ?Sized> {
-    #[serde(default)]
-    main: Option<&'a R>,
-    trees: Vec<RawTree<'a, R>>,
-}
-
-/// The fields of a named tree.
-#[derive(serde::Deserialize)]
-#[serde(
-    deny_unknown_fields,
-    bound(deserialize = "'de: 'a, &'a R: Deserialize<'de>")
-)]
-struct RawTree<'a, R: ?Sized> {
-    name: &'a R,
-    #[serde(default)]
-    params: Option<Entries<'a, R>>,
-    root: &'a R,
-}
-
-/// Whether the file is a tree file or a node: a struct or object with all
-/// fields optional, unknown ones ignored.
-#[derive(serde::Deserialize)]
-struct Probe {
-    #[serde(default)]
-    trees: Option<de::IgnoredAny>,
-    #[serde(default, rename = "type")]
-    kind: Option<de::IgnoredAny>,
-}
-
-/// A literal parameter value.
-#[derive(serde::Deserialize)]
-#[serde(untagged)]
-enum RawLiteral {
-    Bool(bool),
-    Int(i64),
-    Float(f64),
-    Str(String),
-    Null(()),
-}
-
 /// Reads a JSON tree file.
 pub fn read_json(map: &SourceMap, file: FileId, diags: &mut Diagnostics) -> Option<Document> {
     read::<Json>(map, file, diags)
@@ -512,119 +412,91 @@ where
         blanked.push(range.clone());
         recover::blank(&mut text, range);
     }
-    Reader::<F> {
+    let value = crate::spanned::read_text::<F>(map, file, &text, F::MAX_BRACKETS, diags)?;
+    Decoder {
         map,
         file,
-        text: &text,
+        dialect: F::DIALECT,
         blanked: &blanked,
         diags,
-        format: PhantomData,
     }
-    .read()
+    .document(&value)
 }
 
 /// The names a node object may have, for "did you mean".
 const NODE_FIELDS: &[&str] = &[
     "type", "name", "id", "tree", "succeed", "fail", "params", "children",
 ];
-const FILE_FIELDS: &[&str] = &["main", "trees", "name", "params", "root"];
+const FILE_FIELDS: &[&str] = &["main", "trees"];
+const TREE_FIELDS: &[&str] = &["name", "params", "root"];
 
-struct Reader<'m, 'd, F> {
-    map: &'m SourceMap,
+/// Turns a tree file's values into a document, each problem at its place.
+struct Decoder<'a, 'd> {
+    map: &'a SourceMap,
     file: FileId,
-    /// The file's text, with nodes around syntax errors blanked (offsets
-    /// are the file's).
-    text: &'m str,
-    /// The nodes blanked after syntax errors: placeholders, already
-    /// reported.
-    blanked: &'m [std::ops::Range<usize>],
+    dialect: Dialect,
+    /// The nodes blanked after syntax errors (they read as `null`):
+    /// placeholders, already reported.
+    blanked: &'a [std::ops::Range<usize>],
     diags: &'d mut Diagnostics,
-    format: PhantomData<F>,
 }
 
-impl<'m, 'd, F: Format> Reader<'m, 'd, F>
-where
-    &'m F::Raw: Deserialize<'m>,
-{
-    /// Where `part` (a slice of the file's text) starts, trimmed.
-    fn span_of(&self, part: &str) -> Span {
-        crate::source::span_within(self.file, self.text, part)
+impl Decoder<'_, '_> {
+    fn error(&mut self, span: Span, message: impl Into<String>) {
+        self.diags.push(Diagnostic::error(message).at(span));
     }
 
-    fn raw_span(&self, raw: &F::Raw) -> Span {
-        self.span_of(F::text(raw))
+    /// The entries of the map `v`, if every key is among `allowed` and
+    /// given once (each problem reported).
+    fn entries<'v>(&mut self, v: &'v Value, allowed: &[&str], what: &str) -> Option<&'v [Entry]> {
+        let Some(entries) = v.as_map() else {
+            self.error(
+                v.span,
+                format!("{what} must be a map, not {}", v.describe()),
+            );
+            return None;
+        };
+        let unknown = |k: &str| format!("unknown field `{k}`");
+        let twice = |k: &str| format!("duplicate field `{k}`");
+        check_keys(entries, allowed, self.diags, &unknown, &twice).then_some(entries)
     }
 
-    /// The span of a key read from the input, with its quotes if quoted.
-    fn quoted_span(&self, key: &str) -> Span {
-        let s = self.span_of(key);
-        let quoted = s.start > 0 && self.text.as_bytes().get(s.start as usize - 1) == Some(&b'"');
-        if quoted {
-            Span::new(self.file, s.start as usize - 1, s.end as usize + 1)
-        } else {
-            s
-        }
+    /// Where a field missing from the map `v` is reported: its end.
+    fn missing(&mut self, v: &Value, field: &str) {
+        let end = v.span.end as usize;
+        let span = Span::new(self.file, end.saturating_sub(1), end);
+        self.error(span, format!("missing field `{field}`"));
     }
 
-    /// Parses `part` of the file as `T`, reporting failures at their place.
-    fn parse<T: Deserialize<'m>>(&mut self, part: &'m str, fields: &[&str]) -> Option<T> {
-        match F::parse(part) {
-            Ok(v) => Some(v),
-            Err((message, at)) => {
-                let base = self.span_of(part);
-                let offset = at
-                    .and_then(|(line, column)| {
-                        let start = part.len() - part.trim_start().len();
-                        let local = crate::source::offset_in(&part[start..], line, column)?;
-                        Some(base.start as usize + local)
-                    })
-                    .unwrap_or(base.start as usize);
-                let span = token_span(self.map, self.file, offset);
-                let d = match unknown_field(&message) {
-                    // serde's wording names internal types; say it plainly.
-                    Some(name) => {
-                        let d = Diagnostic::error(format!("unknown field `{name}`")).at(span);
-                        match suggest(name, fields.iter().copied()) {
-                            Some(s) => d.help(format!("did you mean `{s}`?")),
-                            None => d.help(format!("the fields are {}", fields.join(", "))),
-                        }
-                    }
-                    None => Diagnostic::error(message).at(span),
-                };
-                self.diags.push(d);
+    fn string(&mut self, v: &Value, what: &str) -> Option<(Box<str>, Span)> {
+        match v.as_str() {
+            Some(s) => Some((s.into(), v.span)),
+            None => {
+                self.error(v.span, format!("{what} must be a string"));
                 None
             }
         }
     }
 
-    fn string(&mut self, raw: &'m F::Raw, what: &str) -> Option<(Box<str>, Span)> {
-        let span = self.raw_span(raw);
-        match F::parse::<String>(F::text(raw)) {
-            Ok(s) => Some((s.into(), span)),
-            Err(_) => {
-                self.diags
-                    .push(Diagnostic::error(format!("{what} must be a string")).at(span));
-                None
-            }
-        }
-    }
-
-    fn read(mut self) -> Option<Document> {
-        let text = self.text;
-        let top: Probe = self.parse(text, FILE_FIELDS)?;
+    fn document(mut self, v: &Value) -> Option<Document> {
         let mut doc = Document {
             file: self.file,
-            dialect: F::DIALECT,
+            dialect: self.dialect,
             trees: Vec::new(),
             main: None,
             includes: Vec::new(),
         };
-        if top.trees.is_some() {
-            let file: RawFile<'m, F::Raw> = self.parse(text, FILE_FIELDS)?;
-            if let Some(main) = file.main {
+        let top = v.as_map().unwrap_or(&[]);
+        if get(top, "trees").is_some() {
+            let entries = self.entries(v, FILE_FIELDS, "a tree file")?;
+            if let Some(main) = get(entries, "main") {
                 doc.main = self.string(main, "`main`");
             }
-            for tree in file.trees {
+            let Some(trees) = get(entries, "trees").and_then(Value::as_seq) else {
+                self.error(v.span, "`trees` must be a list of trees");
+                return None;
+            };
+            for tree in trees {
                 if let Some(t) = self.tree(tree) {
                     doc.trees.push(t);
                 }
@@ -636,9 +508,9 @@ where
                         .help("add a tree: {\"name\": ..., \"root\": {\"type\": ...}}"),
                 );
             }
-        } else if top.kind.is_some() {
+        } else if get(top, "type").is_some() {
             let stem = file_stem(self.map.file(self.file).name());
-            let root = self.node(text, 0).unwrap_or_else(|| self.placeholder(text));
+            let root = self.node(v, 0).unwrap_or_else(|| self.placeholder(v.span));
             doc.trees.push(TreeDecl {
                 name: stem.into(),
                 span: root.span,
@@ -646,39 +518,52 @@ where
                 root,
             });
         } else {
-            self.diags.push(
-                Diagnostic::error("expected a tree file (with `trees`) or a node (with `type`)")
-                    .at(self.span_of(text)),
+            self.error(
+                v.span,
+                "expected a tree file (with `trees`) or a node (with `type`)",
             );
             return None;
         }
         Some(doc)
     }
 
-    fn tree(&mut self, raw: RawTree<'m, F::Raw>) -> Option<TreeDecl> {
-        let (name, span) = self.string(raw.name, "a tree's `name`")?;
-        let params = match raw.params {
+    fn tree(&mut self, v: &Value) -> Option<TreeDecl> {
+        let entries = self.entries(v, TREE_FIELDS, "a tree")?;
+        let Some(name) = get(entries, "name") else {
+            self.missing(v, "name");
+            return None;
+        };
+        let (name, span) = self.string(name, "a tree's `name`")?;
+        let params = match get(entries, "params") {
             None => None,
-            Some(entries) => {
+            Some(p) => {
+                let Some(declared) = p.as_map() else {
+                    self.error(p.span, "a tree's `params` must map names to defaults");
+                    return None;
+                };
                 let mut out = Vec::new();
-                for (key, _, value) in entries.0 {
-                    let span = self.raw_span(value);
-                    let default = match self.literal(value) {
+                for e in declared {
+                    let default = match self.literal(&e.value) {
                         Some(Some(v)) => Some(v),
                         Some(None) => None,
                         None => continue,
                     };
                     out.push(TreeParam {
-                        name: key.into(),
+                        name: e.key.as_str().into(),
                         default,
-                        span,
+                        span: e.value.span,
                     });
                 }
                 Some(out)
             }
         };
-        let root = F::text(raw.root);
-        let root = self.node(root, 0).unwrap_or_else(|| self.placeholder(root));
+        let Some(root) = get(entries, "root") else {
+            self.missing(v, "root");
+            return None;
+        };
+        let root = self
+            .node(root, 0)
+            .unwrap_or_else(|| self.placeholder(root.span));
         Some(TreeDecl {
             name,
             span,
@@ -688,47 +573,42 @@ where
     }
 
     /// A parameter value: `Some(None)` for null.
-    fn literal(&mut self, raw: &'m F::Raw) -> Option<Option<ParamValue>> {
-        let span = self.raw_span(raw);
-        match F::parse::<RawLiteral>(F::text(raw)) {
-            Ok(RawLiteral::Bool(b)) => Some(Some(ParamValue::Bool(b))),
-            Ok(RawLiteral::Int(i)) => Some(Some(ParamValue::Int(i))),
-            Ok(RawLiteral::Float(f)) => Some(Some(ParamValue::Float(f))),
-            Ok(RawLiteral::Str(s)) => Some(Some(ParamValue::Str(s.into()))),
-            Ok(RawLiteral::Null(())) => Some(None),
-            Err(_) => {
-                self.diags.push(
-                    Diagnostic::error(
-                        "a parameter's value must be a number, a string, true or false",
-                    )
-                    .at(span),
+    fn literal(&mut self, v: &Value) -> Option<Option<ParamValue>> {
+        Some(Some(match &v.kind {
+            ValueKind::Bool(b) => ParamValue::Bool(*b),
+            ValueKind::Int(i) => ParamValue::Int(*i),
+            ValueKind::Float(f) => ParamValue::Float(*f),
+            ValueKind::Str(s) => ParamValue::Str(s.as_str().into()),
+            ValueKind::Null => return Some(None),
+            ValueKind::Seq(_) | ValueKind::Map(_) => {
+                self.error(
+                    v.span,
+                    "a parameter's value must be a number, a string, true or false",
                 );
-                None
+                return None;
             }
-        }
+        }))
     }
 
-    fn count(&mut self, raw: &'m F::Raw, field: &str) -> Option<(Count, Span)> {
-        let span = self.raw_span(raw);
-        let count = match F::parse::<RawLiteral>(F::text(raw)) {
-            Ok(RawLiteral::Str(s)) if s == "all" => Some(Count::All),
-            Ok(RawLiteral::Int(n)) if n > 0 => u16::try_from(n).ok().map(Count::AtLeast),
+    fn count(&mut self, v: &Value, field: &str) -> Option<(Count, Span)> {
+        let count = match &v.kind {
+            ValueKind::Str(s) if s == "all" => Some(Count::All),
+            ValueKind::Int(n) if *n > 0 => u16::try_from(*n).ok().map(Count::AtLeast),
             _ => None,
         };
         if count.is_none() {
-            self.diags.push(
-                Diagnostic::error(format!("`{field}` must be a positive count or \"all\""))
-                    .at(span),
+            self.error(
+                v.span,
+                format!("`{field}` must be a positive count or \"all\""),
             );
         }
-        count.map(|c| (c, span))
+        count.map(|c| (c, v.span))
     }
 
-    /// A placeholder for the node written in `part`, which has errors
+    /// A placeholder for the node written at `span`, which has errors
     /// (reported): it keeps its place, so that its parent's other problems
     /// are reported right, and gives its errors their node path.
-    fn placeholder(&self, part: &str) -> NodeDecl {
-        let span = self.span_of(part);
+    fn placeholder(&self, span: Span) -> NodeDecl {
         let written = blanked_type(self.map.text(span)).unwrap_or("?");
         let what = What::Leaf(crate::resolve::PLACEHOLDER.into());
         let mut node = NodeDecl::new(what, written, span);
@@ -736,27 +616,30 @@ where
         node
     }
 
-    /// The node written in `part`, with its subtree.
-    fn node(&mut self, part: &'m str, depth: usize) -> Option<NodeDecl> {
+    /// The node `v`, with its subtree.
+    fn node(&mut self, v: &Value, depth: usize) -> Option<NodeDecl> {
         if depth > MAX_NESTING {
             self.diags.push(
                 Diagnostic::error(format!("nodes nest deeper than {MAX_NESTING} levels"))
-                    .at(self.span_of(part))
+                    .at(v.span)
                     .help("split the tree into sub-trees"),
             );
             return None;
         }
-        let start = self.span_of(part).start as usize;
-        if let Some(range) = self.blanked.iter().find(|r| r.start == start) {
-            let span = Span::new(self.file, range.start, range.end);
-            let written = blanked_type(self.map.text(span)).unwrap_or("?");
-            let what = What::Leaf(crate::resolve::PLACEHOLDER.into());
-            let mut node = NodeDecl::new(what, written, span);
-            node.extent = span;
-            return Some(node);
+        if let Some(range) = self
+            .blanked
+            .iter()
+            .find(|r| r.start == v.span.start as usize)
+        {
+            return Some(self.placeholder(Span::new(self.file, range.start, range.end)));
         }
-        let raw: RawNode<'m, F::Raw> = self.parse(part, NODE_FIELDS)?;
-        let (written, span) = self.string(raw.kind, "a node's `type`")?;
+        let entries = self.entries(v, NODE_FIELDS, "a node")?;
+        let Some(kind) = get(entries, "type") else {
+            self.missing(v, "type");
+            return None;
+        };
+        let (written, span) = self.string(kind, "a node's `type`")?;
+        let field = |key: &str| get(entries, key);
         let what = if let Some(kind) = NodeDecl::decider_named(&written) {
             let policy = (kind == Kind::Concurrent).then_some(PolicyDecl {
                 succeed: None,
@@ -764,7 +647,7 @@ where
             });
             What::Decider(kind, policy)
         } else if &*written == "SubTree" {
-            match raw.tree {
+            match field("tree") {
                 Some(tree) => What::SubTree(self.string(tree, "`tree`")?.0),
                 None => {
                     self.diags.push(
@@ -779,64 +662,61 @@ where
             What::Leaf(written.clone())
         };
         let mut node = NodeDecl::new(what, &written, span);
-        if let Some(name) = raw.name {
+        node.extent = v.span;
+        if let Some(name) = field("name") {
             node.name = Some(self.string(name, "a node's `name`")?.0);
         }
-        if let Some(id) = raw.id {
-            match F::parse::<u32>(F::text(id)) {
-                Ok(id) => node.id = Some(id),
-                Err(_) => self.diags.push(
-                    Diagnostic::error("`id` must be a whole number from 0 to 4294967295")
-                        .at(self.raw_span(id)),
-                ),
+        if let Some(id) = field("id") {
+            match id.as_int().and_then(|i| u32::try_from(i).ok()) {
+                Some(id) => node.id = Some(id),
+                None => self.error(id.span, "`id` must be a whole number from 0 to 4294967295"),
             }
         }
-        let misplaced = |field: &str, allowed: &str| {
-            Diagnostic::error(format!("`{field}` is only for {allowed}, not `{written}`"))
+        let misplaced = |f: &str, allowed: &str| {
+            Diagnostic::error(format!("`{f}` is only for {allowed}, not `{written}`"))
         };
-        if let Some(tree) = raw.tree
+        if let Some(tree) = field("tree")
             && !matches!(node.what, What::SubTree(_))
         {
             self.diags
-                .push(misplaced("tree", "a `SubTree`").at(self.raw_span(tree)));
+                .push(misplaced("tree", "a `SubTree`").at(tree.span));
         }
-        for (field, raw_count) in [("succeed", raw.succeed), ("fail", raw.fail)] {
-            let Some(raw_count) = raw_count else { continue };
-            let Some(count) = self.count(raw_count, field) else {
+        for name in ["succeed", "fail"] {
+            let Some(raw) = field(name) else { continue };
+            let Some(count) = self.count(raw, name) else {
                 continue;
             };
             match &mut node.what {
-                What::Decider(Kind::Concurrent, Some(policy)) => {
-                    if field == "succeed" {
-                        policy.succeed = Some(count);
-                    } else {
-                        policy.fail = Some(count);
-                    }
+                What::Decider(Kind::Concurrent, Some(policy)) if name == "succeed" => {
+                    policy.succeed = Some(count);
                 }
+                What::Decider(Kind::Concurrent, Some(policy)) => policy.fail = Some(count),
                 _ => self
                     .diags
-                    .push(misplaced(field, "a `Concurrent`").at(count.1)),
+                    .push(misplaced(name, "a `Concurrent`").at(count.1)),
             }
         }
         // A parameter whose value cannot be read makes the node a
         // placeholder: reported once, not again as a missing parameter.
         let mut readable = true;
-        if let Some(params) = raw.params {
-            for (key, key_text, value) in params.0 {
-                let span = self.raw_span(value);
-                let name_span = key_text.map_or(span, |k| self.quoted_span(k));
-                match self.literal(value) {
+        if let Some(params) = field("params") {
+            let Some(params) = params.as_map() else {
+                self.error(params.span, "`params` must be a map of names to values");
+                return None;
+            };
+            for e in params {
+                match self.literal(&e.value) {
                     Some(Some(value)) => node.attrs.push(Attr {
-                        name: key.into(),
+                        name: e.key.as_str().into(),
                         value,
-                        span,
-                        name_span,
+                        span: e.value.span,
+                        name_span: e.key_span,
                     }),
                     Some(None) => {
                         readable = false;
                         self.diags.push(
-                            Diagnostic::error(format!("parameter `{key}` is null"))
-                                .at(span)
+                            Diagnostic::error(format!("parameter `{}` is null", e.key))
+                                .at(e.value.span)
                                 .help("give a value, or leave the parameter out for its default"),
                         );
                     }
@@ -844,18 +724,20 @@ where
                 }
             }
         }
-        node.extent = self.span_of(part);
         if !readable {
             return None;
         }
-        for child in raw.children.unwrap_or_default() {
-            // A child with errors (reported) keeps its place, so that its
-            // parent's other problems are reported right.
-            let part = F::text(child);
-            let c = self
-                .node(part, depth + 1)
-                .unwrap_or_else(|| self.placeholder(part));
-            node.children.push(c);
+        if let Some(children) = field("children") {
+            let Some(children) = children.as_seq() else {
+                self.error(children.span, "`children` must be a list of nodes");
+                return None;
+            };
+            for child in children {
+                let c = self
+                    .node(child, depth + 1)
+                    .unwrap_or_else(|| self.placeholder(child.span));
+                node.children.push(c);
+            }
         }
         Some(node)
     }
@@ -916,14 +798,6 @@ fn blanked_type(original: &str) -> Option<&str> {
     Some(&inner[..inner.find('"')?])
 }
 
-/// The field name of a serde "unknown field" message.
-fn unknown_field(message: &str) -> Option<&str> {
-    let rest = message
-        .strip_prefix("unknown field `")
-        .or_else(|| message.strip_prefix("Unexpected field named `"))?;
-    rest.split('`').next()
-}
-
 /// The span of the token at `offset`: a quoted string, a word or number, or
 /// one character.
 pub(crate) fn token_span(map: &SourceMap, file: FileId, offset: usize) -> Span {
@@ -954,22 +828,6 @@ impl fmt::Display for Literal {
             Literal::Int(i) => write!(f, "{i}"),
             Literal::Float(x) => write!(f, "{x}"),
             Literal::Str(s) => write!(f, "{s:?}"),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for CountDef {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(serde::Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            N(u16),
-            S(String),
-        }
-        match Raw::deserialize(d)? {
-            Raw::N(n) if n > 0 => Ok(CountDef::AtLeast(n)),
-            Raw::S(s) if s == "all" => Ok(CountDef::All),
-            _ => Err(de::Error::custom("expected a positive count or \"all\"")),
         }
     }
 }

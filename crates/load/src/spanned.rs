@@ -12,6 +12,7 @@ use crate::source::{FileId, SourceMap, Span};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 use std::marker::PhantomData;
+use treebeard_shape::suggest;
 
 /// Deepest nesting of a value: the reader recurses once per level.
 pub const MAX_VALUE_DEPTH: usize = 128;
@@ -143,10 +144,66 @@ pub fn read_value(map: &SourceMap, file: FileId, diags: &mut Diagnostics) -> Opt
         return None;
     }
     if json {
-        Reader::<Json>::new(map, file, diags).read()
+        read_text::<Json>(map, file, text, MAX_VALUE_DEPTH, diags)
     } else {
-        Reader::<Ron>::new(map, file, diags).read()
+        read_text::<Ron>(map, file, text, MAX_VALUE_DEPTH, diags)
     }
+}
+
+/// Reads `text`, the text of `file` or a copy of it at the same offsets,
+/// as format `F`, values nested at most `max_depth` deep.
+pub(crate) fn read_text<F: Format>(
+    map: &SourceMap,
+    file: FileId,
+    text: &str,
+    max_depth: usize,
+    diags: &mut Diagnostics,
+) -> Option<Value>
+where
+    for<'a> &'a F::Raw: Deserialize<'a>,
+{
+    let mut reader = Reader::<F> {
+        map,
+        file,
+        text,
+        max_depth,
+        diags,
+        format: PhantomData,
+    };
+    reader.value(text, 0)
+}
+
+/// The value of `key` among `entries` (the first, if given twice).
+pub fn get<'v>(entries: &'v [Entry], key: &str) -> Option<&'v Value> {
+    entries.iter().find(|e| e.key == key).map(|e| &e.value)
+}
+
+/// Reports each key of `entries` that is not among `allowed` (with "did
+/// you mean", or the allowed keys) and each key given twice, with the
+/// messages `unknown` and `twice` make of the key; whether there was none.
+pub fn check_keys(
+    entries: &[Entry],
+    allowed: &[&str],
+    diags: &mut Diagnostics,
+    unknown: &dyn Fn(&str) -> String,
+    twice: &dyn Fn(&str) -> String,
+) -> bool {
+    let mut ok = true;
+    for (i, e) in entries.iter().enumerate() {
+        if entries[..i].iter().any(|p| p.key == e.key) {
+            diags.push(Diagnostic::error(twice(&e.key)).at(e.key_span));
+        } else if !allowed.contains(&&*e.key) {
+            let d = Diagnostic::error(unknown(&e.key)).at(e.key_span);
+            diags.push(match suggest(&e.key, allowed.iter().copied()) {
+                Some(s) => d.help(format!("did you mean `{s}`?")),
+                None => d.help(format!("the fields are {}", allowed.join(", "))),
+            });
+        } else {
+            continue;
+        }
+        ok = false;
+    }
+    ok
 }
 
 /// One level of a value: scalars read, children kept raw.
@@ -229,6 +286,7 @@ struct Reader<'m, 'd, F> {
     map: &'m SourceMap,
     file: FileId,
     text: &'m str,
+    max_depth: usize,
     diags: &'d mut Diagnostics,
     format: PhantomData<F>,
 }
@@ -237,32 +295,16 @@ impl<'m, 'd, F: Format> Reader<'m, 'd, F>
 where
     &'m F::Raw: Deserialize<'m>,
 {
-    fn new(map: &'m SourceMap, file: FileId, diags: &'d mut Diagnostics) -> Self {
-        Reader {
-            map,
-            file,
-            text: map.file(file).text(),
-            diags,
-            format: PhantomData,
-        }
-    }
-
     fn span_of(&self, part: &str) -> Span {
         crate::source::span_within(self.file, self.text, part)
     }
 
-    fn read(mut self) -> Option<Value> {
-        let text = self.text;
-        self.value(text, 0)
-    }
-
     fn value(&mut self, part: &'m str, depth: usize) -> Option<Value> {
         let span = self.span_of(part);
-        if depth > MAX_VALUE_DEPTH {
-            self.diags.push(
-                Diagnostic::error(format!("values nest deeper than {MAX_VALUE_DEPTH} levels"))
-                    .at(span),
-            );
+        if depth > self.max_depth {
+            let max = self.max_depth;
+            self.diags
+                .push(Diagnostic::error(format!("values nest deeper than {max} levels")).at(span));
             return None;
         }
         let layer = match F::parse::<Layer<'m, F::Raw>>(part) {

@@ -396,7 +396,7 @@ fn an_unknown_field_of_a_node_suggests_the_right_one() {
     assert_eq!(
         only(&load),
         error(
-            "t.json:1:26",
+            "t.json:1:20",
             "unknown field `parms`",
             Some(("t", "t", "Patrol")),
             Some("did you mean `params`?"),
@@ -413,7 +413,7 @@ fn an_unknown_field_of_a_tree_suggests_the_right_one() {
     assert_eq!(
         only(&load),
         error(
-            "t.json:1:30",
+            "t.json:1:26",
             "unknown field `rot`",
             None,
             Some("did you mean `root`?")
@@ -444,7 +444,7 @@ fn a_field_given_twice_is_an_error() {
     assert_eq!(
         only(&load),
         error(
-            "t.json:1:51",
+            "t.json:1:44",
             "duplicate field `params`",
             Some(("t", "t", "Patrol")),
             None

@@ -3,7 +3,7 @@
 
 use crate::blackboard::DynValue;
 use std::path::{Path, PathBuf};
-use treebeard_load::spanned::{Entry, Value, ValueKind, read_value};
+use treebeard_load::spanned::{Entry, Value, ValueKind, check_keys, get, read_value};
 use treebeard_load::{Diagnostic, Diagnostics, FileId, SourceMap, Span};
 use treebeard_shape::{FieldDecl, FieldType, suggest};
 use treebeard_vm::{Outcome, Status};
@@ -178,7 +178,7 @@ struct Fields<'v> {
 
 impl<'v> Fields<'v> {
     fn get(&self, key: &str) -> Option<&'v Value> {
-        self.entries.iter().find(|e| e.key == key).map(|e| &e.value)
+        get(self.entries, key)
     }
 }
 
@@ -196,19 +196,10 @@ impl Decoder<'_> {
             );
             return None;
         };
-        for (i, e) in entries.iter().enumerate() {
-            if entries[..i].iter().any(|p| p.key == e.key) {
-                self.error(e.key_span, format!("`{}` is given twice", e.key));
-            } else if !allowed.contains(&&*e.key) {
-                let mut d =
-                    Diagnostic::error(format!("{what} has no field `{}`", e.key)).at(e.key_span);
-                d = match suggest(&e.key, allowed.iter().copied()) {
-                    Some(s) => d.help(format!("did you mean `{s}`?")),
-                    None => d.help(format!("the fields are {}", allowed.join(", "))),
-                };
-                self.diags.push(d);
-            }
-        }
+        let unknown = |k: &str| format!("{what} has no field `{k}`");
+        let twice = |k: &str| format!("`{k}` is given twice");
+        // Unknown keys are reported and the rest still read.
+        check_keys(entries, allowed, self.diags, &unknown, &twice);
         Some(Fields { entries })
     }
 

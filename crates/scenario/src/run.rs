@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::Path;
 use std::sync::Arc;
-use treebeard_load::{Diagnostic, Diagnostics, LoadOptions, Loader, SourceMap, Span, Stub};
+use treebeard_load::{Diagnostic, Diagnostics, LoadOptions, Loader, SourceMap, Span};
 use treebeard_shape::{NodeIdx, Shape, suggest};
 use treebeard_vm::{
     Actors, AgentId, EventId, Frame, Interpreter, Leaves, Outcome, Program, Request, RequestKind,
@@ -107,7 +107,6 @@ fn prepare_in(
     let catalog = leaves::builtin(&scenario.keys, &scenario.events);
     let load_options = LoadOptions {
         stub_unknown: scenario.stub_unknown || options.stub_unknown,
-        main: scenario.main.as_ref().map(|(m, _)| m.clone()),
         ..LoadOptions::default()
     };
     let mut loader = Loader::new(&catalog, load_options);
@@ -143,6 +142,19 @@ fn prepare_in(
             loader.add_source(map.file(file).name(), blanked, None);
         }
     }
+    // The scenario's `main` must name a tree the files hold: its mistake,
+    // shown where the scenario writes it.
+    if let Some((main, span)) = &scenario.main {
+        if loader.tree_names().any(|t| t == main) {
+            loader.set_main(Some(main.clone()));
+        } else {
+            let mut d = Diagnostic::error(format!("no tree is named `{main}`")).at(*span);
+            if let Some(s) = suggest(main, loader.tree_names()) {
+                d = d.help(format!("did you mean `{s}`?"));
+            }
+            diags.push(d);
+        }
+    }
     let mut load = loader.finish();
     if let Some(whole) = inline
         && let Some(id) = load.map.find(map.file(file).name())
@@ -150,22 +162,13 @@ fn prepare_in(
     {
         load.map.set_text(id, whole);
     }
-    let Some(loaded) = load.loaded else {
-        // The scenario's `main` naming no tree is the scenario's mistake.
-        let mut tree_diags = Diagnostics::new();
-        for d in load.diagnostics {
-            match &scenario.main {
-                Some((_, span))
-                    if d.span.is_none() && d.message.starts_with("no tree is named") =>
-                {
-                    diags.push(d.at(*span));
-                }
-                _ => tree_diags.push(d),
-            }
+    let loaded = match load.loaded {
+        Some(loaded) if !diags.has_errors() => loaded,
+        _ => {
+            let mut report = Report::one(load.map, load.diagnostics);
+            report.parts.insert(0, (map, diags));
+            return Err(report);
         }
-        let mut report = Report::one(load.map, tree_diags);
-        report.parts.insert(0, (map, diags));
-        return Err(report);
     };
     let warnings = Report::one(load.map, load.diagnostics);
     let shape = loaded.shape;
@@ -178,14 +181,11 @@ fn prepare_in(
         },
         Err(errors) => {
             let (tree_map, mut tree_diags) = warnings.parts.into_iter().next().unwrap_or_default();
+            let paths = shape.paths();
             for (node, message) in errors {
-                tree_diags.push(node_diagnostic(
-                    &shape,
-                    &tree_map,
-                    &loaded.main,
-                    node,
-                    &message,
-                ));
+                let path = &paths[node.index()];
+                let d = node_diagnostic(&shape, &tree_map, &loaded.main, path, node, &message);
+                tree_diags.push(d);
             }
             let mut report = Report::one(tree_map, tree_diags);
             report.parts.insert(0, (map, diags));
@@ -211,7 +211,7 @@ fn prepare_in(
         setup: Arc::new(setup),
         nodes: BTreeMap::new(),
     };
-    prepared.resolve_refs(&mut diags, &loaded.stubs);
+    prepared.resolve_refs(&mut diags);
     if diags.has_errors() {
         return Err(Report::one(prepared.map, diags));
     }
@@ -223,6 +223,7 @@ fn node_diagnostic(
     shape: &Shape,
     map: &SourceMap,
     tree: &str,
+    path: &str,
     node: NodeIdx,
     message: &str,
 ) -> Diagnostic {
@@ -235,9 +236,8 @@ fn node_diagnostic(
     if let Some(h) = help {
         d = d.help(h.to_owned());
     }
-    let path = shape.paths().swap_remove(node.index());
     let leaf = shape.import(node).map_or(&*info.name, |i| &*i.name);
-    d = d.node(tree, &path, leaf);
+    d = d.node(tree, path, leaf);
     if let Some(s) = info.source
         && let Some(f) = map.files().get(s.file as usize)
         && let Some(offset) = f.offset(s.line, s.column)
@@ -251,26 +251,6 @@ fn node_diagnostic(
     d
 }
 
-/// Every node's path as diagnostics print it: the root's name, then each
-/// node's name and position among its siblings (`guard/fight[0]/Shoot[1]`).
-fn indexed_paths(shape: &Shape) -> Vec<String> {
-    let mut paths = vec![String::new(); shape.len()];
-    if shape.is_empty() {
-        return paths;
-    }
-    paths[0] = shape.node(NodeIdx::ROOT).name.to_string();
-    for i in 0..shape.len() {
-        let node = NodeIdx::new(i as u32);
-        if shape.kind(node).is_decider() {
-            for (position, child) in shape.children(node).enumerate() {
-                let name = &shape.node(child).name;
-                paths[child.index()] = format!("{}/{name}[{position}]", paths[i]);
-            }
-        }
-    }
-    paths
-}
-
 /// Where a node reference is written: the key of [`Prepared::nodes`].
 fn key(span: Span) -> (u32, u32) {
     (span.start, span.end)
@@ -278,7 +258,7 @@ fn key(span: Span) -> (u32, u32) {
 
 impl Prepared {
     /// Finds every node the script and expectations name.
-    fn resolve_refs(&mut self, diags: &mut Diagnostics, _stubs: &[Stub]) {
+    fn resolve_refs(&mut self, diags: &mut Diagnostics) {
         let mut refs: Vec<NodeRef> = Vec::new();
         for step in &self.scenario.script {
             if let Action::Complete(node, _) = &step.action {
@@ -344,7 +324,7 @@ impl Prepared {
             return Ok(NodeIdx::new(i as u32));
         }
         // Paths as diagnostics print them, every segment indexed.
-        if let Some(i) = indexed_paths(shape).iter().position(|p| p == text) {
+        if let Some(i) = shape.indexed_paths().iter().position(|p| p == text) {
             return Ok(NodeIdx::new(i as u32));
         }
         let by_name: Vec<usize> = (0..shape.len())

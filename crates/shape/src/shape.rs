@@ -240,8 +240,26 @@ impl Shape {
     /// Every node's path from the root, by item: node names joined by `/`,
     /// a name followed by `[i]` (its position among its siblings) only where
     /// a sibling has the same name, so paths are unique and short:
-    /// `guard/fight/Shoot`, `guard/wander/Walk[0]`.
+    /// `guard/fight/Shoot`, `guard/wander/Walk[0]`. Traces print these.
     pub fn paths(&self) -> Vec<String> {
+        self.paths_by(|name, position, shared| {
+            if shared {
+                format!("{name}[{position}]")
+            } else {
+                name.to_owned()
+            }
+        })
+    }
+
+    /// Every node's path with every segment indexed
+    /// (`guard/fight[0]/Shoot[1]`), as the compiler's errors print them.
+    pub fn indexed_paths(&self) -> Vec<String> {
+        self.paths_by(|name, position, _| format!("{name}[{position}]"))
+    }
+
+    /// Paths whose segment below the root `segment` makes from a node's
+    /// name, its position and whether a sibling shares its name.
+    fn paths_by(&self, segment: impl Fn(&str, usize, bool) -> String) -> Vec<String> {
         let mut paths = vec![String::new(); self.len()];
         if self.is_empty() {
             return paths;
@@ -260,12 +278,8 @@ impl Shape {
                     .filter(|&&c| self.node(c).name == *name)
                     .count()
                     > 1;
-                let segment = if shared {
-                    format!("{name}[{position}]")
-                } else {
-                    name.to_string()
-                };
-                paths[child.index()] = format!("{}/{segment}", paths[i as usize]);
+                let part = segment(name, position, shared);
+                paths[child.index()] = format!("{}/{part}", paths[i as usize]);
             }
         }
         paths

@@ -220,7 +220,7 @@ impl Interpreter {
             links: program.flow.links(),
             conditions: &program.conditions,
             actions: &program.actions,
-            shape,
+            slots: &program.slots,
             args: Args {
                 table: shape.param_table(),
                 strings: shape.strings(),
@@ -364,35 +364,26 @@ impl Interpreter {
             if entry.tag() != action_tag::RUNNING || item.kind() != Some(Kind::Action) {
                 continue;
             }
-            let Some(Some(hook)) = program.on_event.get(item.import() as usize).copied() else {
-                continue;
-            };
-            let slot = if item.flags() & FLAG_PERSISTENT != 0 {
-                shape.persistent_slot(NodeIdx::new(node))
-            } else {
-                None
-            };
-            let args = Args {
-                table: shape.param_table(),
-                strings: shape.strings(),
-                item,
+            let slot = program.slot(node);
+            let mut state = entry.value();
+            let mut persistent = slot.map(|s| actor.as_ref().persistent()[s]);
+            let node = NodeIdx::new(node);
+            let ran = program.call_event(
                 node,
+                blackboard,
                 agent,
                 frame,
-            };
-            let mut call = Call {
-                args: &args,
-                signal: Signal::Tick,
-                state: entry.value(),
-                persistent: slot.map(|s| actor.as_ref().persistent()[s]),
-            };
-            hook(blackboard, &mut call, event);
-            let (state, after) = (call.state, call.persistent);
-            actor.action_entries_mut()[i].set_value(state);
-            if let (Some(slot), Some(value)) = (slot, after) {
-                actor.set_persistent(slot, value);
+                event,
+                &mut state,
+                persistent.as_mut(),
+            );
+            if ran {
+                actor.action_entries_mut()[i].set_value(state);
+                if let (Some(slot), Some(value)) = (slot, persistent) {
+                    actor.set_persistent(slot, value);
+                }
+                delivered += 1;
             }
-            delivered += 1;
         }
         delivered
     }
@@ -477,7 +468,8 @@ struct Batch<'r, B, T> {
     links: &'r [Link],
     conditions: &'r [ConditionFn<B>],
     actions: &'r [ActionFn<B>],
-    shape: &'r Shape,
+    /// Per item, its persistent slot (see `Program::slots`).
+    slots: &'r [u32],
     /// The leaf arguments, set up once; each call sets its item and node.
     args: Args<'r>,
     /// The tracer: [`Quiet`] but for traced ticks.
@@ -1110,6 +1102,14 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         }
     }
 
+    /// The persistent slot of the action at `ip`, which owns one.
+    // PERF: kept out of line; most actions own no slot (crowd bench).
+    #[cold]
+    #[inline(never)]
+    fn slot(&self, ip: u32) -> Option<usize> {
+        self.slots.get(ip as usize).map(|&s| s as usize)
+    }
+
     /// The value of persistent `slot` as this tick has left it so far.
     fn current_persistent(&self, a: &Agent<'_, B>, slot: usize) -> u32 {
         self.b
@@ -1135,7 +1135,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         // PERF: unchecked (crowd bench, with `Batch::item`).
         let f = unsafe { *self.actions.get_unchecked(item.import() as usize) };
         let slot = if item.flags() & FLAG_PERSISTENT != 0 {
-            self.shape.persistent_slot(NodeIdx::new(ip))
+            self.slot(ip)
         } else {
             None
         };

@@ -19,6 +19,10 @@ pub struct Program<B> {
     pub(crate) actions: Box<[ActionFn<B>]>,
     /// Per immediate action: its event hook. Empty if no action has one.
     pub(crate) on_event: Box<[Option<EventFn<B>>]>,
+    /// Per item: its persistent slot (`u32::MAX` for none), so that a
+    /// tick indexes it instead of searching the persistent map. Empty if
+    /// the shape has no persistent slots.
+    pub(crate) slots: Arc<[u32]>,
 }
 
 impl<B> Clone for Program<B> {
@@ -29,6 +33,7 @@ impl<B> Clone for Program<B> {
             conditions: self.conditions.clone(),
             actions: self.actions.clone(),
             on_event: self.on_event.clone(),
+            slots: Arc::clone(&self.slots),
         }
     }
 }
@@ -195,13 +200,30 @@ impl<B> Program<B> {
         if on_event.iter().all(Option::is_none) {
             on_event.clear();
         }
+        let mut slots = Vec::new();
+        if !shape.persistent_map().is_empty() {
+            slots = vec![u32::MAX; shape.len()];
+            for (slot, node) in shape.persistent_map().iter().enumerate() {
+                slots[node.index()] = slot as u32;
+            }
+        }
         Ok(Program {
             flow: Arc::new(Flow::of(&shape)),
             shape,
             conditions: conditions.into_boxed_slice(),
             actions: actions.into_boxed_slice(),
             on_event: on_event.into_boxed_slice(),
+            slots: slots.into(),
         })
+    }
+
+    /// The persistent slot of the leaf at item `node`, if it owns one.
+    #[inline]
+    pub(crate) fn slot(&self, node: u32) -> Option<usize> {
+        self.slots
+            .get(node as usize)
+            .filter(|&&s| s != u32::MAX)
+            .map(|&s| s as usize)
     }
 
     /// The shape.
