@@ -66,6 +66,12 @@ fn symbol(kind: Kind) -> &'static str {
         Kind::Inverter => "¬ Inverter",
         Kind::ForceSuccess => "✓ ForceSuccess",
         Kind::ForceFailure => "✗ ForceFailure",
+        Kind::Loop => "↻ Loop",
+        Kind::LoopUntilSuccess => "↻ LoopUntilSuccess",
+        Kind::Timeout => "⏱ Timeout",
+        Kind::Wait => "⏱ Wait",
+        Kind::Cooldown => "❄ Cooldown",
+        Kind::Scope => "⟦⟧ Scope",
         Kind::Condition | Kind::Action | Kind::Deferred => kind.name(),
     }
 }

@@ -116,6 +116,19 @@ impl Checker<'_> {
                 success: any(|o| o.success),
                 failure: any(|o| o.failure),
             },
+            // A loop of count 0 never succeeds; the check does not read
+            // counts, so it may miss that.
+            Kind::Loop | Kind::LoopUntilSuccess | Kind::Scope => {
+                kids.first().copied().unwrap_or(both)
+            }
+            Kind::Timeout | Kind::Cooldown => Outcomes {
+                success: any(|o| o.success),
+                failure: true,
+            },
+            Kind::Wait => Outcomes {
+                success: true,
+                failure: false,
+            },
             Kind::Condition | Kind::Action | Kind::Deferred => both,
         }
     }

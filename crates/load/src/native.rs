@@ -257,7 +257,7 @@ fn literal(shape: &Shape, ty: &ParamType, word: u64) -> Literal {
     };
     let string = |w: u64| Literal::Str(shape.strings().get(w as usize).map_or("", |s| s).into());
     match ty {
-        ParamType::Int => Literal::Int(word as i64),
+        ParamType::Int | ParamType::Count => Literal::Int(word as i64),
         ParamType::Float => Literal::Float(f64::from_bits(word)),
         ParamType::Bool => Literal::Bool(word != 0),
         ParamType::Duration => Literal::Float(f64::from_bits(word)),
@@ -802,7 +802,10 @@ fn blanked_type(original: &str) -> Option<&str> {
 /// one character.
 pub(crate) fn token_span(map: &SourceMap, file: FileId, offset: usize) -> Span {
     let text = map.file(file).text();
-    let offset = offset.min(text.len());
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
     let rest = &text[offset..];
     let len = match rest.chars().next() {
         None => 0,

@@ -25,7 +25,7 @@ use std::collections::{BTreeMap, HashMap};
 use treebeard_shape::params::field_name;
 use treebeard_shape::tree::{Node, NodeParam, Policy, decider_of, leaf, sequence};
 use treebeard_shape::{
-    Kind, LeafCatalog, LeafSchema, ParamSpec, ParamType, ParamValue, Source, suggest,
+    Kind, Layout, LeafCatalog, LeafSchema, ParamSpec, ParamType, ParamValue, Source, suggest,
 };
 
 /// A leaf the loaded trees use that the registry lacks, stubbed: the caller
@@ -225,13 +225,29 @@ impl Resolver<'_, '_> {
         node
     }
 
+    /// Gives `node` the parameters written on `decl`.
+    fn params(&mut self, mut node: Node, decl: &NodeDecl, tree: &str, scope: &Scope) -> Node {
+        for attr in &decl.attrs {
+            let source = self.source(attr.span);
+            self.trees_at.insert(source, tree.into());
+            self.names_at.insert(source, attr.name_span);
+            node = node.with_param(NodeParam {
+                name: Some(attr.name.clone()),
+                value: scope.apply(&attr.value),
+                source: Some(source),
+            });
+        }
+        node
+    }
+
     fn try_node(&mut self, decl: &NodeDecl, tree: &str, path: &str, scope: &Scope) -> Option<Node> {
         let at = self.source(decl.span);
         self.trees_at.insert(at, tree.into());
         let problem = |d: Diagnostic| d.at(decl.span).node(tree, path, &decl.written);
         let node = match &decl.what {
             What::Decider(kind, policy) => {
-                if let Some(attr) = decl.attrs.first() {
+                let configured = kind.layout() == Layout::Configured;
+                if let Some(attr) = decl.attrs.first().filter(|_| !configured) {
                     self.diags.push(
                         Diagnostic::error(format!(
                             "`{}` takes no parameters, but is given `{}`",
@@ -243,6 +259,9 @@ impl Resolver<'_, '_> {
                 }
                 let children = self.children(decl, tree, path, scope);
                 let mut node = decider_of(*kind, children);
+                if configured {
+                    node = self.params(node, decl, tree, scope);
+                }
                 if let Some(p) = policy {
                     let mut policy = Policy::default();
                     if let Some((c, _)) = p.succeed {
@@ -292,23 +311,26 @@ impl Resolver<'_, '_> {
                         return self.pass_through(decl, tree, path, scope, "an unknown node");
                     }
                 }
-                if !decl.children.is_empty() {
-                    let n = decl.children.len();
+                let is_scope = self.catalog.leaf(name).is_some_and(|s| s.scope);
+                let n = decl.children.len();
+                if is_scope && n != 1 {
+                    self.diags.push(problem(
+                        Diagnostic::error(format!(
+                            "scope `{name}` needs exactly one child, but has {n}"
+                        ))
+                        .help("put the nodes it wraps under one child, such as a Sequence"),
+                    ));
+                } else if !is_scope && n > 0 {
                     self.diags.push(problem(Diagnostic::error(format!(
                         "`{name}` is a leaf, but has {n} {}",
                         if n == 1 { "child" } else { "children" }
                     ))));
                 }
-                let mut node = leaf(name);
-                for attr in &decl.attrs {
-                    let source = self.source(attr.span);
-                    self.trees_at.insert(source, tree.into());
-                    self.names_at.insert(source, attr.name_span);
-                    node = node.with_param(NodeParam {
-                        name: Some(attr.name.clone()),
-                        value: scope.apply(&attr.value),
-                        source: Some(source),
-                    });
+                let mut node = self.params(leaf(name), decl, tree, scope);
+                if is_scope {
+                    for child in self.children(decl, tree, path, scope) {
+                        node.push(child);
+                    }
                 }
                 node
             }

@@ -39,7 +39,7 @@ fn catalog() -> Catalog {
             LeafSchema::deferred().param("speed", ParamType::Float),
         )
         .declare(
-            "Wait",
+            "Pause",
             LeafSchema::deferred().param("time", ParamType::Duration),
         )
         .declare("Say", LeafSchema::action().param("text", ParamType::Str))
@@ -178,7 +178,7 @@ fn json_and_ron_files_of_several_trees_read_into_the_same_tree() {
             "Patrol:Deferred",
             "patrol_route:Sequence",
             "Walk:Action",
-            "Wait:Deferred",
+            "Pause:Deferred",
             "idle:Action",
         ]
     );
@@ -315,14 +315,14 @@ fn ron_reads_the_same_node_fields() {
         "t.json",
         r#"{"type": "Concurrent", "name": "both", "id": 3, "succeed": 1, "fail": "all", "children": [
             {"type": "Patrol", "params": {"speed": -2}},
-            {"type": "Wait", "params": {"time": "500ms"}}
+            {"type": "Pause", "params": {"time": "500ms"}}
         ]}"#,
     );
     let ron = shape(
         "t.ron",
         r#"(type: "Concurrent", name: "both", id: 3, succeed: 1, fail: "all", children: [
             (type: "Patrol", params: {"speed": -2}),
-            (type: "Wait", params: {"time": "500ms"}),
+            (type: "Pause", params: {"time": "500ms"}),
         ])"#,
     );
     assert_eq!(bare(&json), bare(&ron));
@@ -372,11 +372,11 @@ fn durations_take_units_or_seconds() {
     let s = shape(
         "t.json",
         r#"{"type": "Sequence", "children": [
-            {"type": "Wait", "name": "s", "params": {"time": "2.5s"}},
-            {"type": "Wait", "name": "ms", "params": {"time": "500ms"}},
-            {"type": "Wait", "name": "m", "params": {"time": "1m"}},
-            {"type": "Wait", "name": "float", "params": {"time": 0.25}},
-            {"type": "Wait", "name": "int", "params": {"time": 3}}
+            {"type": "Pause", "name": "s", "params": {"time": "2.5s"}},
+            {"type": "Pause", "name": "ms", "params": {"time": "500ms"}},
+            {"type": "Pause", "name": "m", "params": {"time": "1m"}},
+            {"type": "Pause", "name": "float", "params": {"time": 0.25}},
+            {"type": "Pause", "name": "int", "params": {"time": 3}}
         ]}"#,
     );
     for (name, seconds) in [
@@ -517,7 +517,7 @@ fn every_decider_kind_round_trips() {
         r#"{"type": "Sequence", "children": [
             {"type": "Selector", "children": [{"type": "enemy_visible"}, {"type": "Flag", "params": {"on": true}}]},
             {"type": "PrioritySelector", "children": [{"type": "enemy_visible"}, {"type": "Patrol", "params": {"speed": 1}}]},
-            {"type": "ReactiveSequence", "children": [{"type": "enemy_visible"}, {"type": "Wait", "params": {"time": "1s"}}]},
+            {"type": "ReactiveSequence", "children": [{"type": "enemy_visible"}, {"type": "Pause", "params": {"time": "1s"}}]},
             {"type": "Concurrent", "succeed": 1, "fail": "all", "children": [
                 {"type": "Inverter", "children": [{"type": "enemy_visible"}]},
                 {"type": "ForceSuccess", "children": [{"type": "Patrol", "params": {"speed": 2}}]},
@@ -553,7 +553,7 @@ fn names_ids_and_policies_round_trip() {
             {"type": "Concurrent", "name": "pair", "id": 0, "succeed": 2, "fail": 1, "children": [
                 {"type": "Patrol", "name": "Patrol", "params": {"speed": 1}},
                 {"type": "Patrol", "name": "Sequence", "id": 4000000000, "params": {"speed": 2}},
-                {"type": "Wait", "params": {"time": 1}}
+                {"type": "Pause", "params": {"time": 1}}
             ]},
             {"type": "Say", "name": "quiet", "params": {"text": "{not a field}"}}
         ]}"#,
@@ -588,7 +588,7 @@ fn the_json_text_of_a_small_tree() {
             {"type": "hunger_above", "id": 9, "params": {"threshold": 70}},
             {"type": "Concurrent", "name": "both", "succeed": 1, "children": [
                 {"type": "Track", "params": {"target": "{goal}", "hunger": 3, "pace": 1.5, "alert": false}},
-                {"type": "Wait", "params": {"time": "500ms"}}
+                {"type": "Pause", "params": {"time": "500ms"}}
             ]}
         ]}"#,
     );
@@ -622,7 +622,7 @@ fn the_json_text_of_a_small_tree() {
                 }
               },
               {
-                "type": "Wait",
+                "type": "Pause",
                 "params": {
                   "time": 0.5
                 }
@@ -748,7 +748,7 @@ fn leaf() -> BoxedStrategy<NodeDef> {
             (0u32..8000).prop_map(|k| Literal::Str(format!("{}ms", k * 125))),
             (0u32..1000).prop_map(|m| Literal::Str(format!("{m}m"))),
         ]
-        .prop_map(|t| with(node("Wait"), &[("time", t)])),
+        .prop_map(|t| with(node("Pause"), &[("time", t)])),
         "[ -~\u{e9}\u{4e2d}\n\t]{0,8}"
             .prop_map(|s| with(node("Say"), &[("text", Literal::Str(s))])),
         prop::sample::select(vec!["walk", "run", "sneak"])
@@ -899,12 +899,28 @@ proptest! {
 #[test]
 fn every_kind_of_node_is_a_decider_or_a_leaf() {
     // The decider names files may write are exactly the kinds' names.
-    for kind in Kind::ALL.iter().filter(|k| k.is_decider()) {
+    // Scopes are written with their hooks' names.
+    for kind in Kind::ALL
+        .iter()
+        .filter(|k| k.is_decider() && **k != Kind::Scope)
+    {
         let children = match kind.children() {
+            (0, 0) => "[]",
             (1, 1) => r#"[{"type": "enemy_visible"}]"#,
             _ => r#"[{"type": "enemy_visible"}, {"type": "enemy_visible"}]"#,
         };
-        let text = format!(r#"{{"type": "{}", "children": {children}}}"#, kind.name());
+        // Every configured parameter without a default is a duration.
+        let params = kind
+            .params()
+            .iter()
+            .filter(|p| p.default.is_none())
+            .map(|p| format!(r#""{}": 1.5"#, p.name))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let text = format!(
+            r#"{{"type": "{}", "params": {{{params}}}, "children": {children}}}"#,
+            kind.name()
+        );
         let s = shape("k.json", &text);
         assert_eq!(s.kind(NodeIdx::ROOT), *kind);
     }

@@ -5,7 +5,7 @@
 //! | `Succeed` | action | | succeeds |
 //! | `Fail` | action | | fails |
 //! | `Running` | action | | runs forever |
-//! | `Wait` | action | `ticks` | runs `ticks` ticks, then succeeds |
+//! | `WaitTicks` | action | `ticks` | runs `ticks` ticks, then succeeds |
 //! | `Script` | action | `statuses` | returns the listed statuses on its successive calls (`"R R S"`, or words), the last one repeating; a persistent slot counts the calls (cancel calls are not steps) |
 //! | `Condition` | condition | `test` | `key`, `!key`, or `key OP operand` with `OP` one of `== != < <= > >=` and `operand` a number, `true`, `false`, `'text'` or `{key}` |
 //! | `Set` | action | `key`, `value` | sets the key to the value (a literal, or `{key}`), succeeds |
@@ -21,7 +21,9 @@ use crate::blackboard::{DynBlackboard, DynValue};
 use std::sync::Arc;
 use treebeard_load::Stub;
 use treebeard_shape::{FieldDecl, FieldType, NodeIdx, ParamSpec, ParamType, Shape, suggest};
-use treebeard_vm::{Behavior, Call, EventId, Leaves, Signal, Status};
+use treebeard_vm::{
+    Args, Behavior, Blackboard, Call, Ending, EventId, Leaves, ScopeHooks, Signal, Status, Value,
+};
 
 /// One scenario agent: its blackboard, and what the built-in leaves share.
 #[derive(Clone, Debug)]
@@ -139,7 +141,7 @@ fn compare(left: &DynValue, op: Op, right: &DynValue) -> bool {
     }
 }
 
-/// `Wait(ticks)`: running for `ticks` ticks, then success.
+/// `WaitTicks(ticks)`: running for `ticks` ticks, then success.
 fn wait(_: &mut Agent, call: &mut Call<'_>) -> Status {
     if i64::from(call.state()) >= call.int(0) {
         return Status::Success;
@@ -180,6 +182,20 @@ fn set(agent: &mut Agent, call: &mut Call<'_>) -> Status {
     Status::Success
 }
 
+/// `Holding(flag)`: a scope that sets a bool key while it is open and
+/// clears it when it ends, however it ends.
+struct Holding;
+
+impl ScopeHooks<Agent> for Holding {
+    fn enter(agent: &mut Agent, args: &Args<'_>) {
+        agent.blackboard.set(args.output(0), Value::Bool(true));
+    }
+
+    fn exit(agent: &mut Agent, args: &Args<'_>, _how: Ending) {
+        agent.blackboard.set(args.output(0), Value::Bool(false));
+    }
+}
+
 /// A small hash for `Chance`: SplitMix64's finaliser.
 fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -213,13 +229,14 @@ pub const BUILTIN: &[&str] = &[
     "Succeed",
     "Fail",
     "Running",
-    "Wait",
+    "WaitTicks",
     "Script",
     "Condition",
     "Set",
     "Chance",
     "Deferred",
     "WaitEvent",
+    "Holding",
 ];
 
 /// The built-in leaves over a blackboard of `keys`, with `events`
@@ -237,10 +254,13 @@ pub fn builtin(keys: &[FieldDecl], events: &[String]) -> Leaves<Agent> {
     l.action("Running", |_, _| Status::Running)
         .never_fails()
         .describe("runs forever");
-    l.action("Wait", wait)
+    l.action("WaitTicks", wait)
         .param("ticks", ParamType::Int)
         .never_fails()
         .describe("runs `ticks` ticks, then succeeds");
+    l.scope::<Holding>("Holding")
+        .param("flag", ParamType::Output(FieldType::Bool))
+        .describe("a scope: sets the bool key `flag` while open, clears it when it ends");
     l.action("Script", script)
         .param("statuses", ParamType::Str)
         .persistent()

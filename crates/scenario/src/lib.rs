@@ -10,14 +10,14 @@
 //! let scenario = r#"(
 //!     tree: (type: "PrioritySelector", children: [
 //!         (type: "Condition", params: {"test": "alarm"}),
-//!         (type: "Wait", params: {"ticks": 2}),
+//!         (type: "WaitTicks", params: {"ticks": 2}),
 //!     ]),
 //!     ticks: 3,
 //!     blackboard: {"alarm": false},
 //!     script: [(tick: 1, set: {"alarm": true})],
 //!     expect: [
-//!         (tick: 0, status: "running", running: ["Wait"]),
-//!         (tick: 1, status: "success", trace_contains: ["cancel Wait"]),
+//!         (tick: 0, status: "running", running: ["WaitTicks"]),
+//!         (tick: 1, status: "success", trace_contains: ["cancel WaitTicks"]),
 //!     ],
 //! )"#;
 //! let prepared = prepare_str("alarm.ron", scenario, &PrepareOptions::default())

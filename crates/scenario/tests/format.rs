@@ -112,11 +112,11 @@ fn simple(rest: &str) -> String {
 }
 
 /// A two-leaf guard: `guard` selects `alarm` (a Condition on `alarm`)
-/// over a two-tick `Wait`; keys `alarm` (bool) and `hunger` (int).
+/// over a two-tick `WaitTicks`; keys `alarm` (bool) and `hunger` (int).
 const GUARD: &str = r#"(
     tree: (type: "PrioritySelector", name: "guard", children: [
         (type: "Condition", params: {"test": "alarm"}),
-        (type: "Wait", params: {"ticks": 2}),
+        (type: "WaitTicks", params: {"ticks": 2}),
     ]),
     ticks: 3,
     agents: 2,
@@ -140,8 +140,8 @@ fn the_guard_prepares_and_passes() {
         &guard(
             r#"    script: [(tick: 1, agent: 0, set: {"alarm": true})],
     expect: [
-        (tick: 0, status: "running", running: ["Wait"]),
-        (tick: 1, agent: 0, status: "success", trace_contains: ["cancel Wait"]),
+        (tick: 0, status: "running", running: ["WaitTicks"]),
+        (tick: 1, agent: 0, status: "success", trace_contains: ["cancel WaitTicks"]),
         (tick: 1, agent: 1, status: "running", blackboard: {"hunger": 20}),
     ],"#,
         ),
@@ -149,7 +149,7 @@ fn the_guard_prepares_and_passes() {
     assert_eq!(p.scenario.agents, 2);
     assert_eq!(p.scenario.ticks, 3);
     assert_eq!(p.scenario.name, "g");
-    assert_eq!(p.paths, ["guard", "guard/Condition", "guard/Wait"]);
+    assert_eq!(p.paths, ["guard", "guard/Condition", "guard/WaitTicks"]);
     let verdict = p.run(&mut p.vm(), None).expect("no trace to write");
     assert!(verdict.passed(), "{:?}", verdict.failure);
     assert_eq!(verdict.ticks, 3);
@@ -678,7 +678,7 @@ fn a_bad_status_word_is_an_error() {
     assert_eq!(
         only(
             "w.ron",
-            &guard("    script: [(tick: 1, complete: \"Wait\", status: \"done\")],")
+            &guard("    script: [(tick: 1, complete: \"WaitTicks\", status: \"done\")],")
         ),
         error(
             "w.ron:9:50",
@@ -717,7 +717,7 @@ fn a_bad_trace_event_name_suggests_the_close_one() {
     assert_eq!(
         only(
             "n.ron",
-            &guard("    expect: [(tick: 1, trace: [\"start guard\", \"strat Wait\"])],")
+            &guard("    expect: [(tick: 1, trace: [\"start guard\", \"strat WaitTicks\"])],")
         ),
         error(
             "n.ron:9:47",
@@ -728,7 +728,7 @@ fn a_bad_trace_event_name_suggests_the_close_one() {
     assert_eq!(
         only(
             "n.ron",
-            &guard("    expect: [(tick: 1, trace_contains: [\"cancle Wait\"])],")
+            &guard("    expect: [(tick: 1, trace_contains: [\"cancle WaitTicks\"])],")
         ),
         error(
             "n.ron:9:41",
@@ -739,14 +739,14 @@ fn a_bad_trace_event_name_suggests_the_close_one() {
     assert_eq!(
         only(
             "r.ron",
-            &guard("    expect: [(tick: 1, requests: [\"start Wait\"])],")
+            &guard("    expect: [(tick: 1, requests: [\"start WaitTicks\"])],")
         ),
         error("r.ron:9:35", "`start` is not one of launch, cancel", None)
     );
     assert_eq!(
         only(
             "r.ron",
-            &guard("    expect: [(tick: 1, trace: [\"Wait\"])],")
+            &guard("    expect: [(tick: 1, trace: [\"WaitTicks\"])],")
         ),
         error(
             "r.ron:9:32",
@@ -770,7 +770,7 @@ fn a_node_that_does_not_exist_suggests_the_close_path() {
         error(
             "o.ron:9:34",
             "the tree has no node `guard/Wiat`",
-            Some("did you mean `guard/Wait`?")
+            Some("did you mean `guard/WaitTicks`?")
         )
     );
     assert_eq!(
@@ -792,7 +792,7 @@ fn a_node_that_does_not_exist_suggests_the_close_path() {
         error(
             "o.ron:9:32",
             "the tree has no node `Nothing`",
-            Some("name a node by its path, as traces print it (e.g. `guard/Wait`)")
+            Some("name a node by its path, as traces print it (e.g. `guard/WaitTicks`)")
         )
     );
 }
@@ -807,7 +807,7 @@ fn a_misspelt_node_name_suggests_the_name() {
         error(
             "o.ron:9:34",
             "the tree has no node `Wiat`",
-            Some("did you mean `Wait`?")
+            Some("did you mean `WaitTicks`?")
         )
     );
 }
@@ -848,7 +848,7 @@ fn an_ambiguous_node_lists_the_paths() {
 fn complete_names_a_deferred_action() {
     let e = only(
         "c.ron",
-        &guard("    script: [(tick: 1, complete: \"Wait\")],"),
+        &guard("    script: [(tick: 1, complete: \"WaitTicks\")],"),
     );
     assert_eq!(e.location.as_deref(), Some("c.ron:9:34"));
     assert!(e.message.contains("not a deferred action"), "{}", e.message);
@@ -996,10 +996,10 @@ fn a_malformed_inline_tree_is_an_error_at_its_line_in_the_scenario() {
     // The frame shows the scenario's own line.
     let text = r.render(false);
     assert!(
-        text.contains("8 |         (type: \"Wait\" params: {\"ticks\": 1}),\n"),
+        text.contains("8 |         (type: \"WaitTicks\" params: {\"ticks\": 1}),\n"),
         "{text}"
     );
-    let json = "{\n  \"ticks\": 2,\n  \"tree\": {\"type\": \"Sequence\", \"children\": [\n    {\"type\": \"Succeed\"},\n    {\"type\": \"Wait\" \"params\": {\"ticks\": 1}}\n  ]}\n}";
+    let json = "{\n  \"ticks\": 2,\n  \"tree\": {\"type\": \"Sequence\", \"children\": [\n    {\"type\": \"Succeed\"},\n    {\"type\": \"WaitTicks\" \"params\": {\"ticks\": 1}}\n  ]}\n}";
     assert_eq!(
         only("bt.json", json),
         error(
@@ -1019,25 +1019,25 @@ fn an_inline_tree_with_an_unknown_leaf_or_bad_parameter_is_located_in_the_scenar
             error(
                 "inl.ron:5:16",
                 "unknown node type `Wiat`",
-                Some("did you mean `Wait`?")
+                Some("did you mean `WaitTicks`?")
             ),
             "inl",
             "inl/Wiat[1]",
             "Wiat"
         )
     );
-    let json = "{\n  \"ticks\": 2,\n  \"tree\": {\"type\": \"Sequence\", \"children\": [\n    {\"type\": \"Succeed\"},\n    {\"type\": \"Wait\", \"params\": {\"ticks\": \"x\"}}\n  ]}\n}";
+    let json = "{\n  \"ticks\": 2,\n  \"tree\": {\"type\": \"Sequence\", \"children\": [\n    {\"type\": \"Succeed\"},\n    {\"type\": \"WaitTicks\", \"params\": {\"ticks\": \"x\"}}\n  ]}\n}";
     assert_eq!(
         only("inl.json", json),
         at_node(
             error(
                 "inl.json:5:42",
-                "parameter `ticks` of `Wait`: expected int, found \"x\"",
+                "parameter `ticks` of `WaitTicks`: expected int, found \"x\"",
                 None
             ),
             "inl",
-            "inl/Wait[1]",
-            "Wait"
+            "inl/WaitTicks[1]",
+            "WaitTicks"
         )
     );
 }

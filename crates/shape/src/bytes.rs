@@ -10,7 +10,7 @@
 //! items        u32 count, then count x u64          the stream
 //! params       u32 count, then count x u64          the parameter table
 //! imports      3 x (u32 count, then per import:     Condition, Action, Deferred
-//!                 name, u8 persistent (0 or 1),
+//!                 name, u8 flags (bit 0 persistent, bit 1 scope hooks),
 //!                 u32 parameter count, then per parameter: name, type)
 //! nodes        (one per item) u32 id, name,
 //!              u8 has source (0 or 1), then u16 file, u32 line, u32 column
@@ -20,7 +20,7 @@
 //!
 //! type         u8: 0 int, 1 float, 2 bool, 3 duration, 4 string,
 //!              5 enum (then u32 count and the variant names),
-//!              6 input, 7 output (then u8 field type)
+//!              6 input, 7 output (then u8 field type), 8 count
 //! field type   u8: 0 bool, 1 int, 2 float, 3 string
 //! ```
 //!
@@ -258,6 +258,7 @@ impl<'b> Reader<'b> {
             }
             6 => ParamType::Input(self.field_type(section)?),
             7 => ParamType::Output(self.field_type(section)?),
+            8 => ParamType::Count,
             found => {
                 return Err(self.fail_at(
                     at,
@@ -319,6 +320,7 @@ impl Writer {
             ParamType::Bool => self.u8(2),
             ParamType::Duration => self.u8(3),
             ParamType::Str => self.u8(4),
+            ParamType::Count => self.u8(8),
             ParamType::Enum(variants) => {
                 self.u8(5);
                 self.count(variants.len());
@@ -377,7 +379,13 @@ impl Shape {
             table.reserve(count);
             for _ in 0..count {
                 let name = r.string("import table")?;
-                let persistent = r.flag("import table", "persistent flag")?;
+                let at = r.pos;
+                let flags = r.u8("import table")?;
+                if flags > 3 {
+                    let what = "import flags";
+                    return Err(r.fail_at(at, Undecodable::Tag { what, found: flags }));
+                }
+                let (persistent, scope) = (flags & 1 != 0, flags & 2 != 0);
                 let count = r.count(5, "import table")?;
                 let mut import_params = Vec::with_capacity(count);
                 for _ in 0..count {
@@ -389,6 +397,7 @@ impl Shape {
                     name,
                     params: import_params,
                     persistent,
+                    scope,
                 });
             }
         }
@@ -469,7 +478,7 @@ impl Shape {
             w.count(table.len());
             for import in table {
                 w.string(&import.name);
-                w.u8(u8::from(import.persistent));
+                w.u8(u8::from(import.persistent) | (u8::from(import.scope) << 1));
                 w.count(import.params.len());
                 for p in &import.params {
                     w.string(&p.name);

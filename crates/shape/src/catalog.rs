@@ -30,6 +30,10 @@ pub struct LeafSchema {
     pub never_fails: bool,
     /// What the leaf does, in a sentence, for tools that list leaves.
     pub description: Box<str>,
+    /// Whether the name is a scope's hooks: an action that trees use as a
+    /// [`Kind::Scope`] around one child (`Boost(factor: 2) { Run }`), never
+    /// as a leaf.
+    pub scope: bool,
 }
 
 impl LeafSchema {
@@ -40,6 +44,16 @@ impl LeafSchema {
             persistent: false,
             never_fails: false,
             description: "".into(),
+            scope: false,
+        }
+    }
+
+    /// A scope's hooks: called when a [`Kind::Scope`] node using it is
+    /// entered and when it ends.
+    pub fn scope() -> LeafSchema {
+        LeafSchema {
+            scope: true,
+            ..LeafSchema::of(Kind::Action)
         }
     }
 

@@ -19,8 +19,8 @@ use crate::ids::NodeId;
 use crate::item::{
     FLAG_PERSISTENT, MAX_ITEMS, MAX_LEAF_PARAMS, MAX_PARAM_WORDS, ParamRange, ShapeItem,
 };
-use crate::kinds::{Kind, LEAF_KINDS, MAX_CHILDREN};
-use crate::params::{Encoded, Mismatch, ParamType, encode};
+use crate::kinds::{Kind, LEAF_KINDS, Layout, MAX_CHILDREN};
+use crate::params::{Encoded, Mismatch, ParamSpec, ParamType, ParamValue, encode};
 use crate::shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};
 use crate::source::Source;
 use crate::tree::{Count, Expect, Node, NodeParam, Policy, What};
@@ -92,6 +92,9 @@ pub enum Unbuildable {
         /// Why.
         problem: Mismatch,
     },
+    /// A `Scope` node written as such: a scope is written with its hook's
+    /// name (`Boost(factor: 2) { Run }`).
+    BareScope,
     /// A decider was given parameters.
     ParamsOnDecider {
         /// How many.
@@ -203,6 +206,10 @@ impl fmt::Display for Unbuildable {
                 name,
                 problem,
             } => write!(f, "parameter `{name}` of `{leaf}`: {problem}"),
+            Unbuildable::BareScope => write!(
+                f,
+                "a scope is written with the name of its hooks (registered with `Leaves::scope`), as in `Boost(factor: 2) {{ Run }}`"
+            ),
             Unbuildable::ParamsOnDecider { count } => {
                 write!(f, "deciders take no parameters, but {count} were given")
             }
@@ -352,9 +359,13 @@ pub fn compile(tree: &Node, catalog: &dyn LeafCatalog) -> Result<Shape, BuildErr
 /// A decider whose sub-stream is being emitted.
 struct Frame<'t> {
     node: &'t Node,
+    /// The kind being emitted (a scope is written as its hook's name).
+    kind: Kind,
     item: u32,
     position: usize,
     next_child: usize,
+    /// A configured kind's parameter words.
+    params: ParamRange,
 }
 
 /// Compiles a tree description with `options`.
@@ -495,35 +506,28 @@ impl<'t> Compiler<'t, '_> {
             source: node.source,
         });
         match &node.what {
+            What::Leaf { leaf, .. } if self.catalog.leaf(leaf).is_some_and(|s| s.scope) => {
+                let params = self.scope_params(node, position, leaf)?;
+                self.open(node, position, Kind::Scope, params)?;
+            }
             What::Decider { kind, .. } => {
                 let kind = *kind;
-                if !node.params.is_empty() {
-                    let count = node.params.len();
-                    self.report(node, position, None, Unbuildable::ParamsOnDecider { count });
-                }
-                let (min, max) = kind.children();
-                let count = node.children.len();
-                if count < min as usize || count > max as usize {
-                    let what = Unbuildable::ChildCount {
-                        kind,
-                        count,
-                        min,
-                        max,
-                    };
-                    self.report(node, position, None, what);
-                }
-                if self.stack.len() as u32 >= self.limits.max_depth {
-                    let max = self.limits.max_depth;
-                    return Err(self.fatal(node, position, Unbuildable::TooDeep { max }));
-                }
-                // A placeholder until the sub-stream closes and its end is known.
-                self.parts.items.push(ShapeItem::from_bits(0));
-                self.stack.push(Frame {
-                    node,
-                    item: index as u32,
-                    position,
-                    next_child: 0,
-                });
+                let params = match kind.layout() {
+                    Layout::Configured if kind == Kind::Scope => {
+                        self.report(node, position, None, Unbuildable::BareScope);
+                        ParamRange::default()
+                    }
+                    Layout::Configured => self.kind_params(node, position, kind)?,
+                    _ => {
+                        if !node.params.is_empty() {
+                            let count = node.params.len();
+                            let what = Unbuildable::ParamsOnDecider { count };
+                            self.report(node, position, None, what);
+                        }
+                        ParamRange::default()
+                    }
+                };
+                self.open(node, position, kind, params)?;
             }
             What::Leaf { leaf, expect } => {
                 let item = self.leaf(node, position, leaf, *expect)?;
@@ -533,6 +537,153 @@ impl<'t> Compiler<'t, '_> {
             }
         }
         Ok(())
+    }
+
+    /// Opens the sub-stream of a decider or configured node, after checking
+    /// its number of children.
+    fn open(
+        &mut self,
+        node: &'t Node,
+        position: usize,
+        kind: Kind,
+        params: ParamRange,
+    ) -> Result<(), Fatal> {
+        let index = self.parts.items.len();
+        {
+            let (min, max) = kind.children();
+            let count = node.children.len();
+            if count < min as usize || count > max as usize {
+                let what = Unbuildable::ChildCount {
+                    kind,
+                    count,
+                    min,
+                    max,
+                };
+                self.report(node, position, None, what);
+            }
+            if self.stack.len() as u32 >= self.limits.max_depth {
+                let max = self.limits.max_depth;
+                return Err(self.fatal(node, position, Unbuildable::TooDeep { max }));
+            }
+            // A placeholder until the sub-stream closes and its end is known.
+            self.parts.items.push(ShapeItem::from_bits(0));
+            self.stack.push(Frame {
+                node,
+                kind,
+                item: index as u32,
+                position,
+                next_child: 0,
+                params,
+            });
+        }
+        Ok(())
+    }
+
+    /// Encodes a configured kind's parameters (see [`Kind::params`]).
+    fn kind_params(
+        &mut self,
+        node: &Node,
+        position: usize,
+        kind: Kind,
+    ) -> Result<ParamRange, Fatal> {
+        let mut schema = LeafSchema::action();
+        for p in kind.params() {
+            let spec = ParamSpec::new(p.name, p.ty.param_type());
+            schema.params.push(match p.default {
+                Some(d) => spec.default(ParamValue::Int(i64::from(d))),
+                None => spec,
+            });
+        }
+        let Some((words, _)) = self.params(node, position, kind.name(), &schema) else {
+            return Ok(ParamRange::default());
+        };
+        self.append_params(node, position, &words, &[])
+    }
+
+    /// A scope's words: its hook's action import, then the hook's parameters.
+    fn scope_params(
+        &mut self,
+        node: &Node,
+        position: usize,
+        name: &str,
+    ) -> Result<ParamRange, Fatal> {
+        let catalog = self.catalog;
+        let Some(schema) = catalog.leaf(name) else {
+            unreachable!("checked to be a scope");
+        };
+        let Some((words, constants)) = self.params(node, position, name, schema) else {
+            return Ok(ParamRange::default());
+        };
+        let import = self.import(node, position, name, schema)?;
+        let mut all = Vec::with_capacity(words.len() + 1);
+        all.push(u64::from(import));
+        all.extend_from_slice(&words);
+        let constants: Vec<(usize, u64)> = constants.iter().map(|&(s, v)| (s + 1, v)).collect();
+        self.append_params(node, position, &all, &constants)
+    }
+
+    /// The index of `name` in its kind's import table, added on first use.
+    fn import(
+        &mut self,
+        node: &Node,
+        position: usize,
+        name: &str,
+        schema: &LeafSchema,
+    ) -> Result<u16, Fatal> {
+        let Some(slot) = schema.kind.leaf_slot() else {
+            unreachable!("checked to be a leaf kind");
+        };
+        if let Some(&i) = self.import_index[slot].get(name) {
+            return Ok(i);
+        }
+        let table = &mut self.parts.imports[slot];
+        let Ok(i) = u16::try_from(table.len()) else {
+            let what = Unbuildable::TooManyImports { kind: schema.kind };
+            return Err(self.fatal(node, position, what));
+        };
+        table.push(Import {
+            name: name.into(),
+            params: schema
+                .params
+                .iter()
+                .map(|p| ImportParam {
+                    name: p.name.clone(),
+                    ty: p.ty.clone(),
+                })
+                .collect(),
+            persistent: schema.persistent,
+            scope: schema.scope,
+        });
+        self.import_index[slot].insert(name.into(), i);
+        Ok(i)
+    }
+
+    /// Appends a node's parameter words and its input literals (which
+    /// follow them; their words are pointed at them) to the table.
+    fn append_params(
+        &mut self,
+        node: &Node,
+        position: usize,
+        words: &[u64],
+        constants: &[(usize, u64)],
+    ) -> Result<ParamRange, Fatal> {
+        let offset = self.parts.params.len();
+        let max_params = self.limits.max_params.min(MAX_PARAM_WORDS);
+        if offset + words.len() + constants.len() > max_params {
+            let what = Unbuildable::ParamTableFull { max: max_params };
+            return Err(self.fatal(node, position, what));
+        }
+        self.parts.params.extend_from_slice(words);
+        for (k, &(slot, _)) in constants.iter().enumerate() {
+            self.parts.params[offset + slot] = (offset + words.len() + k) as u64;
+        }
+        self.parts
+            .params
+            .extend(constants.iter().map(|&(_, value)| value));
+        Ok(ParamRange {
+            offset: offset as u32,
+            len: words.len() as u8,
+        })
     }
 
     /// The leaf's item, or `None` after reporting why it has none.
@@ -578,58 +729,15 @@ impl<'t> Compiler<'t, '_> {
             self.report(node, position, None, what);
             return Ok(None);
         }
-        let Some((mut words, constants)) = self.params(node, position, name, schema) else {
+        let Some((words, constants)) = self.params(node, position, name, schema) else {
             return Ok(None);
         };
-        let Some(slot) = schema.kind.leaf_slot() else {
-            unreachable!("checked to be a leaf kind");
-        };
-        let import = match self.import_index[slot].get(name) {
-            Some(&i) => i,
-            None => {
-                let table = &mut self.parts.imports[slot];
-                let Ok(i) = u16::try_from(table.len()) else {
-                    let what = Unbuildable::TooManyImports { kind: schema.kind };
-                    return Err(self.fatal(node, position, what));
-                };
-                table.push(Import {
-                    name: name.into(),
-                    params: schema
-                        .params
-                        .iter()
-                        .map(|p| ImportParam {
-                            name: p.name.clone(),
-                            ty: p.ty.clone(),
-                        })
-                        .collect(),
-                    persistent: schema.persistent,
-                });
-                self.import_index[slot].insert(name.into(), i);
-                i
-            }
-        };
-        let offset = self.parts.params.len();
-        let max_params = self.limits.max_params.min(MAX_PARAM_WORDS);
-        if offset + words.len() + constants.len() > max_params {
-            let what = Unbuildable::ParamTableFull { max: max_params };
-            return Err(self.fatal(node, position, what));
-        }
-        // Input literals follow the leaf's words; their words point at them.
-        for (k, &(slot, _)) in constants.iter().enumerate() {
-            words[slot] = (offset + words.len() + k) as u64;
-        }
-        self.parts.params.extend_from_slice(&words);
-        self.parts
-            .params
-            .extend(constants.iter().map(|&(_, value)| value));
+        let import = self.import(node, position, name, schema)?;
+        let params = self.append_params(node, position, &words, &constants)?;
         let flags = if schema.persistent {
             FLAG_PERSISTENT
         } else {
             0
-        };
-        let params = ParamRange {
-            offset: offset as u32,
-            len: words.len() as u8,
         };
         Ok(Some(ShapeItem::leaf(schema.kind, flags, import, params)))
     }
@@ -747,8 +855,14 @@ impl<'t> Compiler<'t, '_> {
             return;
         };
         let node = frame.node;
-        let What::Decider { kind, policy } = node.what else {
-            unreachable!("only deciders are opened");
+        let kind = frame.kind;
+        let end = self.parts.items.len() as u32;
+        if kind.layout() == Layout::Configured {
+            self.parts.items[frame.item as usize] = ShapeItem::configured(kind, end, frame.params);
+            return;
+        }
+        let What::Decider { policy, .. } = node.what else {
+            unreachable!("only deciders and configured nodes are opened");
         };
         let (a, b) = match kind {
             Kind::Concurrent if node.children.is_empty() => (0, 0),
@@ -761,7 +875,6 @@ impl<'t> Compiler<'t, '_> {
             },
             _ => (0, 0),
         };
-        let end = self.parts.items.len() as u32;
         self.parts.items[frame.item as usize] = ShapeItem::decider(kind, end, a, b);
     }
 }

@@ -12,7 +12,7 @@
 use crate::ids::NodeIdx;
 use crate::kinds::{Kind, Layout};
 use crate::params::{FIELD_REF, FieldType, ParamType};
-use crate::shape::Shape;
+use crate::shape::{ImportParam, Shape};
 use std::fmt::{self, Write as _};
 
 /// A shape's disassembly; print it with `{}`.
@@ -44,30 +44,57 @@ impl Disassembly<'_> {
                     let _ = write!(out, " {b}={}", item.b());
                 }
             }
+            Layout::Configured if kind == Kind::Scope => {
+                let Some(import) = shape.import(node) else {
+                    return out;
+                };
+                let params = shape.params(node).get(1..).unwrap_or_default();
+                write_call(&mut out, shape, &import.name, import.params.iter(), params);
+            }
+            Layout::Configured => {
+                let types = kind.params().iter().map(|p| ImportParam {
+                    name: p.name.into(),
+                    ty: p.ty.param_type(),
+                });
+                let types: Vec<ImportParam> = types.collect();
+                write_call(&mut out, shape, "", types.iter(), shape.params(node));
+            }
             Layout::Leaf => {
                 let Some(import) = shape.import(node) else {
                     return out;
                 };
-                out.push_str(&import.name);
                 let params = shape.params(node);
-                if !params.is_empty() {
-                    out.push('(');
-                    for (i, (p, &w)) in import.params.iter().zip(params).enumerate() {
-                        if i > 0 {
-                            out.push_str(", ");
-                        }
-                        let _ = write!(out, "{}=", p.name);
-                        write_word(&mut out, shape, &p.ty, w);
-                    }
-                    out.push(')');
-                }
-                if let Some(slot) = shape.persistent_slot(node) {
-                    let _ = write!(out, " [persistent {slot}]");
-                }
+                write_call(&mut out, shape, &import.name, import.params.iter(), params);
             }
+        }
+        if let Some(slot) = shape.persistent_slot(node) {
+            let _ = write!(out, " [persistent {slot}]");
         }
         out
     }
+}
+
+/// `name(p=v, ...)`, the parentheses only when there are parameters.
+fn write_call<'p>(
+    out: &mut String,
+    shape: &Shape,
+    name: &str,
+    types: impl Iterator<Item = &'p ImportParam>,
+    words: &[u64],
+) {
+    out.push_str(name);
+    if words.is_empty() {
+        return;
+    }
+    out.push('(');
+    for (i, (p, &w)) in types.zip(words).enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        let _ = write!(out, "{}=", p.name);
+        write_word(out, shape, &p.ty, w);
+    }
+    out.push(')');
 }
 
 /// A parameter word, as its type reads it.
@@ -94,6 +121,7 @@ fn write_word(out: &mut String, shape: &Shape, ty: &ParamType, w: u64) {
             None => write!(out, "@{w}"),
         },
         ParamType::Int => write!(out, "{}", w as i64),
+        ParamType::Count => write!(out, "{w}"),
         ParamType::Float => write!(out, "{}", f64::from_bits(w)),
         ParamType::Duration => write!(out, "{}s", f64::from_bits(w)),
         ParamType::Bool => write!(out, "{}", w != 0),
@@ -127,7 +155,7 @@ impl fmt::Display for Disassembly<'_> {
             let item = shape.item(node);
             let label = format!("{}{}", ". ".repeat(open.len()), kind.name());
             let end = match kind.layout() {
-                Layout::Decider => item.end().to_string(),
+                Layout::Decider | Layout::Configured => item.end().to_string(),
                 Layout::Leaf => String::new(),
             };
             let info = shape.node(node);

@@ -141,6 +141,14 @@ pub enum Invalid {
         /// What the import declares.
         declared: bool,
     },
+    /// An action import of a scope's hooks used as a leaf, or a leaf's as
+    /// a scope's hook.
+    ScopeHook {
+        /// The import.
+        name: Box<str>,
+        /// Whether the import is a scope's hooks.
+        scope: bool,
+    },
     /// Two imports of one kind have the same name.
     DuplicateImport {
         /// The leaf kind.
@@ -253,6 +261,12 @@ impl fmt::Display for Invalid {
                     "does not declare"
                 }
             ),
+            Invalid::ScopeHook { name, scope: true } => {
+                write!(f, "`{name}` is a scope's hooks, not a leaf")
+            }
+            Invalid::ScopeHook { name, scope: false } => {
+                write!(f, "`{name}` is a leaf, not a scope's hooks")
+            }
             Invalid::DuplicateImport { kind, name } => {
                 write!(f, "{kind} import `{name}` appears twice")
             }

@@ -65,6 +65,18 @@ impl ShapeItem {
         )
     }
 
+    /// Encodes a configured item (see [`Layout::Configured`]): the end of its
+    /// sub-stream and its slice of the parameter table.
+    #[inline]
+    pub const fn configured(kind: Kind, end: u32, params: ParamRange) -> ShapeItem {
+        ShapeItem(
+            kind.tag() as u64
+                | ((end as u64 & 0xFF_FFFF) << 8)
+                | ((params.offset as u64 & 0xFF_FFFF) << 32)
+                | ((params.len as u64) << 56),
+        )
+    }
+
     /// The raw 64 bits.
     #[inline]
     pub const fn bits(self) -> u64 {
@@ -89,7 +101,8 @@ impl ShapeItem {
         Kind::from_tag(self.tag())
     }
 
-    /// Decider: index one past the last item of the sub-stream.
+    /// Decider or configured item: index one past the last item of the
+    /// sub-stream.
     #[inline]
     pub const fn end(self) -> u32 {
         (self.0 >> 8) as u32 & 0xFF_FFFF
@@ -119,7 +132,7 @@ impl ShapeItem {
         (self.0 >> 16) as u16
     }
 
-    /// Leaf: the leaf's slice of the parameter table.
+    /// Leaf or configured item: its slice of the parameter table.
     #[inline]
     pub const fn params(self) -> ParamRange {
         ParamRange {
@@ -140,6 +153,16 @@ impl fmt::Debug for ShapeItem {
                     self.a(),
                     self.b()
                 ),
+                Layout::Configured => {
+                    let p = self.params();
+                    write!(
+                        f,
+                        "{kind}(end={}, params={}+{})",
+                        self.end(),
+                        p.offset,
+                        p.len
+                    )
+                }
                 Layout::Leaf => {
                     let p = self.params();
                     write!(

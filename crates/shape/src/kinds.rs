@@ -24,7 +24,70 @@ pub enum Layout {
     /// `flags: u8 | import: u16 | params: u32`: the leaf's entry in the shape's
     /// import table for its kind, and its slice of the parameter table.
     Leaf,
+    /// `end: u24 | params: u32`: a built-in node with per-kind parameters
+    /// ([`Kind::params`]): the end of its sub-stream (one past itself for
+    /// kinds without children) and its slice of the parameter table, in the
+    /// same bits and format as a leaf's.
+    Configured,
 }
+
+/// The type of a built-in kind's parameter (see [`Kind::params`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KindParamType {
+    /// A count: an integer from 0 to `u32::MAX`.
+    Count,
+    /// A span of time in seconds, as a leaf's `duration` parameter.
+    Duration,
+    /// An immediate action declared as a scope (see `LeafSchema::scope`): the
+    /// word is its index in the shape's action imports, and the scope's own
+    /// parameters follow this one.
+    Hook,
+}
+
+impl KindParamType {
+    /// The parameter type whose words this one's are (a hook's word is an
+    /// import index, a count).
+    pub fn param_type(self) -> crate::params::ParamType {
+        use crate::params::ParamType;
+        match self {
+            KindParamType::Count | KindParamType::Hook => ParamType::Count,
+            KindParamType::Duration => ParamType::Duration,
+        }
+    }
+}
+
+/// One parameter of a built-in kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KindParam {
+    /// Its name in tree files and the builder.
+    pub name: &'static str,
+    /// What its word holds.
+    pub ty: KindParamType,
+    /// The value when a tree leaves it out (counts only); `None`: required.
+    pub default: Option<u32>,
+}
+
+const fn count(name: &'static str, default: u32) -> KindParam {
+    KindParam {
+        name,
+        ty: KindParamType::Count,
+        default: Some(default),
+    }
+}
+
+const fn duration(name: &'static str) -> KindParam {
+    KindParam {
+        name,
+        ty: KindParamType::Duration,
+        default: None,
+    }
+}
+
+const HOOK: KindParam = KindParam {
+    name: "hook",
+    ty: KindParamType::Hook,
+    default: None,
+};
 
 macro_rules! node_kinds {
     (
@@ -32,7 +95,8 @@ macro_rules! node_kinds {
             $(#[doc = $doc:literal])+
             $tag:literal => $name:ident : $layout:ident
                 children($min:expr, $max:expr)
-                fields($a:literal, $b:literal);
+                fields($a:literal, $b:literal)
+                params[$($param:expr),*];
         )+
     ) => {
         /// The kind of a shape item: which decider or leaf it is.
@@ -81,6 +145,17 @@ macro_rules! node_kinds {
                 match self { $( Kind::$name => ($a, $b), )+ }
             }
 
+            /// The parameters of a [`Layout::Configured`] kind, in word order
+            /// (empty for the others: a leaf's parameters are its import's).
+            pub const fn params(self) -> &'static [KindParam] {
+                match self {
+                    $( Kind::$name => {
+                        const PARAMS: &[KindParam] = &[$($param),*];
+                        PARAMS
+                    } )+
+                }
+            }
+
             /// One line of documentation: what the kind does.
             pub const fn doc(self) -> &'static str {
                 match self { $( Kind::$name => concat!($($doc),+).trim_ascii_start(), )+ }
@@ -96,41 +171,60 @@ pub const MAX_CHILDREN: u32 = u16::MAX as u32;
 node_kinds! {
     /// Ticks its children in order; resumes at the running child on the next
     /// tick; fails on the first failure; succeeds when all succeed.
-    0 => Sequence: Decider children(1, MAX_CHILDREN) fields("", "");
+    0 => Sequence: Decider children(1, MAX_CHILDREN) fields("", "") params[];
     /// Reactive priority selector: re-tries its children from the first on
     /// every tick; the first child that runs or succeeds ends the tick, and
     /// running work of lower-priority children is cancelled.
-    1 => PrioritySelector: Decider children(1, MAX_CHILDREN) fields("", "");
+    1 => PrioritySelector: Decider children(1, MAX_CHILDREN) fields("", "") params[];
     /// Ticks all children that have not finished; succeeds when `succeed_at`
     /// children have succeeded, fails when `fail_at` have failed, cancelling
     /// running children and rolling back what they buffered this tick.
-    2 => Concurrent: Decider children(1, MAX_CHILDREN) fields("succeed_at", "fail_at");
+    2 => Concurrent: Decider children(1, MAX_CHILDREN) fields("succeed_at", "fail_at") params[];
     /// A test of the blackboard through the shape's function table; succeeds
     /// or fails, never runs.
-    3 => Condition: Leaf children(0, 0) fields("", "");
+    3 => Condition: Leaf children(0, 0) fields("", "") params[];
     /// An immediate action through the shape's function table: may run over
     /// several ticks, keeps a 32-bit state, and is called once more with a
     /// cancel signal when abandoned.
-    4 => Action: Leaf children(0, 0) fields("", "");
+    4 => Action: Leaf children(0, 0) fields("", "") params[];
     /// A deferred action: a launch request goes to a game system, whose
     /// completion comes back before a later tick; cancel requests follow
     /// when it is abandoned.
-    5 => Deferred: Leaf children(0, 0) fields("", "");
+    5 => Deferred: Leaf children(0, 0) fields("", "") params[];
     /// Ticks its children in order until one succeeds; resumes at the
     /// running child on the next tick (BehaviorTree.CPP's Fallback, MBT's
     /// Selector); fails when all fail.
-    6 => Selector: Decider children(1, MAX_CHILDREN) fields("", "");
+    6 => Selector: Decider children(1, MAX_CHILDREN) fields("", "") params[];
     /// Inverts its child: success fails it and failure succeeds it.
-    7 => Inverter: Decider children(1, 1) fields("", "");
+    7 => Inverter: Decider children(1, 1) fields("", "") params[];
     /// Succeeds when its child finishes, whether it succeeded or failed.
-    8 => ForceSuccess: Decider children(1, 1) fields("", "");
+    8 => ForceSuccess: Decider children(1, 1) fields("", "") params[];
     /// Fails when its child finishes, whether it succeeded or failed.
-    9 => ForceFailure: Decider children(1, 1) fields("", "");
+    9 => ForceFailure: Decider children(1, 1) fields("", "") params[];
     /// Reactive sequence: ticks its children from the first on every tick
     /// (BehaviorTree.CPP's ReactiveSequence), so a failing earlier child
     /// cancels a running later one; fails on the first failure; succeeds
     /// when all succeed.
-    10 => ReactiveSequence: Decider children(1, MAX_CHILDREN) fields("", "");
+    10 => ReactiveSequence: Decider children(1, MAX_CHILDREN) fields("", "") params[];
+    /// Ticks its child again after each success, one run per tick; succeeds
+    /// after `count` successes (never, for 0); fails when the child fails.
+    11 => Loop: Configured children(1, 1) fields("", "") params[count("count", 0)];
+    /// Ticks its child again after each failure, one attempt per tick;
+    /// succeeds when the child succeeds; fails after `attempts` failures
+    /// (never, for 0).
+    12 => LoopUntilSuccess: Configured children(1, 1) fields("", "") params[count("attempts", 0)];
+    /// Runs its child for at most `seconds`: a tick that starts that long
+    /// after the child started cancels it and fails.
+    13 => Timeout: Configured children(1, 1) fields("", "") params[duration("seconds")];
+    /// Runs until `seconds` have passed since it started, then succeeds.
+    14 => Wait: Configured children(0, 0) fields("", "") params[duration("seconds")];
+    /// Fails without ticking its child for `seconds` after the child last
+    /// finished (per agent; the time is kept in a persistent slot).
+    15 => Cooldown: Configured children(1, 1) fields("", "") params[duration("seconds")];
+    /// Calls its hook's enter before its child starts and its exit exactly
+    /// once when the scope ends: the child succeeded or failed, or the scope
+    /// was cancelled, reset or halted.
+    16 => Scope: Configured children(1, 1) fields("", "") params[HOOK];
 }
 
 /// The number of leaf kinds: imports are kept in one table per leaf kind.
@@ -210,7 +304,7 @@ mod tests {
             assert_eq!(Kind::from_tag(k.tag()), Some(k));
             assert_eq!(k.is_leaf(), is_leaf_tag(k.tag()), "{k}");
             assert_eq!(Kind::from_name(k.name()), Some(k));
-            assert_eq!(k.is_decider(), k.layout() == Layout::Decider, "{k}");
+            assert_eq!(k.is_decider(), k.layout() != Layout::Leaf, "{k}");
             assert_eq!(k.is_leaf(), k.leaf_slot().is_some());
         }
         let unused = (0..=u8::MAX)
@@ -224,6 +318,19 @@ mod tests {
                 .filter(|&t| is_leaf_tag(t))
                 .all(|t| Kind::from_tag(t).is_some())
         );
+    }
+
+    /// The node reference documents every kind, under its name.
+    #[test]
+    fn every_kind_has_a_section_in_the_node_reference() {
+        let doc = include_str!("../../../docs/nodes.md");
+        for k in Kind::ALL {
+            let heading = format!("\n### {}", k.name());
+            assert!(doc.contains(&heading), "docs/nodes.md lacks `### {k}`");
+            for p in k.params().iter().filter(|p| p.ty != KindParamType::Hook) {
+                assert!(doc.contains(&format!("`{}`", p.name)), "{k}'s `{}`", p.name);
+            }
+        }
     }
 
     #[test]

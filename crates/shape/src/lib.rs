@@ -76,7 +76,9 @@ pub use item::{
     FLAG_PERSISTENT, KNOWN_FLAGS, MAX_ITEMS, MAX_LEAF_PARAMS, MAX_PARAM_WORDS, ParamRange,
     ShapeItem,
 };
-pub use kinds::{Kind, LEAF_KINDS, LEAF_TAGS, Layout, MAX_CHILDREN, is_leaf_tag};
+pub use kinds::{
+    Kind, KindParam, KindParamType, LEAF_KINDS, LEAF_TAGS, Layout, MAX_CHILDREN, is_leaf_tag,
+};
 pub use params::{FieldDecl, FieldType, ParamSpec, ParamType, ParamValue};
 pub use shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};
 pub use source::Source;

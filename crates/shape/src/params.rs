@@ -112,6 +112,8 @@ pub enum ParamType {
     Input(FieldType),
     /// A blackboard field of this type that the leaf writes.
     Output(FieldType),
+    /// A count: an integer from 0 to `u32::MAX`.
+    Count,
 }
 
 impl ParamType {
@@ -135,6 +137,7 @@ impl fmt::Display for ParamType {
             ParamType::Enum(variants) => write!(f, "one of {}", variants.join("|")),
             ParamType::Input(t) => write!(f, "input {t}"),
             ParamType::Output(t) => write!(f, "output {t}"),
+            ParamType::Count => f.write_str("count"),
         }
     }
 }
@@ -266,6 +269,11 @@ pub enum Mismatch {
         /// The closest field, if close.
         suggestion: Option<Box<str>>,
     },
+    /// A count below 0 or above `u32::MAX`.
+    Count {
+        /// The value given.
+        found: i64,
+    },
     /// The field exists with another type.
     FieldType {
         /// The field.
@@ -296,6 +304,9 @@ impl fmt::Display for Mismatch {
                     write!(f, "; did you mean `{s}`?")?;
                 }
                 Ok(())
+            }
+            Mismatch::Count { found } => {
+                write!(f, "a count is from 0 to {}, found {found}", u32::MAX)
             }
             Mismatch::FieldType {
                 name,
@@ -412,6 +423,16 @@ pub fn encode(
         _ => None,
     };
     match ty {
+        ParamType::Count => {
+            let Some(word) = literal(&ParamType::Int, strings) else {
+                return Err(wrong());
+            };
+            let found = word as i64;
+            if u32::try_from(found).is_err() {
+                return Err(Mismatch::Count { found });
+            }
+            Ok(Encoded::Word(word))
+        }
         ParamType::Enum(variants) => {
             let ParamValue::Str(s) = value else {
                 return Err(wrong());

@@ -18,6 +18,9 @@ pub struct Import {
     pub params: Vec<ImportParam>,
     /// Whether each use owns a persistent state slot.
     pub persistent: bool,
+    /// Whether the import is a scope's hooks (an action used only as the
+    /// `hook` of [`Kind::Scope`] nodes), not a leaf.
+    pub scope: bool,
 }
 
 impl Import {
@@ -167,11 +170,11 @@ impl Shape {
         &self.parts.params
     }
 
-    /// A leaf's parameter words (empty for deciders).
+    /// A leaf's or configured node's parameter words (empty for deciders).
     pub fn params(&self, node: NodeIdx) -> &[u64] {
         let item = self.item(node);
         match self.kind(node).layout() {
-            Layout::Leaf => &self.parts.params[item.params().range()],
+            Layout::Leaf | Layout::Configured => &self.parts.params[item.params().range()],
             Layout::Decider => &[],
         }
     }
@@ -184,9 +187,13 @@ impl Shape {
         }
     }
 
-    /// The import a leaf refers to.
+    /// The import a leaf refers to; for a scope, its hook's.
     pub fn import(&self, node: NodeIdx) -> Option<&Import> {
         let kind = self.kind(node);
+        if kind == Kind::Scope {
+            let hook = *self.params(node).first()?;
+            return self.imports(Kind::Action).get(usize::try_from(hook).ok()?);
+        }
         let slot = kind.leaf_slot()?;
         self.parts.imports[slot].get(self.item(node).import() as usize)
     }
@@ -232,7 +239,7 @@ impl Shape {
     pub fn subtree_end(&self, node: NodeIdx) -> NodeIdx {
         let item = self.item(node);
         NodeIdx::new(match self.kind(node).layout() {
-            Layout::Decider => item.end(),
+            Layout::Decider | Layout::Configured => item.end(),
             Layout::Leaf => node.get() + 1,
         })
     }

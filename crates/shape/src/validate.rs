@@ -72,6 +72,17 @@ impl Open {
         let n = self.children;
         let mut bound = self.acc;
         match self.kind {
+            // A loop's count or a timeout's elapsed time while the child
+            // runs; between runs a loop keeps its count in an action state.
+            Kind::Loop | Kind::LoopUntilSuccess => {
+                bound.deciders += 1;
+                bound.actions = bound.actions.max(1);
+            }
+            Kind::Timeout => bound.deciders += 1,
+            // A running entry: the time waited, or that the scope is open.
+            Kind::Wait | Kind::Scope => bound.actions += 1,
+            // Its time is a persistent slot.
+            Kind::Cooldown => {}
             // The resume point of a sequence or selector stopped past its
             // first child.
             Kind::Sequence | Kind::Selector => bound.deciders += 1,
@@ -191,7 +202,7 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
         };
         let err = |what| ValidationError::at(i, Some(kind), what);
         match kind.layout() {
-            Layout::Decider => {
+            Layout::Decider | Layout::Configured => {
                 let end = item.end();
                 let limit = stack.last().map_or(n32, |parent| parent.end);
                 if end <= i {
@@ -203,8 +214,15 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
                 if end > limit {
                     return Err(err(Invalid::EndOutOfBounds { end, limit }));
                 }
-                if kind.fields() == ("", "") && (item.a() != 0 || item.b() != 0) {
-                    return Err(err(Invalid::ReservedBits { bits: item.bits() }));
+                match kind.layout() {
+                    Layout::Configured => check_configured(parts, i, kind, item)?,
+                    _ if kind.fields() == ("", "") && (item.a() != 0 || item.b() != 0) => {
+                        return Err(err(Invalid::ReservedBits { bits: item.bits() }));
+                    }
+                    _ => {}
+                }
+                if kind == Kind::Cooldown {
+                    persistent.push(NodeIdx::new(i));
                 }
                 if stack.len() as u32 >= limits.max_depth {
                     return Err(err(Invalid::TooDeep {
@@ -304,6 +322,12 @@ fn check_leaf(
             }));
         }
     }
+    if import.scope {
+        return Err(err(Invalid::ScopeHook {
+            name: import.name.clone(),
+            scope: true,
+        }));
+    }
     if (flags & FLAG_PERSISTENT != 0) != import.persistent {
         return Err(err(Invalid::PersistentFlag {
             leaf: import.name.clone(),
@@ -325,6 +349,84 @@ fn check_leaf(
     })
 }
 
+/// Checks a configured item's parameter words against its kind's schema
+/// (and, for a scope, against its hook's).
+fn check_configured(
+    parts: &ShapeParts,
+    i: u32,
+    kind: Kind,
+    item: ShapeItem,
+) -> Result<(), ValidationError> {
+    let err = |what| ValidationError::at(i, Some(kind), what);
+    let params = item.params();
+    let Some(words) = parts.params.get(params.range()) else {
+        return Err(err(Invalid::ParamsOutOfRange {
+            offset: params.offset,
+            len: params.len,
+            table: parts.params.len(),
+        }));
+    };
+    let bad = |param: &str, word: u64, reason| {
+        err(Invalid::ParamWord {
+            leaf: kind.name().into(),
+            param: param.into(),
+            word,
+            reason,
+        })
+    };
+    if kind == Kind::Scope {
+        let Some(&hook) = words.first() else {
+            return Err(err(Invalid::Arity {
+                leaf: kind.name().into(),
+                expected: 1,
+                found: 0,
+            }));
+        };
+        let actions = &parts.imports[Kind::Action.leaf_slot().unwrap_or_default()];
+        let Some(import) = usize::try_from(hook).ok().and_then(|h| actions.get(h)) else {
+            return Err(bad("hook", hook, "is not an action import"));
+        };
+        if !import.scope {
+            return Err(err(Invalid::ScopeHook {
+                name: import.name.clone(),
+                scope: false,
+            }));
+        }
+        if words.len() != 1 + import.arity() {
+            return Err(err(Invalid::Arity {
+                leaf: import.name.clone(),
+                expected: import.arity(),
+                found: params.len.saturating_sub(1),
+            }));
+        }
+        for (param, &word) in import.params.iter().zip(&words[1..]) {
+            if let Some(reason) = bad_word(&param.ty, word, parts) {
+                return Err(err(Invalid::ParamWord {
+                    leaf: import.name.clone(),
+                    param: param.name.clone(),
+                    word,
+                    reason,
+                }));
+            }
+        }
+        return Ok(());
+    }
+    let schema = kind.params();
+    if words.len() != schema.len() {
+        return Err(err(Invalid::Arity {
+            leaf: kind.name().into(),
+            expected: schema.len(),
+            found: params.len,
+        }));
+    }
+    for (param, &word) in schema.iter().zip(words) {
+        if let Some(reason) = bad_word(&param.ty.param_type(), word, parts) {
+            return Err(bad(param.name, word, reason));
+        }
+    }
+    Ok(())
+}
+
 /// Why `word` cannot be a parameter of type `ty` in `parts`, if it cannot.
 fn bad_word(ty: &ParamType, word: u64, parts: &ShapeParts) -> Option<&'static str> {
     let field = |want: FieldType| {
@@ -344,6 +446,7 @@ fn bad_word(ty: &ParamType, word: u64, parts: &ShapeParts) -> Option<&'static st
             Some("is not one of the enumeration's variants")
         }
         ParamType::Bool if word > 1 => Some("is not 0 or 1"),
+        ParamType::Count if word > u64::from(u32::MAX) => Some("is not a count (0 to 2^32 - 1)"),
         ParamType::Duration
             if !(f64::from_bits(word) >= 0.0 && f64::from_bits(word).is_finite()) =>
         {

@@ -20,8 +20,8 @@
 use treebeard_shape::tree::{Count, Policy};
 use treebeard_shape::{ActionId, FLAG_PERSISTENT, Kind, NodeIdx, Shape};
 use treebeard_vm::{
-    ActionState, AgentId, DeciderState, EventId, Outcome, Request, RequestKind, Signal, Stale,
-    Status, TraceEvent,
+    ActionState, AgentId, DeciderState, Ending, EventId, Frame, Outcome, Request, RequestKind,
+    Signal, Stale, Status, TraceEvent,
 };
 
 /// The leaves a reference tree calls, by the leaf's item: the scripted
@@ -46,6 +46,13 @@ pub trait RefLeaves {
         _persistent: Option<&mut u32>,
     ) -> bool {
         false
+    }
+    /// Calls the hooks of the scope at `node`: enter (`how` is `None`) or
+    /// exit.
+    fn scope(&mut self, _node: NodeIdx, _how: Option<Ending>) {}
+    /// The tick's clock, for waits, timeouts and cool-downs.
+    fn clock(&self) -> Frame {
+        Frame::default()
     }
 }
 
@@ -101,6 +108,15 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
             state,
             persistent,
         )
+    }
+
+    fn scope(&mut self, node: NodeIdx, how: Option<Ending>) {
+        self.program
+            .call_scope(node, self.blackboard, self.agent, self.frame, how);
+    }
+
+    fn clock(&self) -> Frame {
+        *self.frame
     }
 }
 
@@ -191,6 +207,64 @@ pub enum RefNode {
         /// Per child: `Some(true)` if it succeeded on an earlier tick,
         /// `Some(false)` if it failed, `None` while it has not finished.
         finished: Vec<Option<bool>>,
+    },
+    /// `Loop` (runs again after a success) or `LoopUntilSuccess` (after a
+    /// failure), one run per tick.
+    Loop {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The only child.
+        child: Box<RefNode>,
+        /// `LoopUntilSuccess`: failures repeat, not successes.
+        until_success: bool,
+        /// Runs that finish it (0: never).
+        limit: u64,
+        /// Runs repeated so far.
+        runs: u32,
+        /// Its child finished a run on an earlier tick; the next starts on
+        /// the next tick.
+        between_runs: bool,
+    },
+    /// Its child, failed and cancelled once `seconds` have passed.
+    Timeout {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The only child.
+        child: Box<RefNode>,
+        /// The limit.
+        seconds: f64,
+        /// Seconds since the child started, at the start of the next tick.
+        since: Option<f32>,
+    },
+    /// Running until `seconds` have passed.
+    Wait {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// How long.
+        seconds: f64,
+        /// Seconds since it started, at the start of the next tick.
+        since: Option<f32>,
+    },
+    /// Its child, then failure for `seconds`.
+    Cooldown {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The only child.
+        child: Box<RefNode>,
+        /// How long.
+        seconds: f64,
+        /// The frame time (`f32` bits) from which its child may run again:
+        /// its persistent slot.
+        ready: u32,
+    },
+    /// Its child between the enter and exit hooks.
+    Scope {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The only child.
+        child: Box<RefNode>,
+        /// Entered and not exited.
+        open: bool,
     },
     /// A test condition (`c`).
     Condition {
@@ -337,6 +411,11 @@ impl RefNode {
             | RefNode::ForceSuccess { node, .. }
             | RefNode::ForceFailure { node, .. }
             | RefNode::Concurrent { node, .. }
+            | RefNode::Loop { node, .. }
+            | RefNode::Timeout { node, .. }
+            | RefNode::Wait { node, .. }
+            | RefNode::Cooldown { node, .. }
+            | RefNode::Scope { node, .. }
             | RefNode::Condition { node }
             | RefNode::Action { node, .. }
             | RefNode::Deferred { node, .. } => *node,
@@ -353,8 +432,15 @@ impl RefNode {
             | RefNode::Concurrent { children, .. } => children,
             RefNode::Inverter { child, .. }
             | RefNode::ForceSuccess { child, .. }
-            | RefNode::ForceFailure { child, .. } => std::slice::from_ref(&**child),
-            RefNode::Condition { .. } | RefNode::Action { .. } | RefNode::Deferred { .. } => &[],
+            | RefNode::ForceFailure { child, .. }
+            | RefNode::Loop { child, .. }
+            | RefNode::Timeout { child, .. }
+            | RefNode::Cooldown { child, .. }
+            | RefNode::Scope { child, .. } => std::slice::from_ref(&**child),
+            RefNode::Condition { .. }
+            | RefNode::Action { .. }
+            | RefNode::Deferred { .. }
+            | RefNode::Wait { .. } => &[],
         }
     }
 
@@ -367,10 +453,15 @@ impl RefNode {
             | RefNode::Concurrent { children, .. } => children,
             RefNode::Inverter { child, .. }
             | RefNode::ForceSuccess { child, .. }
-            | RefNode::ForceFailure { child, .. } => std::slice::from_mut(&mut **child),
-            RefNode::Condition { .. } | RefNode::Action { .. } | RefNode::Deferred { .. } => {
-                &mut []
-            }
+            | RefNode::ForceFailure { child, .. }
+            | RefNode::Loop { child, .. }
+            | RefNode::Timeout { child, .. }
+            | RefNode::Cooldown { child, .. }
+            | RefNode::Scope { child, .. } => std::slice::from_mut(&mut **child),
+            RefNode::Condition { .. }
+            | RefNode::Action { .. }
+            | RefNode::Deferred { .. }
+            | RefNode::Wait { .. } => &mut [],
         }
     }
 
@@ -397,6 +488,7 @@ impl RefNode {
             .iter()
             .filter_map(|n| match n {
                 RefNode::Action { persistent, .. } => *persistent,
+                RefNode::Cooldown { ready, .. } => Some(*ready),
                 _ => None,
             })
             .collect()
@@ -409,7 +501,8 @@ impl RefNode {
             if let RefNode::Action {
                 persistent: Some(slot),
                 ..
-            } = n
+            }
+            | RefNode::Cooldown { ready: slot, .. } = n
             {
                 *slot = *values
                     .next()
@@ -640,7 +733,8 @@ impl Reference {
                     node,
                     persistent: Some(v),
                     ..
-                } => Some((*node, *v)),
+                }
+                | RefNode::Cooldown { node, ready: v, .. } => Some((*node, *v)),
                 _ => None,
             })
             .collect()
@@ -683,6 +777,39 @@ impl Reference {
                     running: Some(state),
                     ..
                 } => out.actions.push((*node, ActionState::Running(*state))),
+                RefNode::Loop {
+                    node,
+                    runs,
+                    between_runs,
+                    ..
+                } => {
+                    if *between_runs {
+                        out.actions.push((*node, ActionState::Running(*runs)));
+                    } else if *runs > 0 {
+                        out.deciders.push(DeciderState::Value {
+                            node: *node,
+                            value: *runs,
+                        });
+                    }
+                }
+                RefNode::Timeout {
+                    node,
+                    since: Some(since),
+                    ..
+                } => out.deciders.push(DeciderState::Value {
+                    node: *node,
+                    value: since.to_bits(),
+                }),
+                RefNode::Wait {
+                    node,
+                    since: Some(since),
+                    ..
+                } => out
+                    .actions
+                    .push((*node, ActionState::Running(since.to_bits()))),
+                RefNode::Scope {
+                    node, open: true, ..
+                } => out.actions.push((*node, ActionState::Running(0))),
                 RefNode::Deferred { node, state, .. } => {
                     let state = match state {
                         DeferredState::Idle => continue,
@@ -697,7 +824,9 @@ impl Reference {
             }
         }
         out.deciders.sort_by_key(|d| match d {
-            DeciderState::Resume { node, .. } | DeciderState::Done { node, .. } => *node,
+            DeciderState::Resume { node, .. }
+            | DeciderState::Done { node, .. }
+            | DeciderState::Value { node, .. } => *node,
         });
         out
     }
@@ -975,6 +1104,95 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             finished.fill(None);
             status
         }
+        RefNode::Loop {
+            child,
+            until_success,
+            limit,
+            runs,
+            between_runs,
+            ..
+        } => {
+            // One run per tick: a run that repeats ends the tick running,
+            // and the next starts afresh on the next tick.
+            *between_runs = false;
+            let status = tick(child, cx);
+            let repeats = if *until_success {
+                Status::Failure
+            } else {
+                Status::Success
+            };
+            if status == Status::Running {
+                return Status::Running;
+            }
+            if status == repeats {
+                *runs = runs.saturating_add(1);
+                if *limit == 0 || u64::from(*runs) < *limit {
+                    *between_runs = true;
+                    return Status::Running;
+                }
+            }
+            *runs = 0;
+            status
+        }
+        RefNode::Timeout {
+            child,
+            seconds,
+            since,
+            ..
+        } => {
+            // Checked before the child runs: time is up, cancel and fail.
+            let elapsed = since.take().unwrap_or(0.0);
+            if f64::from(elapsed) >= *seconds {
+                abandon(child, cx);
+                return Status::Failure;
+            }
+            let status = tick(child, cx);
+            if status == Status::Running {
+                *since = Some(elapsed + cx.world.clock().dt);
+            }
+            status
+        }
+        RefNode::Wait { seconds, since, .. } => {
+            let elapsed = since.take().unwrap_or(0.0);
+            if f64::from(elapsed) >= *seconds {
+                return Status::Success;
+            }
+            *since = Some(elapsed + cx.world.clock().dt);
+            Status::Running
+        }
+        RefNode::Cooldown {
+            child,
+            seconds,
+            ready,
+            ..
+        } => {
+            let now = cx.world.clock().time;
+            if now < f64::from(f32::from_bits(*ready)) {
+                return Status::Failure;
+            }
+            let status = tick(child, cx);
+            if status.is_done() {
+                *ready = ((now + *seconds) as f32).to_bits();
+            }
+            status
+        }
+        RefNode::Scope { node, child, open } => {
+            if !*open {
+                cx.world.scope(*node, None);
+                *open = true;
+            }
+            let status = tick(child, cx);
+            if status.is_done() {
+                *open = false;
+                let how = if status == Status::Success {
+                    Ending::Success
+                } else {
+                    Ending::Failure
+                };
+                cx.world.scope(*node, Some(how));
+            }
+            status
+        }
         RefNode::Condition { node } => {
             if cx.world.condition(*node) {
                 Status::Success
@@ -1052,6 +1270,22 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
             *resume_at = 0;
         }
         RefNode::Concurrent { finished, .. } => finished.fill(None),
+        RefNode::Loop {
+            runs, between_runs, ..
+        } => {
+            *runs = 0;
+            *between_runs = false;
+        }
+        RefNode::Timeout { since, .. } | RefNode::Wait { since, .. } => *since = None,
+        // Its slot outlives cancellation.
+        RefNode::Cooldown { .. } => {}
+        RefNode::Scope { node, open, .. } => {
+            // After the work inside it is cleaned up.
+            if *open {
+                *open = false;
+                cx.world.scope(*node, Some(Ending::Cancelled));
+            }
+        }
         // Deciders that remember nothing of their own.
         RefNode::Priority { .. }
         | RefNode::ReactiveSequence { .. }
@@ -1134,6 +1368,36 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
                 fail_at: usize::from(item.b()),
             }
         }
+        Kind::Loop | Kind::LoopUntilSuccess => RefNode::Loop {
+            node: at,
+            child: Box::new(only()),
+            until_success: shape.kind(at) == Kind::LoopUntilSuccess,
+            limit: shape.params(at)[0],
+            runs: 0,
+            between_runs: false,
+        },
+        Kind::Timeout => RefNode::Timeout {
+            node: at,
+            child: Box::new(only()),
+            seconds: f64::from_bits(shape.params(at)[0]),
+            since: None,
+        },
+        Kind::Wait => RefNode::Wait {
+            node: at,
+            seconds: f64::from_bits(shape.params(at)[0]),
+            since: None,
+        },
+        Kind::Cooldown => RefNode::Cooldown {
+            node: at,
+            child: Box::new(only()),
+            seconds: f64::from_bits(shape.params(at)[0]),
+            ready: 0,
+        },
+        Kind::Scope => RefNode::Scope {
+            node: at,
+            child: Box::new(only()),
+            open: false,
+        },
         Kind::Condition => RefNode::condition(at),
         Kind::Action => RefNode::action(at, item.flags() & FLAG_PERSISTENT != 0),
         Kind::Deferred => RefNode::deferred(at, ActionId(item.import())),

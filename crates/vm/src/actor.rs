@@ -38,6 +38,9 @@ pub(crate) mod decider_tag {
     pub const DONE_SUCCESS: u8 = 1;
     /// A concurrent decider's child (the entry's item) failed earlier.
     pub const DONE_FAILURE: u8 = 2;
+    /// A configured decider's value while its child runs: a loop's count, a
+    /// timeout's elapsed seconds (`f32` bits).
+    pub const VALUE: u8 = 3;
 }
 
 /// Tags of action states.
@@ -112,6 +115,14 @@ pub enum DeciderState {
         node: NodeIdx,
         /// The child it resumes at.
         child: NodeIdx,
+    },
+    /// A loop's count of runs or a timeout's elapsed seconds (`f32` bits),
+    /// kept while its child runs.
+    Value {
+        /// The loop or timeout.
+        node: NodeIdx,
+        /// The value.
+        value: u32,
     },
     /// The child `node` of a running concurrent decider finished earlier
     /// with `success` (true) or failure.
@@ -295,6 +306,10 @@ impl<'a> ActorRef<'a> {
                 decider_tag::RESUME => DeciderState::Resume {
                     node,
                     child: NodeIdx::new(e.value()),
+                },
+                decider_tag::VALUE => DeciderState::Value {
+                    node,
+                    value: e.value(),
                 },
                 tag => DeciderState::Done {
                     node,

@@ -95,9 +95,16 @@ impl Flow {
                     Kind::ForceFailure => (up.on_failure, up.on_failure),
                     // Dynamic deciders take their children's statuses at
                     // run time; leaves have no children.
-                    Kind::Concurrent | Kind::Condition | Kind::Action | Kind::Deferred => {
-                        (LEAVE_SUCCESS, LEAVE_FAILURE)
-                    }
+                    Kind::Concurrent
+                    | Kind::Loop
+                    | Kind::LoopUntilSuccess
+                    | Kind::Timeout
+                    | Kind::Cooldown
+                    | Kind::Scope
+                    | Kind::Wait
+                    | Kind::Condition
+                    | Kind::Action
+                    | Kind::Deferred => (LEAVE_SUCCESS, LEAVE_FAILURE),
                 };
                 links[i as usize] = Link {
                     parent,

@@ -51,7 +51,7 @@ use crate::actor::{
 };
 use crate::flow::{LEAVE_SUCCESS, Link, UP, is_item};
 use crate::frame::Frame;
-use crate::leaves::{ActionFn, Args, Call, ConditionFn, EventId};
+use crate::leaves::{ActionFn, Args, Call, ConditionFn, Ending, EventId, scope_call};
 use crate::program::Program;
 use crate::request::{AgentId, Request, RequestKind};
 use crate::status::{Signal, Status};
@@ -76,6 +76,8 @@ struct Buffers {
     persistent_changes: Vec<(u32, u32)>,
     launches: Vec<Pending>,
     cancels: Vec<Pending>,
+    /// Scopes cancelled whose exits wait for their children's clean-up.
+    exits: Vec<u32>,
 }
 
 /// The next decider and action states, laid out like the entry region of
@@ -121,13 +123,14 @@ impl NextStates {
     }
 }
 
-/// A concurrent decider being traversed: its sub-stream, the child being
-/// visited, its children's results so far, and the buffer lengths to roll
-/// back to.
+/// A dynamic decider being traversed: a concurrent decider (its child
+/// being visited, its children's results so far, and the buffer lengths to
+/// roll back to) or a configured decorator (its value).
 #[derive(Clone, Copy, Debug)]
 struct Guard {
     node: u32,
     end: u32,
+    kind: Kind,
     child: u32,
     successes: u32,
     failures: u32,
@@ -138,12 +141,12 @@ struct Guard {
 }
 
 /// Buffer lengths to roll back to.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Marks {
-    deciders: usize,
-    actions: usize,
-    persistent: usize,
-    launches: usize,
+    deciders: u32,
+    actions: u32,
+    persistent: u32,
+    launches: u32,
 }
 
 /// A request waiting for the end of the tick.
@@ -189,6 +192,7 @@ impl Interpreter {
         );
         reserve_total(&mut b.launches, spec.deferred_states as usize);
         reserve_total(&mut b.cancels, spec.deferred_states as usize);
+        reserve_total(&mut b.exits, spec.guard_depth as usize);
         self.capacity = self.capacity.merge(*spec);
     }
 
@@ -422,6 +426,7 @@ impl Buffers {
         self.persistent_changes.clear();
         self.launches.clear();
         self.cancels.clear();
+        self.exits.clear();
     }
 
     #[cold]
@@ -651,6 +656,15 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                         Decision::Descend(child) => ip = child,
                         Decision::Return(status) => break (status, ip),
                     },
+                    Kind::Loop
+                    | Kind::LoopUntilSuccess
+                    | Kind::Timeout
+                    | Kind::Cooldown
+                    | Kind::Scope => match self.enter_decorator(a, ip, item, kind) {
+                        Decision::Descend(child) => ip = child,
+                        Decision::Return(status) => break (status, ip),
+                    },
+                    Kind::Wait => break (self.wait(a, ip, item), ip),
                     Kind::Condition => break (self.condition(a, ip, item), ip),
                     Kind::Action => {
                         let (signal, state) = match self.take_action(a, ip) {
@@ -714,7 +728,12 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     self.trace.at(g.child);
                     self.flush_actions_below(a, child_end);
                 }
-                match self.concurrent_returned(a, status, child_end) {
+                let decision = if g.kind == Kind::Concurrent {
+                    self.concurrent_returned(a, status, child_end)
+                } else {
+                    self.decorator_returned(a, status)
+                };
+                match decision {
                     Decision::Descend(child) => {
                         ip = child;
                         continue 'execute;
@@ -816,8 +835,13 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                 | Kind::ForceSuccess
                 | Kind::ForceFailure => {}
                 // A dynamic decider: its guard takes the status.
-                Kind::Concurrent => return UP,
-                Kind::Condition | Kind::Action | Kind::Deferred => {
+                Kind::Concurrent
+                | Kind::Loop
+                | Kind::LoopUntilSuccess
+                | Kind::Timeout
+                | Kind::Cooldown
+                | Kind::Scope => return UP,
+                Kind::Condition | Kind::Action | Kind::Deferred | Kind::Wait => {
                     unreachable!("leaves have no children")
                 }
             }
@@ -831,14 +855,15 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
     fn enter_concurrent(&mut self, a: &mut Agent<'_, B>, ip: u32, item: ShapeItem) -> Decision {
         let b = &mut *self.b;
         let marks = Marks {
-            deciders: b.next.deciders,
-            actions: b.next.actions,
-            persistent: b.persistent_changes.len(),
-            launches: b.launches.len(),
+            deciders: b.next.deciders as u32,
+            actions: b.next.actions as u32,
+            persistent: b.persistent_changes.len() as u32,
+            launches: b.launches.len() as u32,
         };
         b.guards.push(Guard {
             node: ip,
             end: item.end(),
+            kind: Kind::Concurrent,
             child: ip + 1,
             successes: 0,
             failures: 0,
@@ -858,6 +883,186 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             }
             descend => descend,
         }
+    }
+
+    /// Parameter word `i` of the configured item `item`.
+    #[inline]
+    fn param(&self, item: ShapeItem, i: usize) -> u64 {
+        self.args.table[item.params().offset as usize + i]
+    }
+
+    /// A configured parameter holding seconds.
+    #[inline]
+    fn seconds(&self, item: ShapeItem) -> f64 {
+        f64::from_bits(self.param(item, 0))
+    }
+
+    /// Enters the configured decorator at `ip`: decides at once, or pushes
+    /// its guard and moves to its child.
+    #[cold]
+    fn enter_decorator(
+        &mut self,
+        a: &mut Agent<'_, B>,
+        ip: u32,
+        item: ShapeItem,
+        kind: Kind,
+    ) -> Decision {
+        // A loop between runs keeps an action state (nothing below it runs);
+        // a decorator whose child runs keeps a decider state.
+        let value = match kind {
+            Kind::Loop | Kind::LoopUntilSuccess => self.take_action(a, ip).map(StateEntry::value),
+            Kind::Scope => self.take_action(a, ip).map(|_| 1),
+            _ => None,
+        };
+        let value = value.or_else(|| {
+            self.take_decider(a, ip, |tag| tag == decider_tag::VALUE)
+                .map(StateEntry::value)
+        });
+        let mut decided = None;
+        match kind {
+            Kind::Timeout => {
+                let since = value.map_or(0.0, f32::from_bits);
+                if f64::from(since) >= self.seconds(item) {
+                    decided = Some(Status::Failure);
+                }
+            }
+            Kind::Cooldown => {
+                let slot = self.slot(ip).unwrap_or_default();
+                let ready = f32::from_bits(self.current_persistent(a, slot));
+                if self.args.frame.time < f64::from(ready) {
+                    decided = Some(Status::Failure);
+                }
+            }
+            Kind::Scope => {
+                if value.is_none() {
+                    self.scope_hook(a, ip, None);
+                }
+                // The scope is open while its child runs; the entry goes
+                // before its children's, in item order.
+                self.b
+                    .next
+                    .push_action(StateEntry::new(ip, action_tag::RUNNING, 0));
+            }
+            _ => {}
+        }
+        if let Some(status) = decided {
+            if a.next_action < item.end() {
+                self.trace.at(ip);
+                self.flush_actions_below(a, item.end());
+            }
+            return Decision::Return(status);
+        }
+        self.b.guards.push(Guard {
+            node: ip,
+            end: item.end(),
+            kind,
+            child: ip + 1,
+            successes: value.unwrap_or(0),
+            failures: 0,
+            running: 0,
+            succeed_at: 0,
+            fail_at: 0,
+            marks: Marks::default(),
+        });
+        Decision::Descend(ip + 1)
+    }
+
+    /// The top guard's decorator's child returned `status`.
+    #[cold]
+    fn decorator_returned(&mut self, a: &mut Agent<'_, B>, status: Status) -> Decision {
+        let Some(g) = self.b.guards.last().copied() else {
+            unreachable!("a decorator has a guard")
+        };
+        let item = self.item(g.node);
+        let value = g.successes;
+        let keep = |b: &mut Buffers, value: u32| {
+            b.next
+                .push_decider(StateEntry::new(g.node, decider_tag::VALUE, value));
+        };
+        let wait_for_next_run = |b: &mut Buffers, count: u32| {
+            b.next
+                .push_action(StateEntry::new(g.node, action_tag::RUNNING, count));
+            Decision::Return(Status::Running)
+        };
+        match (g.kind, status) {
+            (Kind::Loop | Kind::LoopUntilSuccess, Status::Running) => {
+                if value > 0 {
+                    keep(self.b, value);
+                }
+                Decision::Return(Status::Running)
+            }
+            (Kind::Loop, Status::Success) | (Kind::LoopUntilSuccess, Status::Failure) => {
+                let runs = value.saturating_add(1);
+                let limit = self.param(item, 0);
+                if limit != 0 && u64::from(runs) >= limit {
+                    Decision::Return(status)
+                } else {
+                    wait_for_next_run(self.b, runs)
+                }
+            }
+            (Kind::Timeout, Status::Running) => {
+                let since = f32::from_bits(value) + self.args.frame.dt;
+                keep(self.b, since.to_bits());
+                Decision::Return(Status::Running)
+            }
+            (Kind::Cooldown, Status::Success | Status::Failure) => {
+                let slot = self.slot(g.node).unwrap_or_default() as u32;
+                let ready = self.args.frame.time + self.seconds(item);
+                self.b
+                    .persistent_changes
+                    .push((slot, (ready as f32).to_bits()));
+                Decision::Return(status)
+            }
+            (Kind::Scope, Status::Success | Status::Failure) => {
+                let last = self.b.next.actions.checked_sub(1);
+                let entry = last.map(|i| self.b.next.action(i));
+                debug_assert_eq!(entry.map(StateEntry::node), Some(g.node));
+                if entry.is_some_and(|e| e.node() == g.node) {
+                    self.b.next.actions -= 1;
+                }
+                let how = if status == Status::Success {
+                    Ending::Success
+                } else {
+                    Ending::Failure
+                };
+                self.scope_hook(a, g.node, Some(how));
+                Decision::Return(status)
+            }
+            _ => Decision::Return(status),
+        }
+    }
+
+    /// A wait: running until its seconds have passed since it started.
+    #[cold]
+    fn wait(&mut self, a: &mut Agent<'_, B>, ip: u32, item: ShapeItem) -> Status {
+        let since = self
+            .take_action(a, ip)
+            .map_or(0.0, |e| f32::from_bits(e.value()));
+        if f64::from(since) >= self.seconds(item) {
+            return Status::Success;
+        }
+        let since = since + self.args.frame.dt;
+        self.b
+            .next
+            .push_action(StateEntry::new(ip, action_tag::RUNNING, since.to_bits()));
+        Status::Running
+    }
+
+    /// Calls the hooks of the scope at `node`: its enter (`how` is `None`) or
+    /// its exit.
+    fn scope_hook(&mut self, a: &mut Agent<'_, B>, node: u32, how: Option<Ending>) {
+        let (leaf, signal, state) = scope_call(self.args.table, self.item(node), how);
+        let Some(&f) = self.actions.get(leaf.import() as usize) else {
+            unreachable!("validated scopes name action imports")
+        };
+        self.aim_args(node, leaf);
+        let mut call = Call {
+            args: &self.args,
+            signal,
+            state,
+            persistent: None,
+        };
+        f(a.bb, &mut call);
     }
 
     /// Counts a finished child (now or on an earlier tick) and decides if a
@@ -946,18 +1151,22 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         };
         let marks = g.marks;
         if status == Status::Failure {
-            self.b.persistent_changes.truncate(marks.persistent);
+            self.b
+                .persistent_changes
+                .truncate(marks.persistent as usize);
         }
         self.trace.at(g.node);
-        let mut i = marks.actions;
+        let mut i = marks.actions as usize;
         while i < self.b.next.actions {
             let entry = self.b.next.action(i);
+            self.run_exits_before(a, entry.node());
             self.cancel(a, entry, Origin::ThisTick);
             i += 1;
         }
-        self.b.next.actions = marks.actions;
-        self.b.next.deciders = marks.deciders;
-        self.b.launches.truncate(marks.launches);
+        self.run_exits_before(a, u32::MAX);
+        self.b.next.actions = marks.actions as usize;
+        self.b.next.deciders = marks.deciders as usize;
+        self.b.launches.truncate(marks.launches as usize);
         Decision::Return(status)
     }
 
@@ -986,7 +1195,14 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                 Some(Kind::ForceSuccess) => Status::Success,
                 Some(Kind::ForceFailure) => Status::Failure,
                 // A dynamic decider takes the status through its guard.
-                Some(Kind::Concurrent) => return,
+                Some(
+                    Kind::Concurrent
+                    | Kind::Loop
+                    | Kind::LoopUntilSuccess
+                    | Kind::Timeout
+                    | Kind::Cooldown
+                    | Kind::Scope,
+                ) => return,
                 _ => status,
             };
             if a.next_action < end {
@@ -1016,7 +1232,23 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             let entry = a.prev_actions[a.acur];
             a.acur += 1;
             a.next_action = head(a.prev_actions, a.acur);
+            self.run_exits_before(a, entry.node());
             self.cancel(a, entry, Origin::Previous);
+        }
+        self.run_exits_before(a, u32::MAX);
+    }
+
+    /// Runs the exits of the cancelled scopes that end at or before `limit`,
+    /// innermost first: a scope's exit follows its children's clean-up.
+    #[inline]
+    fn run_exits_before(&mut self, a: &mut Agent<'_, B>, limit: u32) {
+        while let Some(&node) = self.b.exits.last() {
+            if self.subtree_end(node) > limit {
+                break;
+            }
+            self.b.exits.pop();
+            self.trace.cancel(node);
+            self.scope_hook(a, node, Some(Ending::Cancelled));
         }
     }
 
@@ -1197,6 +1429,11 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         let Some(&item) = self.items.get(node as usize) else {
             return;
         };
+        if item.kind() == Some(Kind::Scope) {
+            // Its exit runs once the work inside it is cleaned up.
+            self.b.exits.push(node);
+            return;
+        }
         self.trace.cancel(node);
         match item.kind() {
             Some(Kind::Action) => {

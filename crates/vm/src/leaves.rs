@@ -378,6 +378,77 @@ fn run_behavior<B, T: Behavior<B>>(blackboard: &mut B, call: &mut Call<'_>) -> S
     status
 }
 
+/// The hooks of a scope (Valkyrie's scope nodes, MBT's `LuaWrapper`): code
+/// that runs when a [`Kind::Scope`](treebeard_shape::Kind::Scope) node
+/// using them is entered, and code that runs exactly once when it ends,
+/// whatever ends it: its child succeeds or fails, a higher priority cancels
+/// it, the tree is reset, the agent is halted. Register it with
+/// [`Leaves::scope`]; trees write the scope with its name around one child.
+///
+/// ```
+/// use treebeard_vm::{Args, Ending, Leaves, ScopeHooks};
+/// use treebeard_shape::ParamType;
+///
+/// struct Unit { speed: f64 }
+///
+/// /// Multiplies the unit's speed while its child runs.
+/// struct Haste;
+/// impl ScopeHooks<Unit> for Haste {
+///     fn enter(u: &mut Unit, args: &Args<'_>) { u.speed *= args.float(0); }
+///     fn exit(u: &mut Unit, args: &Args<'_>, _how: Ending) { u.speed /= args.float(0); }
+/// }
+///
+/// let mut leaves = Leaves::<Unit>::new();
+/// leaves.scope::<Haste>("Haste").param("factor", ParamType::Float);
+/// ```
+pub trait ScopeHooks<B>: 'static {
+    /// The scope is entered, before its child first runs.
+    fn enter(blackboard: &mut B, args: &Args<'_>);
+
+    /// The scope ended: its child succeeded or failed, or the scope was
+    /// cancelled.
+    fn exit(blackboard: &mut B, args: &Args<'_>, how: Ending);
+}
+
+/// The action function of [`ScopeHooks`]: the interpreter calls it with
+/// [`Signal::Start`] on entry, and with [`Signal::Cancel`] and the ending
+/// in the state word on exit.
+fn run_scope<B, T: ScopeHooks<B>>(blackboard: &mut B, call: &mut Call<'_>) -> Status {
+    if call.signal() == Signal::Start {
+        T::enter(blackboard, call.args);
+    } else {
+        let how = match call.state() {
+            0 => Ending::Success,
+            1 => Ending::Failure,
+            _ => Ending::Cancelled,
+        };
+        T::exit(blackboard, call.args, how);
+    }
+    Status::Success
+}
+
+/// How the interpreter calls a scope's hooks: the action item the hooks see
+/// (its import and the scope's parameters after the `hook` word) and the
+/// signal and state that select enter (`how` is `None`) or exit.
+pub(crate) fn scope_call(
+    table: &[u64],
+    scope: ShapeItem,
+    how: Option<Ending>,
+) -> (ShapeItem, Signal, u32) {
+    let params = scope.params();
+    let hook = table[params.offset as usize] as u16;
+    let hook_params = treebeard_shape::ParamRange {
+        offset: params.offset + 1,
+        len: params.len.saturating_sub(1),
+    };
+    let item = ShapeItem::leaf(treebeard_shape::Kind::Action, 0, hook, hook_params);
+    let (signal, state) = match how {
+        None => (Signal::Start, 0),
+        Some(how) => (Signal::Cancel, how as u32),
+    };
+    (item, signal, state)
+}
+
 /// The event function of a [`Behavior`].
 fn behavior_event<B, T: Behavior<B>>(blackboard: &mut B, call: &mut Call<'_>, event: EventId) {
     T::event(blackboard, call, event);
@@ -533,6 +604,15 @@ impl<B> Leaves<B> {
         } else {
             registered
         }
+    }
+
+    /// Registers the [`ScopeHooks`] `T` under `name`: trees use the name as a
+    /// scope around one child (`Haste(factor: 2) { Run }`), never as a leaf.
+    ///
+    /// # Panics
+    /// If `name` is empty or already registered.
+    pub fn scope<T: ScopeHooks<B>>(&mut self, name: &str) -> Registered<'_, B> {
+        self.register(name, LeafSchema::scope(), LeafFn::Action(run_scope::<B, T>))
     }
 
     /// The event named `name`, declared on first use. Events are numbered

@@ -79,7 +79,7 @@ pub use frame::Frame;
 pub use interpreter::Interpreter;
 pub use leaves::{
     ActionFn, Args, Behavior, Call, ConditionFn, Ending, EventFn, EventId, Input, Leaves,
-    Registered,
+    Registered, ScopeHooks,
 };
 pub use program::{LinkError, Program};
 pub use request::{AgentId, Completion, Outcome, Request, RequestKind};

@@ -2,7 +2,9 @@
 
 use crate::flow::Flow;
 use crate::frame::Frame;
-use crate::leaves::{ActionFn, Args, Call, ConditionFn, EventFn, EventId, LeafFn, Leaves};
+use crate::leaves::{
+    ActionFn, Args, Call, ConditionFn, Ending, EventFn, EventId, LeafFn, Leaves, scope_call,
+};
 use crate::request::AgentId;
 use crate::status::{Signal, Status};
 use std::fmt;
@@ -297,6 +299,31 @@ impl<B> Program<B> {
             *slot = v;
         }
         status
+    }
+
+    /// Calls the hooks of the scope at `node` as a tick would: its enter
+    /// (`how` is `None`) or its exit (see [`crate::ScopeHooks`]).
+    ///
+    /// # Panics
+    /// If `node` is not a scope.
+    pub fn call_scope(
+        &self,
+        node: NodeIdx,
+        blackboard: &mut B,
+        agent: AgentId,
+        frame: &Frame,
+        how: Option<Ending>,
+    ) {
+        let mut args = self.args(node, agent, frame, Kind::Scope);
+        let (item, signal, state) = scope_call(args.table, args.item, how);
+        args.item = item;
+        let mut call = Call {
+            args: &args,
+            signal,
+            state,
+            persistent: None,
+        };
+        (self.actions[item.import() as usize])(blackboard, &mut call);
     }
 
     /// Delivers `event` to the immediate action at `node`, if it has an

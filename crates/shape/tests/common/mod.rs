@@ -165,6 +165,7 @@ pub fn import(name: &str, arity: u8, persistent: bool) -> Import {
             })
             .collect(),
         persistent,
+        scope: false,
     }
 }
 
