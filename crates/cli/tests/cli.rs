@@ -1450,7 +1450,10 @@ fn run_trace_of_several_scenarios_holds_them_all() {
     ])
     .code(0);
     let text = std::fs::read_to_string(&trace).expect("written");
-    assert!(text.contains(r#""node":"guard/WaitTicks""#), "pass.ron's events");
+    assert!(
+        text.contains(r#""node":"guard/WaitTicks""#),
+        "pass.ron's events"
+    );
     assert!(
         text.contains(r#""node":"guard/work/dig""#),
         "work.ron's events"
