@@ -4,6 +4,15 @@ use std::fmt::Write;
 use treebeard_shape::{Kind, ParamValue};
 use treebeard_vm::Leaves;
 
+/// What a registered name is: its leaf kind, or `Scope` for a scope's hooks.
+fn kind_name(schema: &treebeard_shape::LeafSchema) -> &'static str {
+    if schema.scope {
+        Kind::Scope.name()
+    } else {
+        schema.kind.name()
+    }
+}
+
 /// A decider kind's children as text: `1`, `1..`.
 fn children(kind: Kind) -> String {
     let (min, max) = kind.children();
@@ -49,7 +58,7 @@ pub fn text<B>(leaves: &Leaves<B>) -> String {
             out,
             "  {:<10} {:<9} ({}){}  {}",
             name,
-            schema.kind.name(),
+            kind_name(schema),
             params.join(", "),
             if schema.persistent {
                 " [persistent]"
@@ -94,7 +103,7 @@ pub fn json<B>(leaves: &Leaves<B>) -> String {
                 .collect();
             Some(serde_json::json!({
                 "name": name,
-                "kind": schema.kind.name(),
+                "kind": kind_name(schema),
                 "params": params,
                 "persistent": schema.persistent,
                 "never_fails": schema.never_fails,

@@ -1175,6 +1175,7 @@ const LEAVES: &[(&str, &str)] = &[
     ("Condition", "Condition"),
     ("Deferred", "Deferred"),
     ("Fail", "Action"),
+    ("Holding", "Scope"),
     ("Running", "Action"),
     ("Script", "Action"),
     ("Set", "Action"),
