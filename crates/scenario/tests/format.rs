@@ -681,7 +681,7 @@ fn a_bad_status_word_is_an_error() {
             &guard("    script: [(tick: 1, complete: \"WaitTicks\", status: \"done\")],")
         ),
         error(
-            "w.ron:9:50",
+            "w.ron:9:55",
             "`status` is \"success\", \"failure\" or \"running\"",
             None
         )
@@ -765,11 +765,11 @@ fn a_node_that_does_not_exist_suggests_the_close_path() {
     assert_eq!(
         only(
             "o.ron",
-            &guard("    expect: [(tick: 1, running: [\"guard/Wiat\"])],")
+            &guard("    expect: [(tick: 1, running: [\"guard/WiatTicks\"])],")
         ),
         error(
             "o.ron:9:34",
-            "the tree has no node `guard/Wiat`",
+            "the tree has no node `guard/WiatTicks`",
             Some("did you mean `guard/WaitTicks`?")
         )
     );
@@ -802,11 +802,11 @@ fn a_misspelt_node_name_suggests_the_name() {
     assert_eq!(
         only(
             "o.ron",
-            &guard("    expect: [(tick: 1, running: [\"Wiat\"])],")
+            &guard("    expect: [(tick: 1, running: [\"WiatTicks\"])],")
         ),
         error(
             "o.ron:9:34",
-            "the tree has no node `Wiat`",
+            "the tree has no node `WiatTicks`",
             Some("did you mean `WaitTicks`?")
         )
     );
@@ -988,7 +988,7 @@ fn a_malformed_inline_tree_is_an_error_at_its_line_in_the_scenario() {
     assert_eq!(
         errors_of(&r),
         [error(
-            "bad_tree.ron:8:23",
+            "bad_tree.ron:8:28",
             "Expected comma",
             Some("this is not valid RON")
         )]
@@ -1003,7 +1003,7 @@ fn a_malformed_inline_tree_is_an_error_at_its_line_in_the_scenario() {
     assert_eq!(
         only("bt.json", json),
         error(
-            "bt.json:5:21",
+            "bt.json:5:26",
             "expected `,` or `}`",
             Some("this is not valid JSON")
         )
@@ -1019,7 +1019,8 @@ fn an_inline_tree_with_an_unknown_leaf_or_bad_parameter_is_located_in_the_scenar
             error(
                 "inl.ron:5:16",
                 "unknown node type `Wiat`",
-                Some("did you mean `WaitTicks`?")
+                // The built-in kind is closer than the scenario leaf.
+                Some("did you mean `Wait`?")
             ),
             "inl",
             "inl/Wiat[1]",
@@ -1031,7 +1032,7 @@ fn an_inline_tree_with_an_unknown_leaf_or_bad_parameter_is_located_in_the_scenar
         only("inl.json", json),
         at_node(
             error(
-                "inl.json:5:42",
+                "inl.json:5:47",
                 "parameter `ticks` of `WaitTicks`: expected int, found \"x\"",
                 None
             ),

@@ -496,8 +496,9 @@ fn a_lead_byte_without_its_continuation_is_not_utf8() {
 fn persistent_byte_other_than_zero_or_one() {
     let (_, mut bytes) = sample();
     let at = layout(&bytes).imports[1][1].persistent_at;
-    bytes[at] = 2;
-    assert_eq!(failure(&bytes), (at, tag("persistent flag", 2)));
+    // Bit 0 is the persistent flag, bit 1 the scope flag; no other bit.
+    bytes[at] = 4;
+    assert_eq!(failure(&bytes), (at, tag("import flags", 4)));
 }
 
 #[test]
@@ -519,8 +520,8 @@ fn unknown_param_type() {
     let at = import(&layout(&bytes), Kind::Action, "Configure").params[3]
         .ty
         .at;
-    bytes[at] = 8;
-    assert_eq!(failure(&bytes), (at, tag("parameter type", 8)));
+    bytes[at] = 9;
+    assert_eq!(failure(&bytes), (at, tag("parameter type", 9)));
 }
 
 #[test]

@@ -1463,7 +1463,7 @@ mod tests {
     /// The sizes ARCHITECTURE.md quotes.
     #[test]
     fn scratch_records_have_the_documented_sizes() {
-        assert_eq!(std::mem::size_of::<Guard>(), 64);
+        assert_eq!(std::mem::size_of::<Guard>(), 52);
         assert_eq!(std::mem::size_of::<Pending>(), 8);
         assert_eq!(std::mem::size_of::<Request>(), 12);
         assert_eq!(std::mem::size_of::<StateEntry>(), 8);
