@@ -260,6 +260,16 @@ impl Kind {
         !self.is_leaf()
     }
 
+    /// True for deciders that take their children's statuses at run time,
+    /// through a guard: the concurrent decider, and every configured kind
+    /// with a child. The others decide by the status and the child's
+    /// position alone, which the VM's flow table resolves ahead of time.
+    #[inline]
+    pub const fn is_dynamic(self) -> bool {
+        matches!(self, Kind::Concurrent)
+            || (matches!(self.layout(), Layout::Configured) && self.children().1 > 0)
+    }
+
     /// True for leaves (one bit test).
     #[inline]
     pub const fn is_leaf(self) -> bool {
@@ -306,11 +316,28 @@ mod tests {
             assert_eq!(Kind::from_name(k.name()), Some(k));
             assert_eq!(k.is_decider(), k.layout() != Layout::Leaf, "{k}");
             assert_eq!(k.is_leaf(), k.leaf_slot().is_some());
+            assert!(!k.is_dynamic() || k.is_decider(), "{k}");
         }
         let unused = (0..=u8::MAX)
             .filter(|&t| Kind::from_tag(t).is_none())
             .count();
         assert_eq!(unused, 256 - Kind::ALL.len());
+        let dynamic: Vec<Kind> = Kind::ALL
+            .iter()
+            .copied()
+            .filter(|k| k.is_dynamic())
+            .collect();
+        assert_eq!(
+            dynamic,
+            [
+                Kind::Concurrent,
+                Kind::Loop,
+                Kind::LoopUntilSuccess,
+                Kind::Timeout,
+                Kind::Cooldown,
+                Kind::Scope
+            ]
+        );
         // Dense: every tag below the number of kinds is used.
         assert!((0..Kind::ALL.len() as u8).all(|t| Kind::from_tag(t).is_some()));
         assert!(

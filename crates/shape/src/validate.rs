@@ -12,7 +12,7 @@ use crate::ids::NodeIdx;
 use crate::item::{FLAG_PERSISTENT, KNOWN_FLAGS, MAX_ITEMS, MAX_PARAM_WORDS, ShapeItem};
 use crate::kinds::{Kind, Layout};
 use crate::params::{FIELD_REF, FieldType, ParamType};
-use crate::shape::{Limits, ShapeParts};
+use crate::shape::{Import, Limits, ShapeParts};
 use std::collections::HashSet;
 
 /// What validation learns about a shape.
@@ -312,16 +312,7 @@ fn check_leaf(
         }));
     }
     let words = &parts.params[params.range()];
-    for (param, &word) in import.params.iter().zip(words) {
-        if let Some(reason) = bad_word(&param.ty, word, parts) {
-            return Err(err(Invalid::ParamWord {
-                leaf: import.name.clone(),
-                param: param.name.clone(),
-                word,
-                reason,
-            }));
-        }
-    }
+    check_import_words(parts, import, words).map_err(err)?;
     if import.scope {
         return Err(err(Invalid::ScopeHook {
             name: import.name.clone(),
@@ -347,6 +338,21 @@ fn check_leaf(
         },
         _ => unreachable!("deciders have the decider layout"),
     })
+}
+
+/// Checks the words a use of `import` gives its parameters, by their types.
+fn check_import_words(parts: &ShapeParts, import: &Import, words: &[u64]) -> Result<(), Invalid> {
+    for (param, &word) in import.params.iter().zip(words) {
+        if let Some(reason) = bad_word(&param.ty, word, parts) {
+            return Err(Invalid::ParamWord {
+                leaf: import.name.clone(),
+                param: param.name.clone(),
+                word,
+                reason,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Checks a configured item's parameter words against its kind's schema
@@ -399,17 +405,7 @@ fn check_configured(
                 found: params.len.saturating_sub(1),
             }));
         }
-        for (param, &word) in import.params.iter().zip(&words[1..]) {
-            if let Some(reason) = bad_word(&param.ty, word, parts) {
-                return Err(err(Invalid::ParamWord {
-                    leaf: import.name.clone(),
-                    param: param.name.clone(),
-                    word,
-                    reason,
-                }));
-            }
-        }
-        return Ok(());
+        return check_import_words(parts, import, &words[1..]).map_err(err);
     }
     let schema = kind.params();
     if words.len() != schema.len() {

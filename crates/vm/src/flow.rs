@@ -94,17 +94,9 @@ impl Flow {
                     Kind::ForceSuccess => (up.on_success, up.on_success),
                     Kind::ForceFailure => (up.on_failure, up.on_failure),
                     // Dynamic deciders take their children's statuses at
-                    // run time; leaves have no children.
-                    Kind::Concurrent
-                    | Kind::Loop
-                    | Kind::LoopUntilSuccess
-                    | Kind::Timeout
-                    | Kind::Cooldown
-                    | Kind::Scope
-                    | Kind::Wait
-                    | Kind::Condition
-                    | Kind::Action
-                    | Kind::Deferred => (LEAVE_SUCCESS, LEAVE_FAILURE),
+                    // run time.
+                    kind if kind.is_dynamic() => (LEAVE_SUCCESS, LEAVE_FAILURE),
+                    kind => unreachable!("{kind} is neither a static nor a dynamic decider"),
                 };
                 links[i as usize] = Link {
                     parent,

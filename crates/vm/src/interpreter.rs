@@ -835,15 +835,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                 | Kind::ForceSuccess
                 | Kind::ForceFailure => {}
                 // A dynamic decider: its guard takes the status.
-                Kind::Concurrent
-                | Kind::Loop
-                | Kind::LoopUntilSuccess
-                | Kind::Timeout
-                | Kind::Cooldown
-                | Kind::Scope => return UP,
-                Kind::Condition | Kind::Action | Kind::Deferred | Kind::Wait => {
-                    unreachable!("leaves have no children")
-                }
+                kind if kind.is_dynamic() => return UP,
+                kind => unreachable!("{kind} has no children"),
             }
             child = parent;
         }
@@ -1159,7 +1152,6 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         let mut i = marks.actions as usize;
         while i < self.b.next.actions {
             let entry = self.b.next.action(i);
-            self.run_exits_before(a, entry.node());
             self.cancel(a, entry, Origin::ThisTick);
             i += 1;
         }
@@ -1195,14 +1187,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                 Some(Kind::ForceSuccess) => Status::Success,
                 Some(Kind::ForceFailure) => Status::Failure,
                 // A dynamic decider takes the status through its guard.
-                Some(
-                    Kind::Concurrent
-                    | Kind::Loop
-                    | Kind::LoopUntilSuccess
-                    | Kind::Timeout
-                    | Kind::Cooldown
-                    | Kind::Scope,
-                ) => return,
+                Some(kind) if kind.is_dynamic() => return,
                 _ => status,
             };
             if a.next_action < end {
@@ -1232,7 +1217,6 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             let entry = a.prev_actions[a.acur];
             a.acur += 1;
             a.next_action = head(a.prev_actions, a.acur);
-            self.run_exits_before(a, entry.node());
             self.cancel(a, entry, Origin::Previous);
         }
         self.run_exits_before(a, u32::MAX);
@@ -1240,6 +1224,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
 
     /// Runs the exits of the cancelled scopes that end at or before `limit`,
     /// innermost first: a scope's exit follows its children's clean-up.
+    /// [`Batch::cancel`] runs those that end before the entry it cancels;
+    /// whoever cancels a range runs the rest at its end.
     #[inline]
     fn run_exits_before(&mut self, a: &mut Agent<'_, B>, limit: u32) {
         while let Some(&node) = self.b.exits.last() {
@@ -1426,6 +1412,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
     #[cold]
     fn cancel(&mut self, a: &mut Agent<'_, B>, entry: StateEntry, origin: Origin) {
         let node = entry.node();
+        // Scopes cancelled earlier whose work is all cleaned up exit first.
+        self.run_exits_before(a, node);
         let Some(&item) = self.items.get(node as usize) else {
             return;
         };
