@@ -60,6 +60,7 @@ mod ids;
 mod item;
 mod kinds;
 pub mod params;
+pub mod script;
 mod shape;
 mod source;
 pub mod tree;

@@ -67,6 +67,7 @@ mod interpreter;
 mod leaves;
 mod program;
 mod request;
+pub mod script;
 mod status;
 mod trace;
 
