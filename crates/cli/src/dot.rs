@@ -72,6 +72,16 @@ fn symbol(kind: Kind) -> &'static str {
         Kind::Wait => "⏱ Wait",
         Kind::Cooldown => "❄ Cooldown",
         Kind::Scope => "⟦⟧ Scope",
+        Kind::Script => "ƒ Script",
+        Kind::ScriptGate => "ƒ? ScriptGate",
+        Kind::AssertScript => "ƒ! AssertScript",
+        Kind::ScriptWrapper => "⟦ƒ⟧ ScriptWrapper",
+        Kind::IfCondition => "? IfCondition",
+        Kind::AssertCondition => "! AssertCondition",
+        Kind::IfTime => "⏱? IfTime",
+        Kind::WaitUntilTime => "⏱ WaitUntilTime",
+        Kind::WaitForEvent => "✉ WaitForEvent",
+        Kind::SendEvent => "✉ SendEvent",
         Kind::Condition | Kind::Action | Kind::Deferred => kind.name(),
     }
 }

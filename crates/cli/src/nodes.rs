@@ -1,7 +1,7 @@
 //! `treebeard nodes`: the node kinds and the registered leaves.
 
 use std::fmt::Write;
-use treebeard_shape::{Kind, ParamValue};
+use treebeard_shape::{Kind, KindParam, KindParamType, ParamValue};
 use treebeard_vm::Leaves;
 
 /// What a registered name is: its leaf kind, or `Scope` for a scope's hooks.
@@ -25,17 +25,33 @@ fn children(kind: Kind) -> String {
     }
 }
 
+/// A built-in kind's parameter as the listing shows it: `name: type`, and
+/// its default.
+fn kind_param(p: &KindParam) -> String {
+    match (p.default, p.ty) {
+        (Some(d), KindParamType::Flag) => format!("{}: {} = {}", p.name, p.ty.name(), d != 0),
+        (Some(d), _) => format!("{}: {} = {d}", p.name, p.ty.name()),
+        (None, _) => format!("{}: {}", p.name, p.ty.name()),
+    }
+}
+
 fn default_text(v: &Option<ParamValue>) -> Option<String> {
     v.as_ref().map(ToString::to_string)
 }
 
 /// The listing as text.
 pub fn text<B>(leaves: &Leaves<B>) -> String {
-    let mut out = String::from("Deciders (children):\n");
+    let mut out = String::from("Built-in nodes (children):\n");
     for &kind in Kind::ALL.iter().filter(|k| k.is_decider()) {
+        let params: Vec<String> = kind.params().iter().map(kind_param).collect();
+        let params = if params.is_empty() {
+            String::new()
+        } else {
+            format!("({}) ", params.join(", "))
+        };
         let _ = writeln!(
             out,
-            "  {:<18} {:<4} {}",
+            "  {:<18} {:<4} {params}{}",
             kind.name(),
             children(kind),
             kind.doc()
@@ -78,10 +94,22 @@ pub fn json<B>(leaves: &Leaves<B>) -> String {
         .filter(|k| k.is_decider())
         .map(|&k| {
             let (min, max) = k.children();
+            let params: Vec<serde_json::Value> = k
+                .params()
+                .iter()
+                .map(|p| {
+                    serde_json::json!({
+                        "name": p.name,
+                        "type": p.ty.name(),
+                        "default": p.default,
+                    })
+                })
+                .collect();
             serde_json::json!({
                 "name": k.name(),
                 "min_children": min,
                 "max_children": max,
+                "params": params,
                 "doc": k.doc(),
             })
         })

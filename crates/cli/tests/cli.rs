@@ -105,7 +105,39 @@ fn tb_trees(args: &[&str]) -> Out {
     run_in(&trees(), args)
 }
 
-/// The MBT examples, as paths relative to `tests/trees`.
+/// The MBT examples whose Lua code does not compile as treebeard scripts,
+/// with the error `check --stub-unknown` gives.
+const MBT_LUA: &[(&str, &str)] = &[
+    (
+        "mbt/assert_lua.xml",
+        "error: script `code` of `AssertLua` uses `return`, which scripts do not have",
+    ),
+    (
+        "mbt/execute_lua.xml",
+        "error: script `code` of `ExecuteLua` calls `DoSomething`, but scripts have no function calls",
+    ),
+    (
+        "mbt/lua_gate.xml",
+        "error: script `code` of `LuaGate` uses `return`, which scripts do not have",
+    ),
+    (
+        "mbt/lua_wrapper.xml",
+        "error: script `onEnter` of `LuaWrapper` calls `StartParticleEffect`, but scripts have no function calls",
+    ),
+];
+
+#[test]
+fn mbt_lua_examples_are_refused_with_their_script_errors() {
+    for (file, error) in MBT_LUA {
+        tb_trees(&["check", "--stub-unknown", file])
+            .code(1)
+            .err_has(error)
+            .err_has(&format!("--> {file}:1:"));
+    }
+}
+
+/// The MBT examples that load (all but [`MBT_LUA`]'s), as paths relative
+/// to `tests/trees`.
 fn mbt_examples() -> Vec<String> {
     let mut files: Vec<String> = std::fs::read_dir(trees().join("mbt"))
         .expect("tests/trees/mbt")
@@ -117,9 +149,10 @@ fn mbt_examples() -> Vec<String> {
         })
         .filter(|n| n.ends_with(".xml"))
         .map(|n| format!("mbt/{n}"))
+        .filter(|f| MBT_LUA.iter().all(|(lua, _)| lua != f))
         .collect();
     files.sort();
-    assert!(files.len() >= 10, "the MBT examples are there: {files:?}");
+    assert!(files.len() >= 7, "the MBT examples are there: {files:?}");
     files
 }
 
@@ -523,14 +556,14 @@ fn check_reports_an_unknown_node_and_bad_attributes_of_an_mbt_file() {
                 "broken_mbt/Chance[1] (Chance) in tree `broken_mbt`"
             ),
             headline(
-                "error: `Script` needs parameter `statuses` (string), which is not given",
+                "error: `Statuses` needs parameter `statuses` (string), which is not given",
                 "broken_mbt.xml:6:8",
-                "broken_mbt/Script[2] (Script) in tree `broken_mbt`"
+                "broken_mbt/Statuses[2] (Statuses) in tree `broken_mbt`"
             ),
             headline(
-                "error: `Script` has no parameter `statuse`",
-                "broken_mbt.xml:6:15",
-                "broken_mbt/Script[2] (Script) in tree `broken_mbt`"
+                "error: `Statuses` has no parameter `statuse`",
+                "broken_mbt.xml:6:17",
+                "broken_mbt/Statuses[2] (Statuses) in tree `broken_mbt`"
             ),
         ]
     );
@@ -648,21 +681,6 @@ fn check_of_a_file_that_is_no_tree_file_exits_1() {
 /// What `check --stub-unknown` warns is stubbed in each MBT example.
 const MBT_STUBBED: &[(&str, &[&str])] = &[
     (
-        "mbt/assert_lua.xml",
-        &[
-            "`AssertLua` (MBT's AssertLua condition) is stubbed",
-            "`AssertCondition` (MBT's AssertCondition condition) is stubbed",
-        ],
-    ),
-    (
-        "mbt/configuration_data.xml",
-        &["`Wait` (MBT's Wait action) is stubbed: it succeeds at once"],
-    ),
-    (
-        "mbt/execute_lua.xml",
-        &["`ExecuteLua` (MBT's ExecuteLua action) is stubbed: it succeeds at once"],
-    ),
-    (
         "mbt/limit_concurrent_users.xml",
         &[
             "`LimitConcurrentUsers` (MBT's LimitConcurrentUsers decorator) is stubbed: its child runs in its place",
@@ -671,32 +689,6 @@ const MBT_STUBBED: &[(&str, &[&str])] = &[
     (
         "mbt/logging.xml",
         &["MBT's log attribute `_startLog` is not supported yet and is ignored"],
-    ),
-    (
-        "mbt/lua_gate.xml",
-        &["`LuaGate` (MBT's LuaGate decorator) is stubbed: its child runs in its place"],
-    ),
-    (
-        "mbt/lua_wrapper.xml",
-        &["`LuaWrapper` (MBT's LuaWrapper decorator) is stubbed: its child runs in its place"],
-    ),
-    (
-        "mbt/timestamps.xml",
-        &[
-            "MBT's `<Timestamps>` section is not supported yet and is ignored",
-            "`IfTime` (MBT's IfTime decorator) is stubbed",
-        ],
-    ),
-    (
-        "mbt/variables.xml",
-        &[
-            "MBT's `<Variables>` section is not supported yet and is ignored",
-            "`IfCondition` (MBT's IfCondition decorator) is stubbed",
-        ],
-    ),
-    (
-        "mbt/wait_for_event.xml",
-        &["`WaitForEvent` (MBT's WaitForEvent action) is stubbed: it succeeds at once"],
     ),
 ];
 
@@ -798,9 +790,9 @@ fn check_without_stubs_names_the_unknown_leaves_of_every_mbt_example() {
     );
     out.err_has("= help: register a leaf named `Shoot`, or pass --stub-unknown to stub it")
         .err_has("6 errors\n");
-    tb_trees(&["check", "mbt/execute_lua.xml"])
+    tb_trees(&["check", "mbt/limit_concurrent_users.xml"])
         .code(1)
-        .err_has("error: `ExecuteLua` (MBT's ExecuteLua action) is not supported by treebeard yet")
+        .err_has("error: `LimitConcurrentUsers` (MBT's LimitConcurrentUsers decorator) is not supported by treebeard yet")
         .err_has("= help: pass --stub-unknown to check, draw or run the tree with it stubbed");
 }
 
@@ -1168,6 +1160,16 @@ const DECIDERS: &[&str] = &[
     "Wait",
     "Cooldown",
     "Scope",
+    "Script",
+    "ScriptGate",
+    "AssertScript",
+    "ScriptWrapper",
+    "IfCondition",
+    "AssertCondition",
+    "IfTime",
+    "WaitUntilTime",
+    "WaitForEvent",
+    "SendEvent",
 ];
 
 const LEAVES: &[(&str, &str)] = &[
@@ -1177,8 +1179,8 @@ const LEAVES: &[(&str, &str)] = &[
     ("Fail", "Action"),
     ("Holding", "Scope"),
     ("Running", "Action"),
-    ("Script", "Action"),
     ("Set", "Action"),
+    ("Statuses", "Action"),
     ("Succeed", "Action"),
     ("WaitEvent", "Action"),
     ("WaitTicks", "Action"),
@@ -1191,7 +1193,10 @@ fn nodes_lists_every_decider_and_built_in_leaf() {
     assert_eq!(out.stderr, "");
     let text = &out.stdout;
     let (deciders, leaves) = text.split_once("\nLeaves:\n").expect("two sections");
-    assert!(deciders.starts_with("Deciders (children):\n"), "{text}");
+    assert!(
+        deciders.starts_with("Built-in nodes (children):\n"),
+        "{text}"
+    );
     for d in DECIDERS {
         assert!(
             deciders
@@ -1201,7 +1206,13 @@ fn nodes_lists_every_decider_and_built_in_leaf() {
         );
     }
     assert_eq!(deciders.lines().count(), 1 + DECIDERS.len(), "{text}");
-    for line in ["  Inverter           1 ", "  Sequence           1.. "] {
+    for line in [
+        "  Inverter           1 ",
+        "  Sequence           1.. ",
+        "  Timeout            1    (seconds: duration) Runs its child",
+        "  IfTime             1    (since: timestamp, seconds: duration, less_than: bool = false, or_never: bool = false) ",
+        "  SendEvent          0    (event: event, to: input agent = -1) ",
+    ] {
         assert!(deciders.contains(line), "{line:?} in\n{text}");
     }
     let names: Vec<&str> = leaves
@@ -1215,7 +1226,7 @@ fn nodes_lists_every_decider_and_built_in_leaf() {
     );
     for line in [
         "  WaitTicks  Action    (ticks: int)  runs `ticks` ticks, then succeeds",
-        "  Script     Action    (statuses: string) [persistent]  ",
+        "  Statuses   Action    (statuses: string) [persistent]  ",
         "  Deferred   Deferred  (name: string, ticks: int = -1, outcome: one of success|failure = \"success\")  ",
         "  Condition  Condition (test: string)  ",
     ] {
@@ -1250,6 +1261,17 @@ fn nodes_json_has_the_expected_fields() {
             inverter["max_children"].as_u64()
         ),
         (Some(1), Some(1))
+    );
+    let send = deciders
+        .iter()
+        .find(|d| d["name"] == "SendEvent")
+        .expect("SendEvent");
+    assert_eq!(
+        send["params"],
+        serde_json::json!([
+            {"name": "event", "type": "event", "default": null},
+            {"name": "to", "type": "input agent", "default": -1},
+        ])
     );
     let leaves = doc["leaves"].as_array().expect("a list of leaves");
     let kinds: Vec<(&str, &str)> = leaves
@@ -1286,8 +1308,8 @@ fn nodes_json_has_the_expected_fields() {
     );
     let script = leaves
         .iter()
-        .find(|l| l["name"] == "Script")
-        .expect("Script");
+        .find(|l| l["name"] == "Statuses")
+        .expect("Statuses");
     assert_eq!(script["persistent"], true);
     let running = leaves
         .iter()

@@ -6,7 +6,7 @@ use rayon::prelude::*;
 use treebeard_shape::NodeIdx;
 use treebeard_vm::{
     ActorLayout, ActorRef, Actors, ActorsMut, AgentId, Completion, EventId, Frame, Program,
-    Request, TraceEvent,
+    Request, RequestKind, TraceEvent,
 };
 
 /// Many agents, each with a blackboard and an actor, running one program.
@@ -23,6 +23,8 @@ pub struct Crowd<B> {
     frame: Frame,
     completions: Vec<Completion>,
     stale: usize,
+    /// Events of the last tick addressed to no agent of the crowd.
+    undelivered: usize,
     requests: Vec<Request>,
     /// One request buffer per chunk of the plan, kept between ticks.
     chunk_requests: Vec<Vec<Request>>,
@@ -55,6 +57,7 @@ impl<B> Crowd<B> {
             frame: Frame::default(),
             completions: Vec::new(),
             stale: 0,
+            undelivered: 0,
             requests: Vec::new(),
             chunk_requests: Vec::new(),
             plan: Plan::default(),
@@ -147,9 +150,10 @@ impl<B> Crowd<B> {
         self.stale
     }
 
-    /// Delivers `event` to `agent`'s running actions that have event hooks
-    /// (see [`treebeard_vm::Behavior`]), now, between ticks. Returns how
-    /// many hooks ran.
+    /// Delivers `event` to `agent` now, between ticks: its signals and
+    /// timestamps, its waiting `WaitForEvent` nodes and its running actions
+    /// that have event hooks (see `Interpreter::send_event`). Returns how
+    /// many running nodes it reached.
     ///
     /// # Panics
     /// If there is no such agent.
@@ -166,6 +170,33 @@ impl<B> Crowd<B> {
             &mut self.blackboards[i],
             event,
         )
+    }
+
+    /// How many events sent by the last tick's `SendEvent` nodes named an
+    /// agent the crowd does not have. Their requests stay in
+    /// [`Crowd::requests`], for the game to see.
+    pub fn undelivered_events(&self) -> usize {
+        self.undelivered
+    }
+
+    /// Delivers the events the tick's `SendEvent` nodes sent, in agent
+    /// order (the order of the requests), so that each arrives before its
+    /// agent's next tick whatever the number of threads.
+    fn route_events(&mut self) {
+        self.undelivered = 0;
+        if self.program.spec().events_sent == 0 {
+            return;
+        }
+        for i in 0..self.requests.len() {
+            let RequestKind::Event { event, to } = self.requests[i].kind else {
+                continue;
+            };
+            if to.index() < self.len() {
+                self.send_event(to, event);
+            } else {
+                self.undelivered += 1;
+            }
+        }
     }
 
     /// Ticks every agent once, serially, reporting what happened to which
@@ -191,6 +222,8 @@ impl<B> Crowd<B> {
                 &mut sink,
             );
         }
+        drop(interpreter);
+        self.route_events();
     }
 
     /// The chunking of the next tick.
@@ -277,6 +310,8 @@ impl<B: Send> Crowd<B> {
                 &mut self.requests,
                 |id, bb| before(id, bb),
             );
+            drop(interpreter);
+            self.route_events();
             return;
         }
 
@@ -307,5 +342,6 @@ impl<B: Send> Crowd<B> {
         for requests in &self.chunk_requests {
             self.requests.extend_from_slice(requests);
         }
+        self.route_events();
     }
 }

@@ -5,7 +5,7 @@ use treebeard_crowd::Crowd;
 use treebeard_shape::NodeIdx;
 use treebeard_testkit::{Spec, World, answer_launches};
 use treebeard_vm::{
-    Actor, AgentId, Completion, DeciderState, Frame, Interpreter, Request, TraceEvent,
+    Actor, AgentId, Completion, DeciderState, Frame, Interpreter, Request, RequestKind, TraceEvent,
 };
 
 const AGENTS: usize = 7;
@@ -77,6 +77,17 @@ fn crowd_traced_tick_matches_the_interpreter_and_the_plain_tick() {
                     &mut solo_requests,
                     &mut |node, event| solo_events.push((agent, node, event)),
                 );
+            }
+
+            // Events the tick sent, delivered in agent order, as a crowd
+            // routes them.
+            for r in &solo_requests {
+                if let RequestKind::Event { event, to } = r.kind
+                    && to.index() < AGENTS
+                {
+                    let (actor, world) = (&mut actors[to.index()], &mut solo[to.index()]);
+                    interpreter.send_event(&program, &frame, to, &mut actor.as_mut(), world, event);
+                }
             }
 
             let context = format!("seed {seed}, tree {spec:?}, tick {t}");

@@ -118,9 +118,22 @@ impl Checker<'_> {
             },
             // A loop of count 0 never succeeds; the check does not read
             // counts, so it may miss that.
-            Kind::Loop | Kind::LoopUntilSuccess | Kind::Scope => {
+            Kind::Loop | Kind::LoopUntilSuccess | Kind::Scope | Kind::ScriptWrapper => {
                 kids.first().copied().unwrap_or(both)
             }
+            // A gate fails when its test does not hold, else passes its
+            // child's status through.
+            Kind::ScriptGate | Kind::IfCondition | Kind::IfTime => Outcomes {
+                success: any(|o| o.success),
+                failure: true,
+            },
+            // Waits end in success; a script that faults fails, a test
+            // fails when false, and a send is not read for its target.
+            Kind::WaitUntilTime | Kind::WaitForEvent => Outcomes {
+                success: true,
+                failure: false,
+            },
+            Kind::Script | Kind::AssertScript | Kind::AssertCondition | Kind::SendEvent => both,
             Kind::Timeout | Kind::Cooldown => Outcomes {
                 success: any(|o| o.success),
                 failure: true,

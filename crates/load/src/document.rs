@@ -7,6 +7,12 @@
 //! written at. The resolver ([`crate::resolve`]) then does the rest the same
 //! way for every dialect: leaf names against the registry, parameters,
 //! sub-tree inlining, stubs.
+//!
+//! A file may also declare variables, signals and timestamps
+//! ([`Declared`]): MBT's `<Variables>`, `<SignalVariables>` and
+//! `<Timestamps>` sections, the native format's `variables`, `signals` and
+//! `timestamps`. The resolver merges the declarations of every file of a
+//! load, in file order, into the loaded tree's.
 
 use crate::source::{FileId, Span};
 use treebeard_shape::tree::Count;
@@ -52,6 +58,68 @@ pub struct Document {
     /// Other files whose trees this one uses (BT.CPP `<include path=...>`),
     /// as written, relative to this file.
     pub includes: Vec<(Box<str>, Span)>,
+    /// The variables, signals and timestamps the file declares.
+    pub declarations: Declared,
+}
+
+/// What a file declares beside its trees, as written.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Declared {
+    /// Variables, in file order.
+    pub variables: Vec<DeclaredVariable>,
+    /// Signals: events that set variables.
+    pub signals: Vec<DeclaredSignal>,
+    /// Timestamps, in file order.
+    pub timestamps: Vec<DeclaredTimestamp>,
+}
+
+impl Declared {
+    /// Whether nothing is declared.
+    pub fn is_empty(&self) -> bool {
+        self.variables.is_empty() && self.signals.is_empty() && self.timestamps.is_empty()
+    }
+}
+
+/// A name or value in a declaration, and where it is written.
+pub type Spanned<T> = (T, Span);
+
+/// A declared variable.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeclaredVariable {
+    /// The declaration as a whole (MBT: its element's tag; native: its
+    /// entry).
+    pub span: Span,
+    /// Its name.
+    pub name: Spanned<Box<str>>,
+    /// Its value when an agent starts.
+    pub initial: bool,
+}
+
+/// A declared signal: when `event` reaches an agent, `variable` becomes
+/// `value`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeclaredSignal {
+    /// The declaration as a whole.
+    pub span: Span,
+    /// The application's event.
+    pub event: Spanned<Box<str>>,
+    /// The variable it sets.
+    pub variable: Spanned<Box<str>>,
+    /// The value it sets.
+    pub value: bool,
+}
+
+/// A declared timestamp.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeclaredTimestamp {
+    /// The declaration as a whole.
+    pub span: Span,
+    /// Its name.
+    pub name: Spanned<Box<str>>,
+    /// The application's event that sets it.
+    pub event: Spanned<Box<str>>,
+    /// The timestamp it is exclusive to, if any.
+    pub exclusive_to: Option<Spanned<Box<str>>>,
 }
 
 /// A named tree.

@@ -4,7 +4,8 @@
 //!
 //! Four dialects read into one [`Document`](document::Document) model:
 //! treebeard's own JSON and RON ([`native`]), Lumberyard's Modular Behavior
-//! Tree XML and BehaviorTree.CPP v4 XML ([`xml`]). The [`resolve`]r maps
+//! Tree XML and BehaviorTree.CPP v4 XML ([`xml`]), with the variables,
+//! signals and timestamps the files declare. The [`resolve`]r maps
 //! node names to deciders, registered leaves and sub-trees (inlined, with
 //! parameter and blackboard remapping), the shape compiler checks every
 //! parameter against its leaf's schema, and [`checks`] warns about trees
@@ -43,6 +44,7 @@
 pub mod checks;
 pub mod diagnostic;
 pub mod document;
+mod escapes;
 mod loader;
 pub mod native;
 mod recover;

@@ -4,23 +4,25 @@ use crate::checks;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::document::{Dialect, Document};
 use crate::native::{self, token_span};
-use crate::resolve::{self, Stub};
+use crate::resolve::{self, Resolved, ScriptAt, Stub};
 use crate::source::{FileId, SourceMap, Span};
 use crate::xml::{self, XmlOptions};
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use treebeard_shape::params::Mismatch;
+use treebeard_shape::script::ScriptError;
 use treebeard_shape::tree::Node;
 use treebeard_shape::{
-    BuildProblem, FieldDecl, LeafCatalog, LeafSchema, Limits, Options, Shape, Source, Unbuildable,
-    compile_with,
+    BuildProblem, FieldDecl, Kind, KindParamType, LeafCatalog, LeafSchema, Limits, Options, Shape,
+    Source, Unbuildable, compile_with,
 };
 
 /// How to load.
 #[derive(Clone, Debug, Default)]
 pub struct LoadOptions {
-    /// Stub leaves the registry lacks and nodes treebeard cannot run, with a
-    /// warning each, instead of failing (for checking, drawing and dry runs
-    /// of trees written for other games).
+    /// Stub leaves the registry lacks, nodes treebeard cannot run and
+    /// events the application lacks, with a warning each, instead of
+    /// failing (for checking, drawing and dry runs of trees written for
+    /// other games). Scripts that do not compile are errors still.
     pub stub_unknown: bool,
     /// The tree to load, instead of the file's main tree.
     pub main: Option<String>,
@@ -39,6 +41,9 @@ pub struct Loaded {
     pub shape: Shape,
     /// Stubbed leaves: register these before linking the shape.
     pub stubs: Vec<Stub>,
+    /// Stubbed events, which the trees name and the application lacks:
+    /// declare these, after the application's own, before linking.
+    pub stub_events: Vec<Box<str>>,
 }
 
 /// What a load produced: the files read, every diagnostic, and the tree
@@ -205,7 +210,7 @@ impl<'c> Loader<'c> {
     }
 
     fn compile(&mut self) -> Option<Loaded> {
-        let resolved = resolve::resolve(
+        let mut resolved = resolve::resolve(
             &self.docs,
             &self.map,
             self.catalog,
@@ -213,15 +218,23 @@ impl<'c> Loader<'c> {
             self.options.stub_unknown,
             &mut self.diags,
         );
-        let tree = resolved.tree?;
+        let tree = resolved.tree.take()?;
         let catalog = WithStubs {
             inner: self.catalog,
             stubs: &resolved.stubs,
             placeholder: LeafSchema::action(),
+            events: self
+                .catalog
+                .events()
+                .iter()
+                .chain(&resolved.stub_events)
+                .cloned()
+                .collect(),
         };
         let options = Options {
             limits: self.options.limits,
             files: self.map.names(),
+            declarations: resolved.declarations.clone(),
         };
         match compile_with(&tree, &catalog, &options) {
             Ok(_) if self.diags.has_errors() => None,
@@ -235,12 +248,21 @@ impl<'c> Loader<'c> {
                     tree,
                     shape,
                     stubs: resolved.stubs,
+                    stub_events: resolved.stub_events,
                 })
             }
             Err(e) => {
+                // A parameter the reader reported missing, in its
+                // dialect's terms, is not reported again.
+                let at = |d: &Diagnostic| d.span.map(|s| (s.file, s.start));
+                let read: Vec<_> = self.diags.errors().filter_map(at).collect();
                 for p in e.problems() {
-                    let d = self.problem(p, &resolved.trees_at, &resolved.names_at);
-                    self.diags.push(d);
+                    let d = self.problem(p, &resolved);
+                    let reported = matches!(p.what(), Unbuildable::MissingParam { .. })
+                        && at(&d).is_some_and(|place| read.contains(&place));
+                    if !reported {
+                        self.diags.push(d);
+                    }
                 }
                 None
             }
@@ -248,13 +270,15 @@ impl<'c> Loader<'c> {
     }
 
     /// A compiler problem as a diagnostic.
-    fn problem(
-        &self,
-        p: &BuildProblem,
-        trees_at: &HashMap<Source, Box<str>>,
-        names_at: &HashMap<Source, Span>,
-    ) -> Diagnostic {
-        let text = p.what().to_string();
+    fn problem(&self, p: &BuildProblem, r: &Resolved) -> Diagnostic {
+        if let Unbuildable::Script { error, .. } = p.what()
+            && let Some(s) = p.source()
+            && let Some(column) = s.column.checked_sub(1 + error.offset as u32)
+            && let Some(at) = r.scripts_at.get(&Source { column, ..s })
+        {
+            return self.script_problem(p, error, at, Source { column, ..s }, r);
+        }
+        let text = undeclared_name(p.what()).unwrap_or_else(|| p.what().to_string());
         let (message, help) = match text.split_once("; ") {
             Some((m, h)) => (m.to_owned(), Some(h.to_owned())),
             None => (text, None),
@@ -263,24 +287,163 @@ impl<'c> Loader<'c> {
         if let Some(h) = help {
             d = d.help(h);
         }
-        let tree = p.source().and_then(|s| trees_at.get(&s)).map_or("", |t| t);
+        if p.path() == DECLARATIONS {
+            // About a declaration: shown at the name it is about.
+            let declared = p.source().and_then(|s| r.declared_at.get(&s));
+            let span = declared.and_then(|decl| match p.what() {
+                Unbuildable::Undeclared { what, name, .. } => decl.part(what, name),
+                Unbuildable::DeclaredTwice { .. } => Some(decl.name()),
+                Unbuildable::Exclusive { .. } => decl.exclusive_to(),
+                _ => None,
+            });
+            if let Some(span) = span.or_else(|| self.token_at(p.source())) {
+                d = d.at(span);
+            }
+            return d;
+        }
+        let tree = p
+            .source()
+            .and_then(|s| r.trees_at.get(&s))
+            .map_or("", |t| t);
         d = d.node(tree, p.path(), p.node_type());
         // A problem with a parameter's name is shown at the name.
         let about_name = matches!(
             p.what(),
             Unbuildable::UnknownParam { .. } | Unbuildable::DuplicateParam { .. }
         );
-        if about_name && let Some(span) = p.source().and_then(|s| names_at.get(&s)) {
+        if about_name && let Some(span) = p.source().and_then(|s| r.names_at.get(&s)) {
             return d.at(*span);
         }
-        if let Some(s) = p.source()
-            && let Some(file) = self.map.files().get(s.file as usize)
-            && let Some(offset) = file.offset(s.line, s.column)
-        {
-            d = d.at(token_span(&self.map, FileId(s.file), offset));
+        if let Some(span) = self.token_at(p.source()) {
+            d = d.at(span);
         }
         d
     }
+
+    /// The token at `source`, if it is in a file of the load.
+    fn token_at(&self, source: Option<Source>) -> Option<Span> {
+        let s = source?;
+        let offset = self
+            .map
+            .files()
+            .get(s.file as usize)?
+            .offset(s.line, s.column)?;
+        Some(token_span(&self.map, FileId(s.file), offset))
+    }
+
+    /// A script that does not compile, shown at the offending characters
+    /// as written (`key` is the position the resolver gave the script).
+    fn script_problem(
+        &self,
+        p: &BuildProblem,
+        error: &ScriptError,
+        at: &ScriptAt,
+        key: Source,
+        r: &Resolved,
+    ) -> Diagnostic {
+        let (message, help) = explain(error, at);
+        let tree = r.trees_at.get(&key).map_or("", |t| t);
+        let mut d = Diagnostic::error(message).node(tree, p.path(), &at.node_type);
+        if let Some(help) = help {
+            d = d.help(help);
+        }
+        let span = at
+            .span_of(&self.map, error.offset, error.len)
+            .or_else(|| self.token_at(p.source()));
+        if let Some(span) = span {
+            d = d.at(span);
+        }
+        d
+    }
+}
+
+/// The problem of a built-in kind's event or timestamp parameter naming
+/// none, in those terms (`message; help`).
+fn undeclared_name(what: &Unbuildable) -> Option<String> {
+    let Unbuildable::BadParam {
+        leaf,
+        name,
+        problem: Mismatch::Variant { found, suggestion },
+    } = what
+    else {
+        return None;
+    };
+    let param = Kind::from_name(leaf)?
+        .params()
+        .iter()
+        .find(|p| *p.name == **name)?;
+    let (declared, help) = match param.ty {
+        KindParamType::Event => (
+            format!("`{found}` is not one of the application's events"),
+            "the application declares events (`Leaves::event`)",
+        ),
+        KindParamType::Timestamp => (
+            format!("no timestamp is declared as `{found}`"),
+            "declare it in the tree's timestamps (MBT: `<Timestamps>`; JSON, RON: `timestamps`)",
+        ),
+        _ => return None,
+    };
+    let help = match suggestion {
+        Some(s) => format!("did you mean `{s}`?"),
+        None => help.to_owned(),
+    };
+    Some(format!(
+        "parameter `{name}` of `{leaf}`: {declared}; {help}"
+    ))
+}
+
+/// MBT's nodes whose scripts are written in Lua.
+const LUA_NODES: [&str; 4] = ["ExecuteLua", "LuaGate", "AssertLua", "LuaWrapper"];
+
+/// The path the compiler gives problems with declarations.
+const DECLARATIONS: &str = "<declarations>";
+
+/// The message and help for a script error: plainly, where the script is
+/// written in another language (MBT's Lua: function calls, `return`).
+fn explain(error: &ScriptError, at: &ScriptAt) -> (String, Option<String>) {
+    let script = &at.value;
+    let what = format!("script `{}` of `{}`", at.written_name, at.node_type);
+    let token = script
+        .get(error.offset..error.offset + error.len)
+        .unwrap_or("");
+    let after = script
+        .get(error.offset + error.len..)
+        .unwrap_or("")
+        .trim_start();
+    let is_name = token
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && token
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+    let lua = at.dialect == Dialect::Mbt && LUA_NODES.contains(&&*at.node_type);
+    let language = if lua {
+        "MBT's Lua code does not carry over: treebeard's scripts are expressions over blackboard fields and tree variables (see docs/trees.md)"
+    } else {
+        "treebeard's scripts are expressions over blackboard fields and tree variables (see docs/trees.md)"
+    };
+    if is_name && after.starts_with('(') {
+        let message = format!("{what} calls `{token}`, but scripts have no function calls");
+        let help = format!("{language}; write the work as a leaf, and tests as expressions");
+        return (message, Some(help));
+    }
+    if token == "return" {
+        let message = format!("{what} uses `return`, which scripts do not have");
+        let help =
+            format!("{language}; a script's value is its last expression: leave `return` out");
+        return (message, Some(help));
+    }
+    let unknown = error.message.starts_with("unknown name");
+    let help = match (&error.help, lua) {
+        (Some(help), _) => Some(help.clone()),
+        (None, true) => Some(language.to_owned()),
+        (None, false) if unknown => Some(
+            "a script's names are the tree's variables and the application's blackboard fields: declare the variable, or register the field".to_owned(),
+        ),
+        (None, false) => None,
+    };
+    (format!("{what}: {}", error.message), help)
 }
 
 /// The dialect of a file, from its name's extension, else its first
@@ -309,11 +472,13 @@ fn dialect(name: &str, text: &str) -> Option<Dialect> {
     }
 }
 
-/// The registry's leaves, the stubs and the placeholder.
+/// The registry's leaves, the stubs and the placeholder; the
+/// application's events, then the stubbed ones.
 struct WithStubs<'a> {
     inner: &'a dyn LeafCatalog,
     stubs: &'a [Stub],
     placeholder: LeafSchema,
+    events: Vec<Box<str>>,
 }
 
 impl LeafCatalog for WithStubs<'_> {
@@ -337,5 +502,9 @@ impl LeafCatalog for WithStubs<'_> {
 
     fn fields(&self) -> &[FieldDecl] {
         self.inner.fields()
+    }
+
+    fn events(&self) -> &[Box<str>] {
+        &self.events
     }
 }

@@ -20,7 +20,29 @@
 //! }
 //! ```
 //!
-//! or, for a file of one tree, just its root node. A node has a `type` (a
+//! or, for a file of one tree, just its root node. A tree file may declare
+//! the tree's variables, signals and timestamps (Lumberyard MBT's, seed
+//! 002) in sections beside `trees`:
+//!
+//! ```json
+//! {
+//!   "variables": [{"name": "TargetVisible", "initial": false}],
+//!   "signals": [
+//!     {"event": "OnEnemySeen", "variable": "TargetVisible", "value": true},
+//!     {"event": "OnLostSightOfTarget", "variable": "TargetVisible", "value": false}
+//!   ],
+//!   "timestamps": [
+//!     {"name": "TargetSpotted", "event": "OnEnemySeen", "exclusive_to": "TargetLost"},
+//!     {"name": "TargetLost", "event": "OnLostSightOfTarget"}
+//!   ],
+//!   "trees": [{"name": "guard", "root":
+//!     {"type": "IfCondition", "params": {"condition": "TargetVisible"}, "children": [
+//!       {"type": "Patrol", "params": {"speed": 1.5}}
+//!     ]}}]
+//! }
+//! ```
+//!
+//! (`initial` defaults to false, `exclusive_to` to none). A node has a `type` (a
 //! decider kind, `SubTree`, or a registered leaf name), and optionally a
 //! `name`, a stable `id`, `params` (a leaf's parameters, or a sub-tree's),
 //! `children` (a decider's), `tree` (a sub-tree's) and `succeed` / `fail`
@@ -34,7 +56,10 @@
 //! even serde's own, point at the right line and column.
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::document::{Attr, Dialect, Document, NodeDecl, PolicyDecl, TreeDecl, TreeParam, What};
+use crate::document::{
+    Attr, Declared, DeclaredSignal, DeclaredTimestamp, DeclaredVariable, Dialect, Document,
+    NodeDecl, PolicyDecl, TreeDecl, TreeParam, What,
+};
 use crate::recover;
 use crate::source::{FileId, SourceMap, Span};
 use crate::spanned::{Entry, Value, ValueKind, check_keys, get};
@@ -45,7 +70,7 @@ use std::fmt;
 use std::marker::PhantomData;
 use treebeard_shape::params::FIELD_REF;
 use treebeard_shape::tree::Count;
-use treebeard_shape::{FieldType, Kind, NodeIdx, ParamType, ParamValue, Shape};
+use treebeard_shape::{FieldType, Kind, KindParamType, NodeIdx, ParamType, ParamValue, Shape};
 
 /// Deepest node nesting a native file may have: the reader recurses once
 /// per level.
@@ -61,8 +86,50 @@ pub struct TreeFile {
     /// The tree to run; the first when absent.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub main: Option<String>,
+    /// The tree's variables.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub variables: Vec<VariableDef>,
+    /// Events that set variables.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub signals: Vec<SignalDef>,
+    /// The tree's timestamps.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub timestamps: Vec<TimestampDef>,
     /// The trees.
     pub trees: Vec<TreeDef>,
+}
+
+/// A declared variable.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct VariableDef {
+    /// Its name.
+    pub name: String,
+    /// Its value when an agent starts.
+    pub initial: bool,
+}
+
+/// A declared signal: when `event` reaches an agent, `variable` becomes
+/// `value`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SignalDef {
+    /// The application's event.
+    pub event: String,
+    /// The variable it sets.
+    pub variable: String,
+    /// The value it sets.
+    pub value: bool,
+}
+
+/// A declared timestamp.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TimestampDef {
+    /// Its name.
+    pub name: String,
+    /// The application's event that sets it.
+    pub event: String,
+    /// The timestamp it is exclusive to (setting either clears the other).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exclusive_to: Option<String>,
 }
 
 /// A named tree.
@@ -151,23 +218,70 @@ impl Serialize for CountDef {
 }
 
 impl TreeFile {
+    /// A file of `trees`, without declarations; the first tree runs.
+    pub fn new(trees: Vec<TreeDef>) -> TreeFile {
+        TreeFile {
+            main: None,
+            trees,
+            variables: Vec::new(),
+            signals: Vec::new(),
+            timestamps: Vec::new(),
+        }
+    }
+
     /// The file of one tree named `name`, written back from a compiled
     /// shape: every node with its kind, name, identity (where it differs
-    /// from the default) and typed parameters by name.
+    /// from the default) and typed parameters by name, and the tree's
+    /// variables, signals and timestamps.
     pub fn from_shape(name: &str, shape: &Shape) -> TreeFile {
         let mut root = node_def(shape, NodeIdx::ROOT);
         // A root without a name is named after its tree when read back, so
         // the root's own name is written whenever it is not the tree's.
         let root_name = &*shape.node(NodeIdx::ROOT).name;
         root.name = (root_name != name).then(|| root_name.to_owned());
-        TreeFile {
-            main: None,
-            trees: vec![TreeDef {
-                name: name.into(),
-                params: None,
-                root,
-            }],
-        }
+        let mut file = TreeFile::new(vec![TreeDef {
+            name: name.into(),
+            params: None,
+            root,
+        }]);
+        let event = |i: u32| shape.events().get(i as usize).map_or("", |e| e).to_owned();
+        file.variables = shape
+            .variables()
+            .iter()
+            .map(|v| VariableDef {
+                name: v.name.to_string(),
+                initial: v.initial,
+            })
+            .collect();
+        file.signals = shape
+            .signals()
+            .iter()
+            .map(|s| SignalDef {
+                event: event(s.event),
+                variable: shape
+                    .variables()
+                    .get(s.variable as usize)
+                    .map_or("", |v| &v.name)
+                    .to_owned(),
+                value: s.value,
+            })
+            .collect();
+        let stamps = shape.timestamps();
+        file.timestamps = stamps
+            .iter()
+            .enumerate()
+            .map(|(i, t)| TimestampDef {
+                name: t.name.to_string(),
+                event: event(t.event),
+                // Exclusion goes both ways: written once, on the first.
+                exclusive_to: t
+                    .exclusive
+                    .filter(|&other| other as usize > i)
+                    .and_then(|other| stamps.get(other as usize))
+                    .map(|other| other.name.to_string()),
+            })
+            .collect();
+        file
     }
 
     /// The file as pretty JSON.
@@ -237,13 +351,41 @@ fn one_node(shape: &Shape, node: NodeIdx) -> NodeDef {
         def.succeed = Some(count(item.a()));
         def.fail = Some(count(item.b()));
     }
+    let words = shape.params(node);
     if let Some(import) = import {
-        for (p, &word) in import.params.iter().zip(shape.params(node)) {
+        // A scope's first word is its hook; the hook's parameters follow.
+        let words = if kind == Kind::Scope {
+            words.get(1..).unwrap_or(&[])
+        } else {
+            words
+        };
+        for (p, &word) in import.params.iter().zip(words) {
             def.params
                 .insert(p.name.to_string(), literal(shape, &p.ty, word));
         }
+    } else {
+        for (p, &word) in kind.params().iter().zip(words) {
+            def.params
+                .insert(p.name.to_owned(), kind_literal(shape, p.ty, word));
+        }
     }
     def
+}
+
+/// A built-in kind's parameter word as the literal a file writes for it.
+fn kind_literal(shape: &Shape, ty: KindParamType, word: u64) -> Literal {
+    let name = |names: Option<&str>| Literal::Str(names.unwrap_or("").to_owned());
+    match ty {
+        KindParamType::Count | KindParamType::Hook => Literal::Int(word as i64),
+        KindParamType::Duration => Literal::Float(f64::from_bits(word)),
+        KindParamType::Flag => Literal::Bool(word != 0),
+        KindParamType::Script | KindParamType::Test | KindParamType::Condition => {
+            name(shape.scripts().get(word as usize).map(|s| &*s.source))
+        }
+        KindParamType::Event => name(shape.events().get(word as usize).map(|e| &**e)),
+        KindParamType::Timestamp => name(shape.timestamps().get(word as usize).map(|t| &*t.name)),
+        KindParamType::Agent => literal(shape, &ParamType::Input(FieldType::Int), word),
+    }
 }
 
 /// A parameter word as the literal a file writes for it.
@@ -427,7 +569,12 @@ where
 const NODE_FIELDS: &[&str] = &[
     "type", "name", "id", "tree", "succeed", "fail", "params", "children",
 ];
-const FILE_FIELDS: &[&str] = &["main", "trees"];
+const FILE_FIELDS: &[&str] = &["main", "trees", "variables", "signals", "timestamps"];
+/// The declaration sections of a tree file.
+const SECTIONS: [&str; 3] = ["variables", "signals", "timestamps"];
+const VARIABLE_FIELDS: &[&str] = &["name", "initial"];
+const SIGNAL_FIELDS: &[&str] = &["event", "variable", "value"];
+const TIMESTAMP_FIELDS: &[&str] = &["name", "event", "exclusive_to"];
 const TREE_FIELDS: &[&str] = &["name", "params", "root"];
 
 /// Turns a tree file's values into a document, each problem at its place.
@@ -485,6 +632,7 @@ impl Decoder<'_, '_> {
             trees: Vec::new(),
             main: None,
             includes: Vec::new(),
+            declarations: Declared::default(),
         };
         let top = v.as_map().unwrap_or(&[]);
         if get(top, "trees").is_some() {
@@ -492,6 +640,7 @@ impl Decoder<'_, '_> {
             if let Some(main) = get(entries, "main") {
                 doc.main = self.string(main, "`main`");
             }
+            doc.declarations = self.declarations(entries);
             let Some(trees) = get(entries, "trees").and_then(Value::as_seq) else {
                 self.error(v.span, "`trees` must be a list of trees");
                 return None;
@@ -508,6 +657,23 @@ impl Decoder<'_, '_> {
                         .help("add a tree: {\"name\": ..., \"root\": {\"type\": ...}}"),
                 );
             }
+        } else if let Some(section) = top.iter().find(|e| SECTIONS.contains(&&*e.key)) {
+            self.diags.push(
+                Diagnostic::error(format!(
+                    "`{}` is a section of a tree file, not a field of a node",
+                    section.key
+                ))
+                .at(section.key_span)
+                .help(match self.dialect {
+                    Dialect::Ron => {
+                        "write the file as (variables: [...], trees: [(name: ..., root: ...)])"
+                    }
+                    _ => {
+                        "write the file as {\"variables\": [...], \"trees\": [{\"name\": ..., \"root\": ...}]}"
+                    }
+                }),
+            );
+            return None;
         } else if get(top, "type").is_some() {
             let stem = file_stem(self.map.file(self.file).name());
             let root = self.node(v, 0).unwrap_or_else(|| self.placeholder(v.span));
@@ -525,6 +691,118 @@ impl Decoder<'_, '_> {
             return None;
         }
         Some(doc)
+    }
+
+    /// The declaration sections among a tree file's `entries`.
+    fn declarations(&mut self, entries: &[Entry]) -> Declared {
+        let mut out = Declared::default();
+        for item in self.section(entries, "variables") {
+            let Some(e) = self.entries(item, VARIABLE_FIELDS, "a variable") else {
+                continue;
+            };
+            let Some(name) = self.name(item, e, "name", "a variable's") else {
+                continue;
+            };
+            let initial = match get(e, "initial") {
+                Some(v) => self.flag(v, "`initial`").unwrap_or(false),
+                None => false,
+            };
+            out.variables.push(DeclaredVariable {
+                span: item.span,
+                name,
+                initial,
+            });
+        }
+        for item in self.section(entries, "signals") {
+            let Some(e) = self.entries(item, SIGNAL_FIELDS, "a signal") else {
+                continue;
+            };
+            let event = self.name(item, e, "event", "a signal's");
+            let variable = self.name(item, e, "variable", "a signal's");
+            let value = match get(e, "value") {
+                Some(v) => self.flag(v, "`value`"),
+                None => {
+                    self.missing(item, "value");
+                    None
+                }
+            };
+            if let (Some(event), Some(variable), Some(value)) = (event, variable, value) {
+                out.signals.push(DeclaredSignal {
+                    span: item.span,
+                    event,
+                    variable,
+                    value,
+                });
+            }
+        }
+        for item in self.section(entries, "timestamps") {
+            let Some(e) = self.entries(item, TIMESTAMP_FIELDS, "a timestamp") else {
+                continue;
+            };
+            let name = self.name(item, e, "name", "a timestamp's");
+            let event = self.name(item, e, "event", "a timestamp's");
+            let exclusive_to = match get(e, "exclusive_to") {
+                Some(v) => match self.string(v, "a timestamp's `exclusive_to`") {
+                    Some(other) => Some(other),
+                    None => continue,
+                },
+                None => None,
+            };
+            if let (Some(name), Some(event)) = (name, event) {
+                out.timestamps.push(DeclaredTimestamp {
+                    span: item.span,
+                    name,
+                    event,
+                    exclusive_to,
+                });
+            }
+        }
+        out
+    }
+
+    /// The items of the section `key` among `entries` (none if absent;
+    /// reported if not a list).
+    fn section<'v>(&mut self, entries: &'v [Entry], key: &str) -> &'v [Value] {
+        let Some(v) = get(entries, key) else {
+            return &[];
+        };
+        match v.as_seq() {
+            Some(items) => items,
+            None => {
+                self.error(
+                    v.span,
+                    format!("`{key}` must be a list, not {}", v.describe()),
+                );
+                &[]
+            }
+        }
+    }
+
+    /// The required string `field` of the map `v` (with `entries`).
+    fn name(
+        &mut self,
+        v: &Value,
+        entries: &[Entry],
+        field: &str,
+        whose: &str,
+    ) -> Option<(Box<str>, Span)> {
+        let Some(value) = get(entries, field) else {
+            self.missing(v, field);
+            return None;
+        };
+        self.string(value, &format!("{whose} `{field}`"))
+    }
+
+    /// A flag: `true` or `false`.
+    fn flag(&mut self, v: &Value, what: &str) -> Option<bool> {
+        let flag = v.as_bool();
+        if flag.is_none() {
+            self.error(
+                v.span,
+                format!("{what} must be true or false, not {}", v.describe()),
+            );
+        }
+        flag
     }
 
     fn tree(&mut self, v: &Value) -> Option<TreeDecl> {

@@ -14,18 +14,32 @@
 //!   cannot run passes its only child through (or runs its children as a
 //!   sequence), with a warning naming what was stubbed.
 //!
+//! * The declarations of every file (variables, signals, timestamps) are
+//!   merged in file order (the main file first, then what it includes) into
+//!   the tree's [`Declarations`]; a variable or timestamp declared twice,
+//!   in one file or in two, is an error naming both places.
+//!
 //! Each node keeps where it was written, and the resolver records which
 //! tree each position belongs to, so the compiler's problems can be reported
-//! with the tree's name.
+//! with the tree's name. A script parameter of a built-in kind is given the
+//! position one column before its first character (its opening quote), so
+//! that the compiler's column for an error in it (the position, plus one,
+//! plus the offset in the script) lands on the offending character; the
+//! loader then maps the error exactly onto the file ([`ScriptAt`]), escapes
+//! and entities included.
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::document::{Document, NodeDecl, TreeDecl, What};
-use crate::source::{SourceMap, Span};
+use crate::document::{
+    Attr, DeclaredSignal, DeclaredTimestamp, DeclaredVariable, Dialect, Document, NodeDecl,
+    TreeDecl, What,
+};
+use crate::source::{FileId, SourceMap, Span};
 use std::collections::{BTreeMap, HashMap};
 use treebeard_shape::params::field_name;
 use treebeard_shape::tree::{Node, NodeParam, Policy, decider_of, leaf, sequence};
 use treebeard_shape::{
-    Kind, Layout, LeafCatalog, LeafSchema, ParamSpec, ParamType, ParamValue, Source, suggest,
+    Declarations, Kind, KindParamType, Layout, LeafCatalog, LeafSchema, ParamSpec, ParamType,
+    ParamValue, SignalDecl, Source, TimestampDecl, VariableDecl, suggest,
 };
 
 /// A leaf the loaded trees use that the registry lacks, stubbed: the caller
@@ -65,6 +79,90 @@ pub struct Resolved {
     /// Where each sub-tree copy is used, by its path (as the compiler
     /// writes paths).
     pub copies: HashMap<String, Source>,
+    /// The declarations of every file, merged.
+    pub declarations: Declarations,
+    /// Each declaration, by the position the compiler reports its problems
+    /// at: to point at the name a problem is about.
+    pub declared_at: HashMap<Source, Declared>,
+    /// Each script parameter of a built-in kind, by the position given to
+    /// the compiler (one column before the script).
+    pub scripts_at: HashMap<Source, ScriptAt>,
+    /// With stubs on, the events the trees name that the application lacks:
+    /// the caller declares these after its own before linking.
+    pub stub_events: Vec<Box<str>>,
+}
+
+/// A declaration as written (see [`Resolved::declared_at`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Declared {
+    /// A variable.
+    Variable(DeclaredVariable),
+    /// A signal.
+    Signal(DeclaredSignal),
+    /// A timestamp.
+    Timestamp(DeclaredTimestamp),
+}
+
+impl Declared {
+    /// Where the `what` (`event`, `variable` or `timestamp`) named `name`
+    /// is written in the declaration, if it names one.
+    pub fn part(&self, what: &str, name: &str) -> Option<Span> {
+        let is = |part: &(Box<str>, Span)| (*part.0 == *name).then_some(part.1);
+        match (self, what) {
+            (Declared::Variable(v), "variable") => is(&v.name),
+            (Declared::Signal(s), "event") => is(&s.event),
+            (Declared::Signal(s), "variable") => is(&s.variable),
+            (Declared::Timestamp(t), "event") => is(&t.event),
+            (Declared::Timestamp(t), "timestamp") => {
+                is(&t.name).or_else(|| t.exclusive_to.as_ref().and_then(is))
+            }
+            _ => None,
+        }
+    }
+
+    /// Where the declared name is written (a signal's variable).
+    pub fn name(&self) -> Span {
+        match self {
+            Declared::Variable(v) => v.name.1,
+            Declared::Signal(s) => s.variable.1,
+            Declared::Timestamp(t) => t.name.1,
+        }
+    }
+
+    /// Where a timestamp's `exclusive_to` is written.
+    pub fn exclusive_to(&self) -> Option<Span> {
+        match self {
+            Declared::Timestamp(t) => t.exclusive_to.as_ref().map(|e| e.1),
+            _ => None,
+        }
+    }
+}
+
+/// A script parameter as written (see [`Resolved::scripts_at`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScriptAt {
+    /// Where its value is written.
+    pub span: Span,
+    /// The file's dialect.
+    pub dialect: Dialect,
+    /// The script as given to the compiler.
+    pub value: Box<str>,
+    /// The parameter's name as written (`code`, `onEnter`).
+    pub written_name: Box<str>,
+    /// The node's type as written (`ExecuteLua`, `Script`).
+    pub node_type: Box<str>,
+}
+
+impl ScriptAt {
+    /// The span of the bytes `offset..offset + len` of the script, as
+    /// written in `map`'s file; `None` if the value is not written as read.
+    pub fn span_of(&self, map: &SourceMap, offset: usize, len: usize) -> Option<Span> {
+        let at = crate::escapes::positions(self.dialect, map.text(self.span), &self.value)?;
+        let start = *at.get(offset)?;
+        let end = *at.get(offset + len)?;
+        let base = self.span.start as usize;
+        Some(Span::new(self.span.file, base + start, base + end))
+    }
 }
 
 /// Resolves the main tree of `docs` (the first document's `main`, or its
@@ -94,6 +192,15 @@ pub fn resolve(
         trees.insert(&tree.name, tree);
     }
     let mut out = Resolved::default();
+    declare(docs, map, diags, &mut out);
+    if stub_unknown {
+        for decl in docs.iter().map(|d| &d.declarations) {
+            let events = decl.signals.iter().map(|s| &s.event);
+            for event in events.chain(decl.timestamps.iter().map(|t| &t.event)) {
+                stub_event(catalog, &mut out.stub_events, event, diags);
+            }
+        }
+    }
     let chosen = match main {
         Some(name) => Some((name.into(), None)),
         None => docs
@@ -128,8 +235,11 @@ pub fn resolve(
     let mut r = Resolver {
         map,
         catalog,
+        dialects: docs.iter().map(|d| (d.file, d.dialect)).collect(),
+        scripts_at: HashMap::new(),
         trees: &trees,
         stub_unknown,
+        stub_events: std::mem::take(&mut out.stub_events),
         diags,
         stubs: BTreeMap::new(),
         trees_at: HashMap::new(),
@@ -153,6 +263,8 @@ pub fn resolve(
     out.trees_at = r.trees_at;
     out.names_at = r.names_at;
     out.copies = r.copies;
+    out.scripts_at = r.scripts_at;
+    out.stub_events = r.stub_events;
     // The root is named after its tree, so every path starts with the tree.
     out.tree = tree.map(|t| {
         if root.root.name.is_none() {
@@ -165,8 +277,94 @@ pub fn resolve(
     out
 }
 
-fn first_file(s: Source) -> crate::source::FileId {
-    crate::source::FileId(s.file)
+fn first_file(s: Source) -> FileId {
+    FileId(s.file)
+}
+
+/// With stubs on: stubs the event `name` (written at its span) unless the
+/// application or an earlier stub has it, with a warning.
+fn stub_event(
+    catalog: &dyn LeafCatalog,
+    stubbed: &mut Vec<Box<str>>,
+    name: &(Box<str>, Span),
+    diags: &mut Diagnostics,
+) {
+    let known = |e: &str| e == &*name.0;
+    let mut events = catalog.events().iter().chain(stubbed.iter());
+    if events.any(|e| known(e)) {
+        return;
+    }
+    stubbed.push(name.0.clone());
+    diags.push(
+        Diagnostic::warning(format!(
+            "`{}` is not one of the application's events: stubbed",
+            name.0
+        ))
+        .at(name.1)
+        .help("declare the event (`Leaves::event`) to run the tree as written"),
+    );
+}
+
+/// Merges the declarations of `docs`, in order, into `out`; a variable or
+/// timestamp declared again is reported with where it was first, and left
+/// out.
+fn declare(docs: &[Document], map: &SourceMap, diags: &mut Diagnostics, out: &mut Resolved) {
+    let mut first: HashMap<(&str, Box<str>), Span> = HashMap::new();
+    let mut again = |what: &'static str, name: &(Box<str>, Span), diags: &mut Diagnostics| {
+        let Some(&at) = first.get(&(what, name.0.clone())) else {
+            first.insert((what, name.0.clone()), name.1);
+            return false;
+        };
+        let s = map.source(at);
+        diags.push(
+            Diagnostic::error(format!("{what} `{}` is declared twice", name.0))
+                .at(name.1)
+                .help(format!(
+                    "it is first declared at {}:{s}; a load's files share one set of declarations",
+                    map.file(first_file(s)).name()
+                )),
+        );
+        true
+    };
+    for decl in docs.iter().map(|d| &d.declarations) {
+        for v in &decl.variables {
+            if again("variable", &v.name, diags) {
+                continue;
+            }
+            let source = map.source(v.span);
+            out.declarations.variables.push(VariableDecl {
+                name: v.name.0.clone(),
+                initial: v.initial,
+                source: Some(source),
+            });
+            out.declared_at
+                .insert(source, Declared::Variable(v.clone()));
+        }
+        for s in &decl.signals {
+            let source = map.source(s.span);
+            out.declarations.signals.push(SignalDecl {
+                event: s.event.0.clone(),
+                variable: s.variable.0.clone(),
+                value: s.value,
+                source: Some(source),
+            });
+            out.declared_at.insert(source, Declared::Signal(s.clone()));
+        }
+        for t in &decl.timestamps {
+            if again("timestamp", &t.name, diags) {
+                continue;
+            }
+            let source = map.source(t.span);
+            out.declarations.timestamps.push(TimestampDecl {
+                name: t.name.0.clone(),
+                event: t.event.0.clone(),
+                exclusive_to: t.exclusive_to.as_ref().map(|e| e.0.clone()),
+                source: Some(source),
+            });
+            out.declared_at
+                .insert(source, Declared::Timestamp(t.clone()));
+        }
+    }
 }
 
 /// What a sub-tree use passes: port name to value.
@@ -193,8 +391,13 @@ impl Scope {
 struct Resolver<'a, 'd> {
     map: &'a SourceMap,
     catalog: &'a dyn LeafCatalog,
+    /// Each file's dialect.
+    dialects: HashMap<FileId, Dialect>,
+    scripts_at: HashMap<Source, ScriptAt>,
     trees: &'a BTreeMap<&'a str, &'a TreeDecl>,
     stub_unknown: bool,
+    /// The events stubbed so far.
+    stub_events: Vec<Box<str>>,
     diags: &'d mut Diagnostics,
     /// Stubbed leaf names and the parameter names their uses give.
     stubs: BTreeMap<String, Vec<String>>,
@@ -227,8 +430,33 @@ impl Resolver<'_, '_> {
 
     /// Gives `node` the parameters written on `decl`.
     fn params(&mut self, mut node: Node, decl: &NodeDecl, tree: &str, scope: &Scope) -> Node {
+        let kind = match decl.what {
+            What::Decider(kind, _) => Some(kind),
+            _ => None,
+        };
         for attr in &decl.attrs {
-            let source = self.source(attr.span);
+            let script = kind.is_some_and(|k| {
+                k.params()
+                    .iter()
+                    .any(|p| *p.name == *attr.name && p.ty.is_script())
+            });
+            let source = if script {
+                self.script_source(attr, decl, scope)
+            } else {
+                self.source(attr.span)
+            };
+            let event = kind.is_some_and(|k| {
+                k.params()
+                    .iter()
+                    .any(|p| *p.name == *attr.name && p.ty == KindParamType::Event)
+            });
+            if event
+                && self.stub_unknown
+                && let ParamValue::Str(name) = scope.apply(&attr.value)
+            {
+                let name = (Box::from(name.trim()), attr.span);
+                stub_event(self.catalog, &mut self.stub_events, &name, self.diags);
+            }
             self.trees_at.insert(source, tree.into());
             self.names_at.insert(source, attr.name_span);
             node = node.with_param(NodeParam {
@@ -238,6 +466,41 @@ impl Resolver<'_, '_> {
             });
         }
         node
+    }
+
+    /// The position given to the compiler for the script `attr`: one column
+    /// before its first character as written (recorded in `scripts_at`).
+    fn script_source(&mut self, attr: &Attr, decl: &NodeDecl, scope: &Scope) -> Source {
+        let dialect = self
+            .dialects
+            .get(&attr.span.file)
+            .copied()
+            .unwrap_or(Dialect::Json);
+        let value: Box<str> = match scope.apply(&attr.value) {
+            ParamValue::Str(s) => s,
+            other => other.to_string().into(),
+        };
+        let raw = self.map.text(attr.span);
+        let first = crate::escapes::positions(dialect, raw, &value)
+            .and_then(|at| at.first().copied())
+            .unwrap_or(0);
+        let mut source = self.source(Span::new(
+            attr.span.file,
+            attr.span.start as usize + first,
+            attr.span.end as usize,
+        ));
+        source.column = source.column.saturating_sub(1);
+        self.scripts_at.insert(
+            source,
+            ScriptAt {
+                span: attr.span,
+                dialect,
+                value,
+                written_name: self.map.text(attr.name_span).trim_matches('"').into(),
+                node_type: decl.written.clone(),
+            },
+        );
+        source
     }
 
     fn try_node(&mut self, decl: &NodeDecl, tree: &str, path: &str, scope: &Scope) -> Option<Node> {

@@ -18,6 +18,8 @@ fn catalog() -> Catalog {
         .field(FieldDecl::new("goal", FieldType::Str))
         .field(FieldDecl::new("pace", FieldType::Float))
         .field(FieldDecl::new("alert", FieldType::Bool))
+        .event("OnEnemySeen")
+        .event("OnLostSightOfTarget")
         .declare("enemy_visible", LeafSchema::condition())
         .declare(
             "hunger_above",
@@ -1236,6 +1238,465 @@ fn errors_inside_a_sub_tree_name_it_and_the_full_path() {
 }
 
 // ---------------------------------------------------------------------------
+// Declarations and scripts
+// ---------------------------------------------------------------------------
+
+/// `name:line:column` of the first `needle` in `text`.
+fn place_of(name: &str, text: &str, needle: &str) -> String {
+    let at = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("no {needle} in {text}"));
+    let line = text[..at].matches('\n').count() + 1;
+    let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let column = text[start..at].chars().count() + 1;
+    format!("{name}:{line}:{column}")
+}
+
+/// The text a diagnostic underlines.
+fn underlined<'l>(load: &'l Load, d: &Diagnostic) -> &'l str {
+    load.map.text(d.span.expect("a place"))
+}
+
+#[test]
+fn an_undeclared_variable_in_a_condition_is_shown_in_the_script() {
+    let json = r#"{"variables": [{"name": "TargetVisible"}],
+ "trees": [{"name": "t", "root": {"type": "IfCondition", "params": {"condition": "alert && TargetVisble"}, "children": [{"type": "enemy_visible"}]}}]}"#;
+    let ron = r#"(variables: [(name: "TargetVisible")],
+ trees: [(name: "t", root: (type: "IfCondition", params: {"condition": "alert && TargetVisble"}, children: [(type: "enemy_visible")]))])"#;
+    let mbt = r#"<BehaviorTree>
+  <Variables> <Variable name="TargetVisible"/> </Variables>
+  <Root> <IfCondition condition="alert &amp;&amp; TargetVisble"> <enemy_visible/> </IfCondition> </Root>
+</BehaviorTree>"#;
+    for (name, text, location) in [
+        ("t.json", json, "t.json:2:92"),
+        ("t.ron", ron, "t.ron:2:82"),
+        ("t.xml", mbt, "t.xml:3:51"),
+    ] {
+        let load = load(name, text);
+        assert_eq!(place_of(name, text, "TargetVisble"), location);
+        assert_eq!(
+            only(&load),
+            error(
+                location,
+                "script `condition` of `IfCondition`: unknown name `TargetVisble`",
+                Some(("t", "t", "IfCondition")),
+                Some("did you mean `TargetVisible`?"),
+            ),
+            "{name}"
+        );
+        assert_eq!(
+            underlined(&load, &load.diagnostics.items()[0]),
+            "TargetVisble"
+        );
+    }
+}
+
+#[test]
+fn script_errors_point_at_the_characters_as_written_in_every_dialect() {
+    let json = |script: &str| {
+        format!(
+            r#"{{"type": "Sequence", "children": [{{"type": "AssertScript", "params": {{"test": {script}}}}}]}}"#
+        )
+    };
+    let ron = |script: &str| {
+        format!(
+            r#"(type: "Sequence", children: [(type: "AssertScript", params: {{"test": {script}}})])"#
+        )
+    };
+    let btcpp = |script: &str| {
+        format!(
+            r#"<root BTCPP_format="4"><BehaviorTree ID="t"><Sequence><ScriptCondition code="{script}"/></Sequence></BehaviorTree></root>"#
+        )
+    };
+    let cases: Vec<(&str, String, &str, &str)> = vec![
+        // An unknown name after escapes.
+        (
+            "t.json",
+            json(r#""alert \u0026\u0026 hungr > 1""#),
+            "hungr",
+            "unknown name `hungr`",
+        ),
+        (
+            "t.json",
+            json(r#""alert && \"x\"""#),
+            r#"\""#,
+            "unexpected character `\"`",
+        ),
+        (
+            "t.ron",
+            ron(r##"r#"alert && hungr > 1"#"##),
+            "hungr",
+            "unknown name `hungr`",
+        ),
+        (
+            "t.ron",
+            ron(r#""alert &&\thungr > 1""#),
+            "hungr",
+            "unknown name `hungr`",
+        ),
+        (
+            "t.xml",
+            "<Sequence> <AssertLua code=\"alert &amp;&amp; hungr &gt; 1\"/> </Sequence>".into(),
+            "hungr",
+            "unknown name `hungr`",
+        ),
+        // Typeset quotes, as the seed prints its trees.
+        (
+            "t.xml",
+            "<Sequence> <AssertLua code=\u{201d}alert &amp;&amp; hungr\u{201d}/> </Sequence>"
+                .into(),
+            "hungr",
+            "unknown name `hungr`",
+        ),
+        // A value over two lines.
+        (
+            "t.xml",
+            "<Sequence>\n  <AssertLua code=\"alert &amp;&amp;\n    hungr &gt; 1\"/>\n</Sequence>"
+                .into(),
+            "hungr",
+            "unknown name `hungr`",
+        ),
+        // BT.CPP's `:=` is read as `=` without moving a column.
+        (
+            "t.xml",
+            btcpp("hunger := 1; alert := hungr &gt; 1"),
+            "hungr",
+            "unknown name `hungr`",
+        ),
+        // Syntax errors.
+        (
+            "t.json",
+            json(r#""hunger > = 1""#),
+            "=",
+            "expected an expression, found `=`",
+        ),
+        (
+            "t.xml",
+            btcpp("hunger == &gt; 1"),
+            "&gt;",
+            "expected an expression, found `>`",
+        ),
+        (
+            "t.xml",
+            "<Sequence> <AssertLua code=\"(alert || !alert\"/> </Sequence>".into(),
+            "\"/>",
+            "expected `)`, found the end of the script",
+        ),
+    ];
+    for (name, text, written, message) in cases {
+        let load = load(name, &text);
+        // One error (and, for typeset quotes, a warning about them).
+        let all: Vec<Seen> = all(&load)
+            .into_iter()
+            .filter(|d| d.severity == Severity::Error)
+            .collect();
+        assert_eq!(
+            all.len(),
+            1,
+            "{text}:\n{}",
+            load.diagnostics.render(&load.map, false)
+        );
+        let d = load.diagnostics.errors().next().expect("an error");
+        // Where `written` is first written in the script's value (`"/>`:
+        // where the value ends, at its closing quote).
+        let value = text.find("code=").or(text.find("\"test\":")).unwrap_or(0) + 5;
+        let at = value + text[value..].find(written).expect("the needle");
+        let mut map = treebeard_load::SourceMap::new();
+        let file = map.add(name, text.clone());
+        let (line, column) = map.file(file).line_column(at);
+        assert_eq!(
+            all[0].location,
+            Some(format!("{name}:{line}:{column}")),
+            "{text}"
+        );
+        assert!(all[0].message.ends_with(message), "{}", all[0].message);
+        if written != "\"/>" {
+            assert_eq!(underlined(&load, d), written, "{text}");
+        }
+    }
+}
+
+#[test]
+fn lua_from_the_seed_is_an_error_at_the_call() {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/trees/mbt/execute_lua.xml");
+    let load = load_file(&path, &catalog(), &LoadOptions::default());
+    let name = path.display().to_string();
+    assert_eq!(
+        all(&load)
+            .into_iter()
+            .filter(|d| d.severity == Severity::Error)
+            .collect::<Vec<_>>(),
+        [error(
+            &format!("{name}:1:19"),
+            "script `code` of `ExecuteLua` calls `DoSomething`, but scripts have no function calls",
+            Some(("execute_lua", "execute_lua", "ExecuteLua")),
+            Some(
+                "MBT's Lua code does not carry over: treebeard's scripts are expressions over \
+                 blackboard fields and tree variables (see docs/trees.md); write the work as a \
+                 leaf, and tests as expressions"
+            ),
+        )]
+    );
+    let d = load.diagnostics.errors().next().unwrap();
+    assert_eq!(underlined(&load, d), "DoSomething");
+    // `return` is Lua's too.
+    let load = load_str(
+        "gate.xml",
+        "<LuaGate code=\"return alert\"> <enemy_visible/> </LuaGate>",
+        &catalog(),
+        &LoadOptions::default(),
+    );
+    let seen = only(&load);
+    assert_eq!(seen.location.as_deref(), Some("gate.xml:1:16"));
+    assert_eq!(
+        seen.message,
+        "script `code` of `LuaGate` uses `return`, which scripts do not have"
+    );
+    assert!(seen.help.unwrap().ends_with("leave `return` out"));
+}
+
+#[test]
+fn a_condition_that_assigns_or_is_not_a_bool() {
+    let load = load(
+        "t.json",
+        r#"{"type": "Sequence", "children": [
+  {"type": "AssertCondition", "params": {"condition": "alert = true"}},
+  {"type": "AssertScript", "params": {"test": "hunger + 1"}}
+]}"#,
+    );
+    assert_eq!(
+        all(&load),
+        [
+            error(
+                "t.json:2:56",
+                "script `condition` of `AssertCondition`: a condition cannot assign",
+                Some(("t", "t/AssertCondition[0]", "AssertCondition")),
+                Some("use `==` to compare, or a ScriptGate to assign"),
+            ),
+            error(
+                "t.json:3:48",
+                "script `test` of `AssertScript`: the script's value is int, but AssertScript needs a bool",
+                Some(("t", "t/AssertScript[1]", "AssertScript")),
+                None,
+            ),
+        ]
+    );
+    // The whole script is underlined.
+    assert_eq!(
+        underlined(&load, &load.diagnostics.items()[0]),
+        "alert = true"
+    );
+}
+
+#[test]
+fn an_undeclared_event_in_a_signal_is_shown_at_the_event() {
+    let json = r#"{"variables": [{"name": "Seen"}],
+ "signals": [{"event": "OnEnemySen", "variable": "Seen", "value": true}],
+ "trees": [{"name": "t", "root": {"type": "enemy_visible"}}]}"#;
+    let mbt = r#"<BehaviorTree>
+  <Variables> <Variable name="Seen"/> </Variables>
+  <SignalVariables> <Signal name="OnEnemySen" variable="Seen" value="true"/> </SignalVariables>
+  <Root> <enemy_visible/> </Root>
+</BehaviorTree>"#;
+    for (name, text, location) in [
+        ("t.json", json, "t.json:2:24"),
+        ("t.xml", mbt, "t.xml:3:35"),
+    ] {
+        let load = load(name, text);
+        assert_eq!(
+            only(&load),
+            error(
+                location,
+                "no event is declared as `OnEnemySen`",
+                None,
+                Some("did you mean `OnEnemySeen`?"),
+            ),
+            "{name}"
+        );
+        let d = &load.diagnostics.items()[0];
+        assert!(underlined(&load, d).contains("OnEnemySen"));
+    }
+    // A signal of an undeclared variable, at the variable.
+    let load = load(
+        "t.json",
+        r#"{"signals": [{"event": "OnEnemySeen", "variable": "Sen", "value": true}],
+ "trees": [{"name": "t", "root": {"type": "enemy_visible"}}]}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:51",
+            "no variable is declared as `Sen`",
+            None,
+            Some("declare it in the tree's variables"),
+        )
+    );
+}
+
+#[test]
+fn timestamps_name_declared_events_and_timestamps() {
+    let text = r#"{"timestamps": [
+  {"name": "Spotted", "event": "OnEnemySeen", "exclusive_to": "Lots"},
+  {"name": "Lost", "event": "OnEnemySeen", "exclusive_to": "Lost"}
+],
+ "trees": [{"name": "t", "root": {"type": "Sequence", "children": [
+  {"type": "WaitUntilTime", "params": {"since": "Spoted", "seconds": 1}},
+  {"type": "WaitForEvent", "params": {"event": "OnEnemy"}}
+]}}]}"#;
+    let load = load("t.json", text);
+    assert_eq!(
+        all(&load),
+        [
+            error(
+                "t.json:2:63",
+                "no timestamp is declared as `Lots`",
+                None,
+                Some("did you mean `Lost`?"),
+            ),
+            error(
+                "t.json:3:60",
+                "timestamp `Lost` cannot be exclusive to `Lost`: a timestamp is exclusive to one other, and not to itself",
+                None,
+                None,
+            ),
+            error(
+                "t.json:6:49",
+                "parameter `since` of `WaitUntilTime`: no timestamp is declared as `Spoted`",
+                Some(("t", "t/WaitUntilTime[0]", "WaitUntilTime")),
+                Some("did you mean `Spotted`?"),
+            ),
+            error(
+                "t.json:7:48",
+                "parameter `event` of `WaitForEvent`: `OnEnemy` is not one of the application's events",
+                Some(("t", "t/WaitForEvent[1]", "WaitForEvent")),
+                Some("the application declares events (`Leaves::event`)"),
+            ),
+        ]
+    );
+}
+
+#[test]
+fn a_name_declared_twice_in_one_file_names_both_places() {
+    let load = load(
+        "t.ron",
+        r#"(variables: [(name: "Seen"), (name: "Seen", initial: true)],
+ trees: [(name: "t", root: (type: "enemy_visible"))])"#,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "t.ron:1:37",
+            "variable `Seen` is declared twice",
+            None,
+            Some(
+                "it is first declared at t.ron:1:21; a load's files share one set of declarations"
+            ),
+        )
+    );
+}
+
+#[test]
+fn a_time_test_needs_is_more_than_or_is_less_than() {
+    let text = "<Sequence>\n  <IfTime since=\"T\"> <enemy_visible/> </IfTime>\n</Sequence>";
+    let load = load_str(
+        "t.xml",
+        &format!(
+            "<BehaviorTree><Timestamps><Timestamp name=\"T\" setOnEvent=\"OnEnemySeen\"/></Timestamps><Root>{text}</Root></BehaviorTree>"
+        ),
+        &catalog(),
+        &LoadOptions::default(),
+    );
+    // One error: the compiler's `seconds` is not reported again.
+    assert_eq!(
+        only(&load),
+        error(
+            "t.xml:2:4",
+            "`<IfTime>` needs `isMoreThan` or `isLessThan`",
+            Some(("t", "t/IfTime[0]", "IfTime")),
+            Some(
+                "write isMoreThan=\"5\" (passes 5 seconds after `since` was set) or \
+                 isLessThan=\"5\" (passes within 5 seconds of it)"
+            ),
+        )
+    );
+}
+
+#[test]
+fn unknown_fields_of_native_declarations_are_errors_at_the_field() {
+    let json = r#"{"variables": [{"name": "A", "inital": true}],
+ "signals": [{"event": "OnEnemySeen", "variable": "A", "valeu": true}],
+ "timestamps": [{"name": "T", "event": "OnEnemySeen", "exclusive": "U"}],
+ "trees": [{"name": "t", "root": {"type": "enemy_visible"}}]}"#;
+    let load = load("t.json", json);
+    assert_eq!(
+        all(&load),
+        [
+            error(
+                "t.json:1:30",
+                "unknown field `inital`",
+                None,
+                Some("did you mean `initial`?")
+            ),
+            error(
+                "t.json:2:56",
+                "unknown field `valeu`",
+                None,
+                Some("did you mean `value`?")
+            ),
+            error(
+                "t.json:3:55",
+                "unknown field `exclusive`",
+                None,
+                Some("did you mean `exclusive_to`?")
+            ),
+        ]
+    );
+    let ron = r#"(variables: [(name: "A", intial: true)], trees: [(name: "t", root: (type: "enemy_visible"))])"#;
+    assert_eq!(
+        only(&load_str("t.ron", ron, &catalog(), &LoadOptions::default()))
+            .location
+            .as_deref(),
+        Some("t.ron:1:26")
+    );
+    // Sections of the wrong shape, and values of the wrong type.
+    let load = load_str(
+        "t.json",
+        r#"{"variables": {"A": true}, "signals": [{"event": "OnEnemySeen", "variable": "A", "value": "yes"}],
+ "trees": [{"name": "t", "root": {"type": "enemy_visible"}}]}"#,
+        &catalog(),
+        &LoadOptions::default(),
+    );
+    let messages: Vec<String> = all(&load).into_iter().map(|d| d.message).collect();
+    assert_eq!(
+        messages,
+        [
+            "`variables` must be a list, not a map",
+            "`value` must be true or false, not a string",
+        ]
+    );
+}
+
+#[test]
+fn declarations_in_a_file_of_one_node_say_where_they_go() {
+    let load = load(
+        "t.json",
+        r#"{"type": "enemy_visible", "variables": [{"name": "A"}]}"#,
+    );
+    assert_eq!(
+        only(&load),
+        error(
+            "t.json:1:27",
+            "`variables` is a section of a tree file, not a field of a node",
+            None,
+            Some(
+                r#"write the file as {"variables": [...], "trees": [{"name": ..., "root": ...}]}"#
+            ),
+        )
+    );
+}
+
+// ---------------------------------------------------------------------------
 // Code frames
 // ---------------------------------------------------------------------------
 
@@ -1488,6 +1949,18 @@ proptest! {
     fn mutated_good_files_never_panic(
         text in prop_oneof![mutated("guard.json"), mutated("guard.ron")],
         name in prop::sample::select(vec!["t.json", "t.ron"]),
+    ) {
+        check_sane(&load(name, &text))?;
+    }
+
+    #[test]
+    fn mutated_files_with_declarations_and_scripts_never_panic(
+        (name, text) in prop_oneof![
+            mutated("../declarations/guard.json").prop_map(|t| ("t.json", t)),
+            mutated("../declarations/guard.ron").prop_map(|t| ("t.ron", t)),
+            mutated("../declarations/guard.xml").prop_map(|t| ("t.xml", t)),
+            mutated("../declarations/main.xml").prop_map(|t| ("m.xml", t)),
+        ],
     ) {
         check_sane(&load(name, &text))?;
     }

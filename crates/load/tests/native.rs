@@ -8,7 +8,8 @@ use treebeard_load::native::{CountDef, Literal, NodeDef, TreeDef, TreeFile};
 use treebeard_load::{Load, LoadOptions, Loaded, load_file, load_str};
 use treebeard_shape::params::FIELD_REF;
 use treebeard_shape::{
-    Catalog, FieldDecl, FieldType, Kind, LeafSchema, NodeIdx, ParamSpec, ParamType, Shape,
+    Catalog, FieldDecl, FieldType, Kind, KindParamType, LeafSchema, NodeIdx, ParamSpec, ParamType,
+    Shape,
 };
 
 // ---------------------------------------------------------------------------
@@ -29,7 +30,13 @@ fn catalog() -> Catalog {
         .field(FieldDecl::new("goal", FieldType::Str))
         .field(FieldDecl::new("pace", FieldType::Float))
         .field(FieldDecl::new("alert", FieldType::Bool))
+        .event("OnEnemySeen")
+        .event("OnLostSightOfTarget")
         .declare("enemy_visible", LeafSchema::condition())
+        .declare(
+            "Shield",
+            LeafSchema::scope().param("strength", ParamType::Float),
+        )
         .declare(
             "hunger_above",
             LeafSchema::condition().param("threshold", ParamType::Int),
@@ -641,29 +648,27 @@ fn the_json_text_of_a_small_tree() {
 fn a_tree_file_built_in_code_loads() {
     let mut params = BTreeMap::new();
     params.insert("speed".to_owned(), Literal::Float(1.5));
-    let file = TreeFile {
-        main: Some("guard".into()),
-        trees: vec![TreeDef {
-            name: "guard".into(),
-            params: None,
-            root: NodeDef {
-                kind: "Concurrent".into(),
-                name: None,
-                id: None,
-                tree: None,
-                succeed: Some(CountDef::AtLeast(1)),
-                fail: Some(CountDef::All),
-                params: BTreeMap::new(),
-                children: vec![
-                    node("enemy_visible"),
-                    NodeDef {
-                        params,
-                        ..node("Patrol")
-                    },
-                ],
-            },
-        }],
-    };
+    let mut file = TreeFile::new(vec![TreeDef {
+        name: "guard".into(),
+        params: None,
+        root: NodeDef {
+            kind: "Concurrent".into(),
+            name: None,
+            id: None,
+            tree: None,
+            succeed: Some(CountDef::AtLeast(1)),
+            fail: Some(CountDef::All),
+            params: BTreeMap::new(),
+            children: vec![
+                node("enemy_visible"),
+                NodeDef {
+                    params,
+                    ..node("Patrol")
+                },
+            ],
+        },
+    }]);
+    file.main = Some("guard".into());
     for text in [file.to_json(), file.to_ron()] {
         let name = if text.starts_with('{') {
             "guard.json"
@@ -877,10 +882,7 @@ proptest! {
 
     #[test]
     fn random_trees_round_trip_through_json_and_ron(root in labelled_tree()) {
-        let file = TreeFile {
-            main: None,
-            trees: vec![TreeDef { name: "random".into(), params: None, root }],
-        };
+        let file = TreeFile::new(vec![TreeDef { name: "random".into(), params: None, root }]);
         let first = loaded(load("random.json", &file.to_json()));
         // The file as written and as RON load the same.
         let as_ron = loaded(load("random.ron", &file.to_ron()));
@@ -896,32 +898,106 @@ proptest! {
     }
 }
 
+/// A value of each built-in kind parameter's type, as a file writes it.
+fn kind_value(ty: KindParamType) -> &'static str {
+    match ty {
+        KindParamType::Count | KindParamType::Hook => "3",
+        KindParamType::Duration => "1.5",
+        KindParamType::Flag => "true",
+        KindParamType::Script => r#""hunger += 1""#,
+        KindParamType::Test => r#""hunger > 2 || TargetVisible""#,
+        KindParamType::Condition => r#""!TargetVisible && alert""#,
+        KindParamType::Event => r#""OnEnemySeen""#,
+        KindParamType::Timestamp => r#""TargetLost""#,
+        KindParamType::Agent => r#""{hunger}""#,
+    }
+}
+
+/// The declarations the files of [`every_kind_of_node_is_a_decider_or_a_leaf`] make.
+const DECLARATIONS: &str = r#""variables": [{"name": "TargetVisible", "initial": true}],
+    "signals": [{"event": "OnEnemySeen", "variable": "TargetVisible", "value": true}],
+    "timestamps": [
+        {"name": "TargetSpotted", "event": "OnEnemySeen", "exclusive_to": "TargetLost"},
+        {"name": "TargetLost", "event": "OnLostSightOfTarget"}
+    ]"#;
+
 #[test]
 fn every_kind_of_node_is_a_decider_or_a_leaf() {
-    // The decider names files may write are exactly the kinds' names.
+    // The decider names files may write are exactly the kinds' names, and
+    // every kind, with every parameter, round-trips through the writer.
     // Scopes are written with their hooks' names.
-    for kind in Kind::ALL
-        .iter()
-        .filter(|k| k.is_decider() && **k != Kind::Scope)
-    {
+    for kind in Kind::ALL.iter().filter(|k| k.is_decider()) {
         let children = match kind.children() {
             (0, 0) => "[]",
             (1, 1) => r#"[{"type": "enemy_visible"}]"#,
             _ => r#"[{"type": "enemy_visible"}, {"type": "enemy_visible"}]"#,
         };
-        // Every configured parameter without a default is a duration.
-        let params = kind
-            .params()
-            .iter()
-            .filter(|p| p.default.is_none())
-            .map(|p| format!(r#""{}": 1.5"#, p.name))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let (type_name, params) = if *kind == Kind::Scope {
+            ("Shield", r#""strength": 2.5"#.to_owned())
+        } else {
+            let params = kind
+                .params()
+                .iter()
+                .map(|p| format!(r#""{}": {}"#, p.name, kind_value(p.ty)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            (kind.name(), params)
+        };
         let text = format!(
-            r#"{{"type": "{}", "params": {{{params}}}, "children": {children}}}"#,
-            kind.name()
+            r#"{{{DECLARATIONS}, "trees": [{{"name": "k", "root":
+                {{"type": "{type_name}", "params": {{{params}}}, "children": {children}}}}}]}}"#
         );
         let s = shape("k.json", &text);
         assert_eq!(s.kind(NodeIdx::ROOT), *kind);
+        assert_eq!(s.timestamps()[0].exclusive, Some(1));
+        let written = TreeFile::from_shape("k", &s);
+        for (name, again) in [("w.json", written.to_json()), ("w.ron", written.to_ron())] {
+            let again = shape(name, &again);
+            assert_eq!(bare(&again), bare(&s), "{kind} through {name}");
+            assert_eq!(TreeFile::from_shape("k", &again), written, "{kind}");
+        }
     }
+}
+
+#[test]
+fn declarations_are_written_back() {
+    let s = shape(
+        "d.json",
+        &format!(
+            r#"{{{DECLARATIONS}, "trees": [{{"name": "d", "root":
+                {{"type": "IfTime", "params": {{"since": "TargetSpotted", "seconds": 2}}, "children": [
+                    {{"type": "AssertCondition", "params": {{"condition": "TargetVisible"}}}}
+                ]}}}}]}}"#
+        ),
+    );
+    let written = TreeFile::from_shape("d", &s);
+    let json = written.to_json();
+    let sections = [
+        "\"variables\"",
+        "\"signals\"",
+        "\"timestamps\"",
+        "\"trees\"",
+    ];
+    let at: Vec<usize> = sections.iter().map(|k| json.find(k).unwrap()).collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{json}");
+    // Exclusion is written once, on the first of the pair.
+    assert_eq!(json.matches("exclusive_to").count(), 1, "{json}");
+    assert!(json.contains(
+        r#"{
+      "name": "TargetSpotted",
+      "event": "OnEnemySeen",
+      "exclusive_to": "TargetLost"
+    }"#
+    ));
+    assert!(json.contains(r#""condition": "TargetVisible""#), "{json}");
+    let ron = written.to_ron();
+    let stamp = "(\n            name: \"TargetSpotted\",\n            event: \"OnEnemySeen\",\n            exclusive_to: \"TargetLost\",\n        )";
+    assert!(ron.contains(stamp), "{ron}");
+    for (name, text) in [("w.json", json), ("w.ron", ron)] {
+        let again = shape(name, &text);
+        assert_eq!(bare(&again), bare(&s), "{name}");
+    }
+    // A file without declarations writes no sections.
+    let plain = TreeFile::from_shape("p", &shape("p.json", r#"{"type": "enemy_visible"}"#));
+    assert!(!plain.to_json().contains("variables"));
 }

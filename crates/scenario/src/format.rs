@@ -699,7 +699,9 @@ impl Decoder<'_> {
                 }
                 "trace" => CheckKind::Trace(self.events(&e.value, EVENTS)?),
                 "trace_contains" => CheckKind::TraceContains(self.events(&e.value, EVENTS)?),
-                "requests" => CheckKind::Requests(self.events(&e.value, &["launch", "cancel"])?),
+                "requests" => {
+                    CheckKind::Requests(self.events(&e.value, &["launch", "cancel", "send"])?)
+                }
                 "blackboard" => CheckKind::Blackboard(self.assignments(&e.value, cx)),
                 _ => continue,
             };

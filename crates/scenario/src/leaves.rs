@@ -6,7 +6,7 @@
 //! | `Fail` | action | | fails |
 //! | `Running` | action | | runs forever |
 //! | `WaitTicks` | action | `ticks` | runs `ticks` ticks, then succeeds |
-//! | `Script` | action | `statuses` | returns the listed statuses on its successive calls (`"R R S"`, or words), the last one repeating; a persistent slot counts the calls (cancel calls are not steps) |
+//! | `Statuses` | action | `statuses` | returns the listed statuses on its successive calls (`"R R S"`, or words), the last one repeating; a persistent slot counts the calls (cancel calls are not steps) |
 //! | `Condition` | condition | `test` | `key`, `!key`, or `key OP operand` with `OP` one of `== != < <= > >=` and `operand` a number, `true`, `false`, `'text'` or `{key}` |
 //! | `Set` | action | `key`, `value` | sets the key to the value (a literal, or `{key}`), succeeds |
 //! | `Chance` | condition | `percent` | succeeds with that chance, decided by the scenario's seed, the agent, the tick and the node |
@@ -21,6 +21,7 @@ use crate::blackboard::{DynBlackboard, DynValue};
 use std::sync::Arc;
 use treebeard_load::Stub;
 use treebeard_shape::{FieldDecl, FieldType, NodeIdx, ParamSpec, ParamType, Shape, suggest};
+use treebeard_vm::script::FieldAccess;
 use treebeard_vm::{
     Args, Behavior, Blackboard, Call, Ending, EventId, Leaves, ScopeHooks, Signal, Status, Value,
 };
@@ -61,7 +62,7 @@ pub(crate) enum Config {
     None,
     Test(Test),
     Set(usize, Operand),
-    Script(Vec<Status>),
+    Statuses(Vec<Status>),
 }
 
 /// A condition's test.
@@ -150,13 +151,13 @@ fn wait(_: &mut Agent, call: &mut Call<'_>) -> Status {
     Status::Running
 }
 
-/// `Script(statuses)`: the next status of its list. A cancel call is not
+/// `Statuses(statuses)`: the next status of its list. A cancel call is not
 /// a step of the script.
-fn script(agent: &mut Agent, call: &mut Call<'_>) -> Status {
+fn statuses(agent: &mut Agent, call: &mut Call<'_>) -> Status {
     if call.signal() == Signal::Cancel {
         return Status::Failure;
     }
-    let Config::Script(statuses) = agent.setup.config(call.node()) else {
+    let Config::Statuses(statuses) = agent.setup.config(call.node()) else {
         return Status::Failure;
     };
     let Some(calls) = call.persistent() else {
@@ -230,7 +231,7 @@ pub const BUILTIN: &[&str] = &[
     "Fail",
     "Running",
     "WaitTicks",
-    "Script",
+    "Statuses",
     "Condition",
     "Set",
     "Chance",
@@ -244,6 +245,10 @@ pub const BUILTIN: &[&str] = &[
 pub fn builtin(keys: &[FieldDecl], events: &[String]) -> Leaves<Agent> {
     let mut l = Leaves::<Agent>::new();
     l.fields(keys);
+    l.field_access(FieldAccess {
+        get: |agent, field| agent.blackboard.get(field),
+        set: |agent, field, value| agent.blackboard.set(field, value),
+    });
     for e in events {
         l.event(e);
     }
@@ -261,7 +266,7 @@ pub fn builtin(keys: &[FieldDecl], events: &[String]) -> Leaves<Agent> {
     l.scope::<Holding>("Holding")
         .param("flag", ParamType::Output(FieldType::Bool))
         .describe("a scope: sets the bool key `flag` while open, clears it when it ends");
-    l.action("Script", script)
+    l.action("Statuses", statuses)
         .param("statuses", ParamType::Str)
         .persistent()
         .describe("returns the listed statuses on its successive calls, the last repeating");
@@ -341,8 +346,8 @@ pub(crate) fn configure(
                 .map(Config::Test)
                 .map_err(|e| ("test", e)),
             "Set" => parse_set(text(0), text(1), keys),
-            "Script" => parse_statuses(text(0))
-                .map(Config::Script)
+            "Statuses" => parse_statuses(text(0))
+                .map(Config::Statuses)
                 .map_err(|e| ("statuses", e)),
             _ => continue,
         };

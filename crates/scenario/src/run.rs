@@ -174,6 +174,10 @@ fn prepare_in(
     let shape = loaded.shape;
     let mut leaves = catalog;
     leaves::add_stubs(&mut leaves, &loaded.stubs);
+    // Events the tree names that the scenario does not: stubbed, after its own.
+    for event in &loaded.stub_events {
+        leaves.event(event);
+    }
     let setup = match leaves::configure(&shape, &scenario.keys) {
         Ok(nodes) => Setup {
             nodes,
@@ -418,6 +422,9 @@ impl Prepared {
         // Deferred leaves that complete by themselves: (agent, node) -> (tick, outcome).
         let mut due: BTreeMap<(u32, NodeIdx), (u64, Outcome)> = BTreeMap::new();
         let mut verdict = Verdict::default();
+        // The last tick's frame: events sent between ticks arrive at the
+        // end of it (see `Interpreter::send_event`).
+        let mut last = Frame::default();
         for tick in 0..s.ticks {
             let frame = Frame {
                 index: tick,
@@ -436,7 +443,7 @@ impl Prepared {
                         }
                         Action::Event(name, _) => {
                             let i = s.events.iter().position(|e| e == name).unwrap_or(0);
-                            engine.send_event(a, agent, &frame, self.events[i]);
+                            engine.send_event(a, agent, &last, self.events[i]);
                         }
                         Action::Complete(node, outcome) => {
                             let n = self.node(node);
@@ -488,6 +495,7 @@ impl Prepared {
                         RequestKind::Cancel => {
                             due.remove(&(a, r.node));
                         }
+                        RequestKind::Event { .. } => {}
                     }
                 }
                 if let Some(out) = trace.as_deref_mut() {
@@ -508,6 +516,18 @@ impl Prepared {
                     events,
                 });
             }
+            // Events the agents sent, delivered in agent order before the
+            // next tick, as a crowd routes them.
+            for result in &results {
+                for r in &result.requests {
+                    if let RequestKind::Event { event, to } = r.kind
+                        && let Some(agent) = agents.get_mut(to.index())
+                    {
+                        engine.send_event(to.0, agent, &frame, event);
+                    }
+                }
+            }
+            last = frame;
             verdict.ticks = tick + 1;
             // The expectations.
             for e in s.expect.iter().filter(|e| e.tick == tick) {
@@ -617,6 +637,7 @@ impl Prepared {
                         let kind = match r.kind {
                             RequestKind::Launch => "launch",
                             RequestKind::Cancel => "cancel",
+                            RequestKind::Event { .. } => "send",
                         };
                         self.describe(kind, r.node)
                     })
@@ -755,7 +776,8 @@ pub trait Engine {
     ) -> Status;
     /// Applies a game system's report on a deferred action.
     fn complete(&mut self, agent: u32, node: NodeIdx, outcome: Outcome) -> Result<(), Stale>;
-    /// Sends an event to the agent's running actions.
+    /// Sends an event to the agent between ticks; `frame` is the last
+    /// tick's (see `Interpreter::send_event`).
     fn send_event(
         &mut self,
         agent: u32,

@@ -741,7 +741,11 @@ fn a_bad_trace_event_name_suggests_the_close_one() {
             "r.ron",
             &guard("    expect: [(tick: 1, requests: [\"start WaitTicks\"])],")
         ),
-        error("r.ron:9:35", "`start` is not one of launch, cancel", None)
+        error(
+            "r.ron:9:35",
+            "`start` is not one of launch, cancel, send",
+            None
+        )
     );
     assert_eq!(
         only(
@@ -937,9 +941,9 @@ fn a_condition_on_an_unknown_key_is_reported_at_the_node_in_the_tree_file() {
             ),
             (
                 Some("bad_test.json:4:12"),
-                "parameter `statuses` of `Script`: `X` is not a status: write S, F, R or success, failure, running",
+                "parameter `statuses` of `Statuses`: `X` is not a status: write S, F, R or success, failure, running",
                 None,
-                Some("check/Script"),
+                Some("check/Statuses"),
             ),
         ]
     );
@@ -949,7 +953,7 @@ fn a_condition_on_an_unknown_key_is_reported_at_the_node_in_the_tree_file() {
         .filter_map(|e| e.node.as_ref())
         .map(|n| n.2.as_str())
         .collect();
-    assert_eq!(types, ["Condition", "Set", "Script"]);
+    assert_eq!(types, ["Condition", "Set", "Statuses"]);
 }
 
 #[test]
@@ -1159,7 +1163,7 @@ const SEEDS: &[(&str, &str)] = &[
         (type: "Condition", params: {"test": "alarm"}),
         (type: "Sequence", name: "work", children: [
             (type: "Deferred", name: "dig", params: {"name": "dig", "ticks": 2}),
-            (type: "Script", params: {"statuses": "R S"}),
+            (type: "Statuses", params: {"statuses": "R S"}),
             (type: "Set", params: {"key": "hunger", "value": "{level}"}),
             (type: "WaitEvent", params: {"event": "noise"}),
             (type: "Chance", params: {"percent": 50}),

@@ -1,11 +1,11 @@
 //! The byte format of a shape, and decoding that validates like any input.
 //!
 //! All integers are little-endian; a string is a `u32` byte length and UTF-8
-//! bytes. The layout:
+//! bytes; a bool is a byte, 0 or 1 (any other value is an error). The layout:
 //!
 //! ```text
 //! magic        b"TBSHAPE\0"
-//! version      u32 = 2
+//! version      u32 = 3
 //! reserved     u32 = 0
 //! items        u32 count, then count x u64          the stream
 //! params       u32 count, then count x u64          the parameter table
@@ -17,6 +17,14 @@
 //! strings      u32 count, then count x string       the string table
 //! files        u32 count, then count x string       the file table
 //! fields       u32 count, then per field: name, u8 field type
+//! events       u32 count, then count x string       the application's events
+//! variables    u32 count, then per variable: name, u8 initial value (bool)
+//! signals      u32 count, then per signal: u32 event, u32 variable,
+//!              u8 value (bool)
+//! timestamps   u32 count, then per timestamp: name, u32 event,
+//!              u32 exclusive timestamp (u32::MAX: none)
+//! scripts      u32 count, then per script: source (a string),
+//!              u32 word count, then count x u64 code words
 //!
 //! type         u8: 0 int, 1 float, 2 bool, 3 duration, 4 string,
 //!              5 enum (then u32 count and the variant names),
@@ -24,12 +32,19 @@
 //! field type   u8: 0 bool, 1 int, 2 float, 3 string
 //! ```
 //!
+//! Version 3 added the sections from `events` on. Earlier versions are
+//! refused with [`Undecodable::Version`]: shapes are build artifacts, so
+//! compile the tree again.
+//!
 //! [`Shape::from_bytes`] checks every count against the bytes actually
 //! present before allocating, so no header can request more memory than the
 //! input's size justifies, and then runs the validator: raw bytes reach the
-//! interpreter only as a validated [`Shape`].
+//! interpreter only as a validated [`Shape`]. The decoder checks only the
+//! encoding; indices between tables (a signal's variable, a timestamp's
+//! exclusive partner, a script's code) are the validator's to check.
 
-use crate::error::ValidationError;
+use crate::declare::{Script, Signal, Timestamp, Variable};
+use crate::error::{Invalid, ValidationError};
 use crate::ids::NodeId;
 use crate::item::ShapeItem;
 use crate::kinds::LEAF_KINDS;
@@ -39,7 +54,7 @@ use crate::source::Source;
 use std::fmt;
 
 const MAGIC: &[u8; 8] = b"TBSHAPE\0";
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 const HEADER: usize = 16;
 
 /// What is wrong with bytes that do not decode to a shape.
@@ -272,6 +287,122 @@ impl<'b> Reader<'b> {
     }
 }
 
+/// The declaration and script tables as decoded, with where each entry
+/// starts.
+struct Declared {
+    events: Vec<Box<str>>,
+    variables: Vec<Variable>,
+    signals: Vec<Signal>,
+    timestamps: Vec<Timestamp>,
+    scripts: Vec<Script>,
+    entries: Entries,
+}
+
+/// The byte offsets of the entries of the tables the validator reports
+/// [`Invalid::Declaration`] problems in, so that such a problem is reported
+/// at its entry.
+#[derive(Default)]
+struct Entries {
+    variables: Vec<usize>,
+    signals: Vec<usize>,
+    timestamps: Vec<usize>,
+    scripts: Vec<usize>,
+}
+
+impl Entries {
+    /// The offset of entry `index` of the table `what` names.
+    fn offset(&self, what: &str, index: usize) -> Option<usize> {
+        let table = match what {
+            "variable" => &self.variables,
+            "signal" => &self.signals,
+            "timestamp" => &self.timestamps,
+            "script" => &self.scripts,
+            _ => return None,
+        };
+        table.get(index).copied()
+    }
+}
+
+/// The `exclusive` word of a timestamp with none.
+const NO_EXCLUSIVE: u32 = u32::MAX;
+
+impl Reader<'_> {
+    /// The sections after the field table: events, variables, signals,
+    /// timestamps and scripts.
+    fn declarations(&mut self) -> Result<Declared, DecodeError> {
+        let mut entries = Entries::default();
+        let count = self.count(4, "event table")?;
+        let mut events = Vec::with_capacity(count);
+        for _ in 0..count {
+            events.push(self.string("event table")?);
+        }
+        // A variable is at least a name length and its initial value.
+        let count = self.count(5, "variable table")?;
+        let mut variables = Vec::with_capacity(count);
+        entries.variables.reserve(count);
+        for _ in 0..count {
+            entries.variables.push(self.pos);
+            let name = self.string("variable table")?;
+            let initial = self.flag("variable table", "variable initial value")?;
+            variables.push(Variable { name, initial });
+        }
+        let count = self.count(9, "signal table")?;
+        let mut signals = Vec::with_capacity(count);
+        entries.signals.reserve(count);
+        for _ in 0..count {
+            entries.signals.push(self.pos);
+            let event = self.u32("signal table")?;
+            let variable = self.u32("signal table")?;
+            let value = self.flag("signal table", "signal value")?;
+            signals.push(Signal {
+                event,
+                variable,
+                value,
+            });
+        }
+        // A timestamp is at least a name length, an event and an exclusive.
+        let count = self.count(12, "timestamp table")?;
+        let mut timestamps = Vec::with_capacity(count);
+        entries.timestamps.reserve(count);
+        for _ in 0..count {
+            entries.timestamps.push(self.pos);
+            let name = self.string("timestamp table")?;
+            let event = self.u32("timestamp table")?;
+            let exclusive = self.u32("timestamp table")?;
+            timestamps.push(Timestamp {
+                name,
+                event,
+                exclusive: (exclusive != NO_EXCLUSIVE).then_some(exclusive),
+            });
+        }
+        // A script is at least a source length and a word count.
+        let count = self.count(8, "script table")?;
+        let mut scripts = Vec::with_capacity(count);
+        entries.scripts.reserve(count);
+        for _ in 0..count {
+            entries.scripts.push(self.pos);
+            let source = self.string("script table")?;
+            let len = self.count(8, "script table")?;
+            let mut words = Vec::with_capacity(len);
+            for _ in 0..len {
+                words.push(self.u64("script table")?);
+            }
+            scripts.push(Script {
+                source,
+                words: words.into_boxed_slice(),
+            });
+        }
+        Ok(Declared {
+            events,
+            variables,
+            signals,
+            timestamps,
+            scripts,
+            entries,
+        })
+    }
+}
+
 /// A little-endian writer.
 #[derive(Default)]
 struct Writer {
@@ -347,7 +478,9 @@ impl Shape {
     }
 
     /// Decodes a shape and validates it with `limits`. Errors name the byte
-    /// offset of the problem; for an invalid item, the offset of that item.
+    /// offset of the problem; for an invalid item, the offset of that item;
+    /// for an invalid variable, signal, timestamp or script, the offset of
+    /// its entry; for other problems of the whole shape, 0.
     pub fn from_bytes_with(bytes: &[u8], limits: &Limits) -> Result<Shape, DecodeError> {
         let mut r = Reader { bytes, pos: 0 };
         if r.take(8, "magic")? != MAGIC {
@@ -435,6 +568,7 @@ impl Shape {
             let ty = r.field_type("field table")?;
             fields.push(FieldDecl { name, ty });
         }
+        let tables = r.declarations()?;
         if r.pos != bytes.len() {
             return Err(r.fail_at(
                 r.pos,
@@ -444,6 +578,14 @@ impl Shape {
             ));
         }
 
+        let Declared {
+            events,
+            variables,
+            signals,
+            timestamps,
+            scripts,
+            entries,
+        } = tables;
         let parts = ShapeParts {
             items,
             params,
@@ -452,10 +594,24 @@ impl Shape {
             strings,
             files,
             fields,
+            events,
+            variables,
+            signals,
+            timestamps,
+            scripts,
         };
-        parts.validate_with(limits).map_err(|e| DecodeError {
-            offset: e.item().map_or(0, |i| items_at + i as usize * 8),
-            what: Undecodable::Invalid(e),
+        parts.validate_with(limits).map_err(|e| {
+            let offset = match (e.item(), e.what()) {
+                (Some(i), _) => items_at + i as usize * 8,
+                (None, Invalid::Declaration { what, index, .. }) => {
+                    entries.offset(what, *index).unwrap_or(0)
+                }
+                (None, _) => 0,
+            };
+            DecodeError {
+                offset,
+                what: Undecodable::Invalid(e),
+            }
         })
     }
 
@@ -511,6 +667,35 @@ impl Shape {
         for f in &parts.fields {
             w.string(&f.name);
             w.field_type(f.ty);
+        }
+        w.count(parts.events.len());
+        for e in &parts.events {
+            w.string(e);
+        }
+        w.count(parts.variables.len());
+        for v in &parts.variables {
+            w.string(&v.name);
+            w.u8(u8::from(v.initial));
+        }
+        w.count(parts.signals.len());
+        for s in &parts.signals {
+            w.u32(s.event);
+            w.u32(s.variable);
+            w.u8(u8::from(s.value));
+        }
+        w.count(parts.timestamps.len());
+        for t in &parts.timestamps {
+            w.string(&t.name);
+            w.u32(t.event);
+            w.u32(t.exclusive.unwrap_or(NO_EXCLUSIVE));
+        }
+        w.count(parts.scripts.len());
+        for s in &parts.scripts {
+            w.string(&s.source);
+            w.count(s.words.len());
+            for &word in &s.words {
+                w.u64(word);
+            }
         }
         w.out
     }

@@ -24,6 +24,12 @@ pub struct CapacitySpec {
     pub deferred_states: u32,
     /// Persistent state slots, one per leaf that owns one.
     pub persistent_states: u32,
+    /// The tree's variables, a bit each.
+    pub variables: u32,
+    /// The tree's timestamps.
+    pub timestamps: u32,
+    /// Events one agent's tick can send: one per `SendEvent` node.
+    pub events_sent: u32,
 }
 
 impl CapacitySpec {
@@ -36,13 +42,16 @@ impl CapacitySpec {
             action_states: self.action_states.max(other.action_states),
             deferred_states: self.deferred_states.max(other.deferred_states),
             persistent_states: self.persistent_states.max(other.persistent_states),
+            variables: self.variables.max(other.variables),
+            timestamps: self.timestamps.max(other.timestamps),
+            events_sent: self.events_sent.max(other.events_sent),
         }
     }
 
     /// Most requests one agent's tick can emit: every deferred action that
-    /// ran last tick cancelled, and as many launched.
+    /// ran last tick cancelled, as many launched, and every event sent.
     pub fn requests(&self) -> u32 {
-        self.deferred_states * 2
+        self.deferred_states * 2 + self.events_sent
     }
 
     /// Whether `self` is at least as large as `other` in every field.
@@ -53,6 +62,9 @@ impl CapacitySpec {
             && self.action_states >= other.action_states
             && self.deferred_states >= other.deferred_states
             && self.persistent_states >= other.persistent_states
+            && self.variables >= other.variables
+            && self.timestamps >= other.timestamps
+            && self.events_sent >= other.events_sent
     }
 }
 
@@ -68,6 +80,7 @@ mod tests {
             action_states: 4,
             deferred_states: 0,
             persistent_states: 2,
+            ..CapacitySpec::default()
         };
         let b = CapacitySpec {
             guard_depth: 1,
@@ -75,6 +88,7 @@ mod tests {
             action_states: 2,
             deferred_states: 2,
             persistent_states: 0,
+            ..CapacitySpec::default()
         };
         let m = a.merge(b);
         assert_eq!(
@@ -84,7 +98,8 @@ mod tests {
                 decider_states: 5,
                 action_states: 4,
                 deferred_states: 2,
-                persistent_states: 2
+                persistent_states: 2,
+                ..CapacitySpec::default()
             }
         );
         assert!(m.covers(&a) && m.covers(&b));

@@ -115,6 +115,12 @@ pub trait LeafCatalog {
     fn fields(&self) -> &[FieldDecl] {
         &[]
     }
+
+    /// The application's events, by index: what event parameters of
+    /// built-in kinds, signals and timestamps name.
+    fn events(&self) -> &[Box<str>] {
+        &[]
+    }
 }
 
 /// A list of leaf schemas and blackboard fields, without functions.
@@ -122,6 +128,7 @@ pub trait LeafCatalog {
 pub struct Catalog {
     leaves: BTreeMap<Box<str>, LeafSchema>,
     fields: Vec<FieldDecl>,
+    events: Vec<Box<str>>,
 }
 
 impl Catalog {
@@ -142,6 +149,15 @@ impl Catalog {
         self.fields.push(field);
         self
     }
+
+    /// Declares an event (its index is the number declared before), unless
+    /// it is declared already.
+    pub fn event(&mut self, name: &str) -> &mut Catalog {
+        if !self.events.iter().any(|e| **e == *name) {
+            self.events.push(name.into());
+        }
+        self
+    }
 }
 
 impl LeafCatalog for Catalog {
@@ -155,6 +171,10 @@ impl LeafCatalog for Catalog {
 
     fn fields(&self) -> &[FieldDecl] {
         &self.fields
+    }
+
+    fn events(&self) -> &[Box<str>] {
+        &self.events
     }
 }
 

@@ -14,13 +14,15 @@
 //! such problem.
 
 use crate::catalog::{LeafCatalog, LeafSchema, suggest};
+use crate::declare::{Declarations, Script, Signal, Timestamp, Variable};
 use crate::error::ValidationError;
 use crate::ids::NodeId;
 use crate::item::{
     FLAG_PERSISTENT, MAX_ITEMS, MAX_LEAF_PARAMS, MAX_PARAM_WORDS, ParamRange, ShapeItem,
 };
-use crate::kinds::{Kind, LEAF_KINDS, Layout, MAX_CHILDREN};
+use crate::kinds::{Kind, KindParamType, LEAF_KINDS, Layout, MAX_CHILDREN};
 use crate::params::{Encoded, Mismatch, ParamSpec, ParamType, ParamValue, encode};
+use crate::script::{self, ScriptError, ScriptType};
 use crate::shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};
 use crate::source::Source;
 use crate::tree::{Count, Expect, Node, NodeParam, Policy, What};
@@ -150,6 +152,40 @@ pub enum Unbuildable {
         /// The identity.
         id: NodeId,
     },
+    /// A script parameter does not compile.
+    Script {
+        /// The kind whose parameter it is.
+        kind: Kind,
+        /// The parameter.
+        param: &'static str,
+        /// What is wrong, and where in the script.
+        error: ScriptError,
+    },
+    /// A declaration or a parameter names an event, variable or timestamp
+    /// that is not declared.
+    Undeclared {
+        /// `event`, `variable` or `timestamp`.
+        what: &'static str,
+        /// The name.
+        name: Box<str>,
+        /// A declared name close to it.
+        suggestion: Option<Box<str>>,
+    },
+    /// A variable or timestamp is declared twice.
+    DeclaredTwice {
+        /// `variable` or `timestamp`.
+        what: &'static str,
+        /// The name.
+        name: Box<str>,
+    },
+    /// A timestamp is declared exclusive to itself, or to one exclusive to
+    /// another.
+    Exclusive {
+        /// The timestamp.
+        name: Box<str>,
+        /// The one it names.
+        other: Box<str>,
+    },
     /// The compiled parts failed validation (a compiler bug if it happens).
     Invalid(ValidationError),
 }
@@ -255,6 +291,34 @@ impl fmt::Display for Unbuildable {
             Unbuildable::DuplicateId { id } => {
                 write!(f, "{id} is given to two nodes; identities must be unique")
             }
+            Unbuildable::Script { kind, param, error } => {
+                write!(f, "parameter `{param}` of `{kind}`, {error}")?;
+                match &error.help {
+                    Some(help) => write!(f, "; {help}"),
+                    None => Ok(()),
+                }
+            }
+            Unbuildable::Undeclared {
+                what,
+                name,
+                suggestion,
+            } => {
+                write!(f, "no {what} is declared as `{name}`")?;
+                match (suggestion, *what) {
+                    (Some(s), _) => write!(f, "; did you mean `{s}`?"),
+                    (None, "event") => {
+                        write!(f, "; the application declares events (`Leaves::event`)")
+                    }
+                    (None, _) => write!(f, "; declare it in the tree's {what}s"),
+                }
+            }
+            Unbuildable::DeclaredTwice { what, name } => {
+                write!(f, "{what} `{name}` is declared twice")
+            }
+            Unbuildable::Exclusive { name, other } => write!(
+                f,
+                "timestamp `{name}` cannot be exclusive to `{other}`: a timestamp is exclusive to one other, and not to itself"
+            ),
             Unbuildable::Invalid(e) => write!(f, "compiled shape is invalid: {e}"),
         }
     }
@@ -349,6 +413,8 @@ pub struct Options {
     pub limits: Limits,
     /// The names of the files the tree's [`Source`]s index.
     pub files: Vec<Box<str>>,
+    /// The tree's variables, signals and timestamps.
+    pub declarations: Declarations,
 }
 
 /// Compiles a tree description with the default [`Limits`].
@@ -381,6 +447,7 @@ pub fn compile_with(
         parts: ShapeParts {
             files: options.files.clone(),
             fields: catalog.fields().to_vec(),
+            events: catalog.events().to_vec(),
             ..ShapeParts::default()
         },
         import_index: Default::default(),
@@ -390,6 +457,7 @@ pub fn compile_with(
         stack: Vec::new(),
         problems: Vec::new(),
     };
+    c.declare(&options.declarations);
     if c.emit(tree, 0).is_ok() {
         while let Some(top) = c.stack.last_mut() {
             let node = top.node;
@@ -580,6 +648,8 @@ impl<'t> Compiler<'t, '_> {
     }
 
     /// Encodes a configured kind's parameters (see [`Kind::params`]).
+    /// Scripts are compiled into the shape's script table, and their words
+    /// are their indices there.
     fn kind_params(
         &mut self,
         node: &Node,
@@ -587,17 +657,208 @@ impl<'t> Compiler<'t, '_> {
         kind: Kind,
     ) -> Result<ParamRange, Fatal> {
         let mut schema = LeafSchema::action();
+        let timestamps: Vec<Box<str>> = self
+            .parts
+            .timestamps
+            .iter()
+            .map(|t| t.name.clone())
+            .collect();
         for p in kind.params() {
-            let spec = ParamSpec::new(p.name, p.ty.param_type());
-            schema.params.push(match p.default {
-                Some(d) => spec.default(ParamValue::Int(i64::from(d))),
-                None => spec,
+            let spec = ParamSpec::new(p.name, p.ty.written_as(&self.parts.events, &timestamps));
+            schema.params.push(match (p.default, p.ty) {
+                (Some(d), KindParamType::Flag) => spec.default(ParamValue::Bool(d != 0)),
+                (Some(d), _) => spec.default(ParamValue::Int(d)),
+                (None, _) => spec,
             });
         }
-        let Some((words, _)) = self.params(node, position, kind.name(), &schema) else {
+        let strings = self.parts.strings.len();
+        let Some((mut words, constants)) = self.params(node, position, kind.name(), &schema) else {
             return Ok(ParamRange::default());
         };
-        self.append_params(node, position, &words, &[])
+        for (slot, (p, word)) in kind.params().iter().zip(&mut words).enumerate() {
+            if !p.ty.is_script() {
+                continue;
+            }
+            let text = self.parts.strings[*word as usize].clone();
+            match self.script(kind, p.name, p.ty, &text) {
+                Ok(index) => *word = index,
+                Err(what) => {
+                    // Point into the script: its value starts after a quote.
+                    let given = node.params.iter().filter(|q| q.name.is_none()).nth(slot);
+                    let named = node
+                        .params
+                        .iter()
+                        .find(|q| q.name.as_deref() == Some(p.name));
+                    let source = given
+                        .or(named)
+                        .and_then(|q| q.source)
+                        .map(|at| match &what {
+                            Unbuildable::Script { error, .. } => Source {
+                                column: at.column + 1 + error.offset as u32,
+                                ..at
+                            },
+                            _ => at,
+                        });
+                    self.report(node, position, source, what);
+                }
+            }
+        }
+        // Scripts are a configured kind's only strings: their sources are
+        // kept in the script table, not twice.
+        self.parts.strings.truncate(strings);
+        self.append_params(node, position, &words, &constants)
+    }
+
+    /// Compiles a script parameter into the script table; its index.
+    fn script(
+        &mut self,
+        kind: Kind,
+        param: &'static str,
+        ty: KindParamType,
+        source: &str,
+    ) -> Result<u64, Unbuildable> {
+        let variables: Vec<&str> = self.parts.variables.iter().map(|v| &*v.name).collect();
+        let names = script::Names {
+            fields: &self.parts.fields,
+            variables: &variables,
+        };
+        let fail = |error| Unbuildable::Script { kind, param, error };
+        let code = script::compile(source, &names).map_err(fail)?;
+        let whole = (0, source.len());
+        if ty != KindParamType::Script && code.ty != ScriptType::Bool {
+            let message = format!("the script's value is {}, but {kind} needs a bool", code.ty);
+            return Err(fail(ScriptError::new(whole, message)));
+        }
+        if ty == KindParamType::Condition && script::writes(&code.words) {
+            let message = "a condition cannot assign";
+            let help = "use `==` to compare, or a ScriptGate to assign";
+            return Err(fail(ScriptError::new(whole, message).help(help)));
+        }
+        self.parts.scripts.push(Script {
+            source: source.into(),
+            words: code.words.into_boxed_slice(),
+        });
+        Ok(self.parts.scripts.len() as u64 - 1)
+    }
+
+    /// Resolves the tree's declarations into the shape's tables.
+    fn declare(&mut self, declarations: &'t Declarations) {
+        let mut problems = Vec::new();
+        let mut variables: HashMap<&str, u32> = HashMap::new();
+        for v in &declarations.variables {
+            let index = variables.len() as u32;
+            if *variables.entry(&v.name).or_insert(index) != index {
+                problems.push((
+                    v.source,
+                    Unbuildable::DeclaredTwice {
+                        what: "variable",
+                        name: v.name.clone(),
+                    },
+                ));
+                continue;
+            }
+            self.parts.variables.push(Variable {
+                name: v.name.clone(),
+                initial: v.initial,
+            });
+        }
+        let events = &self.parts.events;
+        let event = |name: &str| -> Result<u32, Unbuildable> {
+            events
+                .iter()
+                .position(|e| **e == *name)
+                .map(|i| i as u32)
+                .ok_or_else(|| Unbuildable::Undeclared {
+                    what: "event",
+                    name: name.into(),
+                    suggestion: suggest(name, events.iter().map(|e| &**e)).map(Box::from),
+                })
+        };
+        let declared = |what, table: &HashMap<&str, u32>, name: &str| -> Result<u32, Unbuildable> {
+            table
+                .get(name)
+                .copied()
+                .ok_or_else(|| Unbuildable::Undeclared {
+                    what,
+                    name: name.into(),
+                    suggestion: suggest(name, table.keys().copied()).map(Box::from),
+                })
+        };
+        for sig in &declarations.signals {
+            match (
+                event(&sig.event),
+                declared("variable", &variables, &sig.variable),
+            ) {
+                (Ok(event), Ok(variable)) => self.parts.signals.push(Signal {
+                    event,
+                    variable,
+                    value: sig.value,
+                }),
+                (Err(what), _) | (_, Err(what)) => problems.push((sig.source, what)),
+            }
+        }
+        let mut timestamps: HashMap<&str, u32> = HashMap::new();
+        let mut stamps: Vec<Timestamp> = Vec::new();
+        for t in &declarations.timestamps {
+            let index = timestamps.len() as u32;
+            if *timestamps.entry(&t.name).or_insert(index) != index {
+                let what = Unbuildable::DeclaredTwice {
+                    what: "timestamp",
+                    name: t.name.clone(),
+                };
+                problems.push((t.source, what));
+                continue;
+            }
+            let event = match event(&t.event) {
+                Ok(e) => e,
+                Err(what) => {
+                    problems.push((t.source, what));
+                    0
+                }
+            };
+            stamps.push(Timestamp {
+                name: t.name.clone(),
+                event,
+                exclusive: None,
+            });
+        }
+        // Exclusion goes both ways, whichever side declares it.
+        for t in &declarations.timestamps {
+            let Some(other) = &t.exclusive_to else {
+                continue;
+            };
+            let (Some(&a), Ok(b)) = (
+                timestamps.get(&*t.name),
+                declared("timestamp", &timestamps, other),
+            ) else {
+                if let Err(what) = declared("timestamp", &timestamps, other) {
+                    problems.push((t.source, what));
+                }
+                continue;
+            };
+            let (ta, tb) = (stamps[a as usize].exclusive, stamps[b as usize].exclusive);
+            if a == b || ta.is_some_and(|x| x != b) || tb.is_some_and(|x| x != a) {
+                problems.push((
+                    t.source,
+                    Unbuildable::Exclusive {
+                        name: t.name.clone(),
+                        other: other.clone(),
+                    },
+                ));
+                continue;
+            }
+            stamps[a as usize].exclusive = Some(b);
+            stamps[b as usize].exclusive = Some(a);
+        }
+        self.parts.timestamps = stamps;
+        for (source, what) in problems {
+            self.problems.push(BuildProblem {
+                path: String::from("<declarations>"),
+                node_type: "".into(),
+                source,
+                what,
+            });
+        }
     }
 
     /// A scope's words: its hook's action import, then the hook's parameters.

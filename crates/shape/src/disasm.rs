@@ -52,12 +52,30 @@ impl Disassembly<'_> {
                 write_call(&mut out, shape, &import.name, import.params.iter(), params);
             }
             Layout::Configured => {
-                let types = kind.params().iter().map(|p| ImportParam {
-                    name: p.name.into(),
-                    ty: p.ty.param_type(),
-                });
-                let types: Vec<ImportParam> = types.collect();
-                write_call(&mut out, shape, "", types.iter(), shape.params(node));
+                let timestamps: Vec<Box<str>> =
+                    shape.timestamps().iter().map(|t| t.name.clone()).collect();
+                let words = shape.params(node);
+                if !words.is_empty() {
+                    out.push('(');
+                }
+                for (i, (p, &w)) in kind.params().iter().zip(words).enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    let _ = write!(out, "{}=", p.name);
+                    match shape.scripts().get(w as usize) {
+                        Some(script) if p.ty.is_script() => {
+                            let _ = write!(out, "{:?}", script.source);
+                        }
+                        _ => {
+                            let ty = p.ty.written_as(shape.events(), &timestamps);
+                            write_word(&mut out, shape, &ty, w);
+                        }
+                    }
+                }
+                if !words.is_empty() {
+                    out.push(')');
+                }
             }
             Layout::Leaf => {
                 let Some(import) = shape.import(node) else {
@@ -184,6 +202,14 @@ impl fmt::Display for Disassembly<'_> {
             spec.action_states,
             spec.deferred_states,
             spec.persistent_states
-        )
+        )?;
+        if spec.variables + spec.timestamps + spec.events_sent > 0 {
+            write!(
+                f,
+                ", variables {}, timestamps {}, events sent {}",
+                spec.variables, spec.timestamps, spec.events_sent
+            )?;
+        }
+        Ok(())
     }
 }

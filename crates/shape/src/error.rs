@@ -149,6 +149,16 @@ pub enum Invalid {
         /// Whether the import is a scope's hooks.
         scope: bool,
     },
+    /// An entry of the declaration tables (variables, signals, timestamps)
+    /// or of the script table is malformed.
+    Declaration {
+        /// `variable`, `signal`, `timestamp` or `script`.
+        what: &'static str,
+        /// The entry's index in its table.
+        index: usize,
+        /// What is wrong.
+        reason: String,
+    },
     /// Two imports of one kind have the same name.
     DuplicateImport {
         /// The leaf kind.
@@ -267,6 +277,11 @@ impl fmt::Display for Invalid {
             Invalid::ScopeHook { name, scope: false } => {
                 write!(f, "`{name}` is a leaf, not a scope's hooks")
             }
+            Invalid::Declaration {
+                what,
+                index,
+                reason,
+            } => write!(f, "{what} {index} {reason}"),
             Invalid::DuplicateImport { kind, name } => {
                 write!(f, "{kind} import `{name}` appears twice")
             }

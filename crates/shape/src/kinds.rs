@@ -13,6 +13,7 @@
 //! range check into a dense jump table. Whether a kind is a leaf is one bit
 //! test against [`LEAF_TAGS`].
 
+use crate::params::{FieldType, ParamType};
 use std::fmt;
 
 /// How an item's 56 payload bits are used (see [`crate::ShapeItem`]).
@@ -38,20 +39,71 @@ pub enum KindParamType {
     Count,
     /// A span of time in seconds, as a leaf's `duration` parameter.
     Duration,
+    /// A flag (0 or 1).
+    Flag,
     /// An immediate action declared as a scope (see `LeafSchema::scope`): the
     /// word is its index in the shape's action imports, and the scope's own
     /// parameters follow this one.
     Hook,
+    /// A script of any type, which may assign (see [`crate::script`]):
+    /// written as its source, stored as its index in the shape's scripts.
+    Script,
+    /// A script whose value is a bool, which may assign.
+    Test,
+    /// A script whose value is a bool and which assigns nothing.
+    Condition,
+    /// One of the application's events (see `LeafCatalog::events`): the word
+    /// is its index.
+    Event,
+    /// One of the tree's timestamps (see [`crate::Declarations`]): the word
+    /// is its index.
+    Timestamp,
+    /// An agent: an int input (a blackboard field or a literal); the
+    /// default, -1, is the agent itself.
+    Agent,
 }
 
 impl KindParamType {
-    /// The parameter type whose words this one's are (a hook's word is an
-    /// import index, a count).
-    pub fn param_type(self) -> crate::params::ParamType {
-        use crate::params::ParamType;
+    /// The type of the parameter as trees write it, which the compiler
+    /// encodes: `events` and `timestamps` are the names event and timestamp
+    /// parameters may take. (A script is written as its source, a string;
+    /// the compiler then stores it as a script index.)
+    pub fn written_as(self, events: &[Box<str>], timestamps: &[Box<str>]) -> ParamType {
         match self {
             KindParamType::Count | KindParamType::Hook => ParamType::Count,
             KindParamType::Duration => ParamType::Duration,
+            KindParamType::Flag => ParamType::Bool,
+            KindParamType::Script | KindParamType::Test | KindParamType::Condition => {
+                ParamType::Str
+            }
+            KindParamType::Event => ParamType::Enum(events.into()),
+            KindParamType::Timestamp => ParamType::Enum(timestamps.into()),
+            KindParamType::Agent => ParamType::Input(FieldType::Int),
+        }
+    }
+
+    /// Whether the parameter is a script, and the compiler stores it in the
+    /// shape's script table.
+    pub const fn is_script(self) -> bool {
+        matches!(
+            self,
+            KindParamType::Script | KindParamType::Test | KindParamType::Condition
+        )
+    }
+
+    /// The parameter's type in listings.
+    pub const fn name(self) -> &'static str {
+        match self {
+            KindParamType::Count => "count",
+            KindParamType::Duration => "duration",
+            KindParamType::Flag => "bool",
+            KindParamType::Hook => "hook",
+            KindParamType::Script => "script",
+            KindParamType::Test => "bool script",
+            KindParamType::Condition => "condition",
+            KindParamType::Event => "event",
+            KindParamType::Timestamp => "timestamp",
+            KindParamType::Agent => "input agent",
         }
     }
 }
@@ -63,11 +115,20 @@ pub struct KindParam {
     pub name: &'static str,
     /// What its word holds.
     pub ty: KindParamType,
-    /// The value when a tree leaves it out (counts only); `None`: required.
-    pub default: Option<u32>,
+    /// The value when a tree leaves it out (counts, flags and agents);
+    /// `None`: required.
+    pub default: Option<i64>,
 }
 
-const fn count(name: &'static str, default: u32) -> KindParam {
+const fn param(name: &'static str, ty: KindParamType) -> KindParam {
+    KindParam {
+        name,
+        ty,
+        default: None,
+    }
+}
+
+const fn count(name: &'static str, default: i64) -> KindParam {
     KindParam {
         name,
         ty: KindParamType::Count,
@@ -75,19 +136,28 @@ const fn count(name: &'static str, default: u32) -> KindParam {
     }
 }
 
-const fn duration(name: &'static str) -> KindParam {
+const fn flag(name: &'static str) -> KindParam {
     KindParam {
         name,
-        ty: KindParamType::Duration,
-        default: None,
+        ty: KindParamType::Flag,
+        default: Some(0),
     }
 }
 
-const HOOK: KindParam = KindParam {
-    name: "hook",
-    ty: KindParamType::Hook,
-    default: None,
-};
+const fn duration(name: &'static str) -> KindParam {
+    param(name, KindParamType::Duration)
+}
+
+const HOOK: KindParam = param("hook", KindParamType::Hook);
+
+/// The agent a node addresses when it names none: itself.
+pub const SELF_AGENT: i64 = -1;
+
+/// The parameters of the time tests: the timestamp, the span, which side of
+/// it passes, and whether a timestamp never set passes.
+const SINCE: KindParam = param("since", KindParamType::Timestamp);
+const LESS_THAN: KindParam = flag("less_than");
+const OR_NEVER: KindParam = flag("or_never");
 
 macro_rules! node_kinds {
     (
@@ -96,7 +166,7 @@ macro_rules! node_kinds {
             $tag:literal => $name:ident : $layout:ident
                 children($min:expr, $max:expr)
                 fields($a:literal, $b:literal)
-                params[$($param:expr),*];
+                params[$($param:expr),*$(,)?];
         )+
     ) => {
         /// The kind of a shape item: which decider or leaf it is.
@@ -225,6 +295,35 @@ node_kinds! {
     /// once when the scope ends: the child succeeded or failed, or the scope
     /// was cancelled, reset or halted.
     16 => Scope: Configured children(1, 1) fields("", "") params[HOOK];
+    /// Runs its script and succeeds (MBT's ExecuteLua); a script that
+    /// faults fails.
+    17 => Script: Configured children(0, 0) fields("", "") params[param("script", KindParamType::Script)];
+    /// Runs its child if its bool script holds when it starts, else fails
+    /// (MBT's LuaGate).
+    18 => ScriptGate: Configured children(1, 1) fields("", "") params[param("test", KindParamType::Test)];
+    /// Succeeds if its bool script holds, else fails (MBT's AssertLua).
+    19 => AssertScript: Configured children(0, 0) fields("", "") params[param("test", KindParamType::Test)];
+    /// Runs its `enter` script before its child starts and its `exit` script
+    /// exactly once when it ends, however it ends (MBT's LuaWrapper).
+    20 => ScriptWrapper: Configured children(1, 1) fields("", "")
+        params[param("enter", KindParamType::Script), param("exit", KindParamType::Script)];
+    /// Runs its child if its condition (a script that assigns nothing) holds
+    /// when it starts, else fails.
+    21 => IfCondition: Configured children(1, 1) fields("", "") params[param("condition", KindParamType::Condition)];
+    /// Succeeds if its condition holds, else fails.
+    22 => AssertCondition: Configured children(0, 0) fields("", "") params[param("condition", KindParamType::Condition)];
+    /// Runs its child if, when it starts, the time since the timestamp was
+    /// set is more (or, with `less_than`, less) than `seconds`, else fails.
+    23 => IfTime: Configured children(1, 1) fields("", "") params[SINCE, duration("seconds"), LESS_THAN, OR_NEVER];
+    /// Runs until the time since the timestamp was set is more (or, with
+    /// `less_than`, less) than `seconds`, then succeeds.
+    24 => WaitUntilTime: Configured children(0, 0) fields("", "") params[SINCE, duration("seconds"), LESS_THAN, OR_NEVER];
+    /// Runs until its event is sent to its agent, then succeeds.
+    25 => WaitForEvent: Configured children(0, 0) fields("", "") params[param("event", KindParamType::Event)];
+    /// Sends its event to an agent (itself by default), delivered before
+    /// that agent's next tick, and succeeds.
+    26 => SendEvent: Configured children(0, 0) fields("", "")
+        params[param("event", KindParamType::Event), KindParam { name: "to", ty: KindParamType::Agent, default: Some(SELF_AGENT) }];
 }
 
 /// The number of leaf kinds: imports are kept in one table per leaf kind.
@@ -262,12 +361,23 @@ impl Kind {
 
     /// True for deciders that take their children's statuses at run time,
     /// through a guard: the concurrent decider, and every configured kind
-    /// with a child. The others decide by the status and the child's
-    /// position alone, which the VM's flow table resolves ahead of time.
+    /// with a child but the gates. The others decide by the status and the
+    /// child's position alone, which the VM's flow table resolves ahead of
+    /// time.
     #[inline]
     pub const fn is_dynamic(self) -> bool {
         matches!(self, Kind::Concurrent)
-            || (matches!(self.layout(), Layout::Configured) && self.children().1 > 0)
+            || (matches!(self.layout(), Layout::Configured)
+                && self.children().1 > 0
+                && !self.is_gate())
+    }
+
+    /// True for the gates: configured kinds that test something when they
+    /// start, fail if it does not hold, and otherwise pass their child's
+    /// statuses through unchanged.
+    #[inline]
+    pub const fn is_gate(self) -> bool {
+        matches!(self, Kind::ScriptGate | Kind::IfCondition | Kind::IfTime)
     }
 
     /// True for leaves (one bit test).
@@ -335,10 +445,15 @@ mod tests {
                 Kind::LoopUntilSuccess,
                 Kind::Timeout,
                 Kind::Cooldown,
-                Kind::Scope
+                Kind::Scope,
+                Kind::ScriptWrapper
             ]
         );
-        // Dense: every tag below the number of kinds is used.
+        // Dense, and `ALL` in tag order: every tag below the number of kinds
+        // is used, by `ALL`'s kind at that index.
+        for (i, k) in Kind::ALL.iter().enumerate() {
+            assert_eq!(k.tag() as usize, i, "{k}");
+        }
         assert!((0..Kind::ALL.len() as u8).all(|t| Kind::from_tag(t).is_some()));
         assert!(
             (0..=u8::MAX)

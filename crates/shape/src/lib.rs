@@ -54,6 +54,7 @@ mod bytes;
 mod capacity;
 mod catalog;
 mod compile;
+mod declare;
 mod disasm;
 mod error;
 mod ids;
@@ -70,6 +71,9 @@ pub use bytes::{DecodeError, Undecodable, item_offset};
 pub use capacity::CapacitySpec;
 pub use catalog::{Catalog, LeafCatalog, LeafSchema, suggest};
 pub use compile::{BuildError, BuildProblem, Options, Unbuildable, compile, compile_with};
+pub use declare::{
+    Declarations, Script, Signal, SignalDecl, Timestamp, TimestampDecl, Variable, VariableDecl,
+};
 pub use disasm::Disassembly;
 pub use error::{Invalid, ValidationError};
 pub use ids::{ActionId, NodeId, NodeIdx};
@@ -78,7 +82,8 @@ pub use item::{
     ShapeItem,
 };
 pub use kinds::{
-    Kind, KindParam, KindParamType, LEAF_KINDS, LEAF_TAGS, Layout, MAX_CHILDREN, is_leaf_tag,
+    Kind, KindParam, KindParamType, LEAF_KINDS, LEAF_TAGS, Layout, MAX_CHILDREN, SELF_AGENT,
+    is_leaf_tag,
 };
 pub use params::{FieldDecl, FieldType, ParamSpec, ParamType, ParamValue};
 pub use shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};

@@ -1,11 +1,13 @@
 //! The shape: a validated stream of shape items and the tables beside it.
 
 use crate::capacity::CapacitySpec;
+use crate::declare::{Script, Signal, Timestamp, Variable};
 use crate::error::ValidationError;
 use crate::ids::{ActionId, NodeId, NodeIdx};
 use crate::item::{MAX_ITEMS, MAX_PARAM_WORDS, ShapeItem};
 use crate::kinds::{Kind, LEAF_KINDS, Layout};
 use crate::params::{FieldDecl, ParamType};
+use crate::script::ScriptType;
 use crate::source::Source;
 
 /// A leaf the shape refers to by name, resolved against the application's
@@ -72,6 +74,17 @@ pub struct ShapeParts {
     /// The blackboard fields the shape was compiled against: what field
     /// parameter words index.
     pub fields: Vec<FieldDecl>,
+    /// The application's events the shape was compiled against: what event
+    /// parameter words, signals and timestamps index.
+    pub events: Vec<Box<str>>,
+    /// The tree's variables: what scripts' variable operands index.
+    pub variables: Vec<Variable>,
+    /// The tree's signals.
+    pub signals: Vec<Signal>,
+    /// The tree's timestamps: what timestamp parameter words index.
+    pub timestamps: Vec<Timestamp>,
+    /// The tree's scripts: what script parameter words index.
+    pub scripts: Vec<Script>,
 }
 
 /// Caps the validator enforces, so that no input can make later stages use
@@ -111,6 +124,7 @@ impl ShapeParts {
         Ok(Shape {
             parts: self,
             persistent: facts.persistent.into_boxed_slice(),
+            script_types: facts.script_types.into_boxed_slice(),
             spec: facts.spec,
         })
     }
@@ -127,6 +141,7 @@ impl ShapeParts {
 pub struct Shape {
     parts: ShapeParts,
     persistent: Box<[NodeIdx]>,
+    script_types: Box<[ScriptType]>,
     spec: CapacitySpec,
 }
 
@@ -338,6 +353,42 @@ impl Shape {
     /// The blackboard fields field parameters refer to, by index.
     pub fn fields(&self) -> &[FieldDecl] {
         &self.parts.fields
+    }
+
+    /// The events the shape was compiled against, by index.
+    pub fn events(&self) -> &[Box<str>] {
+        &self.parts.events
+    }
+
+    /// The tree's variables, by index.
+    pub fn variables(&self) -> &[Variable] {
+        &self.parts.variables
+    }
+
+    /// The tree's signals.
+    pub fn signals(&self) -> &[Signal] {
+        &self.parts.signals
+    }
+
+    /// The tree's timestamps, by index.
+    pub fn timestamps(&self) -> &[Timestamp] {
+        &self.parts.timestamps
+    }
+
+    /// The tree's scripts, by index.
+    pub fn scripts(&self) -> &[Script] {
+        &self.parts.scripts
+    }
+
+    /// The value type of each script, by index (the validator's finding).
+    pub fn script_types(&self) -> &[ScriptType] {
+        &self.script_types
+    }
+
+    /// The code of the script a parameter word of a script type names.
+    #[inline]
+    pub fn script(&self, word: u64) -> &[u64] {
+        &self.parts.scripts[word as usize].words
     }
 
     /// Where the node was written, as `file:line:column`, if known.

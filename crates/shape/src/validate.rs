@@ -10,8 +10,9 @@ use crate::capacity::CapacitySpec;
 use crate::error::{Invalid, ValidationError};
 use crate::ids::NodeIdx;
 use crate::item::{FLAG_PERSISTENT, KNOWN_FLAGS, MAX_ITEMS, MAX_PARAM_WORDS, ShapeItem};
-use crate::kinds::{Kind, Layout};
+use crate::kinds::{Kind, KindParamType, Layout};
 use crate::params::{FIELD_REF, FieldType, ParamType};
+use crate::script::{self, ScriptType};
 use crate::shape::{Import, Limits, ShapeParts};
 use std::collections::HashSet;
 
@@ -19,7 +20,13 @@ use std::collections::HashSet;
 pub(crate) struct Facts {
     pub spec: CapacitySpec,
     pub persistent: Vec<NodeIdx>,
+    /// The value type of each script.
+    pub script_types: Vec<ScriptType>,
 }
+
+/// The most variables, timestamps and events a shape may have: each
+/// variable or timestamp costs every agent a bit or a word.
+pub const MAX_DECLARED: usize = 4096;
 
 /// Bounds on the state one subtree can hold at the end of a tick.
 #[derive(Clone, Copy, Default)]
@@ -80,7 +87,23 @@ impl Open {
             }
             Kind::Timeout => bound.deciders += 1,
             // A running entry: the time waited, or that the scope is open.
-            Kind::Wait | Kind::Scope => bound.actions += 1,
+            // An action state while running: a wait's start, a scope's or a
+            // wrapper's mark, a waiting event's arrival.
+            Kind::Wait
+            | Kind::Scope
+            | Kind::ScriptWrapper
+            | Kind::WaitUntilTime
+            | Kind::WaitForEvent => bound.actions += 1,
+            // Finish at once, or pass their child's statuses through (the
+            // gates test on entry only, and know a child is running by its
+            // states).
+            Kind::Script
+            | Kind::AssertScript
+            | Kind::AssertCondition
+            | Kind::SendEvent
+            | Kind::ScriptGate
+            | Kind::IfCondition
+            | Kind::IfTime => {}
             // Its time is a persistent slot.
             Kind::Cooldown => {}
             // The resume point of a sequence or selector stopped past its
@@ -148,6 +171,7 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
         }));
     }
     check_imports(parts)?;
+    let script_types = check_declarations(parts)?;
     let mut ids = HashSet::with_capacity(n);
     for (i, node) in parts.nodes.iter().enumerate() {
         if let Some(source) = node.source
@@ -215,7 +239,7 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
                     return Err(err(Invalid::EndOutOfBounds { end, limit }));
                 }
                 match kind.layout() {
-                    Layout::Configured => check_configured(parts, i, kind, item)?,
+                    Layout::Configured => check_configured(parts, i, kind, item, &script_types)?,
                     _ if kind.fields() == ("", "") && (item.a() != 0 || item.b() != 0) => {
                         return Err(err(Invalid::ReservedBits { bits: item.bits() }));
                     }
@@ -223,6 +247,9 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
                 }
                 if kind == Kind::Cooldown {
                     persistent.push(NodeIdx::new(i));
+                }
+                if kind == Kind::SendEvent {
+                    spec.events_sent += 1;
                 }
                 if stack.len() as u32 >= limits.max_depth {
                     return Err(err(Invalid::TooDeep {
@@ -259,7 +286,13 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
     spec.action_states = root.actions;
     spec.deferred_states = root.deferred;
     spec.persistent_states = persistent.len() as u32;
-    Ok(Facts { spec, persistent })
+    spec.variables = parts.variables.len() as u32;
+    spec.timestamps = parts.timestamps.len() as u32;
+    Ok(Facts {
+        spec,
+        persistent,
+        script_types,
+    })
 }
 
 fn close_top(stack: &mut Vec<Open>, root: &mut Bound) -> Result<(), ValidationError> {
@@ -362,6 +395,7 @@ fn check_configured(
     i: u32,
     kind: Kind,
     item: ShapeItem,
+    script_types: &[ScriptType],
 ) -> Result<(), ValidationError> {
     let err = |what| ValidationError::at(i, Some(kind), what);
     let params = item.params();
@@ -416,11 +450,124 @@ fn check_configured(
         }));
     }
     for (param, &word) in schema.iter().zip(words) {
-        if let Some(reason) = bad_word(&param.ty.param_type(), word, parts) {
+        if let Some(reason) = bad_kind_word(param.ty, word, parts, script_types) {
             return Err(bad(param.name, word, reason));
         }
     }
     Ok(())
+}
+
+/// Why `word` cannot be a built-in kind's parameter of type `ty`, if it
+/// cannot.
+fn bad_kind_word(
+    ty: KindParamType,
+    word: u64,
+    parts: &ShapeParts,
+    script_types: &[ScriptType],
+) -> Option<&'static str> {
+    let index = usize::try_from(word).unwrap_or(usize::MAX);
+    match ty {
+        KindParamType::Count | KindParamType::Hook => bad_word(&ParamType::Count, word, parts),
+        KindParamType::Duration => bad_word(&ParamType::Duration, word, parts),
+        KindParamType::Flag => bad_word(&ParamType::Bool, word, parts),
+        KindParamType::Agent => bad_word(&ParamType::Input(FieldType::Int), word, parts),
+        KindParamType::Event if index >= parts.events.len() => Some("is not an event"),
+        KindParamType::Timestamp if index >= parts.timestamps.len() => Some("is not a timestamp"),
+        KindParamType::Event | KindParamType::Timestamp => None,
+        KindParamType::Script | KindParamType::Test | KindParamType::Condition => {
+            match script_types.get(index) {
+                None => Some("is not a script"),
+                Some(ScriptType::Bool) => None,
+                Some(_) if ty != KindParamType::Script => {
+                    Some("is a script whose value is not a bool")
+                }
+                Some(_) => None,
+            }
+            .or_else(|| {
+                (ty == KindParamType::Condition && script::writes(&parts.scripts[index].words))
+                    .then_some("is a script that assigns, not a condition")
+            })
+        }
+    }
+}
+
+/// Checks the declaration and script tables; the scripts' value types.
+fn check_declarations(parts: &ShapeParts) -> Result<Vec<ScriptType>, ValidationError> {
+    let fail = |what, index, reason: &str| {
+        Err(ValidationError::whole(Invalid::Declaration {
+            what,
+            index,
+            reason: reason.into(),
+        }))
+    };
+    let (events, variables) = (parts.events.len(), parts.variables.len());
+    if variables > MAX_DECLARED {
+        return fail(
+            "variable",
+            MAX_DECLARED,
+            "is past the limit of 4096 variables",
+        );
+    }
+    if parts.timestamps.len() > MAX_DECLARED {
+        return fail(
+            "timestamp",
+            MAX_DECLARED,
+            "is past the limit of 4096 timestamps",
+        );
+    }
+    let mut names = HashSet::new();
+    for (i, e) in parts.events.iter().enumerate() {
+        if e.is_empty() || !names.insert(e) {
+            return fail("event", i, "has an empty or repeated name");
+        }
+    }
+    if events > MAX_DECLARED {
+        return fail("event", MAX_DECLARED, "is past the limit of 4096 events");
+    }
+    names.clear();
+    for (i, v) in parts.variables.iter().enumerate() {
+        if v.name.is_empty() || !names.insert(&v.name) {
+            return fail("variable", i, "has an empty or repeated name");
+        }
+    }
+    for (i, s) in parts.signals.iter().enumerate() {
+        if s.event as usize >= events || s.variable as usize >= variables {
+            return fail("signal", i, "names an event or variable past its table");
+        }
+    }
+    names.clear();
+    for (i, t) in parts.timestamps.iter().enumerate() {
+        if t.name.is_empty() || !names.insert(&t.name) {
+            return fail("timestamp", i, "has an empty or repeated name");
+        }
+        if t.event as usize >= events {
+            return fail("timestamp", i, "is set by an event past the events");
+        }
+        if let Some(other) = t.exclusive {
+            let back = parts
+                .timestamps
+                .get(other as usize)
+                .and_then(|o| o.exclusive);
+            if other as usize == i || back != Some(i as u32) {
+                return fail(
+                    "timestamp",
+                    i,
+                    "is exclusive to one that is not exclusive to it",
+                );
+            }
+        }
+    }
+    let mut types = Vec::with_capacity(parts.scripts.len());
+    for (i, s) in parts.scripts.iter().enumerate() {
+        if s.words.len() > script::MAX_WORDS {
+            return fail("script", i, "is longer than 1024 words");
+        }
+        match script::check(&s.words, &parts.fields, variables as u32) {
+            Ok(ty) => types.push(ty),
+            Err(reason) => return fail("script", i, reason),
+        }
+    }
+    Ok(types)
 }
 
 /// Why `word` cannot be a parameter of type `ty` in `parts`, if it cannot.

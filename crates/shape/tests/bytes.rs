@@ -8,11 +8,13 @@
 mod common;
 
 use common::wire::{ImportAt, Layout, Str, Wire, get_u32, layout, put_u32};
-use common::{build, catalog, creature, samples, typed};
+use common::{
+    SCRIPTS, build, build_declared, catalog, creature, declared_catalog, samples, scripted, typed,
+};
 use treebeard_shape::tree::{act, sequence};
 use treebeard_shape::{
-    DecodeError, FieldType, Invalid, Kind, NodeId, NodeIdx, Options, ParamType, Shape, Source,
-    Undecodable, compile_with, item_offset,
+    Declarations, DecodeError, FieldType, Invalid, Kind, NodeId, NodeIdx, Options, ParamType,
+    Shape, Signal, Source, Timestamp, Undecodable, Variable, compile_with, item_offset,
 };
 
 /// The creature's shape and its encoding.
@@ -37,6 +39,24 @@ fn rich() -> (Shape, Vec<u8>) {
     let shape = compile_with(&tree, &catalog(), &options).unwrap_or_else(|e| panic!("{e}"));
     let bytes = shape.to_bytes();
     (shape, bytes)
+}
+
+/// A shape with every section of the format non-empty, the declaration
+/// and script tables included: the ten kinds of the declarations and
+/// scripts, compiled with two variables, two signals and two exclusive
+/// timestamps (see `common::scripted`). Its encoding beside it.
+fn declared() -> (Shape, Vec<u8>) {
+    let shape = build_declared(&scripted());
+    let bytes = shape.to_bytes();
+    (shape, bytes)
+}
+
+/// The item of the first node of `kind` in `shape`.
+fn first(shape: &Shape, kind: Kind) -> NodeIdx {
+    (0..shape.len() as u32)
+        .map(NodeIdx::new)
+        .find(|&n| shape.kind(n) == kind)
+        .unwrap_or_else(|| panic!("no {kind}"))
 }
 
 fn decode_err(bytes: &[u8]) -> DecodeError {
@@ -220,10 +240,10 @@ fn encoding_follows_the_documented_layout() {
 }
 
 #[test]
-fn header_is_magic_version_two_and_a_zero_word() {
+fn header_is_magic_version_three_and_a_zero_word() {
     let (_, bytes) = sample();
     assert_eq!(&bytes[..8], b"TBSHAPE\0");
-    assert_eq!(get_u32(&bytes, 8), 2);
+    assert_eq!(get_u32(&bytes, 8), 3);
     assert_eq!(get_u32(&bytes, 12), 0);
 }
 
@@ -277,6 +297,21 @@ fn version_one_is_no_longer_read() {
     let (_, mut bytes) = sample();
     put_u32(&mut bytes, 8, 1);
     assert_eq!(failure(&bytes), (8, Undecodable::Version { found: 1 }));
+}
+
+#[test]
+fn version_two_without_the_declaration_sections_is_refused() {
+    // A version 2 encoding ended after the field table.
+    let (_, bytes) = sample();
+    let l = layout(&bytes);
+    let mut old = bytes[..l.events_count_at].to_vec();
+    put_u32(&mut old, 8, 2);
+    assert_eq!(failure(&old), (8, Undecodable::Version { found: 2 }));
+    let text = decode_err(&old).to_string();
+    assert_eq!(
+        text,
+        "byte 8: format version 2 is not supported; this build reads version 3"
+    );
 }
 
 #[test]
@@ -345,18 +380,42 @@ fn node_table_has_one_entry_per_item_without_a_count() {
 }
 
 #[test]
-fn missing_last_byte_is_truncated_in_the_field_table() {
+fn missing_last_byte_of_the_field_table_is_truncated_there() {
     let (_, bytes) = rich();
     let l = layout(&bytes);
     let last = l.fields.last().unwrap();
-    let cut = &bytes[..bytes.len() - 1];
+    let cut = &bytes[..last.ty_at];
     assert_eq!(failure(cut), (last.ty_at, truncated("field table", 1, 0)));
+}
+
+#[test]
+fn missing_last_byte_is_truncated_in_the_script_table() {
+    // Without declarations, the encoding ends with the script count.
+    let (_, bytes) = rich();
+    let l = layout(&bytes);
+    assert_eq!(l.scripts_count_at, bytes.len() - 4);
+    let cut = &bytes[..bytes.len() - 1];
+    let want = truncated("script table", 4, 3);
+    assert_eq!(failure(cut), (l.scripts_count_at, want));
+    // With them, with the last code word of the last script.
+    let (_, bytes) = declared();
+    let l = layout(&bytes);
+    let script = l.scripts.last().unwrap();
+    let last = script.word_at(script.words.len() - 1);
+    assert_eq!(last + 8, bytes.len());
+    let cut = &bytes[..bytes.len() - 1];
+    // The word count is checked against the bytes left before the words
+    // are read.
+    let n = script.words.len();
+    let want = truncated("script table", 8 * n as u64, 8 * n - 1);
+    assert_eq!(failure(cut), (script.words_count_at, want));
 }
 
 #[test]
 fn every_truncation_is_an_error() {
     let mut encodings: Vec<Vec<u8>> = samples().iter().map(|t| build(t).to_bytes()).collect();
     encodings.push(rich().1);
+    encodings.push(declared().1);
     for bytes in encodings {
         for len in 0..bytes.len() {
             let e = decode_err(&bytes[..len]);
@@ -557,7 +616,7 @@ fn unknown_field_type_in_the_field_table() {
 }
 
 #[test]
-fn bytes_after_the_field_table() {
+fn bytes_after_the_script_table() {
     let (_, mut bytes) = sample();
     let end = bytes.len();
     bytes.extend_from_slice(&[0, 0, 0]);
@@ -602,7 +661,7 @@ fn duplicate_node_id_is_reported_at_the_item() {
 #[test]
 fn whole_shape_errors_are_reported_at_offset_zero() {
     // No items and empty tables: decodes, then fails validation.
-    let bytes = Wire::up_to_strings().u32(0).u32(0).u32(0).done();
+    let bytes = Wire::up_to_scripts().u32(0).done();
     assert_eq!(invalid(&bytes), (0, None, Invalid::Empty));
 }
 
@@ -670,4 +729,515 @@ fn field_table_type_changed_under_a_field_param() {
     };
     assert_eq!(&*param, "left");
     assert_eq!(reason, "refers to a field of another type");
+}
+
+// Declarations and scripts.
+
+#[test]
+fn declared_shapes_round_trip_to_equal_shapes() {
+    let (shape, bytes) = declared();
+    assert_eq!(shape.scripts().len(), SCRIPTS.len());
+    let again = Shape::from_bytes(&bytes).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again, shape);
+    assert_eq!(again.to_bytes(), bytes, "encoding is canonical");
+    assert_eq!(again.spec(), shape.spec());
+    assert_eq!(again.script_types(), shape.script_types());
+    let events: Vec<&str> = again.events().iter().map(|e| &**e).collect();
+    assert_eq!(events, ["OnEnemySeen", "OnLostSightOfTarget", "Alarm"]);
+    assert_eq!(
+        again.variables(),
+        [
+            Variable {
+                name: "TargetVisible".into(),
+                initial: false
+            },
+            Variable {
+                name: "Fleeing".into(),
+                initial: true
+            },
+        ]
+    );
+    assert_eq!(
+        again.signals(),
+        [
+            Signal {
+                event: 0,
+                variable: 0,
+                value: true
+            },
+            Signal {
+                event: 1,
+                variable: 0,
+                value: false
+            },
+        ]
+    );
+    assert_eq!(
+        again.timestamps(),
+        [
+            Timestamp {
+                name: "TargetSpotted".into(),
+                event: 0,
+                exclusive: Some(1)
+            },
+            Timestamp {
+                name: "TargetLost".into(),
+                event: 1,
+                exclusive: Some(0)
+            },
+        ]
+    );
+    let sources: Vec<&str> = again.scripts().iter().map(|s| &*s.source).collect();
+    assert_eq!(sources, SCRIPTS);
+    for (a, b) in again.scripts().iter().zip(shape.scripts()) {
+        assert_eq!(a.words, b.words, "{}", a.source);
+    }
+    // A configured item's script word survives: the gate's test is script 1.
+    let gate = first(&again, Kind::ScriptGate);
+    assert_eq!(again.params(gate), [1]);
+    assert_eq!(again.script(1), &*shape.scripts()[1].words);
+}
+
+#[test]
+fn declaration_tables_follow_the_documented_layout() {
+    let (shape, bytes) = declared();
+    let l = layout(&bytes);
+    assert_eq!(l.end, bytes.len(), "the layout accounts for every byte");
+    assert_eq!(l.events_count_at, l.fields.last().unwrap().ty_at + 1);
+    let texts = |t: &[Str]| t.iter().map(|s| s.text.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        texts(&l.events),
+        ["OnEnemySeen", "OnLostSightOfTarget", "Alarm"]
+    );
+    let variables: Vec<(&str, u8)> = l
+        .variables
+        .iter()
+        .map(|v| (&*v.name.text, bytes[v.initial_at]))
+        .collect();
+    assert_eq!(variables, [("TargetVisible", 0), ("Fleeing", 1)]);
+    let signals: Vec<(u32, u32, u8)> = l
+        .signals
+        .iter()
+        .map(|s| {
+            (
+                get_u32(&bytes, s.at),
+                get_u32(&bytes, s.variable_at),
+                bytes[s.value_at],
+            )
+        })
+        .collect();
+    assert_eq!(signals, [(0, 0, 1), (1, 0, 0)]);
+    let timestamps: Vec<(&str, u32, u32)> = l
+        .timestamps
+        .iter()
+        .map(|t| {
+            let event = get_u32(&bytes, t.event_at);
+            (&*t.name.text, event, get_u32(&bytes, t.exclusive_at))
+        })
+        .collect();
+    assert_eq!(timestamps, [("TargetSpotted", 0, 1), ("TargetLost", 1, 0)]);
+    assert_eq!(l.scripts.len(), shape.scripts().len());
+    for (at, script) in l.scripts.iter().zip(shape.scripts()) {
+        assert_eq!(at.source.text, &*script.source);
+        assert_eq!(
+            get_u32(&bytes, at.words_count_at) as usize,
+            script.words.len()
+        );
+        assert_eq!(at.words, &*script.words);
+    }
+}
+
+#[test]
+fn a_timestamp_exclusive_to_none_is_written_as_u32_max() {
+    let declarations = Declarations::new().timestamp("Seen", "Alarm");
+    let options = Options {
+        declarations,
+        ..Options::default()
+    };
+    let shape = compile_with(&act("Shoot"), &declared_catalog(), &options).unwrap();
+    let bytes = shape.to_bytes();
+    let l = layout(&bytes);
+    assert_eq!(get_u32(&bytes, l.timestamps[0].event_at), 2);
+    assert_eq!(get_u32(&bytes, l.timestamps[0].exclusive_at), u32::MAX);
+    let again = Shape::from_bytes(&bytes).unwrap();
+    assert_eq!(again.timestamps()[0].exclusive, None);
+    assert_eq!(again, shape);
+}
+
+#[test]
+fn truncation_in_each_declaration_section_names_it() {
+    // Where a count of fixed-size entries (signals, code words) does not
+    // fit, the count is at fault; otherwise the entry being read.
+    let (_, bytes) = declared();
+    let l = layout(&bytes);
+    let script = &l.scripts[2];
+    let cases = [
+        (l.events[1].at + 2, l.events[1].at, "event table"),
+        (
+            l.variables[1].initial_at,
+            l.variables[1].initial_at,
+            "variable table",
+        ),
+        (l.signals[1].variable_at, l.signals_count_at, "signal table"),
+        (
+            l.timestamps[0].exclusive_at + 3,
+            l.timestamps[0].exclusive_at,
+            "timestamp table",
+        ),
+        (script.source.at + 1, script.source.at, "script table"),
+        (script.word_at(0) + 5, script.words_count_at, "script table"),
+    ];
+    for (len, at, section) in cases {
+        let e = decode_err(&bytes[..len]);
+        let Undecodable::Truncated { section: found, .. } = e.what() else {
+            panic!("length {len}: {e}");
+        };
+        assert_eq!((e.offset(), *found), (at, section), "length {len}: {e}");
+    }
+}
+
+#[test]
+fn truncations_past_the_field_table_name_their_section() {
+    // `every_truncation_is_an_error` covers every prefix of the declared
+    // shape; here each cut past the field table must name the section it
+    // falls in, and an offset inside that section.
+    let (_, bytes) = declared();
+    let l = layout(&bytes);
+    let sections = [
+        (l.events_count_at, "event table"),
+        (l.variables_count_at, "variable table"),
+        (l.signals_count_at, "signal table"),
+        (l.timestamps_count_at, "timestamp table"),
+        (l.scripts_count_at, "script table"),
+        (bytes.len(), ""),
+    ];
+    for pair in sections.windows(2) {
+        let ((start, section), (end, _)) = (pair[0], pair[1]);
+        for len in start..end {
+            let e = decode_err(&bytes[..len]);
+            match e.what() {
+                Undecodable::Truncated { section: s, .. } => {
+                    assert_eq!(*s, section, "length {len}: {e}");
+                }
+                _ => panic!("length {len}: {e}"),
+            }
+            assert!(
+                e.offset() >= start && e.offset() <= len,
+                "length {len}: {e}"
+            );
+        }
+    }
+}
+
+#[test]
+fn huge_event_count() {
+    huge_count_fails_at_the_count(Wire::up_to_events(), "event table", 4);
+}
+
+#[test]
+fn huge_variable_count() {
+    // A variable is at least a name length and its initial value.
+    huge_count_fails_at_the_count(Wire::up_to_events().u32(0), "variable table", 5);
+}
+
+#[test]
+fn huge_signal_count() {
+    // A signal is an event, a variable and a value.
+    let prefix = Wire::up_to_events().u32(0).u32(0);
+    huge_count_fails_at_the_count(prefix, "signal table", 9);
+}
+
+#[test]
+fn huge_timestamp_count() {
+    // A timestamp is at least a name length, an event and an exclusive.
+    let prefix = Wire::up_to_events().u32(0).u32(0).u32(0);
+    huge_count_fails_at_the_count(prefix, "timestamp table", 12);
+}
+
+#[test]
+fn huge_script_count() {
+    // A script is at least a source length and a word count.
+    huge_count_fails_at_the_count(Wire::up_to_scripts(), "script table", 8);
+}
+
+#[test]
+fn huge_script_word_count() {
+    let prefix = Wire::up_to_scripts().u32(1).string("x");
+    huge_count_fails_at_the_count(prefix, "script table", 8);
+}
+
+#[test]
+fn huge_script_source_length() {
+    // Four bytes more than the length, so that the script count fits.
+    let bytes = Wire::up_to_scripts().u32(1).u32(u32::MAX).zeros(4).done();
+    let at = bytes.len() - 4;
+    let want = truncated("script table", u64::from(u32::MAX), 4);
+    assert_eq!(failure(&bytes), (at, want));
+}
+
+#[test]
+fn variable_initial_byte_other_than_zero_or_one() {
+    let (_, mut bytes) = declared();
+    let at = layout(&bytes).variables[1].initial_at;
+    bytes[at] = 2;
+    assert_eq!(failure(&bytes), (at, tag("variable initial value", 2)));
+    let text = decode_err(&bytes).to_string();
+    assert_eq!(
+        text,
+        format!("byte {at}: 2 is not a valid variable initial value")
+    );
+}
+
+#[test]
+fn signal_value_byte_other_than_zero_or_one() {
+    let (_, mut bytes) = declared();
+    let at = layout(&bytes).signals[0].value_at;
+    bytes[at] = 0xFF;
+    assert_eq!(failure(&bytes), (at, tag("signal value", 0xFF)));
+}
+
+fn declared_not_utf8_at(pick: impl Fn(&Layout) -> &Str) {
+    let (_, mut bytes) = declared();
+    let l = layout(&bytes);
+    let s = pick(&l);
+    assert!(!s.text.is_empty());
+    bytes[s.at] = 0xFF;
+    assert_eq!(failure(&bytes), (s.at, Undecodable::NotUtf8), "{}", s.text);
+}
+
+#[test]
+fn event_name_not_utf8() {
+    declared_not_utf8_at(|l| &l.events[2]);
+}
+
+#[test]
+fn variable_name_not_utf8() {
+    declared_not_utf8_at(|l| &l.variables[0].name);
+}
+
+#[test]
+fn timestamp_name_not_utf8() {
+    declared_not_utf8_at(|l| &l.timestamps[1].name);
+}
+
+#[test]
+fn script_source_not_utf8() {
+    declared_not_utf8_at(|l| &l.scripts[3].source);
+}
+
+// Declaration tables that decode but are invalid: reported at their entry.
+
+fn declaration(what: &'static str, index: usize, reason: &str) -> Invalid {
+    Invalid::Declaration {
+        what,
+        index,
+        reason: reason.into(),
+    }
+}
+
+#[test]
+fn signal_naming_a_variable_past_the_table_is_reported_at_the_signal() {
+    let (_, mut bytes) = declared();
+    let signal = layout(&bytes).signals[1].clone();
+    put_u32(&mut bytes, signal.variable_at, 2);
+    let want = declaration("signal", 1, "names an event or variable past its table");
+    assert_eq!(invalid(&bytes), (signal.at, None, want));
+    let text = decode_err(&bytes).to_string();
+    assert_eq!(
+        text,
+        format!(
+            "byte {}: signal 1 names an event or variable past its table",
+            signal.at
+        )
+    );
+}
+
+#[test]
+fn signal_naming_an_event_past_the_table() {
+    let (_, mut bytes) = declared();
+    let signal = layout(&bytes).signals[0].clone();
+    put_u32(&mut bytes, signal.at, 3);
+    let want = declaration("signal", 0, "names an event or variable past its table");
+    assert_eq!(invalid(&bytes), (signal.at, None, want));
+}
+
+#[test]
+fn exclusive_index_out_of_range_is_reported_at_the_timestamp() {
+    let (_, mut bytes) = declared();
+    let stamp = layout(&bytes).timestamps[0].clone();
+    put_u32(&mut bytes, stamp.exclusive_at, 7);
+    let want = declaration(
+        "timestamp",
+        0,
+        "is exclusive to one that is not exclusive to it",
+    );
+    assert_eq!(invalid(&bytes), (stamp.at, None, want));
+}
+
+#[test]
+fn exclusion_one_way_only_is_invalid() {
+    // TargetLost no longer names TargetSpotted back.
+    let (_, mut bytes) = declared();
+    let l = layout(&bytes);
+    put_u32(&mut bytes, l.timestamps[1].exclusive_at, u32::MAX);
+    let want = declaration(
+        "timestamp",
+        0,
+        "is exclusive to one that is not exclusive to it",
+    );
+    assert_eq!(invalid(&bytes), (l.timestamps[0].at, None, want));
+}
+
+#[test]
+fn timestamp_set_by_an_event_past_the_events() {
+    let (_, mut bytes) = declared();
+    let stamp = layout(&bytes).timestamps[1].clone();
+    put_u32(&mut bytes, stamp.event_at, 3);
+    let want = declaration("timestamp", 1, "is set by an event past the events");
+    assert_eq!(invalid(&bytes), (stamp.at, None, want));
+}
+
+#[test]
+fn repeated_variable_name_is_reported_at_the_variable() {
+    let declarations = Declarations::new().variable("a", false).variable("b", true);
+    let options = Options {
+        declarations,
+        ..Options::default()
+    };
+    let shape = compile_with(&act("Shoot"), &declared_catalog(), &options).unwrap();
+    let mut bytes = shape.to_bytes();
+    let l = layout(&bytes);
+    bytes[l.variables[1].name.at] = b'a';
+    let want = declaration("variable", 1, "has an empty or repeated name");
+    assert_eq!(invalid(&bytes), (l.variables[1].at, None, want));
+}
+
+#[test]
+fn script_that_fails_the_check_is_reported_at_the_script() {
+    let (shape, mut bytes) = declared();
+    let script = layout(&bytes).scripts[2].clone();
+    // An unknown op code in the first word.
+    bytes[script.word_at(0)] = 0xFF;
+    let (offset, item, what) = invalid(&bytes);
+    assert_eq!((offset, item), (script.at, None));
+    let Invalid::Declaration {
+        what,
+        index,
+        reason,
+    } = what
+    else {
+        panic!("{what:?}");
+    };
+    assert_eq!((what, index), ("script", 2));
+    let mut words = shape.scripts()[2].words.to_vec();
+    words[0] |= 0xFF;
+    let check = treebeard_shape::script::check(&words, shape.fields(), 2).unwrap_err();
+    assert_eq!(reason, check);
+    assert_eq!(reason, "unknown op code");
+}
+
+#[test]
+fn script_whose_return_disagrees_with_its_code_fails_the_check() {
+    // Script 1, the gate's test, is `hunger > 3 && !alert`; its last word
+    // becomes the first script's typed return, an int's.
+    let (shape, mut bytes) = declared();
+    let l = layout(&bytes);
+    let int_return = *shape.scripts()[0].words.last().unwrap();
+    let gate_script = &l.scripts[1];
+    let last = gate_script.word_at(gate_script.words.len() - 1);
+    bytes[last..last + 8].copy_from_slice(&int_return.to_le_bytes());
+    let (offset, item, what) = invalid(&bytes);
+    assert_eq!((offset, item), (gate_script.at, None), "{what:?}");
+    assert!(
+        matches!(
+            &what,
+            Invalid::Declaration {
+                what: "script",
+                index: 1,
+                ..
+            }
+        ),
+        "{what:?}"
+    );
+}
+
+#[test]
+fn test_param_naming_an_int_script_is_reported_at_the_item() {
+    let (shape, mut bytes) = declared();
+    let gate = first(&shape, Kind::ScriptGate);
+    let at = layout(&bytes).param_at(shape.item(gate).params().offset as usize);
+    // Script 0 is an int.
+    bytes[at..at + 8].copy_from_slice(&0u64.to_le_bytes());
+    let want = Invalid::ParamWord {
+        leaf: "ScriptGate".into(),
+        param: "test".into(),
+        word: 0,
+        reason: "is a script whose value is not a bool",
+    };
+    assert_eq!(
+        invalid(&bytes),
+        (item_offset(gate.get()), Some(gate.get()), want)
+    );
+}
+
+#[test]
+fn condition_param_naming_a_script_that_assigns_is_reported_at_the_item() {
+    let (shape, mut bytes) = declared();
+    let node = first(&shape, Kind::IfCondition);
+    let at = layout(&bytes).param_at(shape.item(node).params().offset as usize);
+    // Script 3 is `Fleeing = true`.
+    bytes[at..at + 8].copy_from_slice(&3u64.to_le_bytes());
+    let want = Invalid::ParamWord {
+        leaf: "IfCondition".into(),
+        param: "condition".into(),
+        word: 3,
+        reason: "is a script that assigns, not a condition",
+    };
+    assert_eq!(
+        invalid(&bytes),
+        (item_offset(node.get()), Some(node.get()), want)
+    );
+}
+
+#[test]
+fn script_word_past_the_script_table_is_reported_at_the_item() {
+    let (shape, mut bytes) = declared();
+    let node = first(&shape, Kind::Script);
+    let at = layout(&bytes).param_at(shape.item(node).params().offset as usize);
+    bytes[at..at + 8].copy_from_slice(&(SCRIPTS.len() as u64).to_le_bytes());
+    let (offset, item, what) = invalid(&bytes);
+    assert_eq!((offset, item), (item_offset(node.get()), Some(node.get())));
+    assert!(
+        matches!(&what, Invalid::ParamWord { param, reason: "is not a script", .. } if &**param == "script"),
+        "{what:?}"
+    );
+}
+
+#[test]
+fn event_word_past_the_events_is_reported_at_the_item() {
+    let (shape, mut bytes) = declared();
+    let node = first(&shape, Kind::WaitForEvent);
+    let at = layout(&bytes).param_at(shape.item(node).params().offset as usize);
+    bytes[at..at + 8].copy_from_slice(&3u64.to_le_bytes());
+    let (offset, item, what) = invalid(&bytes);
+    assert_eq!((offset, item), (item_offset(node.get()), Some(node.get())));
+    assert!(
+        matches!(&what, Invalid::ParamWord { param, word: 3, reason: "is not an event", .. } if &**param == "event"),
+        "{what:?}"
+    );
+}
+
+#[test]
+fn dropping_events_invalidates_the_signals_naming_them() {
+    // The event table is cut to its first event: the second signal (and
+    // the second timestamp) name event 1, past it. Signals are checked
+    // first.
+    let (_, bytes) = declared();
+    let l = layout(&bytes);
+    let mut cut = bytes[..l.events[1].len_at].to_vec();
+    cut.extend_from_slice(&bytes[l.variables_count_at..]);
+    put_u32(&mut cut, l.events_count_at, 1);
+    let signals = l.signals[1].at - (l.variables_count_at - l.events[1].len_at);
+    let want = declaration("signal", 1, "names an event or variable past its table");
+    assert_eq!(invalid(&cut), (signals, None, want));
 }

@@ -1,22 +1,191 @@
 //! Random trees over the standard test leaves, for both interpreters.
 //!
-//! A [`Spec`] is a tree shape with nothing but node kinds and concurrent
-//! policies; decorators (inverter, `ForceSuccess`, `ForceFailure`) have
-//! exactly one child. It converts to a [`treebeard_shape::tree::Node`] (to compile
-//! for the VM with [`crate::leaves`]) and to a [`RefNode`] tree (for the
-//! [`Reference`] interpreter), numbered in the same pre-order. Random specs
-//! come from a proptest [`Strategy`] ([`spec_strategy`], which shrinks) or
-//! from a seed ([`Spec::random`], for bulk runs).
+//! A [`Spec`] is a tree shape with nothing but node kinds, concurrent
+//! policies and the parameters of the memory kinds; decorators (inverter,
+//! `ForceSuccess`, `ForceFailure`) and the gates and wrappers have exactly
+//! one child. It converts to a [`treebeard_shape::tree::Node`] (to compile
+//! for the VM with [`crate::leaves`] and the [`declarations`]) and to a
+//! [`RefNode`] tree (for the [`Reference`] interpreter), numbered in the
+//! same pre-order. Random specs come from a proptest [`Strategy`]
+//! ([`spec_strategy`], which shrinks) or from a seed ([`Spec::random`], for
+//! bulk runs).
+//!
+//! # Memory
+//!
+//! Every spec's tree declares the same memory: the variables `v0` (initially
+//! false), `v1` (true) and `v2` (false); signals on the test leaves' events
+//! `e0` (`v0` = true), `e1` (`v0` = false, `v1` = false) and `e2` (`v2` =
+//! true); the timestamps `t0` (set by `e0`) and `t1` (set by `e1`),
+//! exclusive to each other, and `t2` (set by `e2`). Scripts, gates and
+//! wrappers pick their scripts from [`SCRIPTS`], [`TESTS`] and
+//! [`CONDITIONS`], which read and flip these variables and, on some values,
+//! fault (an integer division by zero).
 
-use crate::reference::{RefNode, Reference};
+use crate::reference::{GateTest, Memory, RefNode, Reference, SendTo, TimeTest};
 use crate::script::{World, mix};
 use proptest::prelude::*;
 use std::fmt;
-use treebeard_shape::tree::{self, Count, Policy};
-use treebeard_shape::{ActionId, NodeIdx};
-use treebeard_vm::Program;
+use treebeard_shape::tree::{self, Count, Policy, decider_of};
+use treebeard_shape::{
+    ActionId, Declarations, Kind, NodeIdx, Options, Signal, Timestamp, compile_with,
+};
+use treebeard_vm::{EventId, Program};
 
-/// A tree over the standard test leaves (`c`, `a`, `p`, `d`).
+/// The tree variables every spec declares: name and initial value.
+pub const VARIABLES: [(&str, bool); 3] = [("v0", false), ("v1", true), ("v2", false)];
+
+/// The signals every spec declares: (event, variable, value), as indices
+/// into [`crate::script::EVENTS`] and [`VARIABLES`].
+pub const SIGNALS: [(u32, u32, bool); 4] =
+    [(0, 0, true), (1, 0, false), (1, 1, false), (2, 2, true)];
+
+/// The timestamps every spec declares: name, the event that sets it (an
+/// index into [`crate::script::EVENTS`]), and the timestamp it clears.
+pub const TIMESTAMPS: [(&str, u32, Option<u32>); 3] =
+    [("t0", 0, Some(1)), ("t1", 1, Some(0)), ("t2", 2, None)];
+
+/// Scripts of any type, which may assign (for `Script` and
+/// `ScriptWrapper`): the fifth faults unless `v0` holds (after assigning),
+/// the seventh unless `v2` does.
+pub const SCRIPTS: [&str; 7] = [
+    "v0 = !v0",
+    "v1 = v0 && !v2",
+    "v2 = !v2; 6 * 7",
+    "v2 = true",
+    "v1 = !v1; v0 || 1 / 0 == 0",
+    "v0 = false; v1 = true",
+    "v2 || 1 % 0 > 0",
+];
+
+/// Bool scripts that may assign (for `ScriptGate` and `AssertScript`): the
+/// last faults unless `v0` holds.
+pub const TESTS: [&str; 6] = [
+    "v0",
+    "!v1",
+    "v0 = !v0",
+    "v1 && !v0",
+    "v2 = !v2; v2 || v0",
+    "v0 || 1 / 0 == 0",
+];
+
+/// Read-only bool scripts (for `IfCondition` and `AssertCondition`): the
+/// last faults unless `v2` holds.
+pub const CONDITIONS: [&str; 5] = ["v0", "!v0", "v1 && !v2", "v0 || v2", "v2 || 2 % 0 == 0"];
+
+/// Agents a `SendEvent` of a spec may address (`to`): the sender (-1),
+/// agents 0 to 2 (which a differential run may have), agent 9 (which it does
+/// not), and -2 (no agent: the node fails).
+pub const SEND_TO: [i8; 6] = [-1, -1, 0, 1, 9, -2];
+
+/// The declarations every spec's tree is compiled with (see the module
+/// docs).
+pub fn declarations() -> Declarations {
+    let events = crate::script::EVENTS;
+    let mut d = Declarations::new();
+    for (name, initial) in VARIABLES {
+        d = d.variable(name, initial);
+    }
+    for (event, variable, value) in SIGNALS {
+        d = d.signal(
+            events[event as usize],
+            VARIABLES[variable as usize].0,
+            value,
+        );
+    }
+    for (i, (name, event, exclusive)) in TIMESTAMPS.into_iter().enumerate() {
+        let event = events[event as usize];
+        d = match exclusive {
+            // Declared on the first of the pair; the compiler links the
+            // pair both ways.
+            Some(other) if other as usize > i => {
+                d.exclusive_timestamp(name, event, TIMESTAMPS[other as usize].0)
+            }
+            _ => d.timestamp(name, event),
+        };
+    }
+    d
+}
+
+/// The memory every spec's tree declares, as the reference keeps it:
+/// written from the constants above, not read from a compiled shape.
+pub fn memory() -> Memory {
+    Memory {
+        initial: VARIABLES.iter().map(|&(_, initial)| initial).collect(),
+        signals: SIGNALS
+            .iter()
+            .map(|&(event, variable, value)| Signal {
+                event,
+                variable,
+                value,
+            })
+            .collect(),
+        timestamps: TIMESTAMPS
+            .iter()
+            .map(|&(name, event, exclusive)| Timestamp {
+                name: name.into(),
+                event,
+                exclusive,
+            })
+            .collect(),
+    }
+}
+
+/// The time test of a spec's `IfTime` or `WaitUntilTime`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct TimeSpec {
+    /// The timestamp, an index into [`TIMESTAMPS`].
+    pub since: u8,
+    /// The span, in half seconds.
+    pub halves: u8,
+    /// Passes while less time has passed (else: once more has).
+    pub less_than: bool,
+    /// Passes when the timestamp was never set.
+    pub or_never: bool,
+}
+
+impl TimeSpec {
+    /// The span in seconds.
+    pub fn seconds(self) -> f64 {
+        f64::from(self.halves) / 2.0
+    }
+
+    /// The reference's test.
+    pub fn to_test(self) -> TimeTest {
+        TimeTest {
+            since: usize::from(self.since),
+            seconds: self.seconds(),
+            less_than: self.less_than,
+            or_never: self.or_never,
+        }
+    }
+
+    /// `node` with the test's arguments.
+    fn args(self, node: tree::Node) -> tree::Node {
+        node.arg("since", TIMESTAMPS[usize::from(self.since)].0)
+            .arg("seconds", self.seconds())
+            .arg("less_than", self.less_than)
+            .arg("or_never", self.or_never)
+    }
+}
+
+impl fmt::Debug for TimeSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let op = if self.less_than { "<" } else { ">" };
+        write!(
+            f,
+            "{} {op} {}",
+            TIMESTAMPS[usize::from(self.since)].0,
+            self.seconds()
+        )?;
+        if self.or_never {
+            write!(f, " or never")?;
+        }
+        Ok(())
+    }
+}
+
+/// A tree over the standard test leaves (`c`, `a`, `p`, `d`) and the
+/// memory kinds, with the scripts, timestamps and events of the module docs.
 #[derive(Clone, PartialEq, Eq)]
 pub enum Spec {
     /// A sequence.
@@ -50,6 +219,40 @@ pub enum Spec {
     Persistent,
     /// The deferred action `d`.
     Deferred,
+    /// `Script` running [`SCRIPTS`]`[i]`.
+    Script(u8),
+    /// `AssertScript` over [`TESTS`]`[i]`.
+    AssertScript(u8),
+    /// `AssertCondition` over [`CONDITIONS`]`[i]`.
+    AssertCondition(u8),
+    /// `ScriptGate` over [`TESTS`]`[i]`, with its one child.
+    ScriptGate(u8, Box<Spec>),
+    /// `IfCondition` over [`CONDITIONS`]`[i]`, with its one child.
+    IfCondition(u8, Box<Spec>),
+    /// `IfTime` with its test, with its one child.
+    IfTime(TimeSpec, Box<Spec>),
+    /// `ScriptWrapper` with [`SCRIPTS`]`[enter]` and [`SCRIPTS`]`[exit]`
+    /// around its one child.
+    ScriptWrapper {
+        /// The enter script's index in [`SCRIPTS`].
+        enter: u8,
+        /// The exit script's index in [`SCRIPTS`].
+        exit: u8,
+        /// The child.
+        child: Box<Spec>,
+    },
+    /// `WaitUntilTime` with its test.
+    WaitUntilTime(TimeSpec),
+    /// `WaitForEvent` for [`crate::script::EVENTS`]`[i]`.
+    WaitForEvent(u8),
+    /// `SendEvent` of [`crate::script::EVENTS`]`[event]` to the agent `to`
+    /// (-1: the sender).
+    SendEvent {
+        /// The event's index.
+        event: u8,
+        /// The agent.
+        to: i8,
+    },
 }
 
 /// The deferred import every `d` leaf is requested as: `d` is the only
@@ -65,10 +268,23 @@ impl Spec {
             | Spec::Priority(children)
             | Spec::Selector(children)
             | Spec::Concurrent { children, .. } => children,
-            Spec::Inverter(child) | Spec::ForceSuccess(child) | Spec::ForceFailure(child) => {
-                std::slice::from_ref(&**child)
-            }
-            Spec::Cond | Spec::Act | Spec::Persistent | Spec::Deferred => &[],
+            Spec::Inverter(child)
+            | Spec::ForceSuccess(child)
+            | Spec::ForceFailure(child)
+            | Spec::ScriptGate(_, child)
+            | Spec::IfCondition(_, child)
+            | Spec::IfTime(_, child)
+            | Spec::ScriptWrapper { child, .. } => std::slice::from_ref(&**child),
+            Spec::Cond
+            | Spec::Act
+            | Spec::Persistent
+            | Spec::Deferred
+            | Spec::Script(_)
+            | Spec::AssertScript(_)
+            | Spec::AssertCondition(_)
+            | Spec::WaitUntilTime(_)
+            | Spec::WaitForEvent(_)
+            | Spec::SendEvent { .. } => &[],
         }
     }
 
@@ -131,26 +347,72 @@ impl Spec {
             Spec::Act => tree::act("a"),
             Spec::Persistent => tree::act("p"),
             Spec::Deferred => tree::act("d"),
+            Spec::Script(i) => decider_of(Kind::Script, []).arg("script", SCRIPTS[usize::from(*i)]),
+            Spec::AssertScript(i) => {
+                decider_of(Kind::AssertScript, []).arg("test", TESTS[usize::from(*i)])
+            }
+            Spec::AssertCondition(i) => {
+                decider_of(Kind::AssertCondition, []).arg("condition", CONDITIONS[usize::from(*i)])
+            }
+            Spec::ScriptGate(i, child) => {
+                decider_of(Kind::ScriptGate, [child.to_tree()]).arg("test", TESTS[usize::from(*i)])
+            }
+            Spec::IfCondition(i, child) => decider_of(Kind::IfCondition, [child.to_tree()])
+                .arg("condition", CONDITIONS[usize::from(*i)]),
+            Spec::IfTime(test, child) => test.args(decider_of(Kind::IfTime, [child.to_tree()])),
+            Spec::ScriptWrapper { enter, exit, child } => {
+                decider_of(Kind::ScriptWrapper, [child.to_tree()])
+                    .arg("enter", SCRIPTS[usize::from(*enter)])
+                    .arg("exit", SCRIPTS[usize::from(*exit)])
+            }
+            Spec::WaitUntilTime(test) => test.args(decider_of(Kind::WaitUntilTime, [])),
+            Spec::WaitForEvent(event) => decider_of(Kind::WaitForEvent, [])
+                .arg("event", crate::script::EVENTS[usize::from(*event)]),
+            Spec::SendEvent { event, to } => decider_of(Kind::SendEvent, [])
+                .arg("event", crate::script::EVENTS[usize::from(*event)])
+                .arg("to", i64::from(*to)),
         }
     }
 
-    /// Compiles the tree with the standard test leaves.
+    /// Compiles the tree with the standard test leaves and the
+    /// [`declarations`].
     ///
     /// # Panics
-    /// If it does not compile: a spec with an empty decider or a policy
-    /// count outside `1..=children` (the strategies never make one).
+    /// If it does not compile: a spec with an empty decider, a policy count
+    /// outside `1..=children` or a script index out of range (the
+    /// strategies never make one).
     pub fn compile(&self) -> Program<World> {
-        crate::leaves()
-            .compile(&self.to_tree())
-            .unwrap_or_else(|e| panic!("spec {self:?} does not compile: {e}"))
+        let leaves = crate::leaves();
+        let options = Options {
+            declarations: declarations(),
+            ..Options::default()
+        };
+        let shape = compile_with(&self.to_tree(), &leaves, &options)
+            .unwrap_or_else(|e| panic!("spec {self:?} does not compile: {e}"));
+        Program::link(shape, &leaves).unwrap_or_else(|e| panic!("spec {self:?} does not link: {e}"))
     }
 
     /// The reference interpreter's tree, numbered in pre-order like the
     /// compiled shape.
+    ///
+    /// Scripts are numbered as the compiler fills the shape's script table:
+    /// one entry per script parameter, in pre-order, a wrapper's enter
+    /// before its exit.
     pub fn to_ref_node(&self) -> RefNode {
-        fn go(spec: &Spec, next: &mut u32) -> RefNode {
-            let node = NodeIdx::new(*next);
-            *next += 1;
+        /// The next node and script indices.
+        struct Next {
+            node: u32,
+            script: u64,
+        }
+        impl Next {
+            fn script(&mut self) -> u64 {
+                self.script += 1;
+                self.script - 1
+            }
+        }
+        fn go(spec: &Spec, next: &mut Next) -> RefNode {
+            let node = NodeIdx::new(next.node);
+            next.node += 1;
             let mut kids = |children: &[Spec]| children.iter().map(|c| go(c, next)).collect();
             match spec {
                 Spec::Sequence(children) => RefNode::sequence(node, kids(children)),
@@ -175,14 +437,68 @@ impl Spec {
                 Spec::Act => RefNode::action(node, false),
                 Spec::Persistent => RefNode::action(node, true),
                 Spec::Deferred => RefNode::deferred(node, DEFERRED_ACTION),
+                Spec::Script(_) => RefNode::Script {
+                    node,
+                    script: next.script(),
+                },
+                Spec::AssertScript(_) | Spec::AssertCondition(_) => RefNode::Assert {
+                    node,
+                    test: next.script(),
+                    read_only: matches!(spec, Spec::AssertCondition(_)),
+                },
+                Spec::ScriptGate(_, child) => {
+                    let test = GateTest::Script(next.script());
+                    gate(node, test, go(child, next))
+                }
+                Spec::IfCondition(_, child) => {
+                    let test = GateTest::Condition(next.script());
+                    gate(node, test, go(child, next))
+                }
+                Spec::IfTime(test, child) => {
+                    gate(node, GateTest::Time(test.to_test()), go(child, next))
+                }
+                Spec::ScriptWrapper { child, .. } => {
+                    let (enter, exit) = (next.script(), next.script());
+                    RefNode::ScriptWrapper {
+                        node,
+                        enter,
+                        exit,
+                        child: Box::new(go(child, next)),
+                        open: false,
+                    }
+                }
+                Spec::WaitUntilTime(test) => RefNode::WaitUntilTime {
+                    node,
+                    test: test.to_test(),
+                    running: false,
+                },
+                Spec::WaitForEvent(event) => RefNode::WaitForEvent {
+                    node,
+                    event: EventId(u32::from(*event)),
+                    waiting: None,
+                },
+                Spec::SendEvent { event, to } => RefNode::SendEvent {
+                    node,
+                    event: EventId(u32::from(*event)),
+                    to: SendTo::Literal(i64::from(*to)),
+                },
             }
         }
-        go(self, &mut 0)
+        fn gate(node: NodeIdx, test: GateTest, child: RefNode) -> RefNode {
+            RefNode::Gate {
+                node,
+                test,
+                child: Box::new(child),
+                running: false,
+            }
+        }
+        go(self, &mut Next { node: 0, script: 0 })
     }
 
-    /// A fresh reference interpreter for the tree.
+    /// A fresh reference interpreter for the tree, with the [`memory`]
+    /// every spec declares.
     pub fn to_reference(&self) -> Reference {
-        Reference::new(self.to_ref_node())
+        Reference::with_memory(self.to_ref_node(), memory())
     }
 
     /// A random tree from `seed`: deciders nest up to `max_depth` levels
@@ -195,7 +511,11 @@ impl Spec {
 
 /// The compact form `seq(c, pri(a, d), con[S=all F=1](p, d), sel(inv(c),
 /// fsucc(a), ffail(d)))`: short enough to read a shrunk failing case at a
-/// glance.
+/// glance. The memory kinds show their scripts and tests: `script[v0 =
+/// !v0]`, `assert[..]` (`AssertScript`), `check[..]` (`AssertCondition`),
+/// `gate[..](..)`, `if[..](..)`, `iftime[t0 > 1.5 or never](..)`,
+/// `wrap[enter | exit](..)`, `until[t1 < 2]` (`WaitUntilTime`),
+/// `await[e0]` and `send[e1 to -1]`.
 impl fmt::Debug for Spec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let count = |c: &Count| match c {
@@ -217,6 +537,28 @@ impl fmt::Debug for Spec {
             Spec::Act => return write!(f, "a"),
             Spec::Persistent => return write!(f, "p"),
             Spec::Deferred => return write!(f, "d"),
+            Spec::Script(i) => return write!(f, "script[{}]", SCRIPTS[usize::from(*i)]),
+            Spec::AssertScript(i) => return write!(f, "assert[{}]", TESTS[usize::from(*i)]),
+            Spec::AssertCondition(i) => {
+                return write!(f, "check[{}]", CONDITIONS[usize::from(*i)]);
+            }
+            Spec::ScriptGate(i, _) => write!(f, "gate[{}]", TESTS[usize::from(*i)])?,
+            Spec::IfCondition(i, _) => write!(f, "if[{}]", CONDITIONS[usize::from(*i)])?,
+            Spec::IfTime(test, _) => write!(f, "iftime[{test:?}]")?,
+            Spec::ScriptWrapper { enter, exit, .. } => write!(
+                f,
+                "wrap[{} | {}]",
+                SCRIPTS[usize::from(*enter)],
+                SCRIPTS[usize::from(*exit)]
+            )?,
+            Spec::WaitUntilTime(test) => return write!(f, "until[{test:?}]"),
+            Spec::WaitForEvent(event) => {
+                return write!(f, "await[{}]", crate::script::EVENTS[usize::from(*event)]);
+            }
+            Spec::SendEvent { event, to } => {
+                let event = crate::script::EVENTS[usize::from(*event)];
+                return write!(f, "send[{event} to {to}]");
+            }
         }
         write!(f, "(")?;
         for (i, child) in self.children().iter().enumerate() {
@@ -236,16 +578,19 @@ impl fmt::Display for Spec {
 }
 
 /// A proptest strategy for specs: up to 5 levels deep, up to 5 children
-/// per decider (decorators: one), all kinds, weighted towards concurrent
-/// deciders and deferred actions (where cancellation and rollback live).
-/// The three decorators together weigh half as much as one of the other
-/// deciders, so that they do not thin the trees out.
+/// per decider (decorators, gates and wrappers: one), all kinds, weighted
+/// towards concurrent deciders and deferred actions (where cancellation and
+/// rollback live). The three decorators together weigh half as much as one
+/// of the other deciders, so that they do not thin the trees out, and so do
+/// the four one-child memory kinds; the six memory leaves together weigh
+/// about a quarter of the leaves.
 pub fn spec_strategy() -> impl Strategy<Value = Spec> {
     let leaf = prop_oneof![
-        2 => Just(Spec::Cond),
-        2 => Just(Spec::Act),
-        1 => Just(Spec::Persistent),
-        3 => Just(Spec::Deferred),
+        4 => Just(Spec::Cond),
+        4 => Just(Spec::Act),
+        2 => Just(Spec::Persistent),
+        6 => Just(Spec::Deferred),
+        6 => memory_leaf_strategy(),
     ];
     // Depth 4 of recursion: deciders over leaves, 5 levels with leaves.
     leaf.prop_recursive(4, 48, 5, |inner| {
@@ -254,6 +599,20 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
             inner.clone().prop_map(|c| Spec::ForceSuccess(Box::new(c))),
             inner.clone().prop_map(|c| Spec::ForceFailure(Box::new(c))),
         ];
+        let index = |n: usize| 0..n as u8;
+        let gated = prop_oneof![
+            (index(TESTS.len()), inner.clone()).prop_map(|(i, c)| Spec::ScriptGate(i, Box::new(c))),
+            (index(CONDITIONS.len()), inner.clone())
+                .prop_map(|(i, c)| Spec::IfCondition(i, Box::new(c))),
+            (time_strategy(), inner.clone()).prop_map(|(t, c)| Spec::IfTime(t, Box::new(c))),
+            (index(SCRIPTS.len()), index(SCRIPTS.len()), inner.clone()).prop_map(
+                |(enter, exit, c)| Spec::ScriptWrapper {
+                    enter,
+                    exit,
+                    child: Box::new(c),
+                }
+            ),
+        ];
         let children = prop::collection::vec(inner, 1..=5);
         prop_oneof![
             2 => children.clone().prop_map(Spec::Sequence),
@@ -261,6 +620,7 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
             2 => children.clone().prop_map(Spec::Priority),
             2 => children.clone().prop_map(Spec::Selector),
             1 => decorated,
+            1 => gated,
             // Counts are drawn independently of the children (a flat map
             // would keep the children from shrinking) and fitted to them.
             4 => (children, count_strategy(), count_strategy()).prop_map(
@@ -272,6 +632,40 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
             ),
         ]
     })
+}
+
+/// The memory leaves, alike: scripts, assertions, waits and sends.
+fn memory_leaf_strategy() -> impl Strategy<Value = Spec> {
+    let index = |n: usize| 0..n as u8;
+    prop_oneof![
+        index(SCRIPTS.len()).prop_map(Spec::Script),
+        index(TESTS.len()).prop_map(Spec::AssertScript),
+        index(CONDITIONS.len()).prop_map(Spec::AssertCondition),
+        time_strategy().prop_map(Spec::WaitUntilTime),
+        index(crate::script::EVENTS.len()).prop_map(Spec::WaitForEvent),
+        (index(crate::script::EVENTS.len()), index(SEND_TO.len())).prop_map(|(event, to)| {
+            Spec::SendEvent {
+                event,
+                to: SEND_TO[usize::from(to)],
+            }
+        }),
+    ]
+}
+
+/// A time test: any timestamp, 0 to 3 seconds by halves.
+fn time_strategy() -> impl Strategy<Value = TimeSpec> {
+    (
+        0..TIMESTAMPS.len() as u8,
+        0..=6u8,
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(since, halves, less_than, or_never)| TimeSpec {
+            since,
+            halves,
+            less_than,
+            or_never,
+        })
 }
 
 /// A policy count; [`fit`] makes it compile for a number of children.
@@ -332,23 +726,47 @@ fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
     // deep budget is always a decider.
     let leaf = depth == 1 || rng.below(depth + 1) == 0;
     if leaf {
-        return match rng.below(8) {
-            0 | 1 => Spec::Cond,
-            2 | 3 => Spec::Act,
-            4 => Spec::Persistent,
-            _ => Spec::Deferred,
+        // As the strategy weighs them.
+        return match rng.below(22) {
+            0..4 => Spec::Cond,
+            4..8 => Spec::Act,
+            8..10 => Spec::Persistent,
+            10..16 => Spec::Deferred,
+            _ => random_memory_leaf(rng),
         };
     }
-    // The kind first: decorators take exactly one child. Together they
-    // weigh half as much as one of the other deciders, so that they do not
-    // thin the trees out; concurrent deciders weigh double.
-    let kind = rng.below(12);
+    // The kind first: decorators, gates and wrappers take exactly one
+    // child. The three decorators together weigh half as much as one of the
+    // other deciders, so that they do not thin the trees out, and so do the
+    // four one-child memory kinds; concurrent deciders weigh double.
+    let kind = rng.below(13);
     if kind == 6 {
         let child = Box::new(random_spec(rng, depth - 1, max_children));
         return match rng.below(3) {
             0 => Spec::Inverter(child),
             1 => Spec::ForceSuccess(child),
             _ => Spec::ForceFailure(child),
+        };
+    }
+    if kind == 12 {
+        let which = rng.below(4);
+        let (script, test, condition) = (
+            rng.below(SCRIPTS.len()) as u8,
+            rng.below(TESTS.len()) as u8,
+            rng.below(CONDITIONS.len()) as u8,
+        );
+        let time = random_time(rng);
+        let exit = rng.below(SCRIPTS.len()) as u8;
+        let child = Box::new(random_spec(rng, depth - 1, max_children));
+        return match which {
+            0 => Spec::ScriptGate(test, child),
+            1 => Spec::IfCondition(condition, child),
+            2 => Spec::IfTime(time, child),
+            _ => Spec::ScriptWrapper {
+                enter: script,
+                exit,
+                child,
+            },
         };
     }
     let n = rng.range(1, max_children);
@@ -364,6 +782,30 @@ fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
             succeed: random_count(rng, n),
             fail: random_count(rng, n),
             children,
+        },
+    }
+}
+
+fn random_time(rng: &mut Rng) -> TimeSpec {
+    TimeSpec {
+        since: rng.below(TIMESTAMPS.len()) as u8,
+        halves: rng.below(7) as u8,
+        less_than: rng.below(2) == 0,
+        or_never: rng.below(2) == 0,
+    }
+}
+
+fn random_memory_leaf(rng: &mut Rng) -> Spec {
+    let events = crate::script::EVENTS.len();
+    match rng.below(6) {
+        0 => Spec::Script(rng.below(SCRIPTS.len()) as u8),
+        1 => Spec::AssertScript(rng.below(TESTS.len()) as u8),
+        2 => Spec::AssertCondition(rng.below(CONDITIONS.len()) as u8),
+        3 => Spec::WaitUntilTime(random_time(rng)),
+        4 => Spec::WaitForEvent(rng.below(events) as u8),
+        _ => Spec::SendEvent {
+            event: rng.below(events) as u8,
+            to: SEND_TO[rng.below(SEND_TO.len())],
         },
     }
 }
@@ -410,7 +852,109 @@ mod tests {
             Spec::Cond => Kind::Condition,
             Spec::Deferred => Kind::Deferred,
             Spec::Act | Spec::Persistent => Kind::Action,
+            Spec::Script(_) => Kind::Script,
+            Spec::AssertScript(_) => Kind::AssertScript,
+            Spec::AssertCondition(_) => Kind::AssertCondition,
+            Spec::ScriptGate(..) => Kind::ScriptGate,
+            Spec::IfCondition(..) => Kind::IfCondition,
+            Spec::IfTime(..) => Kind::IfTime,
+            Spec::ScriptWrapper { .. } => Kind::ScriptWrapper,
+            Spec::WaitUntilTime(_) => Kind::WaitUntilTime,
+            Spec::WaitForEvent(_) => Kind::WaitForEvent,
+            Spec::SendEvent { .. } => Kind::SendEvent,
         })
+    }
+
+    /// 0 sel, 1 script, 2 gate, 3 assert, 4 wrap, 5 check, 6 if, 7 until,
+    /// 8 iftime, 9 await, 10 send, 11 send: every memory kind, with scripts
+    /// 0 (1), 1 (2), 2 (3), 3 and 4 (4), 5 (5), 6 (6).
+    fn every_memory_kind() -> Spec {
+        let time = |since, halves, less_than, or_never| TimeSpec {
+            since,
+            halves,
+            less_than,
+            or_never,
+        };
+        Spec::Selector(vec![
+            Spec::Script(2),
+            Spec::ScriptGate(5, Box::new(Spec::AssertScript(4))),
+            Spec::ScriptWrapper {
+                enter: 4,
+                exit: 6,
+                child: Box::new(Spec::AssertCondition(4)),
+            },
+            Spec::IfCondition(3, Box::new(Spec::WaitUntilTime(time(1, 3, true, false)))),
+            Spec::IfTime(time(2, 5, false, true), Box::new(Spec::WaitForEvent(2))),
+            Spec::SendEvent { event: 1, to: -1 },
+            Spec::SendEvent { event: 0, to: -2 },
+        ])
+    }
+
+    #[test]
+    fn memory_kinds_compile_as_the_reference_reads_them() {
+        let spec = every_memory_kind();
+        let program = spec.compile();
+        let shape = program.shape();
+        assert_eq!(shape.len(), spec.len());
+        // The memory the reference keeps is the one the tree declares.
+        assert_eq!(memory(), Memory::of(shape));
+        assert_eq!(
+            shape.events(),
+            crate::script::EVENTS.map(Box::<str>::from).as_slice()
+        );
+        // The shape read back is the reference written from the spec, but
+        // for `to`, which the shape holds as an input word.
+        let mut from_shape = Reference::from_shape(shape).root().clone();
+        let mut from_spec = spec.to_ref_node();
+        let mut sends = Vec::new();
+        let mut world = World::new();
+        let frame = treebeard_vm::Frame::default();
+        let leaves = crate::reference::ProgramLeaves {
+            program: &program,
+            blackboard: &mut world,
+            agent: treebeard_vm::AgentId(0),
+            frame: &frame,
+        };
+        for root in [&mut from_shape, &mut from_spec] {
+            let mut stack = vec![root];
+            while let Some(node) = stack.pop() {
+                if let RefNode::SendEvent { to, .. } = node {
+                    let value = match *to {
+                        SendTo::Literal(v) => Some(v),
+                        SendTo::Input(word) => {
+                            crate::reference::RefLeaves::input_int(&leaves, word)
+                        }
+                    };
+                    sends.push(value);
+                    *to = SendTo::Literal(0);
+                }
+                stack.extend(node.children_mut());
+            }
+        }
+        // Last child first, shape then spec.
+        assert_eq!(sends, [Some(-2), Some(-1), Some(-2), Some(-1)]);
+        assert_eq!(from_shape, from_spec);
+        // Script indices name the spec's sources.
+        let sources: Vec<&str> = shape.scripts().iter().map(|s| &*s.source).collect();
+        assert_eq!(
+            sources,
+            [
+                SCRIPTS[2],
+                TESTS[5],
+                TESTS[4],
+                SCRIPTS[4],
+                SCRIPTS[6],
+                CONDITIONS[4],
+                CONDITIONS[3]
+            ]
+        );
+        assert_eq!(
+            format!("{spec:?}"),
+            "sel(script[v2 = !v2; 6 * 7], gate[v0 || 1 / 0 == 0](assert[v2 = !v2; v2 || v0]), \
+             wrap[v1 = !v1; v0 || 1 / 0 == 0 | v2 || 1 % 0 > 0](check[v2 || 2 % 0 == 0]), \
+             if[v0 || v2](until[t1 < 1.5]), iftime[t2 > 2.5 or never](await[e2]), \
+             send[e1 to -1], send[e0 to -2])"
+        );
     }
 
     /// Every node of the spec, in pre-order.
@@ -477,6 +1021,35 @@ mod tests {
             Kind::ForceSuccess,
             Kind::ForceFailure,
             Kind::Concurrent,
+            Kind::ScriptGate,
+            Kind::IfCondition,
+            Kind::IfTime,
+            Kind::ScriptWrapper,
+        ])
+    }
+
+    /// The kinds of the leaves a set of specs uses.
+    fn leaf_kinds<'s>(specs: impl IntoIterator<Item = &'s Spec>) -> BTreeSet<Kind> {
+        specs
+            .into_iter()
+            .flat_map(pre_order)
+            .filter(|s| s.children().is_empty())
+            .filter_map(kind_of)
+            .collect()
+    }
+
+    /// The leaves a [`Spec`] can be.
+    fn every_leaf() -> BTreeSet<Kind> {
+        BTreeSet::from([
+            Kind::Condition,
+            Kind::Action,
+            Kind::Deferred,
+            Kind::Script,
+            Kind::AssertScript,
+            Kind::AssertCondition,
+            Kind::WaitUntilTime,
+            Kind::WaitForEvent,
+            Kind::SendEvent,
         ])
     }
 
@@ -497,6 +1070,7 @@ mod tests {
             spec.compile();
         }
         assert_eq!(decider_kinds(&specs), every_decider());
+        assert_eq!(leaf_kinds(&specs), every_leaf());
     }
 
     #[test]
@@ -508,6 +1082,7 @@ mod tests {
             spec.compile();
         }
         assert_eq!(decider_kinds(&specs), every_decider());
+        assert_eq!(leaf_kinds(&specs), every_leaf());
     }
 
     #[test]

@@ -6,23 +6,80 @@
 //! [`World::random`] script of the same seed, so both see the same leaf
 //! outcomes as long as they make the same calls. Before each tick the same
 //! game-system reports are applied to both (decided by hashing the seed,
-//! tick, agent and node); now and then an agent is halted. After every step
-//! everything observable is compared: the root status, the leaf calls, the
-//! requests, the states each side remembers and the persistent slots. The
-//! first difference stops the run with a [`Mismatch`] that shows the tree,
-//! its disassembly, the agent's recent history and both sides' outputs.
+//! tick, agent and node), then the same events are delivered to both: those
+//! the agents' `SendEvent` nodes sent it on the last tick (routed as a crowd
+//! routes them: after the whole tick, in agent order) and, now and then, one
+//! from outside; now and then an agent is halted. The clock advances by a
+//! `dt` drawn per tick from a few values, some of them inexact in binary.
+//! After every step everything observable is compared: the root status,
+//! the leaf calls, the requests, the states each side remembers, the
+//! persistent slots, the tree's variables and timestamps and, for an event,
+//! how many running nodes it reached. The first difference stops the run
+//! with a [`Mismatch`] that shows the tree, its disassembly, the agent's
+//! recent history and both sides' outputs.
+//!
+//! The reference runs the test leaves on the scripted [`World`] itself, and
+//! the tree's scripts through the program ([`treebeard_vm::Program::run_script`]):
+//! the script evaluator is tested on its own; the comparison is about when
+//! and on which variables the tree runs them.
 
 use crate::r#gen::Spec;
-use crate::reference::{Coverage, Reference, Remembered};
-use crate::script::{Event, World, mix};
+use crate::reference::{Coverage, RefLeaves, Reference, Remembered};
+use crate::script::{EVENTS, Event, World, mix};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use treebeard_shape::NodeIdx;
+use treebeard_vm::script::{Fault, ScriptValue};
 use treebeard_vm::{
-    ActionState, Actor, AgentId, Frame, Interpreter, Outcome, Program, Request, RequestKind, Stale,
-    Status, TraceEvent,
+    ActionState, Actor, AgentId, EventId, Frame, Interpreter, Outcome, Program, Request,
+    RequestKind, Signal, Stale, Status, TraceEvent,
 };
+
+/// The reference's leaves in a differential run: the scripted [`World`]
+/// for conditions and actions (called directly, not through the program's
+/// function table), the program for scripts and inputs, and the frame.
+pub struct RefWorld<'a> {
+    /// The agent's world.
+    pub world: &'a mut World,
+    /// The program whose scripts run.
+    pub program: &'a Program<World>,
+    /// The clock: the tick's, or between ticks the last tick's.
+    pub frame: Frame,
+}
+
+impl RefLeaves for RefWorld<'_> {
+    fn condition(&mut self, node: NodeIdx) -> bool {
+        self.world.condition(node)
+    }
+
+    fn action(
+        &mut self,
+        node: NodeIdx,
+        signal: Signal,
+        state: &mut u32,
+        persistent: Option<&mut u32>,
+    ) -> Status {
+        self.world.action(node, signal, state, persistent)
+    }
+
+    fn clock(&self) -> Frame {
+        self.frame
+    }
+
+    fn script(
+        &mut self,
+        index: u64,
+        vars: &mut [u32],
+        read_only: bool,
+    ) -> Result<ScriptValue, Fault> {
+        self.program.run_script(index, self.world, vars, read_only)
+    }
+
+    fn input_int(&self, word: u64) -> Option<i64> {
+        self.program.input_int(word, self.world)
+    }
+}
 
 /// How a differential run goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,6 +132,12 @@ pub struct Stats {
     pub max_requests: usize,
     /// Trace events compared, by kind (in `TraceEvent::ALL` order).
     pub trace_events: [u64; 6],
+    /// Events delivered to both sides between ticks.
+    pub events_delivered: u64,
+    /// Of those, events that `SendEvent` nodes sent to an agent of the run.
+    pub events_routed: u64,
+    /// Running nodes the delivered events reached (waits and hooks).
+    pub events_reached: u64,
 }
 
 impl Stats {
@@ -92,16 +155,21 @@ impl Stats {
         for (a, b) in self.trace_events.iter_mut().zip(other.trace_events) {
             *a += b;
         }
+        self.events_delivered += other.events_delivered;
+        self.events_routed += other.events_routed;
+        self.events_reached += other.events_reached;
     }
 }
 
 /// Everything one side showed for one step of one agent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Observed {
-    /// The root's status (none for a halt or a report).
+    /// The root's status (none for a halt, a report or an event).
     pub status: Option<Status>,
     /// The result of applying a game-system report.
     pub completion: Option<Result<(), Stale>>,
+    /// How many running nodes a delivered event reached.
+    pub delivered: Option<usize>,
     /// Leaf calls, in order.
     pub events: Vec<Event>,
     /// Requests, cancels first.
@@ -110,6 +178,10 @@ pub struct Observed {
     pub remembered: Remembered,
     /// Persistent slots by item.
     pub persistent: Vec<(NodeIdx, u32)>,
+    /// The tree's variables, by index.
+    pub variables: Vec<bool>,
+    /// The tree's timestamps, by index: when each was last set.
+    pub timestamps: Vec<Option<f32>>,
     /// Trace events, in order (traced runs only).
     pub trace: Vec<(NodeIdx, TraceEvent)>,
 }
@@ -121,6 +193,8 @@ impl Observed {
             Some("root status")
         } else if self.completion != vm.completion {
             Some("completion result")
+        } else if self.delivered != vm.delivered {
+            Some("running nodes the event reached")
         } else if self.events != vm.events {
             Some("leaf calls")
         } else if self.requests != vm.requests {
@@ -129,6 +203,10 @@ impl Observed {
             Some("remembered states")
         } else if self.persistent != vm.persistent {
             Some("persistent slots")
+        } else if self.variables != vm.variables {
+            Some("variables")
+        } else if self.timestamps != vm.timestamps {
+            Some("timestamps")
         } else if self.trace != vm.trace {
             Some("trace")
         } else {
@@ -145,12 +223,17 @@ impl fmt::Display for Observed {
         if let Some(result) = self.completion {
             writeln!(f, "    completion: {result:?}")?;
         }
+        if let Some(reached) = self.delivered {
+            writeln!(f, "    reached:    {reached}")?;
+        }
         writeln!(f, "    calls:      {:?}", self.events)?;
         let requests: Vec<String> = self.requests.iter().map(short_request).collect();
         writeln!(f, "    requests:   [{}]", requests.join(", "))?;
         writeln!(f, "    deciders:   {:?}", self.remembered.deciders)?;
         writeln!(f, "    actions:    {:?}", self.remembered.actions)?;
         writeln!(f, "    persistent: {:?}", self.persistent)?;
+        writeln!(f, "    variables:  {:?}", self.variables)?;
+        writeln!(f, "    timestamps: {:?}", self.timestamps)?;
         if !self.trace.is_empty() {
             let events: Vec<String> = self.trace.iter().map(|(n, e)| format!("{e} {n}")).collect();
             writeln!(f, "    trace:      [{}]", events.join(", "))?;
@@ -160,11 +243,19 @@ impl fmt::Display for Observed {
 }
 
 fn short_request(r: &Request) -> String {
-    let kind = match r.kind {
-        RequestKind::Launch => "launch",
-        RequestKind::Cancel => "cancel",
-    };
-    format!("{kind} {}", r.node)
+    match r.kind {
+        RequestKind::Launch => format!("launch {}", r.node),
+        RequestKind::Cancel => format!("cancel {}", r.node),
+        RequestKind::Event { event, to } => {
+            format!("send {} to {to} from {}", event_name(event), r.node)
+        }
+    }
+}
+
+fn event_name(event: EventId) -> String {
+    EVENTS
+        .get(event.0 as usize)
+        .map_or_else(|| format!("event {}", event.0), |name| (*name).to_string())
 }
 
 /// The first difference between the VM and the reference in a run.
@@ -180,7 +271,7 @@ pub struct Mismatch {
     pub tick: u64,
     /// The agent.
     pub agent: AgentId,
-    /// The step: a game-system report, a halt, or the tick.
+    /// The step: a game-system report, an event, a halt, or the tick.
     pub step: String,
     /// What differs.
     pub what: String,
@@ -242,6 +333,8 @@ impl Agent {
             match r.kind {
                 RequestKind::Launch => self.launched.insert(r.node),
                 RequestKind::Cancel => self.launched.remove(&r.node),
+                // Routed by the run, not run by a game system.
+                RequestKind::Event { .. } => false,
             };
         }
     }
@@ -261,6 +354,46 @@ impl Agent {
             .zip(self.actor.as_ref().persistent().iter().copied())
             .collect()
     }
+
+    fn vm_variables(&self, program: &Program<World>) -> Vec<bool> {
+        let shape = program.shape();
+        let actor = self.actor.as_ref();
+        (0..shape.variables().len())
+            .map(|i| actor.variable(shape, i).unwrap_or_default())
+            .collect()
+    }
+
+    fn vm_timestamps(&self, program: &Program<World>) -> Vec<Option<f32>> {
+        let actor = self.actor.as_ref();
+        (0..program.shape().timestamps().len())
+            .map(|i| actor.timestamp(i))
+            .collect()
+    }
+
+    /// What the VM side shows after a step (leaf calls taken from its log).
+    fn vm_observed(&mut self, program: &Program<World>) -> Observed {
+        Observed {
+            events: self.vm_world.take_log(),
+            remembered: self.vm_remembered(),
+            persistent: self.vm_persistent(program),
+            variables: self.vm_variables(program),
+            timestamps: self.vm_timestamps(program),
+            ..Observed::default()
+        }
+    }
+
+    /// What the reference side shows after a step (leaf calls taken from
+    /// its log).
+    fn ref_observed(&mut self) -> Observed {
+        Observed {
+            events: self.ref_world.take_log(),
+            remembered: self.reference.remembered(),
+            persistent: self.reference.persistent(),
+            variables: self.reference.variables(),
+            timestamps: self.reference.timestamps().to_vec(),
+            ..Observed::default()
+        }
+    }
 }
 
 /// A hash of the run's seed and a step's coordinates.
@@ -271,6 +404,21 @@ fn roll(seed: u64, salt: u64, tick: u64, agent: AgentId, node: u32) -> u64 {
 const SALT_SCRIPT: u64 = 1;
 const SALT_REPORT: u64 = 2;
 const SALT_HALT: u64 = 3;
+const SALT_EVENT: u64 = 4;
+const SALT_DT: u64 = 5;
+
+/// The `dt`s a tick may cover: exact binary fractions, and 0.1 (an `f32`
+/// that a `f64` clock carries inexactly), so that the timestamps' `f32`
+/// rounding shows.
+const DTS: [f32; 4] = [0.5, 0.25, 1.0, 0.1];
+
+/// The event sent to an agent from outside before `tick`, if any: one tick
+/// in four, any of the test leaves' events.
+fn outside_event(run: &Run, tick: u64, agent: AgentId) -> Option<EventId> {
+    let h = roll(run.seed, SALT_EVENT, tick, agent, 0);
+    h.is_multiple_of(4)
+        .then(|| EventId(((h >> 8) % EVENTS.len() as u64) as u32))
+}
 
 /// The report the game system sends for the node at `node` before `tick`,
 /// if any: for launched deferred actions a quarter each of success,
@@ -354,11 +502,18 @@ pub fn differential_with(
         })
     };
 
+    // The last tick's frame (events between ticks stamp its end), and the
+    // events the agents' `SendEvent` nodes sent on it, by addressee.
+    let mut last = Frame::default();
+    let mut routed: Vec<Vec<(EventId, AgentId)>> = vec![Vec::new(); agents.len()];
     for tick in 0..run.ticks {
+        let dt = DTS[(roll(run.seed, SALT_DT, tick, AgentId(0), 0) % DTS.len() as u64) as usize];
         let frame = Frame {
             index: tick,
-            ..Frame::default()
+            time: last.time + f64::from(last.dt),
+            dt,
         };
+        let mut sent: Vec<Request> = Vec::new();
         for agent in &mut agents {
             let id = agent.id;
 
@@ -403,6 +558,59 @@ pub fn differential_with(
                 }
             }
 
+            // Events: those sent to the agent on the last tick, in the order
+            // they were sent, then now and then one from outside.
+            let outside = outside_event(run, tick, id).map(|event| (event, None));
+            let events: Vec<(EventId, Option<AgentId>)> = std::mem::take(&mut routed[id.index()])
+                .into_iter()
+                .map(|(event, from)| (event, Some(from)))
+                .chain(outside)
+                .collect();
+            for (event, from) in events {
+                let step = match from {
+                    Some(from) => format!("event {} from {from}", event_name(event)),
+                    None => format!("event {} from outside", event_name(event)),
+                };
+                let delivered = catch_unwind(AssertUnwindSafe(|| {
+                    interpreter.send_event(
+                        &program,
+                        &last,
+                        id,
+                        &mut agent.actor.as_mut(),
+                        &mut agent.vm_world,
+                        event,
+                    )
+                }));
+                let mut leaves = RefWorld {
+                    world: &mut agent.ref_world,
+                    program: &program,
+                    frame: last,
+                };
+                let reached = agent.reference.send_event(&mut leaves, event);
+                let r = Observed {
+                    delivered: Some(reached),
+                    ..agent.ref_observed()
+                };
+                let delivered = match delivered {
+                    Ok(delivered) => delivered,
+                    Err(panic) => {
+                        let what = format!("a VM panic: {}", panic_message(&*panic));
+                        let v = Observed::default();
+                        return Err(mismatch(agent, tick, step, what, r, v));
+                    }
+                };
+                let v = Observed {
+                    delivered: Some(delivered),
+                    ..agent.vm_observed(&program)
+                };
+                if let Some(what) = r.difference(&v) {
+                    return Err(mismatch(agent, tick, step, what.into(), r, v));
+                }
+                stats.events_delivered += 1;
+                stats.events_reached += reached as u64;
+                agent.remember(format!("tick {tick}: {step}: reached {reached}"));
+            }
+
             // Now and then the agent is halted.
             if run.halts && roll(run.seed, SALT_HALT, tick, id, 0).is_multiple_of(32) {
                 stats.halts += 1;
@@ -417,13 +625,15 @@ pub fn differential_with(
                         &mut vm_requests,
                     )
                 }));
-                let ref_requests = agent.reference.halt(&mut agent.ref_world, id);
+                let mut leaves = RefWorld {
+                    world: &mut agent.ref_world,
+                    program: &program,
+                    frame,
+                };
+                let ref_requests = agent.reference.halt(&mut leaves, id);
                 let r = Observed {
-                    events: agent.ref_world.take_log(),
                     requests: ref_requests,
-                    remembered: agent.reference.remembered(),
-                    persistent: agent.reference.persistent(),
-                    ..Observed::default()
+                    ..agent.ref_observed()
                 };
                 if let Err(panic) = halted {
                     let what = format!("a VM panic: {}", panic_message(&*panic));
@@ -431,11 +641,8 @@ pub fn differential_with(
                     return Err(mismatch(agent, tick, "halt".into(), what, r, v));
                 }
                 let v = Observed {
-                    events: agent.vm_world.take_log(),
                     requests: vm_requests,
-                    remembered: agent.vm_remembered(),
-                    persistent: agent.vm_persistent(&program),
-                    ..Observed::default()
+                    ..agent.vm_observed(&program)
                 };
                 if let Some(what) = r.difference(&v) {
                     return Err(mismatch(agent, tick, "halt".into(), what.into(), r, v));
@@ -475,21 +682,23 @@ pub fn differential_with(
                 }
             }));
             let mut ref_trace = Vec::new();
+            let mut leaves = RefWorld {
+                world: &mut agent.ref_world,
+                program: &program,
+                frame,
+            };
             let out = if run.trace {
                 agent
                     .reference
-                    .tick_traced(&mut agent.ref_world, id, &mut |n, e| ref_trace.push((n, e)))
+                    .tick_traced(&mut leaves, id, &mut |n, e| ref_trace.push((n, e)))
             } else {
-                agent.reference.tick(&mut agent.ref_world, id)
+                agent.reference.tick(&mut leaves, id)
             };
             let r = Observed {
                 status: Some(out.status),
-                events: agent.ref_world.take_log(),
                 requests: out.requests,
-                remembered: agent.reference.remembered(),
-                persistent: agent.reference.persistent(),
                 trace: ref_trace,
-                ..Observed::default()
+                ..agent.ref_observed()
             };
             let vm_status = match vm_status {
                 Ok(status) => status,
@@ -501,12 +710,9 @@ pub fn differential_with(
             };
             let v = Observed {
                 status: Some(vm_status),
-                events: agent.vm_world.take_log(),
                 requests: vm_requests,
-                remembered: agent.vm_remembered(),
-                persistent: agent.vm_persistent(&program),
                 trace: vm_trace,
-                ..Observed::default()
+                ..agent.vm_observed(&program)
             };
             if let Some(what) = r.difference(&v) {
                 return Err(mismatch(agent, tick, "tick".into(), what.into(), r, v));
@@ -557,7 +763,24 @@ pub fn differential_with(
                 r.events,
                 requests.join(", ")
             ));
+            sent.extend(
+                r.requests
+                    .iter()
+                    .filter(|r| matches!(r.kind, RequestKind::Event { .. })),
+            );
         }
+        // The events sent this tick reach their agents before their next
+        // ticks, in the order they were sent (agent order), as a crowd
+        // routes them; an event for an agent the run does not have is lost.
+        for r in sent {
+            if let RequestKind::Event { event, to } = r.kind
+                && let Some(queue) = routed.get_mut(to.index())
+            {
+                queue.push((event, r.agent));
+                stats.events_routed += 1;
+            }
+        }
+        last = frame;
     }
     for agent in &agents {
         stats.coverage.add(&agent.reference.coverage());
@@ -600,5 +823,87 @@ mod tests {
         let stats = differential(&spec, &run).unwrap_or_else(|m| panic!("{m}"));
         assert_eq!(stats.agent_ticks, 120);
         assert!(stats.coverage.launches > 0);
+    }
+
+    /// A tree of memory kinds: scripts, gates, a wrapper, waits and sends.
+    #[test]
+    fn a_tree_of_memory_kinds_runs_without_difference() {
+        use crate::r#gen::TimeSpec;
+        let time = |since, halves, less_than, or_never| TimeSpec {
+            since,
+            halves,
+            less_than,
+            or_never,
+        };
+        let spec = Spec::Concurrent {
+            succeed: Count::AtLeast(2),
+            fail: Count::AtLeast(2),
+            children: vec![
+                Spec::ScriptWrapper {
+                    enter: 3,
+                    exit: 0,
+                    child: Box::new(Spec::Sequence(vec![
+                        Spec::ScriptGate(0, Box::new(Spec::WaitForEvent(0))),
+                        Spec::SendEvent { event: 1, to: -1 },
+                        Spec::IfTime(time(1, 2, true, false), Box::new(Spec::Deferred)),
+                    ])),
+                },
+                Spec::Selector(vec![
+                    Spec::AssertCondition(0),
+                    Spec::WaitUntilTime(time(0, 3, false, false)),
+                    Spec::SendEvent { event: 0, to: 1 },
+                ]),
+                Spec::IfCondition(2, Box::new(Spec::Script(6))),
+            ],
+        };
+        let run = Run {
+            seed: 11,
+            agents: 3,
+            ticks: 200,
+            halts: true,
+            trace: true,
+        };
+        let stats = differential(&spec, &run).unwrap_or_else(|m| panic!("{m}"));
+        assert_eq!(stats.agent_ticks, 600);
+        assert!(stats.coverage.events_sent > 0 && stats.events_routed > 0);
+    }
+
+    /// Random trees reach the memory kinds' rarer paths (the VM's
+    /// differential tests check the others).
+    #[test]
+    fn random_trees_exercise_the_memory_kinds() {
+        let mut totals = Stats::default();
+        let mut interpreter = Interpreter::new();
+        for seed in 0..60 {
+            let spec = Spec::random(seed, 5, 4);
+            let run = Run {
+                seed,
+                agents: 3,
+                ticks: 100,
+                halts: true,
+                trace: seed % 2 == 0,
+            };
+            let stats = differential_with(&spec, &run, &mut interpreter)
+                .unwrap_or_else(|m| panic!("seed {seed}: {m}"));
+            totals.add(&stats);
+        }
+        let c = &totals.coverage;
+        for (what, count) in [
+            ("script faults", c.script_faults),
+            ("gate failures", c.gate_failures),
+            ("gates passed while their child ran", c.gates_passed_running),
+            ("wrapper exits on cancellation", c.wrapper_exits_cancelled),
+            ("time waits done", c.time_waits_done),
+            ("events awaited", c.events_awaited),
+            ("events sent", c.events_sent),
+            ("events delivered", totals.events_delivered),
+            ("events routed", totals.events_routed),
+            ("events that reached running nodes", totals.events_reached),
+        ] {
+            assert!(
+                count > 0,
+                "the random runs never produced {what}: {totals:?}"
+            );
+        }
     }
 }

@@ -2,7 +2,8 @@
 //!
 //! * [`script`]: a scripted world and the standard test leaves.
 //! * [`reference`](mod@reference): a plain recursive interpreter of docs/nodes.md.
-//! * `gen`: random trees over the test leaves, for both interpreters
+//! * `gen`: random trees over the test leaves and the memory kinds
+//!   (scripts, gates, wrappers, time tests, events), for both interpreters
 //!   ([`Spec`], [`spec_strategy`]). `gen` is a reserved word in Rust 2024,
 //!   so the module is `r#gen`; its items are re-exported here.
 //! * [`harness`]: differential runs of the VM against the reference.
@@ -13,6 +14,6 @@ pub mod reference;
 pub mod script;
 
 pub use r#gen::{Rng, Spec, spec_strategy};
-pub use harness::{Mismatch, Observed, Run, Stats, differential, differential_with};
+pub use harness::{Mismatch, Observed, RefWorld, Run, Stats, differential, differential_with};
 pub use reference::{RefNode, Reference};
 pub use script::{Event, Script, World, answer_launches, leaves};

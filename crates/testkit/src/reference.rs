@@ -8,17 +8,27 @@
 //! differential tests (`crates/vm/tests/differential.rs`) tick both on the
 //! same random trees and compare everything a game can observe.
 //!
-//! Leaves behave through the scripted [`World`] (the same calls the VM's
-//! standard test [`leaves`](crate::leaves) make), so when the two
-//! interpreters agree they also produce the same [`Event`](crate::Event)
-//! log. Nodes are numbered in pre-order, like the shape stream's items.
+//! Leaves behave through the scripted [`World`](crate::World) (the same
+//! calls the VM's standard test [`leaves`](crate::leaves) make), so when
+//! the two interpreters agree they also produce the same
+//! [`Event`](crate::Event) log. Nodes are numbered in pre-order, like the
+//! shape stream's items.
+//!
+//! Each agent also keeps the tree's memory (seed 002's MBT nodes): its
+//! variables and timestamps, which scripts, time tests and delivered events
+//! read and change. The reference holds them in plain vectors beside the
+//! tree ([`Reference::variables`], [`Reference::timestamps`]); scripts run
+//! through [`RefLeaves::script`].
 //!
 //! Nothing here is fast: a tick allocates, abandoning a subtree walks it
 //! whole, and a concurrent decider snapshots the persistent slots below it
 //! on every entry.
 
 use treebeard_shape::tree::{Count, Policy};
-use treebeard_shape::{ActionId, FLAG_PERSISTENT, Kind, NodeIdx, Shape};
+use treebeard_shape::{
+    ActionId, FLAG_PERSISTENT, Kind, NodeIdx, SELF_AGENT, Shape, Signal as SignalDecl, Timestamp,
+};
+use treebeard_vm::script::{Fault, ScriptValue};
 use treebeard_vm::{
     ActionState, AgentId, DeciderState, Ending, EventId, Frame, Outcome, Request, RequestKind,
     Signal, Stale, Status, TraceEvent,
@@ -50,9 +60,33 @@ pub trait RefLeaves {
     /// Calls the hooks of the scope at `node`: enter (`how` is `None`) or
     /// exit.
     fn scope(&mut self, _node: NodeIdx, _how: Option<Ending>) {}
-    /// The tick's clock, for waits, timeouts and cool-downs.
+    /// The tick's clock, for waits, timeouts, cool-downs and time tests;
+    /// between ticks (for [`Reference::send_event`]), the last tick's.
     fn clock(&self) -> Frame {
         Frame::default()
+    }
+    /// Runs the shape's script `index` (the word of a script parameter)
+    /// over the agent's variables `vars` (their values: variable `i` is bit
+    /// `i % 32` of word `i / 32`), which it may change unless `read_only`.
+    ///
+    /// # Panics
+    /// By default: leaves that know no program run no scripts.
+    fn script(
+        &mut self,
+        index: u64,
+        _vars: &mut [u32],
+        _read_only: bool,
+    ) -> Result<ScriptValue, Fault> {
+        panic!("these leaves cannot run script {index}: they know no program")
+    }
+    /// The value of an int input parameter's `word` (a literal's offset in
+    /// the parameter table, or a blackboard field reference), as
+    /// `SendEvent` reads its `to`; `None` if the field holds no int.
+    ///
+    /// # Panics
+    /// By default: leaves that know no program read no inputs.
+    fn input_int(&self, word: u64) -> Option<i64> {
+        panic!("these leaves cannot read input word {word:#x}: they know no program")
     }
 }
 
@@ -117,6 +151,20 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
 
     fn clock(&self) -> Frame {
         *self.frame
+    }
+
+    fn script(
+        &mut self,
+        index: u64,
+        vars: &mut [u32],
+        read_only: bool,
+    ) -> Result<ScriptValue, Fault> {
+        self.program
+            .run_script(index, self.blackboard, vars, read_only)
+    }
+
+    fn input_int(&self, word: u64) -> Option<i64> {
+        self.program.input_int(word, self.blackboard)
     }
 }
 
@@ -266,6 +314,81 @@ pub enum RefNode {
         /// Entered and not exited.
         open: bool,
     },
+    /// `Script`: runs its script; succeeds, or fails if the script faults.
+    Script {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The script (its index in the shape's scripts).
+        script: u64,
+    },
+    /// `AssertScript` (a test that may assign) or `AssertCondition` (a
+    /// read-only one): succeeds iff the bool script holds (a fault does not).
+    Assert {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The bool script.
+        test: u64,
+        /// `AssertCondition`: the script cannot assign.
+        read_only: bool,
+    },
+    /// A gate (`ScriptGate`, `IfCondition`, `IfTime`): tests when its child
+    /// starts, fails without ticking it if the test does not hold, and
+    /// otherwise passes its child's statuses through.
+    Gate {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// What it tests.
+        test: GateTest,
+        /// The only child.
+        child: Box<RefNode>,
+        /// Its child returned running on the last tick that reached it: the
+        /// next tick passes without a test.
+        running: bool,
+    },
+    /// `ScriptWrapper`: its child between the `enter` and `exit` scripts,
+    /// like a scope.
+    ScriptWrapper {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The script run when it starts.
+        enter: u64,
+        /// The script run once when it ends, however it ends.
+        exit: u64,
+        /// The only child.
+        child: Box<RefNode>,
+        /// Entered (the enter script did not fault) and not exited.
+        open: bool,
+    },
+    /// `WaitUntilTime`: running until its time test holds, tested on every
+    /// tick.
+    WaitUntilTime {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The test.
+        test: TimeTest,
+        /// Running since an earlier tick.
+        running: bool,
+    },
+    /// `WaitForEvent`: running until its event reaches the agent while it
+    /// runs; succeeds on the next tick.
+    WaitForEvent {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The event.
+        event: EventId,
+        /// While it runs: whether the event has arrived.
+        waiting: Option<bool>,
+    },
+    /// `SendEvent`: succeeds and sends its event, or fails for a `to` that
+    /// is no agent.
+    SendEvent {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The event.
+        event: EventId,
+        /// The agent it goes to.
+        to: SendTo,
+    },
     /// A test condition (`c`).
     Condition {
         /// The node's pre-order index.
@@ -292,6 +415,83 @@ pub enum RefNode {
         /// drops that request instead of cancelling).
         launched_this_tick: bool,
     },
+}
+
+/// What a [`RefNode::Gate`] tests.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GateTest {
+    /// `ScriptGate`: a bool script that may assign.
+    Script(u64),
+    /// `IfCondition`: a read-only bool script.
+    Condition(u64),
+    /// `IfTime`: a time test.
+    Time(TimeTest),
+}
+
+/// The time test of `IfTime` and `WaitUntilTime`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimeTest {
+    /// The timestamp (its index in the tree's timestamps).
+    pub since: usize,
+    /// The span.
+    pub seconds: f64,
+    /// Passes when less time than `seconds` has passed (else: more).
+    pub less_than: bool,
+    /// Passes when the timestamp was never set.
+    pub or_never: bool,
+}
+
+impl TimeTest {
+    /// Whether the test holds at the frame `now`, with the agent's
+    /// timestamps `stamps`: a timestamp never set passes only `or_never`;
+    /// otherwise the time since it was set (`now.time - stamp`, in `f64`)
+    /// must be below `seconds` (`less_than`) or above it.
+    pub fn holds(&self, stamps: &[Option<f32>], now: &Frame) -> bool {
+        match stamps[self.since] {
+            None => self.or_never,
+            Some(stamp) => {
+                let elapsed = now.time - f64::from(stamp);
+                if self.less_than {
+                    elapsed < self.seconds
+                } else {
+                    elapsed > self.seconds
+                }
+            }
+        }
+    }
+}
+
+/// Where a [`RefNode::SendEvent`] sends its event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SendTo {
+    /// A literal agent: -1 is the sender.
+    Literal(i64),
+    /// An int input parameter's word, read through [`RefLeaves::input_int`].
+    Input(u64),
+}
+
+/// What the tree declares for each agent's memory: the variables' initial
+/// values, the signals that set them and the timestamps (the shape's
+/// tables).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Memory {
+    /// Per variable, its value when an agent starts.
+    pub initial: Vec<bool>,
+    /// Events that set variables.
+    pub signals: Vec<SignalDecl>,
+    /// The timestamps: the event that sets each, and the one it clears.
+    pub timestamps: Vec<Timestamp>,
+}
+
+impl Memory {
+    /// The memory `shape` declares.
+    pub fn of(shape: &Shape) -> Memory {
+        Memory {
+            initial: shape.variables().iter().map(|v| v.initial).collect(),
+            signals: shape.signals().to_vec(),
+            timestamps: shape.timestamps().to_vec(),
+        }
+    }
 }
 
 impl RefNode {
@@ -416,6 +616,13 @@ impl RefNode {
             | RefNode::Wait { node, .. }
             | RefNode::Cooldown { node, .. }
             | RefNode::Scope { node, .. }
+            | RefNode::Script { node, .. }
+            | RefNode::Assert { node, .. }
+            | RefNode::Gate { node, .. }
+            | RefNode::ScriptWrapper { node, .. }
+            | RefNode::WaitUntilTime { node, .. }
+            | RefNode::WaitForEvent { node, .. }
+            | RefNode::SendEvent { node, .. }
             | RefNode::Condition { node }
             | RefNode::Action { node, .. }
             | RefNode::Deferred { node, .. } => *node,
@@ -436,15 +643,22 @@ impl RefNode {
             | RefNode::Loop { child, .. }
             | RefNode::Timeout { child, .. }
             | RefNode::Cooldown { child, .. }
-            | RefNode::Scope { child, .. } => std::slice::from_ref(&**child),
+            | RefNode::Scope { child, .. }
+            | RefNode::Gate { child, .. }
+            | RefNode::ScriptWrapper { child, .. } => std::slice::from_ref(&**child),
             RefNode::Condition { .. }
             | RefNode::Action { .. }
             | RefNode::Deferred { .. }
-            | RefNode::Wait { .. } => &[],
+            | RefNode::Wait { .. }
+            | RefNode::Script { .. }
+            | RefNode::Assert { .. }
+            | RefNode::WaitUntilTime { .. }
+            | RefNode::WaitForEvent { .. }
+            | RefNode::SendEvent { .. } => &[],
         }
     }
 
-    fn children_mut(&mut self) -> &mut [RefNode] {
+    pub(crate) fn children_mut(&mut self) -> &mut [RefNode] {
         match self {
             RefNode::Sequence { children, .. }
             | RefNode::ReactiveSequence { children, .. }
@@ -457,11 +671,18 @@ impl RefNode {
             | RefNode::Loop { child, .. }
             | RefNode::Timeout { child, .. }
             | RefNode::Cooldown { child, .. }
-            | RefNode::Scope { child, .. } => std::slice::from_mut(&mut **child),
+            | RefNode::Scope { child, .. }
+            | RefNode::Gate { child, .. }
+            | RefNode::ScriptWrapper { child, .. } => std::slice::from_mut(&mut **child),
             RefNode::Condition { .. }
             | RefNode::Action { .. }
             | RefNode::Deferred { .. }
-            | RefNode::Wait { .. } => &mut [],
+            | RefNode::Wait { .. }
+            | RefNode::Script { .. }
+            | RefNode::Assert { .. }
+            | RefNode::WaitUntilTime { .. }
+            | RefNode::WaitForEvent { .. }
+            | RefNode::SendEvent { .. } => &mut [],
         }
     }
 
@@ -517,7 +738,8 @@ impl RefNode {
 pub struct TickOutput {
     /// The root's status.
     pub status: Status,
-    /// Cancel requests, then launch requests, each in order of occurrence.
+    /// Cancel requests, then launch requests, then events sent, each in
+    /// order of occurrence.
     pub requests: Vec<Request>,
 }
 
@@ -529,7 +751,9 @@ pub struct Remembered {
     /// Sequence and selector resume points and concurrent children's
     /// completion marks.
     pub deciders: Vec<DeciderState>,
-    /// Running immediate actions and launched deferred actions.
+    /// Running immediate actions, launched deferred actions, and the other
+    /// nodes that keep an action state (loops between runs, waits, open
+    /// scopes and wrappers).
     pub actions: Vec<(NodeIdx, ActionState)>,
 }
 
@@ -565,6 +789,22 @@ pub struct Coverage {
     /// Reactive sequences whose earlier child failed or ran while a later
     /// child was running, cancelling it.
     pub reactive_cancellations: u64,
+    /// Scripts that faulted (a `Script` failing, a wrapper's enter script
+    /// failing it, a test or condition counting as false, an exit script).
+    pub script_faults: u64,
+    /// Gates whose test failed them without ticking their child.
+    pub gate_failures: u64,
+    /// Gates that passed without a test because their child ran from an
+    /// earlier tick.
+    pub gates_passed_running: u64,
+    /// `ScriptWrapper` exit scripts run because the wrapper was cancelled.
+    pub wrapper_exits_cancelled: u64,
+    /// `WaitUntilTime` nodes that succeeded after running.
+    pub time_waits_done: u64,
+    /// `WaitForEvent` nodes that succeeded on an event.
+    pub events_awaited: u64,
+    /// Events `SendEvent` nodes sent.
+    pub events_sent: u64,
 }
 
 impl Coverage {
@@ -582,6 +822,13 @@ impl Coverage {
         self.selector_resumes_abandoned += other.selector_resumes_abandoned;
         self.decorator_changes += other.decorator_changes;
         self.reactive_cancellations += other.reactive_cancellations;
+        self.script_faults += other.script_faults;
+        self.gate_failures += other.gate_failures;
+        self.gates_passed_running += other.gates_passed_running;
+        self.wrapper_exits_cancelled += other.wrapper_exits_cancelled;
+        self.time_waits_done += other.time_waits_done;
+        self.events_awaited += other.events_awaited;
+        self.events_sent += other.events_sent;
     }
 }
 
@@ -592,6 +839,12 @@ pub struct Reference {
     coverage: Coverage,
     /// Per node: started and not finished or cancelled (for traces).
     open: Vec<bool>,
+    /// What the tree declares for the agent's memory.
+    memory: Memory,
+    /// The variables' values: variable `i` is bit `i % 32` of word `i / 32`.
+    vars: Vec<u32>,
+    /// Per timestamp, the time it was last set.
+    stamps: Vec<Option<f32>>,
 }
 
 /// What a tick collects while it walks.
@@ -600,15 +853,29 @@ struct Tick<'w> {
     agent: AgentId,
     cancels: Vec<Request>,
     launches: Vec<Request>,
+    /// Events sent (never rolled back).
+    events: Vec<Request>,
     coverage: &'w mut Coverage,
     open: &'w mut [bool],
     trace: &'w mut dyn FnMut(NodeIdx, TraceEvent),
+    /// The agent's variables, which scripts change in place.
+    vars: &'w mut [u32],
+    /// The agent's timestamps (only events between ticks set them).
+    stamps: &'w [Option<f32>],
 }
 
 impl Reference {
-    /// An idle agent running `root`. Its nodes must be numbered in pre-order
-    /// from 0, as [`crate::Spec::to_reference`] does.
+    /// An idle agent running `root`, which declares no memory. Its nodes
+    /// must be numbered in pre-order from 0, as [`crate::Spec::to_reference`]
+    /// does.
     pub fn new(root: RefNode) -> Reference {
+        Reference::with_memory(root, Memory::default())
+    }
+
+    /// An idle agent running `root`, with the variables, signals and
+    /// timestamps of `memory`: variables at their initial values, no
+    /// timestamp set.
+    pub fn with_memory(root: RefNode, memory: Memory) -> Reference {
         let mut nodes = Vec::new();
         root.walk(&mut nodes);
         for (i, n) in nodes.iter().enumerate() {
@@ -618,16 +885,37 @@ impl Reference {
                 "reference nodes must be numbered in pre-order"
             );
         }
+        let mut vars = vec![0u32; memory.initial.len().div_ceil(32)];
+        for (i, &initial) in memory.initial.iter().enumerate() {
+            vars[i / 32] |= u32::from(initial) << (i % 32);
+        }
         Reference {
             open: vec![false; nodes.len()],
             root,
             coverage: Coverage::default(),
+            stamps: vec![None; memory.timestamps.len()],
+            vars,
+            memory,
         }
     }
 
-    /// An idle agent running `shape`, with the leaves its items import.
+    /// An idle agent running `shape`, with the leaves its items import and
+    /// the memory it declares.
     pub fn from_shape(shape: &Shape) -> Reference {
-        Reference::new(ref_node(shape, NodeIdx::ROOT))
+        Reference::with_memory(ref_node(shape, NodeIdx::ROOT), Memory::of(shape))
+    }
+
+    /// The agent's variables, by index.
+    pub fn variables(&self) -> Vec<bool> {
+        (0..self.memory.initial.len())
+            .map(|i| self.vars[i / 32] >> (i % 32) & 1 != 0)
+            .collect()
+    }
+
+    /// The agent's timestamps, by index: when each was last set, `None` if
+    /// never.
+    pub fn timestamps(&self) -> &[Option<f32>] {
+        &self.stamps
     }
 
     /// The tree, with its current states.
@@ -659,9 +947,12 @@ impl Reference {
             agent,
             cancels: Vec::new(),
             launches: Vec::new(),
+            events: Vec::new(),
             coverage: &mut self.coverage,
             open: &mut self.open,
             trace,
+            vars: &mut self.vars,
+            stamps: &self.stamps,
         };
         let status = tick(&mut self.root, &mut cx);
         let requests = cx.finish();
@@ -692,9 +983,12 @@ impl Reference {
             agent,
             cancels: Vec::new(),
             launches: Vec::new(),
+            events: Vec::new(),
             coverage: &mut self.coverage,
             open: &mut self.open,
             trace: &mut |_, _| {},
+            vars: &mut self.vars,
+            stamps: &self.stamps,
         };
         abandon(&mut self.root, &mut cx);
         cx.finish()
@@ -809,7 +1103,22 @@ impl Reference {
                     .push((*node, ActionState::Running(since.to_bits()))),
                 RefNode::Scope {
                     node, open: true, ..
+                }
+                | RefNode::ScriptWrapper {
+                    node, open: true, ..
+                }
+                | RefNode::WaitUntilTime {
+                    node,
+                    running: true,
+                    ..
                 } => out.actions.push((*node, ActionState::Running(0))),
+                RefNode::WaitForEvent {
+                    node,
+                    waiting: Some(arrived),
+                    ..
+                } => out
+                    .actions
+                    .push((*node, ActionState::Running(u32::from(*arrived)))),
                 RefNode::Deferred { node, state, .. } => {
                     let state = match state {
                         DeferredState::Idle => continue,
@@ -831,12 +1140,49 @@ impl Reference {
         out
     }
 
-    /// Delivers `event` to the running immediate actions, in pre-order
-    /// (the VM's `Interpreter::send_event`); returns how many hooks ran.
+    /// Delivers `event` to the agent between ticks (the VM's
+    /// `Interpreter::send_event`), at the time of `world.clock()`, the last
+    /// tick's frame:
+    ///
+    /// 1. the signals for the event set their variables, in order;
+    /// 2. the timestamps it sets record `time + dt` (the next tick's time)
+    ///    as an `f32`, each clearing its exclusive partner;
+    /// 3. running `WaitForEvent` nodes waiting for it will succeed on the
+    ///    next tick;
+    /// 4. running immediate actions with an event hook get it, in pre-order.
+    ///
+    /// Returns how many running nodes it reached (waits and hooks).
     pub fn send_event(&mut self, world: &mut dyn RefLeaves, event: EventId) -> usize {
+        for signal in self.memory.signals.iter().filter(|s| s.event == event.0) {
+            let (word, bit) = (signal.variable as usize / 32, signal.variable % 32);
+            if signal.value {
+                self.vars[word] |= 1 << bit;
+            } else {
+                self.vars[word] &= !(1 << bit);
+            }
+        }
+        let frame = world.clock();
+        let now = (frame.time + f64::from(frame.dt)) as f32;
+        for (i, stamp) in self.memory.timestamps.iter().enumerate() {
+            if stamp.event == event.0 {
+                self.stamps[i] = Some(now);
+                if let Some(other) = stamp.exclusive {
+                    self.stamps[other as usize] = None;
+                }
+            }
+        }
         let mut delivered = 0;
         self.root.walk_mut(&mut |n| {
-            if let RefNode::Action {
+            if let RefNode::WaitForEvent {
+                event: wanted,
+                waiting: Some(arrived),
+                ..
+            } = n
+                && *wanted == event
+            {
+                *arrived = true;
+                delivered += 1;
+            } else if let RefNode::Action {
                 node,
                 running: Some(state),
                 persistent,
@@ -862,11 +1208,31 @@ impl Reference {
 }
 
 impl Tick<'_> {
-    /// The tick's requests: cancels first, then launches.
+    /// The tick's requests: cancels first, then launches, then events.
     fn finish(self) -> Vec<Request> {
         let mut requests = self.cancels;
         requests.extend(self.launches);
+        requests.extend(self.events);
         requests
+    }
+
+    /// Runs a script over the agent's variables.
+    fn script(&mut self, script: u64, read_only: bool) -> Result<ScriptValue, Fault> {
+        let result = self.world.script(script, self.vars, read_only);
+        if result.is_err() {
+            self.coverage.script_faults += 1;
+        }
+        result
+    }
+
+    /// Whether a bool script holds: a fault does not.
+    fn holds(&mut self, script: u64, read_only: bool) -> bool {
+        self.script(script, read_only) == Ok(ScriptValue::Bool(true))
+    }
+
+    /// A time test at this tick's clock.
+    fn time_holds(&self, test: &TimeTest) -> bool {
+        test.holds(self.stamps, &self.world.clock())
     }
 
     fn request(&self, node: NodeIdx, action: ActionId, kind: RequestKind) -> Request {
@@ -1193,6 +1559,115 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             }
             status
         }
+        RefNode::Script { script, .. } => {
+            // Succeeds unless the script faults; its value does not matter.
+            if cx.script(*script, false).is_ok() {
+                Status::Success
+            } else {
+                Status::Failure
+            }
+        }
+        RefNode::Assert {
+            test, read_only, ..
+        } => {
+            if cx.holds(*test, *read_only) {
+                Status::Success
+            } else {
+                Status::Failure
+            }
+        }
+        RefNode::Gate {
+            test,
+            child,
+            running,
+            ..
+        } => {
+            // Tested only when the child starts: a child running from an
+            // earlier tick goes on without a test.
+            if *running {
+                cx.coverage.gates_passed_running += 1;
+            } else {
+                let pass = match test {
+                    GateTest::Script(script) => cx.holds(*script, false),
+                    GateTest::Condition(script) => cx.holds(*script, true),
+                    GateTest::Time(test) => cx.time_holds(test),
+                };
+                if !pass {
+                    cx.coverage.gate_failures += 1;
+                    return Status::Failure;
+                }
+            }
+            let status = tick(child, cx);
+            *running = status == Status::Running;
+            status
+        }
+        RefNode::ScriptWrapper {
+            enter,
+            exit,
+            child,
+            open,
+            ..
+        } => {
+            // Like a scope: the enter script runs when it starts; if it
+            // faults, the wrapper fails at once, never opened, and its exit
+            // will not run.
+            if !*open {
+                if cx.script(*enter, false).is_err() {
+                    return Status::Failure;
+                }
+                *open = true;
+            }
+            let status = tick(child, cx);
+            if status.is_done() {
+                *open = false;
+                // A fault changes nothing: the ending is decided.
+                let _ = cx.script(*exit, false);
+            }
+            status
+        }
+        RefNode::WaitUntilTime { test, running, .. } => {
+            // Tested on every tick, the first included.
+            if cx.time_holds(test) {
+                if *running {
+                    cx.coverage.time_waits_done += 1;
+                }
+                *running = false;
+                Status::Success
+            } else {
+                *running = true;
+                Status::Running
+            }
+        }
+        RefNode::WaitForEvent { waiting, .. } => {
+            // Only an event that arrives while it runs counts.
+            if waiting.take() == Some(true) {
+                cx.coverage.events_awaited += 1;
+                Status::Success
+            } else {
+                *waiting = Some(false);
+                Status::Running
+            }
+        }
+        RefNode::SendEvent { node, event, to } => {
+            let to = match *to {
+                SendTo::Literal(to) => Some(to),
+                SendTo::Input(word) => cx.world.input_int(word),
+            };
+            // -1 is the sender; any other value that is no agent index fails.
+            let to = match to {
+                Some(SELF_AGENT) => Some(cx.agent),
+                Some(to) => u32::try_from(to).ok().map(AgentId),
+                None => None,
+            };
+            let Some(to) = to else {
+                return Status::Failure;
+            };
+            let kind = RequestKind::Event { event: *event, to };
+            let sent = cx.request(*node, ActionId(0), kind);
+            cx.events.push(sent);
+            cx.coverage.events_sent += 1;
+            Status::Success
+        }
         RefNode::Condition { node } => {
             if cx.world.condition(*node) {
                 Status::Success
@@ -1286,6 +1761,20 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
                 cx.world.scope(*node, Some(Ending::Cancelled));
             }
         }
+        RefNode::ScriptWrapper { exit, open, .. } => {
+            // As a scope's exit: after the work inside it is cleaned up.
+            if *open {
+                *open = false;
+                cx.coverage.wrapper_exits_cancelled += 1;
+                let _ = cx.script(*exit, false);
+            }
+        }
+        RefNode::Gate { running, .. } | RefNode::WaitUntilTime { running, .. } => {
+            *running = false;
+        }
+        RefNode::WaitForEvent { waiting, .. } => *waiting = None,
+        // Leaves that finish on the tick they start.
+        RefNode::Script { .. } | RefNode::Assert { .. } | RefNode::SendEvent { .. } => {}
         // Deciders that remember nothing of their own.
         RefNode::Priority { .. }
         | RefNode::ReactiveSequence { .. }
@@ -1398,9 +1887,65 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
             child: Box::new(only()),
             open: false,
         },
+        Kind::Script => RefNode::Script {
+            node: at,
+            script: shape.params(at)[0],
+        },
+        Kind::AssertScript | Kind::AssertCondition => RefNode::Assert {
+            node: at,
+            test: shape.params(at)[0],
+            read_only: shape.kind(at) == Kind::AssertCondition,
+        },
+        Kind::ScriptGate | Kind::IfCondition | Kind::IfTime => {
+            let params = shape.params(at);
+            let test = match shape.kind(at) {
+                Kind::ScriptGate => GateTest::Script(params[0]),
+                Kind::IfCondition => GateTest::Condition(params[0]),
+                _ => GateTest::Time(time_test(params)),
+            };
+            RefNode::Gate {
+                node: at,
+                test,
+                child: Box::new(only()),
+                running: false,
+            }
+        }
+        Kind::ScriptWrapper => RefNode::ScriptWrapper {
+            node: at,
+            enter: shape.params(at)[0],
+            exit: shape.params(at)[1],
+            child: Box::new(only()),
+            open: false,
+        },
+        Kind::WaitUntilTime => RefNode::WaitUntilTime {
+            node: at,
+            test: time_test(shape.params(at)),
+            running: false,
+        },
+        Kind::WaitForEvent => RefNode::WaitForEvent {
+            node: at,
+            event: EventId(shape.params(at)[0] as u32),
+            waiting: None,
+        },
+        Kind::SendEvent => RefNode::SendEvent {
+            node: at,
+            event: EventId(shape.params(at)[0] as u32),
+            to: SendTo::Input(shape.params(at)[1]),
+        },
         Kind::Condition => RefNode::condition(at),
         Kind::Action => RefNode::action(at, item.flags() & FLAG_PERSISTENT != 0),
         Kind::Deferred => RefNode::deferred(at, ActionId(item.import())),
+    }
+}
+
+/// A time test from its parameter words: the timestamp, the seconds (an
+/// `f64`'s bits), `less_than` and `or_never`.
+fn time_test(params: &[u64]) -> TimeTest {
+    TimeTest {
+        since: params[0] as usize,
+        seconds: f64::from_bits(params[1]),
+        less_than: params[2] != 0,
+        or_never: params[3] != 0,
     }
 }
 
@@ -1732,5 +2277,251 @@ mod tests {
             unreachable!()
         };
         assert_eq!((succeed_at, fail_at), (2, 2));
+    }
+
+    /// The memory kinds, with the scripts and declarations of
+    /// [`crate::Spec`] (`v0` false, `v1` true, `v2` false; `e0` sets `v0`
+    /// and `t0`, `e1` clears `v0` and `v1` and sets `t1`, clearing `t0`;
+    /// `e2` sets `v2` and `t2`).
+    mod memory {
+        use super::*;
+        use crate::r#gen::{Spec, TimeSpec};
+        use crate::harness::RefWorld;
+        use treebeard_vm::Program;
+
+        /// An agent of `spec` on the reference, with its world and program.
+        struct Agent {
+            reference: Reference,
+            world: World,
+            program: Program<World>,
+            frame: Frame,
+        }
+
+        impl Agent {
+            fn new(spec: &Spec) -> Agent {
+                Agent {
+                    reference: spec.to_reference(),
+                    world: World::new(),
+                    program: spec.compile(),
+                    frame: Frame::default(),
+                }
+            }
+
+            fn tick(&mut self) -> TickOutput {
+                self.traced().0
+            }
+
+            fn traced(&mut self) -> (TickOutput, Vec<(NodeIdx, TraceEvent)>) {
+                let mut leaves = RefWorld {
+                    world: &mut self.world,
+                    program: &self.program,
+                    frame: self.frame,
+                };
+                let mut trace = Vec::new();
+                let out = self
+                    .reference
+                    .tick_traced(&mut leaves, AGENT, &mut |n, e| trace.push((n, e)));
+                (out, trace)
+            }
+
+            fn send(&mut self, event: u32) -> usize {
+                let mut leaves = RefWorld {
+                    world: &mut self.world,
+                    program: &self.program,
+                    frame: self.frame,
+                };
+                self.reference.send_event(&mut leaves, EventId(event))
+            }
+        }
+
+        #[test]
+        fn a_gate_tests_only_when_its_child_starts() {
+            // 0 if[v0](1 a)
+            let mut r = Agent::new(&Spec::IfCondition(0, Box::new(Spec::Act)));
+            r.world.set(1, Status::Running);
+            assert_eq!(r.tick().status, Status::Failure);
+            assert!(r.world.take_log().is_empty(), "the child is not ticked");
+            assert_eq!(r.send(0), 0);
+            assert_eq!(r.tick().status, Status::Running);
+            // v0 no longer holds, but the running child goes on.
+            assert_eq!(r.send(1), 0);
+            r.world.set(1, Status::Success);
+            assert_eq!(r.tick().status, Status::Success);
+            assert_eq!(
+                r.world.take_log(),
+                vec![
+                    Event::Action(n(1), Signal::Start, 0, Status::Running),
+                    Event::Action(n(1), Signal::Tick, 1, Status::Success),
+                ]
+            );
+            // Started anew, it tests again.
+            assert_eq!(r.tick().status, Status::Failure);
+            assert!(r.world.take_log().is_empty());
+            let c = r.reference.coverage();
+            assert_eq!((c.gate_failures, c.gates_passed_running), (2, 1));
+        }
+
+        #[test]
+        fn a_wrapper_whose_enter_faults_fails_and_a_cancelled_one_exits_last() {
+            // 0 pri(1 c, 2 wrap["v1 = !v1; v0 || 1 / 0 == 0" | "v0 = !v0"](3 a))
+            let mut r = Agent::new(&Spec::Priority(vec![
+                Spec::Cond,
+                Spec::ScriptWrapper {
+                    enter: 4,
+                    exit: 0,
+                    child: Box::new(Spec::Act),
+                },
+            ]));
+            r.world.set(3, Status::Running);
+            // v0 is false: the enter script flips v1, then faults. The
+            // child is not ticked and the exit does not run.
+            assert_eq!(r.tick().status, Status::Failure);
+            assert_eq!(r.reference.variables(), [false, false, false]);
+            assert_eq!(r.world.take_log(), vec![Event::Condition(n(1), false)]);
+            assert!(r.reference.is_idle());
+            assert_eq!(r.send(0), 0);
+            assert_eq!(r.tick().status, Status::Running);
+            assert_eq!(r.reference.variables(), [true, true, false]);
+            assert_eq!(
+                r.reference.remembered().actions,
+                vec![
+                    (n(2), ActionState::Running(0)),
+                    (n(3), ActionState::Running(1))
+                ]
+            );
+            r.world.take_log();
+            // The condition wins: the child's cancel call, then the exit.
+            r.world.set(1, Status::Success);
+            let (out, trace) = r.traced();
+            assert_eq!(out.status, Status::Success);
+            assert_eq!(
+                r.world.take_log(),
+                vec![
+                    Event::Condition(n(1), true),
+                    Event::Action(n(3), Signal::Cancel, 1, Status::Failure),
+                ]
+            );
+            assert_eq!(r.reference.variables(), [false, true, false]);
+            assert_eq!(
+                trace,
+                vec![
+                    (n(1), TraceEvent::Start),
+                    (n(1), TraceEvent::Success),
+                    (n(3), TraceEvent::Cancel),
+                    (n(2), TraceEvent::Cancel),
+                    (n(0), TraceEvent::Success),
+                ]
+            );
+            assert!(r.reference.is_idle());
+            assert_eq!(r.reference.coverage().wrapper_exits_cancelled, 1);
+        }
+
+        #[test]
+        fn a_wait_for_an_event_counts_only_events_that_arrive_while_it_runs() {
+            // 0 seq(1 await[e0], 2 send[e1 to -1], 3 send[e2 to -2])
+            let mut r = Agent::new(&Spec::Sequence(vec![
+                Spec::WaitForEvent(0),
+                Spec::SendEvent { event: 1, to: -1 },
+                Spec::SendEvent { event: 2, to: -2 },
+            ]));
+            r.frame = Frame {
+                index: 3,
+                time: 2.0,
+                dt: 0.5,
+            };
+            // Before it runs: the timestamp is set, the wait does not hear.
+            assert_eq!(r.send(0), 0);
+            assert_eq!(r.reference.timestamps(), [Some(2.5), None, None]);
+            assert_eq!(r.tick().status, Status::Running);
+            assert_eq!(
+                r.reference.remembered().actions,
+                vec![(n(1), ActionState::Running(0))]
+            );
+            // Another event does not wake it; e1 clears t0, its partner.
+            assert_eq!(r.send(1), 0);
+            assert_eq!(r.reference.timestamps(), [None, Some(2.5), None]);
+            assert_eq!(r.send(0), 1);
+            assert_eq!(r.send(0), 1);
+            assert_eq!(
+                r.reference.remembered().actions,
+                vec![(n(1), ActionState::Running(1))]
+            );
+            // It succeeds; the event to itself is sent, the one to -2 fails.
+            let out = r.tick();
+            assert_eq!(out.status, Status::Failure);
+            let event = Request {
+                kind: RequestKind::Event {
+                    event: EventId(1),
+                    to: AGENT,
+                },
+                ..launch(2)
+            };
+            assert_eq!(out.requests, vec![event]);
+            assert_eq!(r.reference.coverage().events_awaited, 1);
+            assert!(r.reference.is_idle());
+        }
+
+        #[test]
+        fn events_follow_cancels_and_launches_and_survive_a_rollback() {
+            // 0 seq(1 pri(2 c, 3 d), 4 con[all, 1](5 send[e2 to 1], 6 d, 7 a))
+            let mut r = Agent::new(&Spec::Sequence(vec![
+                Spec::Priority(vec![Spec::Cond, Spec::Deferred]),
+                Spec::Concurrent {
+                    succeed: Count::All,
+                    fail: Count::AtLeast(1),
+                    children: vec![
+                        Spec::SendEvent { event: 2, to: 1 },
+                        Spec::Deferred,
+                        Spec::Act,
+                    ],
+                },
+            ]));
+            assert_eq!(r.tick().requests, vec![launch(3)]);
+            // The condition wins: d 3 is cancelled; the concurrent sends,
+            // launches d 6, then fails on a: the launch is dropped, the
+            // event stays.
+            r.world.set(2, Status::Success);
+            let out = r.tick();
+            assert_eq!(out.status, Status::Failure);
+            let event = Request {
+                agent: AGENT,
+                node: n(5),
+                action: ActionId(0),
+                kind: RequestKind::Event {
+                    event: EventId(2),
+                    to: AgentId(1),
+                },
+            };
+            assert_eq!(out.requests, vec![cancel(3), event]);
+            assert_eq!(r.reference.coverage().dropped_launches, 1);
+        }
+
+        #[test]
+        fn a_wait_until_time_tests_on_every_tick() {
+            // 0 until[t2 > 1]
+            let time = TimeSpec {
+                since: 2,
+                halves: 2,
+                less_than: false,
+                or_never: false,
+            };
+            let mut r = Agent::new(&Spec::WaitUntilTime(time));
+            assert_eq!(r.tick().status, Status::Running, "never set");
+            // Set at the start of the next tick: time 0 + dt 0.5.
+            r.frame.dt = 0.5;
+            assert_eq!(r.send(2), 0);
+            assert_eq!(r.reference.timestamps(), [None, None, Some(0.5)]);
+            for (time, status) in [
+                (0.5, Status::Running),
+                (1.5, Status::Running),
+                (1.75, Status::Success),
+            ] {
+                r.frame.time = time;
+                assert_eq!(r.tick().status, status, "at {time}");
+            }
+            // Tested on the first tick too.
+            assert_eq!(r.tick().status, Status::Success);
+            assert_eq!(r.reference.coverage().time_waits_done, 1);
+        }
     }
 }

@@ -13,6 +13,10 @@
 //! | `a` | immediate action | returns the scripted outcome; while running its state counts its ticks |
 //! | `p` | immediate action with a persistent slot | like `a`, and adds 1 to its slot on every success |
 //! | `d` | deferred action | runs in a test "game system" through requests and completions |
+//!
+//! The table also declares the events [`EVENTS`] (`e0`, `e1`, `e2`, with
+//! event ids 0, 1, 2), for the trees' signals, timestamps, `WaitForEvent`
+//! and `SendEvent` nodes. None of the leaves has an event hook.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -182,6 +186,9 @@ fn scripted_action(w: &mut World, call: &mut Call<'_>) -> Status {
     status
 }
 
+/// The events the standard test leaves declare, in event id order.
+pub const EVENTS: [&str; 3] = ["e0", "e1", "e2"];
+
 /// The standard test leaves (see the module docs).
 pub fn leaves() -> Leaves<World> {
     let mut leaves = Leaves::<World>::new();
@@ -189,6 +196,9 @@ pub fn leaves() -> Leaves<World> {
     leaves.action("a", scripted_action);
     leaves.action("p", scripted_action).persistent();
     leaves.deferred("d");
+    for event in EVENTS {
+        leaves.event(event);
+    }
     leaves
 }
 

@@ -8,7 +8,13 @@
 //! words 1..      decider states, 2 words each, sorted by item  (capacity: spec.decider_states)
 //! then           action states, 2 words each, sorted by item   (capacity: spec.action_states)
 //! then           persistent slots, 1 word each, by the shape's persistent map
+//! then           variables, 1 bit each (32 a word), stored as value ^ initial
+//! then           timestamps, 1 word each: the complement of the time's f32 bits
 //! ```
+//!
+//! A zeroed block is an agent that has never run: its variables hold their
+//! initial values (hence the `^ initial`) and its timestamps have never been
+//! set (hence the complement: `!0` is a NaN, never a time).
 //!
 //! A state is an 8-byte [`StateEntry`]: the item index and a tag in one word
 //! (so sorting by that word sorts by item), and a 32-bit value. Only
@@ -155,6 +161,8 @@ pub struct ActorLayout {
     deciders: u32,
     actions: u32,
     persistent: u32,
+    variables: u32,
+    timestamps: u32,
 }
 
 impl ActorLayout {
@@ -172,6 +180,8 @@ impl ActorLayout {
             deciders: spec.decider_states,
             actions: spec.action_states,
             persistent: spec.persistent_states,
+            variables: spec.variables.div_ceil(32),
+            timestamps: spec.timestamps,
         }
     }
 
@@ -183,7 +193,7 @@ impl ActorLayout {
     /// Words per actor.
     #[inline]
     pub const fn words(&self) -> usize {
-        1 + 2 * self.deciders as usize + 2 * self.actions as usize + self.persistent as usize
+        self.memory_at() + self.variables as usize + self.timestamps as usize
     }
 
     /// Bytes per actor: the behaviour state each agent costs.
@@ -204,6 +214,8 @@ impl ActorLayout {
         self.deciders >= spec.decider_states
             && self.actions >= spec.action_states
             && self.persistent >= spec.persistent_states
+            && self.variables >= spec.variables.div_ceil(32)
+            && self.timestamps >= spec.timestamps
     }
 
     #[inline]
@@ -214,6 +226,19 @@ impl ActorLayout {
     #[inline]
     fn persistent_at(&self) -> usize {
         self.actions_at() + 2 * self.actions as usize
+    }
+
+    /// Where the agent's memory (variables, then timestamps) starts: the
+    /// words before it are the states a tick replaces.
+    #[inline]
+    pub(crate) const fn memory_at(&self) -> usize {
+        1 + 2 * self.deciders as usize + 2 * self.actions as usize + self.persistent as usize
+    }
+
+    /// Words of variable bits.
+    #[inline]
+    pub(crate) const fn variable_words(&self) -> usize {
+        self.variables as usize
     }
 }
 
@@ -255,7 +280,8 @@ impl<'a> ActorRef<'a> {
     /// A view of a block the caller knows to be `layout.words()` long.
     #[inline]
     pub(crate) fn block(words: &'a [u32], layout: ActorLayout) -> ActorRef<'a> {
-        debug_assert_eq!(words.len(), layout.words());
+        // The whole block, or the states before its memory.
+        debug_assert!(words.len() == layout.words() || words.len() == layout.memory_at());
         ActorRef { words, layout }
     }
 
@@ -335,10 +361,44 @@ impl<'a> ActorRef<'a> {
         Some(action_state(entries[i]))
     }
 
+    /// The tree's variable `index`: its initial value (from the shape) until
+    /// something sets it.
+    pub fn variable(&self, shape: &Shape, index: usize) -> Option<bool> {
+        let initial = shape.variables().get(index)?.initial;
+        let at = self.layout.memory_at() + index / 32;
+        let bit = self
+            .words
+            .get(at)
+            .is_some_and(|w| w >> (index % 32) & 1 != 0);
+        Some(bit != initial)
+    }
+
+    /// The time (in seconds of the frame clock) the tree's timestamp
+    /// `index` was last set; `None` if never.
+    pub fn timestamp(&self, index: usize) -> Option<f32> {
+        if index >= self.layout.timestamps as usize {
+            return None;
+        }
+        let word = self.words[self.layout.memory_at() + self.layout.variables as usize + index];
+        stamp_time(word)
+    }
+
     /// True when nothing runs: no decider or action state is stored.
     pub fn is_idle(&self) -> bool {
         header(self.words) == (0, 0)
     }
+}
+
+/// A timestamp word's time (see the module docs); `None` if never set.
+#[inline]
+pub(crate) fn stamp_time(word: u32) -> Option<f32> {
+    (word != 0).then(|| f32::from_bits(!word))
+}
+
+/// The timestamp word of a time.
+#[inline]
+pub(crate) fn stamp_word(time: f32) -> u32 {
+    !time.to_bits()
 }
 
 fn action_state(e: StateEntry) -> ActionState {
@@ -479,8 +539,16 @@ impl<'a> ActorMut<'a> {
         }
     }
 
-    /// Forgets every state, as if the agent had never run (persistent slots
-    /// too). Running work is *not* cancelled; see `Interpreter::halt` for that.
+    /// The agent's memory: its variable bits (stored `^ initial`), then its
+    /// timestamp words.
+    #[inline]
+    pub(crate) fn memory_mut(&mut self) -> &mut [u32] {
+        let at = self.layout.memory_at();
+        &mut self.words[at..]
+    }
+
+    /// Forgets every state, as if the agent had never run (persistent slots,
+    /// variables and timestamps too). Running work is *not* cancelled; see `Interpreter::halt` for that.
     pub fn clear(&mut self) {
         self.words.fill(0);
     }
@@ -667,6 +735,7 @@ mod tests {
             action_states: a,
             deferred_states: a,
             persistent_states: p,
+            ..CapacitySpec::default()
         })
     }
 

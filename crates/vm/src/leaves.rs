@@ -39,6 +39,7 @@ use crate::blackboard::{FieldId, Value};
 use crate::frame::Frame;
 use crate::program::Program;
 use crate::request::AgentId;
+use crate::script::FieldAccess;
 use crate::status::{Signal, Status};
 use std::collections::BTreeMap;
 use std::ops::Deref;
@@ -482,6 +483,8 @@ pub struct Leaves<B> {
     entries: BTreeMap<Box<str>, Leaf<B>>,
     fields: Vec<FieldDecl>,
     events: Vec<Box<str>>,
+    /// How scripts reach the blackboard's fields.
+    access: Option<FieldAccess<B>>,
 }
 
 impl<B> Default for Leaves<B> {
@@ -490,6 +493,7 @@ impl<B> Default for Leaves<B> {
             entries: BTreeMap::new(),
             fields: Vec::new(),
             events: Vec::new(),
+            access: None,
         }
     }
 }
@@ -668,10 +672,27 @@ impl<B> Leaves<B> {
         self
     }
 
-    /// Declares the fields of the blackboard type `T` (see
-    /// [`crate::blackboard!`]).
-    pub fn blackboard<T: crate::Blackboard>(&mut self) -> &mut Leaves<B> {
-        self.fields(&T::fields())
+    /// Declares the fields of the blackboard type `B` (see
+    /// [`crate::blackboard!`]), and lets tree scripts read and write them.
+    pub fn blackboard(&mut self) -> &mut Leaves<B>
+    where
+        B: crate::Blackboard,
+    {
+        self.access = Some(FieldAccess::of());
+        self.fields(&B::fields())
+    }
+
+    /// Lets tree scripts read and write the declared fields through
+    /// `access` (for blackboards whose fields are known only at run time;
+    /// a [`crate::Blackboard`] type uses [`Leaves::blackboard`]).
+    pub fn field_access(&mut self, access: FieldAccess<B>) -> &mut Leaves<B> {
+        self.access = Some(access);
+        self
+    }
+
+    /// How tree scripts reach the blackboard's fields, if they can.
+    pub fn script_access(&self) -> Option<FieldAccess<B>> {
+        self.access
     }
 
     /// The declared blackboard fields.
@@ -712,5 +733,9 @@ impl<B> LeafCatalog for Leaves<B> {
 
     fn fields(&self) -> &[FieldDecl] {
         &self.fields
+    }
+
+    fn events(&self) -> &[Box<str>] {
+        &self.events
     }
 }

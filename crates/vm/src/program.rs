@@ -1,14 +1,18 @@
 //! Programs: a validated shape linked to the application's leaf functions.
 
+use crate::blackboard::{FieldId, Value};
 use crate::flow::Flow;
 use crate::frame::Frame;
 use crate::leaves::{
     ActionFn, Args, Call, ConditionFn, Ending, EventFn, EventId, LeafFn, Leaves, scope_call,
 };
 use crate::request::AgentId;
+use crate::script::{Fault, FieldAccess, ScriptValue};
 use crate::status::{Signal, Status};
 use std::fmt;
 use std::sync::Arc;
+use treebeard_shape::params::FIELD_REF;
+use treebeard_shape::script::touches_fields;
 use treebeard_shape::{CapacitySpec, Kind, NodeIdx, Shape};
 
 /// A shape whose imports are resolved to functions, with its flow tables
@@ -25,6 +29,11 @@ pub struct Program<B> {
     /// tick indexes it instead of searching the persistent map. Empty if
     /// the shape has no persistent slots.
     pub(crate) slots: Arc<[u32]>,
+    /// How scripts reach the blackboard's fields.
+    pub(crate) access: Option<FieldAccess<B>>,
+    /// The variables' initial values, 32 a word: an actor stores each
+    /// variable's bit `^` its initial one (see the `actor` module).
+    pub(crate) initial: Arc<[u32]>,
 }
 
 impl<B> Clone for Program<B> {
@@ -36,6 +45,8 @@ impl<B> Clone for Program<B> {
             actions: self.actions.clone(),
             on_event: self.on_event.clone(),
             slots: Arc::clone(&self.slots),
+            access: self.access,
+            initial: Arc::clone(&self.initial),
         }
     }
 }
@@ -93,6 +104,15 @@ pub enum LinkError {
         /// The first field index that differs.
         index: usize,
     },
+    /// The application's events differ from those the shape was compiled
+    /// against.
+    Events {
+        /// The first event index that differs.
+        index: usize,
+    },
+    /// A script reads or writes blackboard fields, or a `SendEvent` reads
+    /// its target from one, but the table gives no access to them.
+    FieldAccess,
 }
 
 impl fmt::Display for LinkError {
@@ -133,6 +153,14 @@ impl fmt::Display for LinkError {
             LinkError::Fields { index } => write!(
                 f,
                 "blackboard field {index} differs from the one the shape was compiled against; compile it again"
+            ),
+            LinkError::Events { index } => write!(
+                f,
+                "event {index} differs from the one the shape was compiled against; compile it again"
+            ),
+            LinkError::FieldAccess => write!(
+                f,
+                "the tree's scripts use blackboard fields, but the leaf table gives scripts no access to them; call `Leaves::blackboard` (or `Leaves::field_access`)"
             ),
         }
     }
@@ -199,6 +227,24 @@ impl<B> Program<B> {
         {
             return Err(LinkError::Fields { index });
         }
+        let (shape_events, table_events) = (shape.events(), leaves.events());
+        if let Some(index) =
+            (0..shape_events.len()).find(|&i| table_events.get(i) != Some(&shape_events[i]))
+        {
+            return Err(LinkError::Events { index });
+        }
+        let access = leaves.script_access();
+        let scripts_use_fields = shape.scripts().iter().any(|s| touches_fields(&s.words));
+        let sends_to_fields = (0..shape.len() as u32)
+            .map(NodeIdx::new)
+            .any(|n| shape.kind(n) == Kind::SendEvent && shape.params(n)[1] & FIELD_REF != 0);
+        if (scripts_use_fields || sends_to_fields) && access.is_none() {
+            return Err(LinkError::FieldAccess);
+        }
+        let mut initial = vec![0u32; shape.variables().len().div_ceil(32)];
+        for (i, v) in shape.variables().iter().enumerate() {
+            initial[i / 32] |= u32::from(v.initial) << (i % 32);
+        }
         if on_event.iter().all(Option::is_none) {
             on_event.clear();
         }
@@ -216,6 +262,8 @@ impl<B> Program<B> {
             actions: actions.into_boxed_slice(),
             on_event: on_event.into_boxed_slice(),
             slots: slots.into(),
+            access,
+            initial: initial.into(),
         })
     }
 
@@ -324,6 +372,52 @@ impl<B> Program<B> {
             persistent: None,
         };
         (self.actions[item.import() as usize])(blackboard, &mut call);
+    }
+
+    /// Runs the script `index` of the shape as a tick would, over
+    /// `blackboard` and the variables `vars` (their true values, variable
+    /// `i` being bit `i % 32` of word `i / 32`); a `read_only` script (a
+    /// condition) cannot assign. For tools that run a program outside the
+    /// interpreter (see [`Program::call_condition`]).
+    ///
+    /// # Errors
+    /// The [`Fault`] where the script stops.
+    ///
+    /// # Panics
+    /// If the shape has no script `index`.
+    pub fn run_script(
+        &self,
+        index: u64,
+        blackboard: &mut B,
+        vars: &mut [u32],
+        read_only: bool,
+    ) -> Result<ScriptValue, Fault> {
+        let code = self.shape.script(index);
+        // Linking checked that scripts touch fields only with an access.
+        let access = self.access.unwrap_or_else(FieldAccess::none);
+        if read_only {
+            crate::script::eval_read_only(code, blackboard, access.get, vars)
+        } else {
+            crate::script::eval(code, blackboard, &access, vars)
+        }
+    }
+
+    /// The value of the int input parameter `word` of the item at `node`
+    /// (a literal, or a blackboard field read through the script access), as
+    /// a tick reads `SendEvent`'s `to`; `None` if the field is not an int.
+    pub fn input_int(&self, word: u64, blackboard: &B) -> Option<i64> {
+        if word & FIELD_REF != 0 {
+            let access = self.access.unwrap_or_else(FieldAccess::none);
+            match (access.get)(blackboard, FieldId((word & !FIELD_REF) as u32)) {
+                Value::Int(i) => Some(i),
+                _ => None,
+            }
+        } else {
+            self.shape
+                .param_table()
+                .get(word as usize)
+                .map(|&w| w as i64)
+        }
     }
 
     /// Delivers `event` to the immediate action at `node`, if it has an

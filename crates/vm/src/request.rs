@@ -6,6 +6,7 @@
 //! order. Game systems answer with [`Completion`]s, applied to actors before
 //! the next tick.
 
+use crate::leaves::EventId;
 use bytemuck::{Pod, Zeroable};
 use std::fmt;
 use treebeard_shape::{ActionId, NodeIdx};
@@ -35,18 +36,27 @@ impl fmt::Display for AgentId {
     }
 }
 
-/// What a request asks of a game system.
+/// What a request asks of a game system, or of the crowd.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[repr(u8)]
 pub enum RequestKind {
     /// Stop the deferred action; no completion is expected any more.
     Cancel,
     /// Start the deferred action and report its completion.
     Launch,
+    /// Deliver `event` to agent `to` before its next tick (a `SendEvent`
+    /// node's request; the request's `action` is unused). A crowd routes
+    /// these itself after the tick; a caller ticking agents one by one
+    /// delivers them with `Interpreter::send_event`.
+    Event {
+        /// The event.
+        event: EventId,
+        /// The agent it goes to (the sender, for an event sent to itself).
+        to: AgentId,
+    },
 }
 
 /// A request from one agent's tick to the game system that runs a deferred
-/// action.
+/// action, or to the crowd that routes an event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Request {
     /// The agent.
@@ -56,7 +66,7 @@ pub struct Request {
     /// Which deferred action (an index into the shape's deferred imports;
     /// see `Shape::action_id`). Its parameters are `Shape::params(node)`.
     pub action: ActionId,
-    /// Launch or cancel.
+    /// Launch, cancel, or an event to route.
     pub kind: RequestKind,
 }
 

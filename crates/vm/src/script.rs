@@ -65,6 +65,27 @@ impl<B> fmt::Debug for FieldAccess<B> {
     }
 }
 
+/// A field of [`FieldAccess::none`]: false.
+fn no_field<B>(_: &B, _: FieldId) -> Value<'static> {
+    Value::Bool(false)
+}
+
+/// A write of [`FieldAccess::none`]: refused.
+fn no_write<B>(_: &mut B, _: FieldId, _: Value<'_>) -> bool {
+    false
+}
+
+impl<B> FieldAccess<B> {
+    /// Access to no field: every field reads as `false` and refuses
+    /// writes, for scripts that touch none.
+    pub fn none() -> Self {
+        FieldAccess {
+            get: no_field::<B>,
+            set: no_write::<B>,
+        }
+    }
+}
+
 impl<B: Blackboard> FieldAccess<B> {
     /// The access of the blackboard's [`Blackboard`] implementation.
     pub fn of() -> Self {

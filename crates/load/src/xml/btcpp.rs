@@ -22,6 +22,16 @@
 //! are not supported yet. `<SubTree ID="X" .../>` uses tree X, remapping its
 //! ports; `<Action ID="X"/>`, `<Condition>`, `<Control>` and `<Decorator>`
 //! are the explicit forms of node X.
+//!
+//! BT.CPP's nodes that are treebeard's built-in kinds take BT.CPP's ports
+//! (`PORTS`): `<Repeat num_cycles>` is a Loop and `<RetryUntilSuccessful
+//! num_attempts>` a LoopUntilSuccess (-1, forever, is count 0; 0, which
+//! BT.CPP reads as "do not run the child", is an error), `<Timeout msec>`
+//! and `<Sleep msec>` are Timeout and Wait (milliseconds, converted to
+//! seconds), `<Script code>` is a Script and `<ScriptCondition code>` an
+//! AssertScript. Scripts run as treebeard's script language; BT.CPP's `:=`
+//! reads as treebeard's `=` (rewritten to ` =`, the same length, so that
+//! error columns stay those of the file).
 
 use super::{Map, Reader};
 use crate::diagnostic::Diagnostic;
@@ -29,13 +39,21 @@ use crate::document::{Attr, Dialect, Document, NodeDecl, TreeDecl, What};
 use crate::source::Span;
 use roxmltree::Node;
 use treebeard_shape::tree::Count;
-use treebeard_shape::{Kind, ParamValue};
+use treebeard_shape::{Kind, Layout, ParamValue, suggest};
 
-/// BehaviorTree.CPP v4's built-in control and decorator nodes: those
-/// treebeard runs and those it cannot run yet. Every other element (the
-/// built-in actions `AlwaysSuccess`, `Sleep`, `Script`, ... included) is a
+/// BehaviorTree.CPP v4's built-in nodes: those treebeard runs and the
+/// controls and decorators it cannot run yet. Every other element (the
+/// built-in actions `AlwaysSuccess`, `SetBlackboard`, ... included) is a
 /// leaf.
 const NODES: &[(&str, Map)] = &[
+    ("Repeat", Map::Decider(Kind::Loop)),
+    ("RetryUntilSuccessful", Map::Decider(Kind::LoopUntilSuccess)),
+    // BT.CPP's old spelling, still accepted there.
+    ("RetryUntilSuccesful", Map::Decider(Kind::LoopUntilSuccess)),
+    ("Timeout", Map::Decider(Kind::Timeout)),
+    ("Sleep", Map::Decider(Kind::Wait)),
+    ("Script", Map::Decider(Kind::Script)),
+    ("ScriptCondition", Map::Decider(Kind::AssertScript)),
     ("Sequence", Map::Decider(Kind::Sequence)),
     ("ReactiveSequence", Map::Decider(Kind::ReactiveSequence)),
     ("Fallback", Map::Decider(Kind::Selector)),
@@ -97,28 +115,12 @@ const NODES: &[(&str, Map)] = &[
         Map::Unsupported("BehaviorTree.CPP's ManualSelector control"),
     ),
     (
-        "Repeat",
-        Map::Unsupported("BehaviorTree.CPP's Repeat decorator"),
-    ),
-    (
-        "RetryUntilSuccessful",
-        Map::Unsupported("BehaviorTree.CPP's RetryUntilSuccessful decorator"),
-    ),
-    (
-        "RetryUntilSuccesful",
-        Map::Unsupported("BehaviorTree.CPP's RetryUntilSuccessful decorator"),
-    ),
-    (
         "KeepRunningUntilFailure",
         Map::Unsupported("BehaviorTree.CPP's KeepRunningUntilFailure decorator"),
     ),
     (
         "Delay",
         Map::Unsupported("BehaviorTree.CPP's Delay decorator"),
-    ),
-    (
-        "Timeout",
-        Map::Unsupported("BehaviorTree.CPP's Timeout decorator"),
     ),
     (
         "RunOnce",
@@ -162,6 +164,33 @@ const NODES: &[(&str, Map)] = &[
     ),
 ];
 
+/// How a port's value becomes a parameter's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Unit {
+    /// A count of cycles or attempts: -1 is forever (treebeard's 0).
+    Cycles,
+    /// Milliseconds.
+    Msec,
+    /// A script: `:=` reads as `=`.
+    Code,
+}
+
+/// A built-in kind's ports: (port, parameter, conversion).
+type Ports = &'static [(&'static str, &'static str, Unit)];
+
+/// BT.CPP's ports of the built-in kinds its nodes map to.
+const PORTS: &[(Kind, Ports)] = &[
+    (Kind::Loop, &[("num_cycles", "count", Unit::Cycles)]),
+    (
+        Kind::LoopUntilSuccess,
+        &[("num_attempts", "attempts", Unit::Cycles)],
+    ),
+    (Kind::Timeout, &[("msec", "seconds", Unit::Msec)]),
+    (Kind::Wait, &[("msec", "seconds", Unit::Msec)]),
+    (Kind::Script, &[("code", "script", Unit::Code)]),
+    (Kind::AssertScript, &[("code", "test", Unit::Code)]),
+];
+
 /// The pre- and post-condition script attributes, with what they do.
 const SCRIPTS: &[(&str, &str)] = &[
     ("_skipIf", "pre-condition"),
@@ -185,6 +214,7 @@ pub(crate) fn read(r: &mut Reader, root: Node) -> Option<Document> {
         trees: Vec::new(),
         main: None,
         includes: Vec::new(),
+        declarations: Default::default(),
     };
     let mut format_seen = false;
     for a in root.attributes() {
@@ -321,11 +351,24 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
     };
     let mut decl = NodeDecl::new(what, written, span);
     decl.extent = r.element_span(element);
+    let built_in = match decl.what {
+        What::Decider(kind, _) if kind.layout() == Layout::Configured => Some(kind),
+        _ => None,
+    };
     for a in element.attributes() {
         let (name, value, span) = (a.name(), a.value(), r.value_span(&a));
         match (name, &mut policy) {
             ("ID", _) if by_id => {}
             ("name", _) => decl.name = Some(value.into()),
+            (port, _)
+                if !port.starts_with('_')
+                    && let Some(kind) = built_in =>
+            {
+                let name_span = r.name_span(&a);
+                if let Some(attr) = built_in_port(r, written, kind, port, value, span, name_span) {
+                    decl.attrs.push(attr);
+                }
+            }
             ("_autoremap", _) if subtree => {}
             ("success_count", Some(p)) => p.succeed = count(r, name, value, span),
             ("failure_count", Some(p)) => p.fail = count(r, name, value, span),
@@ -350,10 +393,111 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
             }
         }
     }
+    if let Some(kind) = built_in {
+        required_ports(r, element, written, kind, &decl);
+    }
     if let Some(p) = policy {
         decl.what = What::Decider(Kind::Concurrent, Some(p));
     }
     decl
+}
+
+/// The ports of the built-in `kind`.
+fn ports(kind: Kind) -> Ports {
+    PORTS
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map_or(&[], |(_, ports)| ports)
+}
+
+/// The port `port="value"` of node `written`, of built-in `kind`, as its
+/// parameter; `None` after reporting what is wrong with it.
+fn built_in_port(
+    r: &mut Reader,
+    written: &str,
+    kind: Kind,
+    port: &str,
+    value: &str,
+    span: Span,
+    name_span: Span,
+) -> Option<Attr> {
+    let ports = ports(kind);
+    let Some(&(_, param, unit)) = ports.iter().find(|(p, ..)| *p == port) else {
+        let d = Diagnostic::error(format!("`{written}` has no port `{port}`")).at(name_span);
+        let names = ports.iter().map(|(p, ..)| *p);
+        r.diags.push(match suggest(port, names.clone()) {
+            Some(s) => d.help(format!("did you mean `{s}`?")),
+            None => d.help(format!(
+                "its ports are {}",
+                names.collect::<Vec<_>>().join(", ")
+            )),
+        });
+        return None;
+    };
+    let trimmed = value.trim();
+    let value: Box<str> = match unit {
+        Unit::Cycles if trimmed == "-1" => "0".into(),
+        Unit::Cycles if trimmed.parse::<i64>() == Ok(0) => {
+            r.diags.push(
+                Diagnostic::error(format!(
+                    "`{port}=\"0\"` of `{written}` never runs the child, which treebeard cannot express"
+                ))
+                .at(span)
+                .help("remove the node, or write a positive count (-1: forever)"),
+            );
+            return None;
+        }
+        Unit::Cycles => value.into(),
+        Unit::Msec => {
+            match trimmed.parse::<f64>() {
+                Ok(ms) if ms >= 0.0 => format!("{trimmed}ms").into(),
+                _ => {
+                    r.diags.push(
+                    Diagnostic::error(format!(
+                        "`{port}` of `{written}` must be a number of milliseconds, not `{value}`"
+                    ))
+                    .at(span)
+                    .help("treebeard reads the duration when the tree loads, not from the blackboard"),
+                );
+                    return None;
+                }
+            }
+        }
+        Unit::Code => value.replace(":=", " =").into(),
+    };
+    Some(Attr {
+        name: param.into(),
+        value: ParamValue::Str(value),
+        span,
+        name_span,
+    })
+}
+
+/// Reports the ports of built-in `kind` that `decl` lacks and the kind
+/// needs.
+fn required_ports(r: &mut Reader, element: Node, written: &str, kind: Kind, decl: &NodeDecl) {
+    for p in kind.params() {
+        if p.default.is_some() || decl.attrs.iter().any(|a| *a.name == *p.name) {
+            continue;
+        }
+        // A port given but unreadable was reported already.
+        let ports = ports(kind);
+        let given = ports
+            .iter()
+            .any(|(port, param, _)| *param == p.name && element.has_attribute(*port));
+        if given {
+            continue;
+        }
+        let port = ports
+            .iter()
+            .find(|(_, param, _)| *param == p.name)
+            .map_or(p.name, |(port, ..)| port);
+        r.diags.push(
+            Diagnostic::error(format!("`{written}` needs port `{port}`"))
+                .at(decl.span)
+                .help(format!("write {port}=\"...\"")),
+        );
+    }
 }
 
 /// A `<Parallel>` count: -1 for all children, or a positive number.

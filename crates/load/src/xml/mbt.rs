@@ -13,34 +13,67 @@
 //!
 //! A file holds one tree, named after the file's stem: the one node of its
 //! `<Root>` section, or, in a fragment, the root element itself. Every
-//! attribute of a node is a parameter (`<Communicate name="Hello"/>`), except
-//! the log attributes (`_startLog`, ...), which are not supported yet, and a
-//! `<Parallel>`'s `successMode` and `failureMode` ("all" or "any"; MBT's
-//! defaults: succeed when all succeed, fail when any fails). The other
-//! sections (`<Variables>`, `<SignalVariables>`, `<Timestamps>`) are not
-//! supported yet.
+//! attribute of a game leaf is a parameter (`<Communicate name="Hello"/>`),
+//! except the log attributes (`_startLog`, ...), which are not supported
+//! yet. A `<Parallel>` reads `successMode` and `failureMode` ("all" or
+//! "any"; MBT's defaults: succeed when all succeed, fail when any fails).
+//!
+//! MBT's standard nodes that are treebeard's built-in kinds take MBT's
+//! attribute names ([`ATTRIBUTES`]): `<Loop count>`, `<LoopUntilSuccess
+//! attemptCount>`, `<Timeout duration>`, `<Wait duration>`, `<IfCondition
+//! condition>`, `<AssertCondition condition>`, `<IfTime since isMoreThan |
+//! isLessThan orNeverBeenSet>` and `<WaitUntilTime ...>` alike,
+//! `<WaitForEvent name>`, `<SendEvent name>`, and the Lua nodes, whose code
+//! runs as treebeard's script language: `<ExecuteLua code>` (Script),
+//! `<LuaGate code>` (ScriptGate), `<AssertLua code>` (AssertScript),
+//! `<LuaWrapper onEnter onExit>` (ScriptWrapper; a missing one does
+//! nothing).
+//!
+//! The declaration sections become the file's [`Declared`]:
+//!
+//! ```xml
+//! <Variables> <Variable name="TargetVisible" value="false"/> </Variables>
+//! <SignalVariables>
+//!   <Signal name="OnEnemySeen" variable="TargetVisible" value="true"/>
+//! </SignalVariables>
+//! <Timestamps>
+//!   <Timestamp name="TargetSpotted" setOnEvent="OnEnemySeen" exclusiveTo="TargetLost"/>
+//! </Timestamps>
+//! ```
 
 use super::{Map, Reader};
 use crate::diagnostic::Diagnostic;
-use crate::document::{Attr, Dialect, Document, NodeDecl, TreeDecl, What};
+use crate::document::{
+    Attr, Declared, DeclaredSignal, DeclaredTimestamp, DeclaredVariable, Dialect, Document,
+    NodeDecl, TreeDecl, What,
+};
 use crate::source::Span;
 use roxmltree::Node;
 use std::path::Path;
 use treebeard_shape::tree::Count;
-use treebeard_shape::{Kind, ParamValue};
+use treebeard_shape::{Kind, Layout, ParamValue, suggest};
 
-/// MBT's standard nodes: the deciders treebeard runs and those it cannot
-/// run yet. Every other element is a game leaf.
+/// MBT's standard nodes: the deciders and built-in kinds treebeard runs and
+/// those it cannot run yet. Every other element is a game leaf.
 const NODES: &[(&str, Map)] = &[
     ("Sequence", Map::Decider(Kind::Sequence)),
     // MBT's selector resumes its running child.
     ("Selector", Map::Decider(Kind::Selector)),
     ("Parallel", Map::Concurrent),
-    ("Loop", Map::Unsupported("MBT's Loop decorator")),
-    (
-        "LoopUntilSuccess",
-        Map::Unsupported("MBT's LoopUntilSuccess decorator"),
-    ),
+    ("Loop", Map::Decider(Kind::Loop)),
+    ("LoopUntilSuccess", Map::Decider(Kind::LoopUntilSuccess)),
+    ("Timeout", Map::Decider(Kind::Timeout)),
+    ("Wait", Map::Decider(Kind::Wait)),
+    ("IfCondition", Map::Decider(Kind::IfCondition)),
+    ("AssertCondition", Map::Decider(Kind::AssertCondition)),
+    ("IfTime", Map::Decider(Kind::IfTime)),
+    ("WaitUntilTime", Map::Decider(Kind::WaitUntilTime)),
+    ("WaitForEvent", Map::Decider(Kind::WaitForEvent)),
+    ("SendEvent", Map::Decider(Kind::SendEvent)),
+    ("ExecuteLua", Map::Decider(Kind::Script)),
+    ("LuaGate", Map::Decider(Kind::ScriptGate)),
+    ("AssertLua", Map::Decider(Kind::AssertScript)),
+    ("LuaWrapper", Map::Decider(Kind::ScriptWrapper)),
     (
         "LimitConcurrentUsers",
         Map::Unsupported("MBT's LimitConcurrentUsers decorator"),
@@ -66,16 +99,6 @@ const NODES: &[(&str, Map)] = &[
         "SendTransitionSignal",
         Map::Unsupported("MBT's SendTransitionSignal action"),
     ),
-    ("Wait", Map::Unsupported("MBT's Wait action")),
-    ("Timeout", Map::Unsupported("MBT's Timeout action")),
-    (
-        "IfCondition",
-        Map::Unsupported("MBT's IfCondition decorator"),
-    ),
-    (
-        "AssertCondition",
-        Map::Unsupported("MBT's AssertCondition condition"),
-    ),
     ("Monitor", Map::Unsupported("MBT's Monitor decorator")),
     ("RandomGate", Map::Unsupported("MBT's RandomGate decorator")),
     (
@@ -85,22 +108,46 @@ const NODES: &[(&str, Map)] = &[
     ("Fail", Map::Unsupported("MBT's Fail action")),
     ("Halt", Map::Unsupported("MBT's Halt action")),
     ("Log", Map::Unsupported("MBT's Log action")),
-    ("ExecuteLua", Map::Unsupported("MBT's ExecuteLua action")),
-    ("LuaWrapper", Map::Unsupported("MBT's LuaWrapper decorator")),
-    ("LuaGate", Map::Unsupported("MBT's LuaGate decorator")),
-    ("AssertLua", Map::Unsupported("MBT's AssertLua condition")),
-    (
-        "WaitUntilTime",
-        Map::Unsupported("MBT's WaitUntilTime action"),
-    ),
-    ("IfTime", Map::Unsupported("MBT's IfTime decorator")),
     ("AssertTime", Map::Unsupported("MBT's AssertTime condition")),
-    (
-        "WaitForEvent",
-        Map::Unsupported("MBT's WaitForEvent action"),
-    ),
-    ("SendEvent", Map::Unsupported("MBT's SendEvent action")),
 ];
+
+/// The attributes of the time tests: `isMoreThan` and `isLessThan` both
+/// give `seconds` (one of them is required); `isLessThan` also sets
+/// `less_than`.
+const TIME: &[(&str, &str)] = &[
+    ("since", "since"),
+    ("isMoreThan", "seconds"),
+    ("isLessThan", "seconds"),
+    ("orNeverBeenSet", "or_never"),
+];
+
+/// MBT's attribute names for the parameters of the built-in kinds its
+/// standard nodes map to: (attribute, parameter).
+pub const ATTRIBUTES: &[(Kind, &[(&str, &str)])] = &[
+    (Kind::Loop, &[("count", "count")]),
+    (Kind::LoopUntilSuccess, &[("attemptCount", "attempts")]),
+    (Kind::Timeout, &[("duration", "seconds")]),
+    (Kind::Wait, &[("duration", "seconds")]),
+    (Kind::IfCondition, &[("condition", "condition")]),
+    (Kind::AssertCondition, &[("condition", "condition")]),
+    (Kind::IfTime, TIME),
+    (Kind::WaitUntilTime, TIME),
+    (Kind::WaitForEvent, &[("name", "event")]),
+    (Kind::SendEvent, &[("name", "event")]),
+    (Kind::Script, &[("code", "script")]),
+    (Kind::ScriptGate, &[("code", "test")]),
+    (Kind::AssertScript, &[("code", "test")]),
+    (
+        Kind::ScriptWrapper,
+        &[("onEnter", "enter"), ("onExit", "exit")],
+    ),
+];
+
+/// Attributes of MBT's standard nodes that treebeard does not honour.
+const IGNORED: &[(Kind, &str)] = &[(Kind::Wait, "variation")];
+
+/// What a `<LuaWrapper>` without `onEnter` or `onExit` runs there: nothing.
+const NO_EFFECT: &str = "true";
 
 /// The log attributes MBT reads on every node.
 const LOG_ATTRIBUTES: [&str; 3] = ["_startLog", "_successLog", "_failureLog"];
@@ -110,9 +157,13 @@ pub(crate) fn read(r: &mut Reader, behavior_tree: Node, file_name: &str) -> Opti
     r.no_attributes(behavior_tree);
     let mut tree = None;
     let mut root_seen = false;
+    let mut declared = Declared::default();
     for section in r.elements(behavior_tree) {
         let span = r.tag_span(section);
         match section.tag_name().name() {
+            "Variables" => variables(r, section, &mut declared),
+            "SignalVariables" => signals(r, section, &mut declared),
+            "Timestamps" => timestamps(r, section, &mut declared),
             "Root" if root_seen => r.diags.push(
                 Diagnostic::error("a second `<Root>` section")
                     .at(span)
@@ -153,7 +204,10 @@ pub(crate) fn read(r: &mut Reader, behavior_tree: Node, file_name: &str) -> Opti
         }
         return None;
     };
-    Some(document(r, root, file_name, r.tag_span(behavior_tree)))
+    let span = r.tag_span(behavior_tree);
+    let mut doc = document(r, root, file_name, span);
+    doc.declarations = declared;
+    Some(doc)
 }
 
 /// Reads a fragment: its root element is the tree's root node.
@@ -181,6 +235,7 @@ fn document(r: &Reader, root: NodeDecl, file_name: &str, span: Span) -> Document
             root,
         }],
         includes: Vec::new(),
+        declarations: Declared::default(),
     }
 }
 
@@ -190,6 +245,12 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
     let (what, mut policy) = super::what(NODES, written);
     let mut decl = NodeDecl::new(what, written, r.tag_span(element));
     decl.extent = r.element_span(element);
+    if let What::Decider(kind, _) = decl.what
+        && kind.layout() == Layout::Configured
+    {
+        built_in(r, element, kind, &mut decl);
+        return decl;
+    }
     for a in element.attributes() {
         let (name, value, span) = (a.name(), a.value(), r.value_span(&a));
         match (name, &mut policy) {
@@ -227,6 +288,258 @@ fn mode(r: &mut Reader, value: &str, span: Span) -> Option<Count> {
                     .help("write \"all\" or \"any\""),
             );
             None
+        }
+    }
+}
+
+/// The attributes of `element`, a standard node of built-in `kind`, as
+/// the kind's parameters.
+fn built_in(r: &mut Reader, element: Node, kind: Kind, decl: &mut NodeDecl) {
+    let tag = element.tag_name().name();
+    let names = ATTRIBUTES
+        .iter()
+        .find(|(k, _)| *k == kind)
+        .map_or(&[][..], |(_, names)| names);
+    let mut bound: Option<&str> = None;
+    for a in element.attributes() {
+        let (name, value, span) = (a.name(), a.value(), r.value_span(&a));
+        let name_span = r.name_span(&a);
+        if LOG_ATTRIBUTES.contains(&name) {
+            r.cannot_honour(format!("MBT's log attribute `{name}`"), span);
+            continue;
+        }
+        if name.starts_with('_') {
+            r.cannot_honour(format!("MBT's reserved attribute `{name}`"), span);
+            continue;
+        }
+        if IGNORED.contains(&(kind, name)) {
+            r.cannot_honour(format!("attribute `{name}` of `<{tag}>`"), span);
+            continue;
+        }
+        let Some(&(_, param)) = names.iter().find(|(n, _)| *n == name) else {
+            let mut d =
+                Diagnostic::error(format!("`<{tag}>` has no attribute `{name}`")).at(name_span);
+            let written = names.iter().map(|(n, _)| *n);
+            d = match suggest(name, written.clone()) {
+                Some(s) => d.help(format!("did you mean `{s}`?")),
+                None if names.is_empty() => d.help(format!("`<{tag}>` takes no attributes")),
+                None => d.help(format!(
+                    "its attributes are {}",
+                    written.collect::<Vec<_>>().join(", ")
+                )),
+            };
+            r.diags.push(d);
+            continue;
+        };
+        if name == "isMoreThan" || name == "isLessThan" {
+            if let Some(first) = bound {
+                r.diags.push(
+                    Diagnostic::error(format!(
+                        "`<{tag}>` takes `isMoreThan` or `isLessThan`, not both"
+                    ))
+                    .at(name_span)
+                    .help(format!("`{first}` is given already")),
+                );
+                continue;
+            }
+            bound = Some(name);
+        }
+        decl.attrs.push(Attr {
+            name: param.into(),
+            value: ParamValue::Str(value.into()),
+            span,
+            name_span,
+        });
+        if name == "isLessThan" {
+            decl.attrs.push(Attr {
+                name: "less_than".into(),
+                value: ParamValue::Bool(true),
+                span: name_span,
+                name_span,
+            });
+        }
+    }
+    let tag_span = r.tag_span(element);
+    for p in kind.params() {
+        if p.default.is_some() || decl.attrs.iter().any(|a| *a.name == *p.name) {
+            continue;
+        }
+        if kind == Kind::ScriptWrapper {
+            // A missing effect does nothing.
+            decl.attrs.push(Attr {
+                name: p.name.into(),
+                value: ParamValue::Str(NO_EFFECT.into()),
+                span: tag_span,
+                name_span: tag_span,
+            });
+            continue;
+        }
+        let written: Vec<&str> = names
+            .iter()
+            .filter(|(_, param)| *param == p.name)
+            .map(|(n, _)| *n)
+            .collect();
+        let help = match written.as_slice() {
+            ["isMoreThan", "isLessThan"] => "write isMoreThan=\"5\" (passes 5 seconds after `since` was set) or isLessThan=\"5\" (passes within 5 seconds of it)".to_owned(),
+            [one, ..] => format!("write {one}=\"...\""),
+            [] => format!("give `{}`", p.name),
+        };
+        r.diags.push(
+            Diagnostic::error(format!("`<{tag}>` needs `{}`", written.join("` or `")))
+                .at(tag_span)
+                .help(help),
+        );
+    }
+}
+
+/// The attributes of a declaration element, by position in the list of
+/// those it allows: each value and its span, if given.
+type Given<'x> = Vec<Option<(&'x str, Span)>>;
+
+/// Reads the attributes of a declaration `element`: the value and span of
+/// each of `allowed`, unknown ones reported.
+fn declaration_attributes<'x>(
+    r: &mut Reader,
+    element: Node<'x, '_>,
+    allowed: &[&str],
+) -> Given<'x> {
+    let mut out = vec![None; allowed.len()];
+    let tag = element.tag_name().name();
+    for a in element.attributes() {
+        match allowed.iter().position(|n| *n == a.name()) {
+            Some(i) => out[i] = Some((a.value(), r.value_span(&a))),
+            None => {
+                let d = Diagnostic::error(format!("`<{tag}>` has no attribute `{}`", a.name()))
+                    .at(r.name_span(&a));
+                r.diags
+                    .push(match suggest(a.name(), allowed.iter().copied()) {
+                        Some(s) => d.help(format!("did you mean `{s}`?")),
+                        None => d.help(format!("its attributes are {}", allowed.join(", "))),
+                    });
+            }
+        }
+    }
+    out
+}
+
+/// The declarations in `section`, each an element named `item`, with
+/// their attributes (`allowed`); other elements are reported.
+fn items<'x, 'i>(
+    r: &mut Reader,
+    section: Node<'x, 'i>,
+    item: &str,
+    allowed: &[&str],
+) -> Vec<(Node<'x, 'i>, Given<'x>)> {
+    r.no_attributes(section);
+    let mut out = Vec::new();
+    for element in r.elements(section) {
+        let tag = element.tag_name().name();
+        if tag != item {
+            let section_name = section.tag_name().name();
+            r.diags.push(
+                Diagnostic::error(format!("`<{tag}>` in `<{section_name}>`"))
+                    .at(r.tag_span(element))
+                    .help(format!("`<{section_name}>` holds `<{item}>` elements")),
+            );
+            continue;
+        }
+        let attributes = declaration_attributes(r, element, allowed);
+        out.push((element, attributes));
+    }
+    out
+}
+
+/// A required attribute of a declaration; reported when missing.
+fn required(
+    r: &mut Reader,
+    element: Node,
+    attributes: &[Option<(&str, Span)>],
+    allowed: &[&str],
+    i: usize,
+) -> Option<(Box<str>, Span)> {
+    match attributes[i] {
+        Some((value, span)) => Some((value.into(), span)),
+        None => {
+            let tag = element.tag_name().name();
+            r.diags.push(
+                Diagnostic::error(format!("`<{tag}>` needs `{}`", allowed[i]))
+                    .at(r.tag_span(element))
+                    .help(format!("write {}=\"...\"", allowed[i])),
+            );
+            None
+        }
+    }
+}
+
+/// A flag attribute: `true`, `false`, `1` or `0`.
+fn flag(r: &mut Reader, attribute: Option<(&str, Span)>, name: &str) -> Option<bool> {
+    let (value, span) = attribute?;
+    match value.trim() {
+        "true" | "1" => Some(true),
+        "false" | "0" => Some(false),
+        _ => {
+            r.diags.push(
+                Diagnostic::error(format!("`{name}` must be true or false, not `{value}`"))
+                    .at(span)
+                    .help("write true, false, 1 or 0"),
+            );
+            None
+        }
+    }
+}
+
+/// `<Variables>`: `<Variable name=".." value="true|false"/>`, false unless
+/// given.
+fn variables(r: &mut Reader, section: Node, out: &mut Declared) {
+    const ALLOWED: &[&str] = &["name", "value"];
+    for (element, a) in items(r, section, "Variable", ALLOWED) {
+        let name = required(r, element, &a, ALLOWED, 0);
+        let initial = flag(r, a[1], "value");
+        if let Some(name) = name {
+            out.variables.push(DeclaredVariable {
+                span: r.tag_span(element),
+                name,
+                initial: initial.unwrap_or(false),
+            });
+        }
+    }
+}
+
+/// `<SignalVariables>`: `<Signal name="EVENT" variable=".." value=".."/>`.
+fn signals(r: &mut Reader, section: Node, out: &mut Declared) {
+    const ALLOWED: &[&str] = &["name", "variable", "value"];
+    for (element, a) in items(r, section, "Signal", ALLOWED) {
+        let event = required(r, element, &a, ALLOWED, 0);
+        let variable = required(r, element, &a, ALLOWED, 1);
+        let value = match a[2] {
+            Some(_) => flag(r, a[2], "value"),
+            None => required(r, element, &a, ALLOWED, 2).and(None),
+        };
+        if let (Some(event), Some(variable), Some(value)) = (event, variable, value) {
+            out.signals.push(DeclaredSignal {
+                span: r.tag_span(element),
+                event,
+                variable,
+                value,
+            });
+        }
+    }
+}
+
+/// `<Timestamps>`: `<Timestamp name=".." setOnEvent="EVENT"
+/// exclusiveTo=".."/>`.
+fn timestamps(r: &mut Reader, section: Node, out: &mut Declared) {
+    const ALLOWED: &[&str] = &["name", "setOnEvent", "exclusiveTo"];
+    for (element, a) in items(r, section, "Timestamp", ALLOWED) {
+        let name = required(r, element, &a, ALLOWED, 0);
+        let event = required(r, element, &a, ALLOWED, 1);
+        if let (Some(name), Some(event)) = (name, event) {
+            out.timestamps.push(DeclaredTimestamp {
+                span: r.tag_span(element),
+                name,
+                event,
+                exclusive_to: a[2].map(|(v, span)| (v.into(), span)),
+            });
         }
     }
 }

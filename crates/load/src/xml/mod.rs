@@ -4,8 +4,10 @@
 //! [`read`] parses a file with `roxmltree`, picks the dialect from the root
 //! element and converts the elements to [`NodeDecl`]s without recursion,
 //! nesting at most [`MAX_DEPTH`] levels. Each dialect has one table of the
-//! standard node names it maps to treebeard's deciders or marks
-//! [`What::Unsupported`](crate::document::What::Unsupported); every other element is a leaf of that name.
+//! standard node names it maps to treebeard's deciders and built-in kinds
+//! (with a table of their attribute names) or marks
+//! [`What::Unsupported`](crate::document::What::Unsupported); every other
+//! element is a leaf of that name.
 //!
 //! Spans: a node's span is its element's tag name (for BT.CPP's explicit
 //! `<Action ID="X"/>` forms, the `ID` value, where its type is written); an

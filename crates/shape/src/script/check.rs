@@ -266,6 +266,21 @@ pub fn check(
     Err("the code does not end with a return")
 }
 
+/// Whether sound `words` read or write a blackboard field (have a field
+/// operand): scripts that only touch variables need no access to the
+/// blackboard. For words that are not sound the answer is only a guess.
+pub fn touches_fields(words: &[u64]) -> bool {
+    let mut pc = 0;
+    while let Some(&word) = words.get(pc) {
+        match Op::decode(word) {
+            Some(op) if op.operand() == Operand::Field => return true,
+            Some(op) if op.operand() == Operand::Wide => pc += 2,
+            _ => pc += 1,
+        }
+    }
+    false
+}
+
 /// Whether sound `words` may write a field or a variable (have a store op).
 ///
 /// A script that does not is pure: evaluating it changes nothing, so it can

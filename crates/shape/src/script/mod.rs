@@ -117,7 +117,7 @@ pub mod op;
 use crate::params::{FieldDecl, FieldType};
 use std::fmt;
 
-pub use check::{check, writes};
+pub use check::{check, touches_fields, writes};
 pub use compile::compile;
 pub use disasm::{disassemble, listing};
 

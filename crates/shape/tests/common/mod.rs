@@ -8,13 +8,15 @@ pub mod wire;
 
 use std::time::Duration;
 use treebeard_shape::params::field;
+use treebeard_shape::tree::decider_of;
 use treebeard_shape::tree::{
     Node, act, concurrent, cond, force_failure, force_success, inverter, priority, selector,
     sequence,
 };
 use treebeard_shape::{
-    Catalog, FLAG_PERSISTENT, FieldDecl, FieldType, Import, ImportParam, Kind, LeafSchema, NodeId,
-    NodeInfo, ParamRange, ParamType, Shape, ShapeItem, ShapeParts, compile,
+    Catalog, Declarations, FLAG_PERSISTENT, FieldDecl, FieldType, Import, ImportParam, Kind,
+    LeafSchema, NodeId, NodeInfo, Options, ParamRange, ParamType, Shape, ShapeItem, ShapeParts,
+    compile, compile_with,
 };
 
 /// The leaves every compiled test tree may use, and the blackboard fields
@@ -146,6 +148,88 @@ pub fn samples() -> Vec<Node> {
         typed(),
         priority([typed(), decorated(), creature()]),
     ]
+}
+
+/// [`catalog`], the int field `ally` (index 4) and the events
+/// `OnEnemySeen` (0), `OnLostSightOfTarget` (1) and `Alarm` (2).
+pub fn declared_catalog() -> Catalog {
+    let mut c = catalog();
+    c.field(FieldDecl::new("ally", FieldType::Int))
+        .event("OnEnemySeen")
+        .event("OnLostSightOfTarget")
+        .event("Alarm");
+    c
+}
+
+/// The variables `TargetVisible` (0, false) and `Fleeing` (1, true); two
+/// signals setting `TargetVisible`; the timestamps `TargetSpotted` (0, set
+/// by `OnEnemySeen`) and `TargetLost` (1, set by `OnLostSightOfTarget`),
+/// exclusive to each other.
+pub fn declarations() -> Declarations {
+    Declarations::new()
+        .variable("TargetVisible", false)
+        .variable("Fleeing", true)
+        .signal("OnEnemySeen", "TargetVisible", true)
+        .signal("OnLostSightOfTarget", "TargetVisible", false)
+        .exclusive_timestamp("TargetSpotted", "OnEnemySeen", "TargetLost")
+        .timestamp("TargetLost", "OnLostSightOfTarget")
+}
+
+/// [`declarations`] as compile options.
+pub fn declared_options() -> Options {
+    Options {
+        declarations: declarations(),
+        ..Options::default()
+    }
+}
+
+/// The scripts of [`scripted`], in the order they are compiled (their
+/// indices in the shape's script table). The first is an int; the others
+/// are bools, and the fourth and fifth assign.
+pub const SCRIPTS: [&str; 7] = [
+    "alert = TargetVisible; hunger += 1",
+    "hunger > 3 && !alert",
+    "speed < 2.5",
+    "Fleeing = true",
+    "Fleeing = false",
+    "TargetVisible",
+    "!Fleeing || speed >= 1.0",
+];
+
+/// A sequence of the ten kinds of the declarations and scripts, in tag
+/// order (items 1, 2, 4, 5, 7, 9, 10, 12, 13, 14; their children between):
+/// Script, ScriptGate { Shoot }, AssertScript, ScriptWrapper { Eat },
+/// IfCondition { Walk(1) }, AssertCondition, IfTime { ready },
+/// WaitUntilTime, WaitForEvent(Alarm), SendEvent(Alarm, to: {ally}).
+pub fn scripted() -> Node {
+    sequence([
+        decider_of(Kind::Script, []).arg("script", SCRIPTS[0]),
+        decider_of(Kind::ScriptGate, [act("Shoot")]).arg("test", SCRIPTS[1]),
+        decider_of(Kind::AssertScript, []).arg("test", SCRIPTS[2]),
+        decider_of(Kind::ScriptWrapper, [act("Eat")])
+            .arg("enter", SCRIPTS[3])
+            .arg("exit", SCRIPTS[4]),
+        decider_of(Kind::IfCondition, [act("Walk").param(1)]).arg("condition", SCRIPTS[5]),
+        decider_of(Kind::AssertCondition, []).arg("condition", SCRIPTS[6]),
+        decider_of(Kind::IfTime, [cond("ready")])
+            .arg("since", "TargetSpotted")
+            .arg("seconds", 2.5)
+            .arg("less_than", true),
+        decider_of(Kind::WaitUntilTime, [])
+            .arg("since", "TargetLost")
+            .arg("seconds", 1)
+            .arg("or_never", true),
+        decider_of(Kind::WaitForEvent, []).arg("event", "Alarm"),
+        decider_of(Kind::SendEvent, [])
+            .arg("event", "Alarm")
+            .arg("to", field("ally")),
+    ])
+}
+
+/// Compiles `tree` against [`declared_catalog`] with [`declarations`],
+/// panicking on errors.
+pub fn build_declared(tree: &Node) -> Shape {
+    compile_with(tree, &declared_catalog(), &declared_options()).unwrap_or_else(|e| panic!("{e}"))
 }
 
 // Hand-assembled parts. The import tables are fixed:

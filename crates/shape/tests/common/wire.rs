@@ -74,6 +74,61 @@ pub struct FieldAt {
     pub ty_at: usize,
 }
 
+/// Where a variable entry is.
+#[derive(Clone, Debug)]
+pub struct VariableAt {
+    /// The offset of the entry (its name's length).
+    pub at: usize,
+    /// Its name.
+    pub name: Str,
+    /// The offset of its initial value byte.
+    pub initial_at: usize,
+}
+
+/// Where a signal entry is.
+#[derive(Clone, Debug)]
+pub struct SignalAt {
+    /// The offset of the entry, which is its `u32` event.
+    pub at: usize,
+    /// The offset of its `u32` variable.
+    pub variable_at: usize,
+    /// The offset of its value byte.
+    pub value_at: usize,
+}
+
+/// Where a timestamp entry is.
+#[derive(Clone, Debug)]
+pub struct TimestampAt {
+    /// The offset of the entry (its name's length).
+    pub at: usize,
+    /// Its name.
+    pub name: Str,
+    /// The offset of its `u32` event.
+    pub event_at: usize,
+    /// The offset of its `u32` exclusive timestamp (`u32::MAX`: none).
+    pub exclusive_at: usize,
+}
+
+/// Where a script entry is.
+#[derive(Clone, Debug)]
+pub struct ScriptAt {
+    /// The offset of the entry (its source's length).
+    pub at: usize,
+    /// Its source.
+    pub source: Str,
+    /// The offset of its word count (the words follow it).
+    pub words_count_at: usize,
+    /// Its code words.
+    pub words: Vec<u64>,
+}
+
+impl ScriptAt {
+    /// The offset of code word `i`.
+    pub fn word_at(&self, i: usize) -> usize {
+        self.words_count_at + 4 + 8 * i
+    }
+}
+
 /// Where every part of an encoding is.
 #[derive(Clone, Debug)]
 pub struct Layout {
@@ -105,6 +160,26 @@ pub struct Layout {
     pub fields_count_at: usize,
     /// The field table.
     pub fields: Vec<FieldAt>,
+    /// Offset of the event count.
+    pub events_count_at: usize,
+    /// The event table.
+    pub events: Vec<Str>,
+    /// Offset of the variable count.
+    pub variables_count_at: usize,
+    /// The variable table.
+    pub variables: Vec<VariableAt>,
+    /// Offset of the signal count.
+    pub signals_count_at: usize,
+    /// The signal table.
+    pub signals: Vec<SignalAt>,
+    /// Offset of the timestamp count.
+    pub timestamps_count_at: usize,
+    /// The timestamp table.
+    pub timestamps: Vec<TimestampAt>,
+    /// Offset of the script count.
+    pub scripts_count_at: usize,
+    /// The script table.
+    pub scripts: Vec<ScriptAt>,
     /// One past the last byte read.
     pub end: usize,
 }
@@ -125,7 +200,7 @@ impl Layout {
 /// follow it (tests read only encodings they made).
 pub fn layout(bytes: &[u8]) -> Layout {
     assert_eq!(&bytes[..8], b"TBSHAPE\0", "magic");
-    assert_eq!(get_u32(bytes, 8), 2, "version");
+    assert_eq!(get_u32(bytes, 8), 3, "version");
     assert_eq!(get_u32(bytes, 12), 0, "reserved");
     let mut r = Walk { bytes, pos: 16 };
     let items_count_at = r.pos;
@@ -195,6 +270,62 @@ pub fn layout(bytes: &[u8]) -> Layout {
             },
         })
         .collect();
+    let events_count_at = r.pos;
+    let events = (0..r.u32()).map(|_| r.string()).collect();
+    let variables_count_at = r.pos;
+    let variables = (0..r.u32())
+        .map(|_| VariableAt {
+            at: r.pos,
+            name: r.string(),
+            initial_at: {
+                assert!(r.u8() <= 1, "initial value byte");
+                r.pos - 1
+            },
+        })
+        .collect();
+    let signals_count_at = r.pos;
+    let signals = (0..r.u32())
+        .map(|_| {
+            let at = r.pos;
+            r.pos += 8;
+            assert!(r.u8() <= 1, "signal value byte");
+            SignalAt {
+                at,
+                variable_at: at + 4,
+                value_at: at + 8,
+            }
+        })
+        .collect();
+    let timestamps_count_at = r.pos;
+    let timestamps = (0..r.u32())
+        .map(|_| {
+            let at = r.pos;
+            let name = r.string();
+            let event_at = r.pos;
+            r.pos += 8;
+            TimestampAt {
+                at,
+                name,
+                event_at,
+                exclusive_at: event_at + 4,
+            }
+        })
+        .collect();
+    let scripts_count_at = r.pos;
+    let scripts = (0..r.u32())
+        .map(|_| {
+            let at = r.pos;
+            let source = r.string();
+            let words_count_at = r.pos;
+            let words = (0..r.u32()).map(|_| r.u64()).collect();
+            ScriptAt {
+                at,
+                source,
+                words_count_at,
+                words,
+            }
+        })
+        .collect();
     assert!(r.pos <= bytes.len(), "the layout runs past the input");
     Layout {
         items_count_at,
@@ -211,6 +342,16 @@ pub fn layout(bytes: &[u8]) -> Layout {
         files,
         fields_count_at,
         fields,
+        events_count_at,
+        events,
+        variables_count_at,
+        variables,
+        signals_count_at,
+        signals,
+        timestamps_count_at,
+        timestamps,
+        scripts_count_at,
+        scripts,
         end: r.pos,
     }
 }
@@ -289,9 +430,14 @@ pub struct Wire {
 }
 
 impl Wire {
-    /// The magic, version 2 and the reserved word: the 16-byte header.
+    /// The magic, version 3 and the reserved word: the 16-byte header.
     pub fn header() -> Wire {
-        Wire::default().raw(b"TBSHAPE\0").u32(2).u32(0)
+        Wire::version(3)
+    }
+
+    /// The magic, `version` and the reserved word.
+    pub fn version(version: u32) -> Wire {
+        Wire::default().raw(b"TBSHAPE\0").u32(version).u32(0)
     }
 
     /// A header, no items, no parameters, and one condition import with an
@@ -304,6 +450,18 @@ impl Wire {
     /// imports: up to the string table's count.
     pub fn up_to_strings() -> Wire {
         Wire::header().u32(0).u32(0).u32(0).u32(0).u32(0)
+    }
+
+    /// [`Wire::up_to_strings`] and empty string, file and field tables:
+    /// up to the event table's count.
+    pub fn up_to_events() -> Wire {
+        Wire::up_to_strings().u32(0).u32(0).u32(0)
+    }
+
+    /// [`Wire::up_to_events`] and empty event, variable, signal and
+    /// timestamp tables: up to the script table's count.
+    pub fn up_to_scripts() -> Wire {
+        Wire::up_to_events().u32(0).u32(0).u32(0).u32(0)
     }
 
     /// Raw bytes.

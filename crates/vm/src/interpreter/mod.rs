@@ -54,11 +54,14 @@ use crate::frame::Frame;
 use crate::leaves::{ActionFn, Args, Call, ConditionFn, Ending, EventId, scope_call};
 use crate::program::Program;
 use crate::request::{AgentId, Request, RequestKind};
+use crate::script::FieldAccess;
 use crate::status::{Signal, Status};
 use crate::trace::{Quiet, Recorder, TraceEvent, Tracer};
 use treebeard_shape::{
     ActionId, CapacitySpec, FLAG_PERSISTENT, Kind, NodeIdx, Shape, ShapeItem, is_leaf_tag,
 };
+
+mod memory;
 
 /// Reusable scratch for ticking agents.
 #[derive(Debug, Default)]
@@ -78,6 +81,10 @@ struct Buffers {
     cancels: Vec<Pending>,
     /// Scopes cancelled whose exits wait for their children's clean-up.
     exits: Vec<u32>,
+    /// Events sent this tick, for the end of the tick's requests.
+    sent: Vec<Sent>,
+    /// The agent's variables while a script runs (see `memory`).
+    vars: Vec<u32>,
 }
 
 /// The next decider and action states, laid out like the entry region of
@@ -156,6 +163,14 @@ struct Pending {
     action: u16,
 }
 
+/// An event sent by a `SendEvent` node, waiting for the end of the tick.
+#[derive(Clone, Copy, Debug)]
+struct Sent {
+    node: u32,
+    event: u32,
+    to: AgentId,
+}
+
 /// Where a state being cancelled comes from.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Origin {
@@ -193,6 +208,10 @@ impl Interpreter {
         reserve_total(&mut b.launches, spec.deferred_states as usize);
         reserve_total(&mut b.cancels, spec.deferred_states as usize);
         reserve_total(&mut b.exits, spec.guard_depth as usize);
+        reserve_total(&mut b.sent, spec.events_sent as usize);
+        if b.vars.len() < spec.variables.div_ceil(32) as usize {
+            b.vars.resize(spec.variables.div_ceil(32) as usize, 0);
+        }
         self.capacity = self.capacity.merge(*spec);
     }
 
@@ -218,8 +237,16 @@ impl Interpreter {
         self.buffers.clear();
         self.buffers.next.lay_out(layout);
         let shape: &'r Shape = program.shape();
+        if self.buffers.vars.len() < program.initial.len() {
+            // Normally reserved already.
+            self.buffers.vars.resize(program.initial.len(), 0);
+        }
         Batch {
             b: &mut self.buffers,
+            shape,
+            access: program.access,
+            initial: &program.initial,
+            var_words: layout.variable_words(),
             items: shape.items(),
             links: program.flow.links(),
             conditions: &program.conditions,
@@ -339,59 +366,6 @@ impl Interpreter {
         }
     }
 
-    /// Delivers `event` to the agent's running immediate actions that have
-    /// an event hook (see [`crate::Behavior`]), in item order, between ticks.
-    /// Hooks may change their action's state and persistent slot, which the
-    /// actor keeps. Returns how many hooks ran. Nothing is looked up by
-    /// name, and nothing allocates.
-    pub fn send_event<B>(
-        &mut self,
-        program: &Program<B>,
-        frame: &Frame,
-        agent: AgentId,
-        actor: &mut ActorMut<'_>,
-        blackboard: &mut B,
-        event: EventId,
-    ) -> usize {
-        if !program.handles_events() {
-            return 0;
-        }
-        let shape = program.shape();
-        let mut delivered = 0;
-        let count = actor.as_ref().action_entries().len();
-        for i in 0..count {
-            let entry = actor.action_entries_mut()[i];
-            let node = entry.node();
-            let Some(&item) = shape.items().get(node as usize) else {
-                continue;
-            };
-            if entry.tag() != action_tag::RUNNING || item.kind() != Some(Kind::Action) {
-                continue;
-            }
-            let slot = program.slot(node);
-            let mut state = entry.value();
-            let mut persistent = slot.map(|s| actor.as_ref().persistent()[s]);
-            let node = NodeIdx::new(node);
-            let ran = program.call_event(
-                node,
-                blackboard,
-                agent,
-                frame,
-                event,
-                &mut state,
-                persistent.as_mut(),
-            );
-            if ran {
-                actor.action_entries_mut()[i].set_value(state);
-                if let (Some(slot), Some(value)) = (slot, persistent) {
-                    actor.set_persistent(slot, value);
-                }
-                delivered += 1;
-            }
-        }
-        delivered
-    }
-
     /// Cancels all of an agent's running work, as if the root had been
     /// abandoned: running immediate actions get [`Signal::Cancel`], launched
     /// deferred actions get cancel requests, and the actor is left idle
@@ -411,7 +385,7 @@ impl Interpreter {
         batch.args.agent = agent;
         let words = actor.words_mut();
         {
-            let mut a = Agent::new(ActorRef::block(words, layout), blackboard);
+            let mut a = Agent::new(words, layout, blackboard);
             batch.flush_actions_below(&mut a, u32::MAX);
         }
         batch.complete(words, layout, agent, requests);
@@ -427,6 +401,7 @@ impl Buffers {
         self.launches.clear();
         self.cancels.clear();
         self.exits.clear();
+        self.sent.clear();
     }
 
     #[cold]
@@ -441,8 +416,18 @@ impl Buffers {
         };
         requests.extend(self.cancels.iter().map(request(RequestKind::Cancel)));
         requests.extend(self.launches.iter().map(request(RequestKind::Launch)));
+        requests.extend(self.sent.iter().map(|s| Request {
+            agent,
+            node: NodeIdx::new(s.node),
+            action: ActionId(0),
+            kind: RequestKind::Event {
+                event: EventId(s.event),
+                to: s.to,
+            },
+        }));
         self.cancels.clear();
         self.launches.clear();
+        self.sent.clear();
     }
 }
 
@@ -469,6 +454,13 @@ fn sort_by_item(v: &mut [StateEntry]) {
 /// program's stream, flow and function tables, and the leaf arguments.
 struct Batch<'r, B, T> {
     b: &'r mut Buffers,
+    shape: &'r Shape,
+    /// How scripts reach the blackboard's fields.
+    access: Option<FieldAccess<B>>,
+    /// The variables' initial bits (see `Program::initial`).
+    initial: &'r [u32],
+    /// Words of variable bits in the actors' memory, before the timestamps.
+    var_words: usize,
     items: &'r [ShapeItem],
     links: &'r [Link],
     conditions: &'r [ConditionFn<B>],
@@ -488,6 +480,10 @@ struct Agent<'a, B> {
     prev_deciders: &'a [StateEntry],
     prev_actions: &'a [StateEntry],
     persistent: &'a [u32],
+    /// The agent's memory: its variable bits (`^ initial`), then its
+    /// timestamp words (see `memory`). Nodes change it in place: it is not
+    /// state a failing concurrent decider rolls back.
+    memory: &'a mut [u32],
     /// Read cursor into `prev_deciders`, and the item of the state under it
     /// (`u32::MAX` when all are read), so the common "nothing here" case is
     /// one comparison.
@@ -499,14 +495,19 @@ struct Agent<'a, B> {
 }
 
 impl<'a, B> Agent<'a, B> {
+    /// The agent of the actor block `words`.
     #[inline]
-    fn new(prev: ActorRef<'a>, bb: &'a mut B) -> Agent<'a, B> {
-        let (prev_deciders, prev_actions, persistent) = prev.parts();
+    fn new(words: &'a mut [u32], layout: ActorLayout, bb: &'a mut B) -> Agent<'a, B> {
+        // PERF: one split, the memory's parts are found where they are
+        // used (crowd bench: a second split costs every agent-tick).
+        let (states, memory) = words.split_at_mut(layout.memory_at());
+        let (prev_deciders, prev_actions, persistent) = ActorRef::block(states, layout).parts();
         Agent {
             bb,
             prev_deciders,
             prev_actions,
             persistent,
+            memory,
             dcur: 0,
             next_decider: head(prev_deciders, 0),
             acur: 0,
@@ -577,7 +578,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
     ) -> Status {
         self.args.agent = agent;
         let status = {
-            let mut a = Agent::new(ActorRef::block(words, layout), bb);
+            let mut a = Agent::new(words, layout, bb);
             self.run(&mut a)
         };
         self.complete(words, layout, agent, requests);
@@ -608,7 +609,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         next.deciders = 0;
         next.actions = 0;
         b.persistent_changes.clear();
-        if !b.cancels.is_empty() || !b.launches.is_empty() {
+        if !b.cancels.is_empty() || !b.launches.is_empty() || !b.sent.is_empty() {
             b.emit_requests(agent, requests);
         }
     }
@@ -660,11 +661,25 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     | Kind::LoopUntilSuccess
                     | Kind::Timeout
                     | Kind::Cooldown
-                    | Kind::Scope => match self.enter_decorator(a, ip, item, kind) {
+                    | Kind::Scope
+                    | Kind::ScriptWrapper => match self.enter_decorator(a, ip, item, kind) {
                         Decision::Descend(child) => ip = child,
                         Decision::Return(status) => break (status, ip),
                     },
                     Kind::Wait => break (self.wait(a, ip, item), ip),
+                    // PERF: one arm for the memory nodes (crowd bench).
+                    Kind::ScriptGate
+                    | Kind::IfCondition
+                    | Kind::IfTime
+                    | Kind::Script
+                    | Kind::AssertScript
+                    | Kind::AssertCondition
+                    | Kind::WaitUntilTime
+                    | Kind::WaitForEvent
+                    | Kind::SendEvent => match self.memory_node(a, ip, item, kind) {
+                        Decision::Descend(child) => ip = child,
+                        Decision::Return(status) => break (status, ip),
+                    },
                     Kind::Condition => break (self.condition(a, ip, item), ip),
                     Kind::Action => {
                         let (signal, state) = match self.take_action(a, ip) {
@@ -828,12 +843,16 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                         self.b.next.push_decider(resume);
                     }
                 }
-                // Reactive deciders start from their first child every tick.
+                // Reactive deciders start from their first child every tick;
+                // a gate whose child runs passes without testing again.
                 Kind::PrioritySelector
                 | Kind::ReactiveSequence
                 | Kind::Inverter
                 | Kind::ForceSuccess
-                | Kind::ForceFailure => {}
+                | Kind::ForceFailure
+                | Kind::ScriptGate
+                | Kind::IfCondition
+                | Kind::IfTime => {}
                 // A dynamic decider: its guard takes the status.
                 kind if kind.is_dynamic() => return UP,
                 kind => unreachable!("{kind} has no children"),
@@ -904,7 +923,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         // a decorator whose child runs keeps a decider state.
         let value = match kind {
             Kind::Loop | Kind::LoopUntilSuccess => self.take_action(a, ip).map(StateEntry::value),
-            Kind::Scope => self.take_action(a, ip).map(|_| 1),
+            Kind::Scope | Kind::ScriptWrapper => self.take_action(a, ip).map(|_| 1),
             _ => None,
         };
         let value = value.or_else(|| {
@@ -926,15 +945,17 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     decided = Some(Status::Failure);
                 }
             }
-            Kind::Scope => {
-                if value.is_none() {
-                    self.scope_hook(a, ip, None);
+            Kind::Scope | Kind::ScriptWrapper => {
+                if value.is_none() && !self.open_scope(a, ip, item) {
+                    // A wrapper whose enter script faulted never opened.
+                    decided = Some(Status::Failure);
+                } else {
+                    // The scope is open while its child runs; the entry goes
+                    // before its children's, in item order.
+                    self.b
+                        .next
+                        .push_action(StateEntry::new(ip, action_tag::RUNNING, 0));
                 }
-                // The scope is open while its child runs; the entry goes
-                // before its children's, in item order.
-                self.b
-                    .next
-                    .push_action(StateEntry::new(ip, action_tag::RUNNING, 0));
             }
             _ => {}
         }
@@ -1006,7 +1027,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     .push((slot, (ready as f32).to_bits()));
                 Decision::Return(status)
             }
-            (Kind::Scope, Status::Success | Status::Failure) => {
+            (Kind::Scope | Kind::ScriptWrapper, Status::Success | Status::Failure) => {
                 let last = self.b.next.actions.checked_sub(1);
                 let entry = last.map(|i| self.b.next.action(i));
                 debug_assert_eq!(entry.map(StateEntry::node), Some(g.node));
@@ -1018,7 +1039,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                 } else {
                     Ending::Failure
                 };
-                self.scope_hook(a, g.node, Some(how));
+                self.close_scope(a, g.node, how);
                 Decision::Return(status)
             }
             _ => Decision::Return(status),
@@ -1234,7 +1255,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             }
             self.b.exits.pop();
             self.trace.cancel(node);
-            self.scope_hook(a, node, Some(Ending::Cancelled));
+            self.close_scope(a, node, Ending::Cancelled);
         }
     }
 
@@ -1417,7 +1438,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         let Some(&item) = self.items.get(node as usize) else {
             return;
         };
-        if item.kind() == Some(Kind::Scope) {
+        if matches!(item.kind(), Some(Kind::Scope | Kind::ScriptWrapper)) {
             // Its exit runs once the work inside it is cleaned up.
             self.b.exits.push(node);
             return;
@@ -1453,7 +1474,8 @@ mod tests {
     fn scratch_records_have_the_documented_sizes() {
         assert_eq!(std::mem::size_of::<Guard>(), 52);
         assert_eq!(std::mem::size_of::<Pending>(), 8);
-        assert_eq!(std::mem::size_of::<Request>(), 12);
+        assert_eq!(std::mem::size_of::<Request>(), 24);
+        assert_eq!(std::mem::size_of::<Sent>(), 12);
         assert_eq!(std::mem::size_of::<StateEntry>(), 8);
         assert_eq!(std::mem::size_of::<Link>(), 12);
     }

@@ -1,0 +1,317 @@
+//! The nodes of an agent's tree memory: scripts, variables, timestamps and
+//! events (seed 002's MBT nodes), and the scopes that open and close around
+//! a child.
+//!
+//! An agent's memory lives at the end of its actor block (see the `actor`
+//! module): variable bits stored `^` their initial values, and timestamp
+//! words. Nodes change it in place during a tick; it is the agent's
+//! knowledge, like its blackboard, so a failing concurrent decider does not
+//! roll it back. Between ticks, [`Interpreter::send_event`] applies an
+//! event's signals and timestamps and wakes the `WaitForEvent` nodes that
+//! wait for it.
+//!
+//! Scripts run on a copy of the variables with their true values (the
+//! evaluator knows nothing of the `^ initial` storage), which is written
+//! back when the script may assign: a word or two for most trees.
+
+use super::{Agent, Batch, Decision, Interpreter, Sent};
+use crate::actor::{ActorMut, StateEntry, action_tag, stamp_time, stamp_word};
+use crate::blackboard::{FieldId, Value};
+use crate::frame::Frame;
+use crate::leaves::{Ending, EventId};
+use crate::program::Program;
+use crate::request::AgentId;
+use crate::script::{self, Fault, FieldAccess, ScriptValue};
+use crate::status::Status;
+use crate::trace::Tracer;
+use treebeard_shape::params::FIELD_REF;
+use treebeard_shape::{Kind, NodeIdx, SELF_AGENT, ShapeItem};
+
+impl<B, T: Tracer> Batch<'_, B, T> {
+    /// Runs the script a parameter word names, over the agent's blackboard
+    /// and variables; a `read_only` script (a condition) cannot assign.
+    fn run_script(
+        &mut self,
+        a: &mut Agent<'_, B>,
+        word: u64,
+        read_only: bool,
+    ) -> Result<ScriptValue, Fault> {
+        let code = self.shape.script(word);
+        let n = self.initial.len();
+        let vars = &mut self.b.vars[..n];
+        for ((v, &stored), &initial) in vars.iter_mut().zip(&*a.memory).zip(self.initial) {
+            *v = stored ^ initial;
+        }
+        // Linking checked that scripts touch fields only with an access.
+        let access = self.access.unwrap_or_else(FieldAccess::none);
+        if read_only {
+            return script::eval_read_only(code, a.bb, access.get, vars);
+        }
+        let value = script::eval(code, a.bb, &access, vars);
+        for ((stored, &v), &initial) in a.memory.iter_mut().zip(&*vars).zip(self.initial) {
+            *stored = v ^ initial;
+        }
+        value
+    }
+
+    /// Whether the bool script a parameter word names holds; a fault is
+    /// false.
+    fn test(&mut self, a: &mut Agent<'_, B>, word: u64, read_only: bool) -> bool {
+        self.run_script(a, word, read_only) == Ok(ScriptValue::Bool(true))
+    }
+
+    /// The time test of `IfTime` and `WaitUntilTime`: whether the time since
+    /// the timestamp was set is past (or, `less_than`, within) `seconds`; a
+    /// timestamp never set passes only `or_never`.
+    fn time_test(&self, a: &Agent<'_, B>, item: ShapeItem) -> bool {
+        let since = self.param(item, 0) as usize;
+        let seconds = f64::from_bits(self.param(item, 1));
+        let (less_than, or_never) = (self.param(item, 2) != 0, self.param(item, 3) != 0);
+        let stamp = a.memory.get(self.var_words + since);
+        match stamp.and_then(|&w| stamp_time(w)) {
+            None => or_never,
+            Some(at) => {
+                let elapsed = self.args.frame.time - f64::from(at);
+                if less_than {
+                    elapsed < seconds
+                } else {
+                    elapsed > seconds
+                }
+            }
+        }
+    }
+
+    /// Executes a memory node: a gate decides whether to descend, the
+    /// others return a status.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn memory_node(
+        &mut self,
+        a: &mut Agent<'_, B>,
+        ip: u32,
+        item: ShapeItem,
+        kind: Kind,
+    ) -> Decision {
+        if kind.is_gate() {
+            self.gate(a, ip, item, kind)
+        } else {
+            Decision::Return(self.memory_leaf(a, ip, item, kind))
+        }
+    }
+
+    /// A gate (`ScriptGate`, `IfCondition`, `IfTime`): tests when its child
+    /// starts and fails if the test does not hold; a child still running
+    /// from an earlier tick passes without a test (the child's states below
+    /// the gate show that it runs).
+    fn gate(&mut self, a: &mut Agent<'_, B>, ip: u32, item: ShapeItem, kind: Kind) -> Decision {
+        if a.next_action < ip {
+            self.trace.at(ip);
+            self.flush_actions_below(a, ip);
+        }
+        if a.next_action < item.end() {
+            return Decision::Descend(ip + 1);
+        }
+        let pass = match kind {
+            Kind::ScriptGate => self.test(a, self.param(item, 0), false),
+            Kind::IfCondition => self.test(a, self.param(item, 0), true),
+            Kind::IfTime => self.time_test(a, item),
+            _ => unreachable!("{kind} is not a gate"),
+        };
+        if pass {
+            Decision::Descend(ip + 1)
+        } else {
+            Decision::Return(Status::Failure)
+        }
+    }
+
+    /// The childless memory nodes: scripts, assertions, waits for a time or
+    /// an event, and sending an event.
+    fn memory_leaf(
+        &mut self,
+        a: &mut Agent<'_, B>,
+        ip: u32,
+        item: ShapeItem,
+        kind: Kind,
+    ) -> Status {
+        let pass = |holds: bool| {
+            if holds {
+                Status::Success
+            } else {
+                Status::Failure
+            }
+        };
+        match kind {
+            Kind::Script => pass(self.run_script(a, self.param(item, 0), false).is_ok()),
+            Kind::AssertScript => pass(self.test(a, self.param(item, 0), false)),
+            Kind::AssertCondition => pass(self.test(a, self.param(item, 0), true)),
+            Kind::SendEvent => match self.target(a, item) {
+                Some(to) => {
+                    let event = self.param(item, 0) as u32;
+                    self.b.sent.push(Sent {
+                        node: ip,
+                        event,
+                        to,
+                    });
+                    Status::Success
+                }
+                None => Status::Failure,
+            },
+            Kind::WaitUntilTime => {
+                self.take_action(a, ip);
+                if self.time_test(a, item) {
+                    return Status::Success;
+                }
+                let waiting = StateEntry::new(ip, action_tag::RUNNING, 0);
+                self.b.next.push_action(waiting);
+                Status::Running
+            }
+            Kind::WaitForEvent => {
+                // `send_event` sets the state of a waiting node to 1.
+                if self.take_action(a, ip).is_some_and(|e| e.value() != 0) {
+                    return Status::Success;
+                }
+                let waiting = StateEntry::new(ip, action_tag::RUNNING, 0);
+                self.b.next.push_action(waiting);
+                Status::Running
+            }
+            _ => unreachable!("{kind} is not a memory leaf"),
+        }
+    }
+
+    /// The agent a `SendEvent` addresses: its `to` input (a literal, or an
+    /// int field), -1 for the sender; `None` for a value no agent has.
+    fn target(&self, a: &Agent<'_, B>, item: ShapeItem) -> Option<AgentId> {
+        let word = self.param(item, 1);
+        let to = if word & FIELD_REF != 0 {
+            let get = self.access.unwrap_or_else(FieldAccess::none).get;
+            match get(a.bb, FieldId((word & !FIELD_REF) as u32)) {
+                Value::Int(i) => i,
+                _ => return None,
+            }
+        } else {
+            self.args.table[word as usize] as i64
+        };
+        if to == SELF_AGENT {
+            return Some(self.args.agent);
+        }
+        u32::try_from(to).ok().map(AgentId)
+    }
+
+    /// Opens the scope or wrapper at `node`: calls its hook's enter or runs
+    /// its `enter` script. False if the script faulted: the wrapper does not
+    /// open, and its exit will not run.
+    pub(super) fn open_scope(&mut self, a: &mut Agent<'_, B>, node: u32, item: ShapeItem) -> bool {
+        if item.kind() == Some(Kind::ScriptWrapper) {
+            return self.run_script(a, self.param(item, 0), false).is_ok();
+        }
+        self.scope_hook(a, node, None);
+        true
+    }
+
+    /// Closes the scope or wrapper at `node` that ended `how`: calls its
+    /// hook's exit or runs its `exit` script (whose fault changes nothing:
+    /// the ending is decided).
+    pub(super) fn close_scope(&mut self, a: &mut Agent<'_, B>, node: u32, how: Ending) {
+        let item = self.item(node);
+        if item.kind() == Some(Kind::ScriptWrapper) {
+            let _ = self.run_script(a, self.param(item, 1), false);
+            return;
+        }
+        self.scope_hook(a, node, Some(how));
+    }
+}
+
+impl Interpreter {
+    /// Delivers `event` to an agent between ticks, as it reaches the tree:
+    ///
+    /// 1. the tree's signals for the event set their variables;
+    /// 2. the timestamps it sets record `frame.time + frame.dt`, the start
+    ///    of the next tick (`frame` is the last tick's), and clear their
+    ///    exclusive partners;
+    /// 3. running `WaitForEvent` nodes waiting for it will succeed on the
+    ///    next tick;
+    /// 4. running immediate actions with an event hook (see
+    ///    [`crate::Behavior`]) get it, in item order. Hooks may change their
+    ///    action's state and persistent slot, which the actor keeps.
+    ///
+    /// Returns how many running nodes it reached (hooks and waits). Nothing
+    /// is looked up by name, and nothing allocates.
+    pub fn send_event<B>(
+        &mut self,
+        program: &Program<B>,
+        frame: &Frame,
+        agent: AgentId,
+        actor: &mut ActorMut<'_>,
+        blackboard: &mut B,
+        event: EventId,
+    ) -> usize {
+        let shape = program.shape();
+        let layout = actor.layout();
+        {
+            let memory = actor.memory_mut();
+            let (vars, stamps) = memory.split_at_mut(layout.variable_words());
+            for signal in shape.signals().iter().filter(|s| s.event == event.0) {
+                let (word, bit) = (signal.variable as usize / 32, signal.variable % 32);
+                let initial = program.initial.get(word).map_or(0, |w| w >> bit & 1);
+                let stored = (u32::from(signal.value) ^ initial) << bit;
+                if let Some(w) = vars.get_mut(word) {
+                    *w = (*w & !(1 << bit)) | stored;
+                }
+            }
+            let now = (frame.time + f64::from(frame.dt)) as f32;
+            for (i, stamp) in shape.timestamps().iter().enumerate() {
+                if stamp.event != event.0 {
+                    continue;
+                }
+                stamps[i] = stamp_word(now);
+                if let Some(other) = stamp.exclusive {
+                    stamps[other as usize] = 0;
+                }
+            }
+        }
+        let mut delivered = 0;
+        let count = actor.as_ref().action_entries().len();
+        for i in 0..count {
+            let entry = actor.action_entries_mut()[i];
+            let node = entry.node();
+            let Some(&item) = shape.items().get(node as usize) else {
+                continue;
+            };
+            if entry.tag() != action_tag::RUNNING {
+                continue;
+            }
+            match item.kind() {
+                Some(Kind::WaitForEvent) => {
+                    let wanted = shape.param_table()[item.params().offset as usize];
+                    if wanted == u64::from(event.0) {
+                        actor.action_entries_mut()[i].set_value(1);
+                        delivered += 1;
+                    }
+                }
+                Some(Kind::Action) if program.handles_events() => {
+                    let slot = program.slot(node);
+                    let mut state = entry.value();
+                    let mut persistent = slot.map(|s| actor.as_ref().persistent()[s]);
+                    let ran = program.call_event(
+                        NodeIdx::new(node),
+                        blackboard,
+                        agent,
+                        frame,
+                        event,
+                        &mut state,
+                        persistent.as_mut(),
+                    );
+                    if ran {
+                        actor.action_entries_mut()[i].set_value(state);
+                        if let (Some(slot), Some(value)) = (slot, persistent) {
+                            actor.set_persistent(slot, value);
+                        }
+                        delivered += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        delivered
+    }
+}
