@@ -83,8 +83,6 @@ impl<B, T: Tracer> Batch<'_, B, T> {
 
     /// Executes a memory node: a gate decides whether to descend, the
     /// others return a status.
-    #[cold]
-    #[inline(never)]
     pub(super) fn memory_node(
         &mut self,
         a: &mut Agent<'_, B>,
