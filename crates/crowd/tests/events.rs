@@ -26,7 +26,6 @@
 //! `AlarmedAt`. Before each tick the crowd sets every agent's `now` to the
 //! tick's number (1, 2, ...).
 
-use rayon::prelude::*;
 use rayon::{ThreadPool, ThreadPoolBuilder};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
@@ -530,15 +529,11 @@ fn routing_events_allocates_nothing_in_steady_state() {
             for _ in 0..50 {
                 tick(&mut crowd);
             }
-            // Each worker thread allocates once, the first time it steals
-            // work (rayon's and crossbeam's per-thread state); a small
-            // crowd may leave a worker idle through its first ticks. Let
-            // every worker steal first: that is not the crowd's doing.
-            for _ in 0..200 {
-                (0..1024).into_par_iter().with_max_len(1).for_each(|i| {
-                    std::hint::black_box(i);
-                });
-            }
+            // Each worker thread allocates once, the first time it looks
+            // for work (crossbeam-epoch registers the thread). A thread the
+            // system starts late may do that during the counted ticks; a
+            // broadcast returns once every worker has looked for work.
+            rayon::broadcast(|_| ());
             // The counter sees this pool's threads.
             ALLOCATIONS.store(0, Ordering::SeqCst);
             COUNTING_POOL.store(id, Ordering::SeqCst);
