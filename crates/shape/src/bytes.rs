@@ -327,15 +327,21 @@ impl Entries {
 const NO_EXCLUSIVE: u32 = u32::MAX;
 
 impl Reader<'_> {
+    /// A counted list of strings: the section `what`.
+    fn strings(&mut self, what: &'static str) -> Result<Vec<Box<str>>, DecodeError> {
+        let count = self.count(4, what)?;
+        let mut strings = Vec::with_capacity(count);
+        for _ in 0..count {
+            strings.push(self.string(what)?);
+        }
+        Ok(strings)
+    }
+
     /// The sections after the field table: events, variables, signals,
     /// timestamps and scripts.
     fn declarations(&mut self) -> Result<Declared, DecodeError> {
         let mut entries = Entries::default();
-        let count = self.count(4, "event table")?;
-        let mut events = Vec::with_capacity(count);
-        for _ in 0..count {
-            events.push(self.string("event table")?);
-        }
+        let events = self.strings("event table")?;
         // A variable is at least a name length and its initial value.
         let count = self.count(5, "variable table")?;
         let mut variables = Vec::with_capacity(count);
@@ -551,16 +557,8 @@ impl Shape {
             nodes.push(NodeInfo { name, id, source });
         }
 
-        let count = r.count(4, "string table")?;
-        let mut strings = Vec::with_capacity(count);
-        for _ in 0..count {
-            strings.push(r.string("string table")?);
-        }
-        let count = r.count(4, "file table")?;
-        let mut files = Vec::with_capacity(count);
-        for _ in 0..count {
-            files.push(r.string("file table")?);
-        }
+        let strings = r.strings("string table")?;
+        let files = r.strings("file table")?;
         let count = r.count(5, "field table")?;
         let mut fields = Vec::with_capacity(count);
         for _ in 0..count {
