@@ -2240,7 +2240,7 @@ fn trace_of_a_script_wrapper_whose_enter_faults() {
 
 #[test]
 fn trace_of_send_event() {
-    // 0 sequence, 1 SendEvent(Ping, {ally}), 2 SendEvent(Ping, {ally})
+    // 0 selector, 1 SendEvent(Ping, {ally}), 2 SendEvent(Alarm, 1)
     let mut rig = Rig::new(treebeard_shape::tree::selector([
         send_to("Ping", field("ally")),
         send_to("Alarm", 1),
