@@ -827,14 +827,14 @@ impl<'t> Compiler<'t, '_> {
             let Some(other) = &t.exclusive_to else {
                 continue;
             };
-            let (Some(&a), Ok(b)) = (
-                timestamps.get(&*t.name),
-                declared("timestamp", &timestamps, other),
-            ) else {
-                if let Err(what) = declared("timestamp", &timestamps, other) {
+            // Every declared name is in the map (a repeat keeps the first).
+            let a = timestamps[&*t.name];
+            let b = match declared("timestamp", &timestamps, other) {
+                Ok(b) => b,
+                Err(what) => {
                     problems.push((t.source, what));
+                    continue;
                 }
-                continue;
             };
             let (ta, tb) = (stamps[a as usize].exclusive, stamps[b as usize].exclusive);
             if a == b || ta.is_some_and(|x| x != b) || tb.is_some_and(|x| x != a) {

@@ -49,40 +49,37 @@ impl Disassembly<'_> {
                     return out;
                 };
                 let params = shape.params(node).get(1..).unwrap_or_default();
-                write_call(&mut out, shape, &import.name, import.params.iter(), params);
+                write_call(
+                    &mut out,
+                    &import.name,
+                    import_args(shape, &import.params, params),
+                );
             }
             Layout::Configured => {
                 let timestamps: Vec<Box<str>> =
                     shape.timestamps().iter().map(|t| t.name.clone()).collect();
-                let words = shape.params(node);
-                if !words.is_empty() {
-                    out.push('(');
-                }
-                for (i, (p, &w)) in kind.params().iter().zip(words).enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    let _ = write!(out, "{}=", p.name);
+                let args = kind.params().iter().zip(shape.params(node)).map(|(p, &w)| {
+                    let mut value = String::new();
                     match shape.scripts().get(w as usize) {
+                        // A script is shown as its source.
                         Some(script) if p.ty.is_script() => {
-                            let _ = write!(out, "{:?}", script.source);
+                            let _ = write!(value, "{:?}", script.source);
                         }
                         _ => {
                             let ty = p.ty.written_as(shape.events(), &timestamps);
-                            write_word(&mut out, shape, &ty, w);
+                            write_word(&mut value, shape, &ty, w);
                         }
                     }
-                }
-                if !words.is_empty() {
-                    out.push(')');
-                }
+                    (p.name, value)
+                });
+                write_call(&mut out, "", args);
             }
             Layout::Leaf => {
                 let Some(import) = shape.import(node) else {
                     return out;
                 };
-                let params = shape.params(node);
-                write_call(&mut out, shape, &import.name, import.params.iter(), params);
+                let args = import_args(shape, &import.params, shape.params(node));
+                write_call(&mut out, &import.name, args);
             }
         }
         if let Some(slot) = shape.persistent_slot(node) {
@@ -93,26 +90,33 @@ impl Disassembly<'_> {
 }
 
 /// `name(p=v, ...)`, the parentheses only when there are parameters.
-fn write_call<'p>(
-    out: &mut String,
-    shape: &Shape,
-    name: &str,
-    types: impl Iterator<Item = &'p ImportParam>,
-    words: &[u64],
-) {
+fn write_call<'p>(out: &mut String, name: &str, args: impl Iterator<Item = (&'p str, String)>) {
     out.push_str(name);
-    if words.is_empty() {
+    let mut args = args.peekable();
+    if args.peek().is_none() {
         return;
     }
     out.push('(');
-    for (i, (p, &w)) in types.zip(words).enumerate() {
+    for (i, (param, value)) in args.enumerate() {
         if i > 0 {
             out.push_str(", ");
         }
-        let _ = write!(out, "{}=", p.name);
-        write_word(out, shape, &p.ty, w);
+        let _ = write!(out, "{param}={value}");
     }
     out.push(')');
+}
+
+/// An import's parameters and their words, as `(name, value)`.
+fn import_args<'a>(
+    shape: &'a Shape,
+    params: &'a [ImportParam],
+    words: &'a [u64],
+) -> impl Iterator<Item = (&'a str, String)> + 'a {
+    params.iter().zip(words).map(move |(p, &w)| {
+        let mut value = String::new();
+        write_word(&mut value, shape, &p.ty, w);
+        (&*p.name, value)
+    })
 }
 
 /// A parameter word, as its type reads it.

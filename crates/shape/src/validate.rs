@@ -501,33 +501,25 @@ fn check_declarations(parts: &ShapeParts) -> Result<Vec<ScriptType>, ValidationE
         }))
     };
     let (events, variables) = (parts.events.len(), parts.variables.len());
-    if variables > MAX_DECLARED {
-        return fail(
+    let tables: [(&'static str, Vec<&str>); 3] = [
+        ("event", parts.events.iter().map(|e| &**e).collect()),
+        (
             "variable",
-            MAX_DECLARED,
-            "is past the limit of 4096 variables",
-        );
-    }
-    if parts.timestamps.len() > MAX_DECLARED {
-        return fail(
+            parts.variables.iter().map(|v| &*v.name).collect(),
+        ),
+        (
             "timestamp",
-            MAX_DECLARED,
-            "is past the limit of 4096 timestamps",
-        );
-    }
-    let mut names = HashSet::new();
-    for (i, e) in parts.events.iter().enumerate() {
-        if e.is_empty() || !names.insert(e) {
-            return fail("event", i, "has an empty or repeated name");
+            parts.timestamps.iter().map(|t| &*t.name).collect(),
+        ),
+    ];
+    for (what, names) in tables {
+        if names.len() > MAX_DECLARED {
+            let reason = format!("is past the limit of {MAX_DECLARED} {what}s");
+            return fail(what, MAX_DECLARED, &reason);
         }
-    }
-    if events > MAX_DECLARED {
-        return fail("event", MAX_DECLARED, "is past the limit of 4096 events");
-    }
-    names.clear();
-    for (i, v) in parts.variables.iter().enumerate() {
-        if v.name.is_empty() || !names.insert(&v.name) {
-            return fail("variable", i, "has an empty or repeated name");
+        let mut seen = HashSet::with_capacity(names.len());
+        if let Some(i) = names.iter().position(|n| n.is_empty() || !seen.insert(n)) {
+            return fail(what, i, "has an empty or repeated name");
         }
     }
     for (i, s) in parts.signals.iter().enumerate() {
@@ -535,11 +527,7 @@ fn check_declarations(parts: &ShapeParts) -> Result<Vec<ScriptType>, ValidationE
             return fail("signal", i, "names an event or variable past its table");
         }
     }
-    names.clear();
     for (i, t) in parts.timestamps.iter().enumerate() {
-        if t.name.is_empty() || !names.insert(&t.name) {
-            return fail("timestamp", i, "has an empty or repeated name");
-        }
         if t.event as usize >= events {
             return fail("timestamp", i, "is set by an event past the events");
         }

@@ -162,13 +162,7 @@ impl<'a> Args<'a> {
     /// If `i` is not below the leaf's declared number of parameters.
     #[inline]
     pub fn input(&self, i: usize) -> Input<'a> {
-        let word = self.word(i);
-        if word & FIELD_REF != 0 {
-            Input::Field(FieldId((word & !FIELD_REF) as u32))
-        } else {
-            // Validation checked that the literal's offset is in the table.
-            Input::Literal(self.table[word as usize], self.strings)
-        }
+        Input::of(self.word(i), self.table, self.strings)
     }
 
     /// Parameter `i`, an output: the blackboard field to write.
@@ -210,6 +204,17 @@ pub enum Input<'a> {
 }
 
 impl<'a> Input<'a> {
+    /// The input an input parameter's `word` names in a shape's parameter
+    /// `table` (validation checked that a literal's offset is in it).
+    #[inline]
+    pub(crate) fn of(word: u64, table: &[u64], strings: &'a [Box<str>]) -> Input<'a> {
+        if word & FIELD_REF != 0 {
+            Input::Field(FieldId((word & !FIELD_REF) as u32))
+        } else {
+            Input::Literal(table[word as usize], strings)
+        }
+    }
+
     /// The value, reading a field from `bb`. A literal reads as `ty`.
     pub fn read<'b, B: crate::Blackboard>(
         &self,
@@ -219,9 +224,23 @@ impl<'a> Input<'a> {
     where
         'a: 'b,
     {
+        self.read_with(B::get, bb, ty)
+    }
+
+    /// The value, reading a field from `bb` with `get` (a
+    /// [`crate::script::FieldAccess`]'s). A literal reads as `ty`.
+    pub fn read_with<'b, B>(
+        &self,
+        get: fn(&B, FieldId) -> Value<'_>,
+        bb: &'b B,
+        ty: treebeard_shape::FieldType,
+    ) -> Value<'b>
+    where
+        'a: 'b,
+    {
         use treebeard_shape::FieldType as T;
         match *self {
-            Input::Field(field) => bb.get(field),
+            Input::Field(field) => get(bb, field),
             Input::Literal(w, strings) => match ty {
                 T::Bool => Value::Bool(w != 0),
                 T::Int => Value::Int(w as i64),

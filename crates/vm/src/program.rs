@@ -1,10 +1,10 @@
 //! Programs: a validated shape linked to the application's leaf functions.
 
-use crate::blackboard::{FieldId, Value};
+use crate::blackboard::Value;
 use crate::flow::Flow;
 use crate::frame::Frame;
 use crate::leaves::{
-    ActionFn, Args, Call, ConditionFn, Ending, EventFn, EventId, LeafFn, Leaves, scope_call,
+    ActionFn, Args, Call, ConditionFn, Ending, EventFn, EventId, Input, LeafFn, Leaves, scope_call,
 };
 use crate::request::AgentId;
 use crate::script::{Fault, FieldAccess, ScriptValue};
@@ -13,7 +13,7 @@ use std::fmt;
 use std::sync::Arc;
 use treebeard_shape::params::FIELD_REF;
 use treebeard_shape::script::touches_fields;
-use treebeard_shape::{CapacitySpec, Kind, NodeIdx, Shape};
+use treebeard_shape::{CapacitySpec, FieldType, Kind, NodeIdx, Shape};
 
 /// A shape whose imports are resolved to functions, with its flow tables
 /// (see the `flow` module): what the interpreter runs. Cheap to clone; the
@@ -392,31 +392,27 @@ impl<B> Program<B> {
         vars: &mut [u32],
         read_only: bool,
     ) -> Result<ScriptValue, Fault> {
-        let code = self.shape.script(index);
-        // Linking checked that scripts touch fields only with an access.
-        let access = self.access.unwrap_or_else(FieldAccess::none);
-        if read_only {
-            crate::script::eval_read_only(code, blackboard, access.get, vars)
-        } else {
-            crate::script::eval(code, blackboard, &access, vars)
-        }
+        self.script_access()
+            .run(self.shape.script(index), blackboard, vars, read_only)
     }
 
-    /// The value of the int input parameter `word` of the item at `node`
-    /// (a literal, or a blackboard field read through the script access), as
-    /// a tick reads `SendEvent`'s `to`; `None` if the field is not an int.
+    /// How scripts and `SendEvent` targets reach the blackboard's fields:
+    /// the table's access, or none (linking checked that nothing needs one
+    /// then).
+    #[inline]
+    pub(crate) fn script_access(&self) -> FieldAccess<B> {
+        self.access.unwrap_or_else(FieldAccess::none)
+    }
+
+    /// The value of the int input parameter `word` (a literal, or a
+    /// blackboard field read through the script access), as a tick reads
+    /// `SendEvent`'s `to`; `None` if the field is not an int.
     pub fn input_int(&self, word: u64, blackboard: &B) -> Option<i64> {
-        if word & FIELD_REF != 0 {
-            let access = self.access.unwrap_or_else(FieldAccess::none);
-            match (access.get)(blackboard, FieldId((word & !FIELD_REF) as u32)) {
-                Value::Int(i) => Some(i),
-                _ => None,
-            }
-        } else {
-            self.shape
-                .param_table()
-                .get(word as usize)
-                .map(|&w| w as i64)
+        let shape = &self.shape;
+        let input = Input::of(word, shape.param_table(), shape.strings());
+        match input.read_with(self.script_access().get, blackboard, FieldType::Int) {
+            Value::Int(i) => Some(i),
+            _ => None,
         }
     }
 

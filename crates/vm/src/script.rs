@@ -86,6 +86,28 @@ impl<B> FieldAccess<B> {
     }
 }
 
+impl<B> FieldAccess<B> {
+    /// Evaluates `words` through this access: with [`eval`], or with
+    /// [`eval_read_only`] for a `read_only` script (a condition).
+    ///
+    /// # Errors
+    /// The [`Fault`] where the script stops.
+    #[inline]
+    pub fn run(
+        &self,
+        words: &[u64],
+        bb: &mut B,
+        vars: &mut [u32],
+        read_only: bool,
+    ) -> Result<ScriptValue, Fault> {
+        if read_only {
+            eval_read_only(words, bb, self.get, vars)
+        } else {
+            eval(words, bb, self, vars)
+        }
+    }
+}
+
 impl<B: Blackboard> FieldAccess<B> {
     /// The access of the blackboard's [`Blackboard`] implementation.
     pub fn of() -> Self {

@@ -16,16 +16,15 @@
 
 use super::{Agent, Batch, Decision, Interpreter, Sent};
 use crate::actor::{ActorMut, StateEntry, action_tag, stamp_time, stamp_word};
-use crate::blackboard::{FieldId, Value};
+use crate::blackboard::Value;
 use crate::frame::Frame;
-use crate::leaves::{Ending, EventId};
+use crate::leaves::{Ending, EventId, Input};
 use crate::program::Program;
 use crate::request::AgentId;
-use crate::script::{self, Fault, FieldAccess, ScriptValue};
+use crate::script::{Fault, ScriptValue};
 use crate::status::Status;
 use crate::trace::Tracer;
-use treebeard_shape::params::FIELD_REF;
-use treebeard_shape::{Kind, NodeIdx, SELF_AGENT, ShapeItem};
+use treebeard_shape::{FieldType, Kind, NodeIdx, SELF_AGENT, ShapeItem};
 
 impl<B, T: Tracer> Batch<'_, B, T> {
     /// Runs the script a parameter word names, over the agent's blackboard
@@ -42,12 +41,10 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         for ((v, &stored), &initial) in vars.iter_mut().zip(&*a.memory).zip(self.initial) {
             *v = stored ^ initial;
         }
-        // Linking checked that scripts touch fields only with an access.
-        let access = self.access.unwrap_or_else(FieldAccess::none);
+        let value = self.access.run(code, a.bb, vars, read_only);
         if read_only {
-            return script::eval_read_only(code, a.bb, access.get, vars);
+            return value;
         }
-        let value = script::eval(code, a.bb, &access, vars);
         for ((stored, &v), &initial) in a.memory.iter_mut().zip(&*vars).zip(self.initial) {
             *stored = v ^ initial;
         }
@@ -179,15 +176,9 @@ impl<B, T: Tracer> Batch<'_, B, T> {
     /// The agent a `SendEvent` addresses: its `to` input (a literal, or an
     /// int field), -1 for the sender; `None` for a value no agent has.
     fn target(&self, a: &Agent<'_, B>, item: ShapeItem) -> Option<AgentId> {
-        let word = self.param(item, 1);
-        let to = if word & FIELD_REF != 0 {
-            let get = self.access.unwrap_or_else(FieldAccess::none).get;
-            match get(a.bb, FieldId((word & !FIELD_REF) as u32)) {
-                Value::Int(i) => i,
-                _ => return None,
-            }
-        } else {
-            self.args.table[word as usize] as i64
+        let input = Input::of(self.param(item, 1), self.args.table, self.args.strings);
+        let Value::Int(to) = input.read_with(self.access.get, a.bb, FieldType::Int) else {
+            return None;
         };
         if to == SELF_AGENT {
             return Some(self.args.agent);

@@ -244,7 +244,7 @@ impl Interpreter {
         Batch {
             b: &mut self.buffers,
             shape,
-            access: program.access,
+            access: program.script_access(),
             initial: &program.initial,
             var_words: layout.variable_words(),
             items: shape.items(),
@@ -455,8 +455,8 @@ fn sort_by_item(v: &mut [StateEntry]) {
 struct Batch<'r, B, T> {
     b: &'r mut Buffers,
     shape: &'r Shape,
-    /// How scripts reach the blackboard's fields.
-    access: Option<FieldAccess<B>>,
+    /// How scripts and `SendEvent` targets reach the blackboard's fields.
+    access: FieldAccess<B>,
     /// The variables' initial bits (see `Program::initial`).
     initial: &'r [u32],
     /// Words of variable bits in the actors' memory, before the timestamps.
@@ -848,10 +848,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                 | Kind::ReactiveSequence
                 | Kind::Inverter
                 | Kind::ForceSuccess
-                | Kind::ForceFailure
-                | Kind::ScriptGate
-                | Kind::IfCondition
-                | Kind::IfTime => {}
+                | Kind::ForceFailure => {}
+                kind if kind.is_gate() => {}
                 // A dynamic decider: its guard takes the status.
                 kind if kind.is_dynamic() => return UP,
                 kind => unreachable!("{kind} has no children"),
