@@ -82,6 +82,9 @@ fn symbol(kind: Kind) -> &'static str {
         Kind::WaitUntilTime => "⏱ WaitUntilTime",
         Kind::WaitForEvent => "✉ WaitForEvent",
         Kind::SendEvent => "✉ SendEvent",
+        Kind::StoredState => "▣ StoredState",
+        Kind::Repeat => "⟳ Repeat",
+        Kind::Monitor => "👁 Monitor",
         Kind::Condition | Kind::Action | Kind::Deferred => kind.name(),
     }
 }

@@ -1170,6 +1170,9 @@ const DECIDERS: &[&str] = &[
     "WaitUntilTime",
     "WaitForEvent",
     "SendEvent",
+    "StoredState",
+    "Repeat",
+    "Monitor",
 ];
 
 const LEAVES: &[(&str, &str)] = &[

@@ -9,7 +9,9 @@ use rayon::ThreadPoolBuilder;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use treebeard_crowd::Crowd;
-use treebeard_shape::tree::{act, concurrent, cond, leaf, priority, sequence};
+use treebeard_shape::tree::{
+    act, concurrent, cond, leaf, monitor, priority, repeat, selector, sequence, stored_state,
+};
 use treebeard_testkit::{World, answer_launches, leaves as test_leaves};
 use treebeard_vm::Completion;
 use treebeard_workload::{Critter, leaves, spawn, tree};
@@ -65,11 +67,15 @@ fn workload_crowd(n: usize) -> Crowd<Critter> {
 }
 
 /// A tree with deferred actions under concurrent and priority deciders, so
-/// ticks launch, cancel and roll back.
+/// ticks launch, cancel and roll back, and a monitor that interrupts it.
 fn deferred_crowd(n: usize) -> Crowd<World> {
     let tree = priority([
         sequence([cond("c"), leaf("d"), act("p")]),
-        concurrent([leaf("d"), sequence([act("a"), leaf("d")]), act("a")]),
+        stored_state(selector([
+            monitor(cond("c")),
+            repeat(cond("c")),
+            concurrent([leaf("d"), sequence([act("a"), leaf("d")]), act("a")]),
+        ])),
         leaf("d"),
     ]);
     let program = test_leaves().compile(&tree).expect("deferred tree");

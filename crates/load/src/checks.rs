@@ -118,9 +118,13 @@ impl Checker<'_> {
             },
             // A loop of count 0 never succeeds; the check does not read
             // counts, so it may miss that.
-            Kind::Loop | Kind::LoopUntilSuccess | Kind::Scope | Kind::ScriptWrapper => {
-                kids.first().copied().unwrap_or(both)
-            }
+            Kind::Loop
+            | Kind::LoopUntilSuccess
+            | Kind::Scope
+            | Kind::ScriptWrapper
+            | Kind::StoredState
+            | Kind::Repeat
+            | Kind::Monitor => kids.first().copied().unwrap_or(both),
             // A gate fails when its test does not hold, else passes its
             // child's status through.
             Kind::ScriptGate | Kind::IfCondition | Kind::IfTime => Outcomes {

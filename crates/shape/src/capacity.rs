@@ -30,6 +30,8 @@ pub struct CapacitySpec {
     pub timestamps: u32,
     /// Events one agent's tick can send: one per `SendEvent` node.
     pub events_sent: u32,
+    /// `Monitor` nodes: the results one agent's tick can keep for them.
+    pub monitors: u32,
 }
 
 impl CapacitySpec {
@@ -45,6 +47,7 @@ impl CapacitySpec {
             variables: self.variables.max(other.variables),
             timestamps: self.timestamps.max(other.timestamps),
             events_sent: self.events_sent.max(other.events_sent),
+            monitors: self.monitors.max(other.monitors),
         }
     }
 
@@ -65,6 +68,7 @@ impl CapacitySpec {
             && self.variables >= other.variables
             && self.timestamps >= other.timestamps
             && self.events_sent >= other.events_sent
+            && self.monitors >= other.monitors
     }
 }
 

@@ -186,6 +186,12 @@ pub enum Unbuildable {
         /// The one it names.
         other: Box<str>,
     },
+    /// A node that can keep running inside a `Monitor`, whose query must
+    /// finish in the tick it starts.
+    RunsInMonitor {
+        /// The node's kind.
+        kind: Kind,
+    },
     /// The compiled parts failed validation (a compiler bug if it happens).
     Invalid(ValidationError),
 }
@@ -318,6 +324,11 @@ impl fmt::Display for Unbuildable {
             Unbuildable::Exclusive { name, other } => write!(
                 f,
                 "timestamp `{name}` cannot be exclusive to `{other}`: a timestamp is exclusive to one other, and not to itself"
+            ),
+            Unbuildable::RunsInMonitor { kind } => write!(
+                f,
+                "a {kind} can keep running, but it is inside a Monitor, whose query must finish \
+                 in the tick it starts: use conditions, scripts and composites of them"
             ),
             Unbuildable::Invalid(e) => write!(f, "compiled shape is invalid: {e}"),
         }
@@ -455,6 +466,8 @@ pub fn compile_with(
         explicit,
         next_default: size,
         stack: Vec::new(),
+        stored: 0,
+        monitors: 0,
         problems: Vec::new(),
     };
     c.declare(&options.declarations);
@@ -505,6 +518,9 @@ struct Compiler<'t, 'c> {
     /// The next fresh identity, past every position in the tree.
     next_default: u32,
     stack: Vec<Frame<'t>>,
+    /// Open `StoredState` and `Monitor` nodes.
+    stored: u32,
+    monitors: u32,
     problems: Vec<BuildProblem>,
 }
 
@@ -579,7 +595,13 @@ impl<'t> Compiler<'t, '_> {
                 self.open(node, position, Kind::Scope, params)?;
             }
             What::Decider { kind, .. } => {
-                let kind = *kind;
+                // Under stored-state evaluation, composites keep their place.
+                let kind = if self.stored > 0 {
+                    kind.stored()
+                } else {
+                    *kind
+                };
+                self.check_monitored(node, position, kind);
                 let params = match kind.layout() {
                     Layout::Configured if kind == Kind::Scope => {
                         self.report(node, position, None, Unbuildable::BareScope);
@@ -599,12 +621,23 @@ impl<'t> Compiler<'t, '_> {
             }
             What::Leaf { leaf, expect } => {
                 let item = self.leaf(node, position, leaf, *expect)?;
+                if let Some(kind) = item.and_then(ShapeItem::kind) {
+                    self.check_monitored(node, position, kind);
+                }
                 self.parts
                     .items
                     .push(item.unwrap_or(ShapeItem::from_bits(0)));
             }
         }
         Ok(())
+    }
+
+    /// Reports a node of `kind` that can keep running, or a nested monitor,
+    /// inside a monitor.
+    fn check_monitored(&mut self, node: &Node, position: usize, kind: Kind) {
+        if self.monitors > 0 && (kind.can_run() || kind == Kind::Monitor) {
+            self.report(node, position, None, Unbuildable::RunsInMonitor { kind });
+        }
     }
 
     /// Opens the sub-stream of a decider or configured node, after checking
@@ -635,6 +668,8 @@ impl<'t> Compiler<'t, '_> {
             }
             // A placeholder until the sub-stream closes and its end is known.
             self.parts.items.push(ShapeItem::from_bits(0));
+            self.stored += u32::from(kind == Kind::StoredState);
+            self.monitors += u32::from(kind == Kind::Monitor);
             self.stack.push(Frame {
                 node,
                 kind,
@@ -1118,6 +1153,8 @@ impl<'t> Compiler<'t, '_> {
         let node = frame.node;
         let kind = frame.kind;
         let end = self.parts.items.len() as u32;
+        self.stored -= u32::from(kind == Kind::StoredState);
+        self.monitors -= u32::from(kind == Kind::Monitor);
         if kind.layout() == Layout::Configured {
             self.parts.items[frame.item as usize] = ShapeItem::configured(kind, end, frame.params);
             return;
@@ -1126,6 +1163,11 @@ impl<'t> Compiler<'t, '_> {
             unreachable!("only deciders and configured nodes are opened");
         };
         let (a, b) = match kind {
+            Kind::Sequence | Kind::Selector => {
+                let repeat =
+                    |c: &Node| matches!(c.what, What::Decider { kind, .. } if kind == Kind::Repeat);
+                (u16::from(node.children.iter().any(repeat)), 0)
+            }
             Kind::Concurrent if node.children.is_empty() => (0, 0),
             Kind::Concurrent => match thresholds(policy, node.children.len()) {
                 Ok(ab) => ab,

@@ -35,6 +35,12 @@ impl Disassembly<'_> {
         let kind = shape.kind(node);
         let mut out = String::new();
         match kind.layout() {
+            // A composite's `repeats` is a flag: shown when set.
+            Layout::Decider if matches!(kind, Kind::Sequence | Kind::Selector) => {
+                if item.a() != 0 {
+                    out.push_str("repeats");
+                }
+            }
             Layout::Decider => {
                 let (a, b) = kind.fields();
                 if !a.is_empty() {

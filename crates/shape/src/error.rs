@@ -72,6 +72,26 @@ pub enum Invalid {
         /// The raw item.
         bits: u64,
     },
+    /// A sequence's or selector's `repeats` field does not say whether it
+    /// has `Repeat` children.
+    RepeatsField {
+        /// The stored value.
+        value: u16,
+        /// The value its children call for (1: some child is a `Repeat`).
+        expected: u16,
+    },
+    /// A reactive composite inside a `StoredState` sub-tree, which holds
+    /// only composites that keep their place.
+    ReactiveInStoredState {
+        /// The `StoredState` item.
+        stored: u32,
+    },
+    /// A node that can end a tick running inside a `Monitor`, whose query
+    /// must finish in the tick it starts.
+    RunsInMonitor {
+        /// The `Monitor` item.
+        monitor: u32,
+    },
     /// A concurrent decider's threshold is out of range.
     Threshold {
         /// `succeed_at` or `fail_at`.
@@ -223,6 +243,20 @@ impl fmt::Display for Invalid {
             Invalid::ReservedBits { bits } => {
                 write!(f, "unused payload bits are not zero (item {bits:#018x})")
             }
+            Invalid::RepeatsField { value, expected } => write!(
+                f,
+                "the `repeats` field is {value} but must be {expected}: 1 when a child is a Repeat, else 0"
+            ),
+            Invalid::ReactiveInStoredState { stored } => write!(
+                f,
+                "a reactive composite inside the StoredState at item {stored}; \
+                 stored-state sub-trees use Sequence and Selector, which keep their place"
+            ),
+            Invalid::RunsInMonitor { monitor } => write!(
+                f,
+                "this node can keep running, but it is inside the Monitor at item {monitor}, \
+                 whose query must finish in the tick it starts"
+            ),
             Invalid::Threshold {
                 field,
                 value,

@@ -240,8 +240,9 @@ pub const MAX_CHILDREN: u32 = u16::MAX as u32;
 // Tags: dense, in order of introduction, never reused.
 node_kinds! {
     /// Ticks its children in order; resumes at the running child on the next
-    /// tick; fails on the first failure; succeeds when all succeed.
-    0 => Sequence: Decider children(1, MAX_CHILDREN) fields("", "") params[];
+    /// tick (after re-running the `Repeat` children before it); fails on the
+    /// first failure; succeeds when all succeed.
+    0 => Sequence: Decider children(1, MAX_CHILDREN) fields("repeats", "") params[];
     /// Reactive priority selector: re-tries its children from the first on
     /// every tick; the first child that runs or succeeds ends the tick, and
     /// running work of lower-priority children is cancelled.
@@ -262,9 +263,10 @@ node_kinds! {
     /// when it is abandoned.
     5 => Deferred: Leaf children(0, 0) fields("", "") params[];
     /// Ticks its children in order until one succeeds; resumes at the
-    /// running child on the next tick (BehaviorTree.CPP's Fallback, MBT's
-    /// Selector); fails when all fail.
-    6 => Selector: Decider children(1, MAX_CHILDREN) fields("", "") params[];
+    /// running child on the next tick, after re-running the `Repeat`
+    /// children before it (BehaviorTree.CPP's Fallback, MBT's Selector);
+    /// fails when all fail.
+    6 => Selector: Decider children(1, MAX_CHILDREN) fields("repeats", "") params[];
     /// Inverts its child: success fails it and failure succeeds it.
     7 => Inverter: Decider children(1, 1) fields("", "") params[];
     /// Succeeds when its child finishes, whether it succeeded or failed.
@@ -324,6 +326,17 @@ node_kinds! {
     /// that agent's next tick, and succeeds.
     26 => SendEvent: Configured children(0, 0) fields("", "")
         params[param("event", KindParamType::Event), KindParam { name: "to", ty: KindParamType::Agent, default: Some(SELF_AGENT) }];
+    /// Stored-state evaluation of its child: a node that has completed is
+    /// not ticked again until the child completes (its composites keep their
+    /// place, so reactive ones compile to `Sequence` and `Selector`).
+    27 => StoredState: Decider children(1, 1) fields("", "") params[];
+    /// Re-runs its child on every tick its parent is ticked, even where the
+    /// parent resumes at a later child because this one completed.
+    28 => Repeat: Decider children(1, 1) fields("", "") params[];
+    /// Runs its child, a query that finishes at once, and passes its status;
+    /// after a failure it is tested again before the tree on every tick while
+    /// a later branch runs, and its success interrupts and resets the tree.
+    29 => Monitor: Decider children(1, 1) fields("", "") params[];
 }
 
 /// The number of leaf kinds: imports are kept in one table per leaf kind.
@@ -366,7 +379,7 @@ impl Kind {
     /// time.
     #[inline]
     pub const fn is_dynamic(self) -> bool {
-        matches!(self, Kind::Concurrent)
+        matches!(self, Kind::Concurrent | Kind::Repeat | Kind::Monitor)
             || (matches!(self.layout(), Layout::Configured)
                 && self.children().1 > 0
                 && !self.is_gate())
@@ -378,6 +391,42 @@ impl Kind {
     #[inline]
     pub const fn is_gate(self) -> bool {
         matches!(self, Kind::ScriptGate | Kind::IfCondition | Kind::IfTime)
+    }
+
+    /// True for the static deciders that pass their child's statuses
+    /// through unchanged and need no state: the gates (which also test on
+    /// entry) and `StoredState` (which only marks its sub-tree).
+    #[inline]
+    pub const fn passes_through(self) -> bool {
+        self.is_gate() || matches!(self, Kind::StoredState)
+    }
+
+    /// True for the kinds whose tick can end running, whatever their
+    /// children do: leaves that take time, waits and loops. A sub-tree
+    /// without them finishes in the tick it starts (see [`Kind::Monitor`]).
+    #[inline]
+    pub const fn can_run(self) -> bool {
+        matches!(
+            self,
+            Kind::Action
+                | Kind::Deferred
+                | Kind::Wait
+                | Kind::WaitUntilTime
+                | Kind::WaitForEvent
+                | Kind::Loop
+                | Kind::LoopUntilSuccess
+        )
+    }
+
+    /// The memory version of a reactive composite (what it compiles to under
+    /// [`Kind::StoredState`]); other kinds are themselves.
+    #[inline]
+    pub const fn stored(self) -> Kind {
+        match self {
+            Kind::PrioritySelector => Kind::Selector,
+            Kind::ReactiveSequence => Kind::Sequence,
+            kind => kind,
+        }
     }
 
     /// True for leaves (one bit test).
@@ -446,7 +495,9 @@ mod tests {
                 Kind::Timeout,
                 Kind::Cooldown,
                 Kind::Scope,
-                Kind::ScriptWrapper
+                Kind::ScriptWrapper,
+                Kind::Repeat,
+                Kind::Monitor
             ]
         );
         // Dense, and `ALL` in tag order: every tag below the number of kinds

@@ -160,6 +160,25 @@ pub fn force_failure(child: Node) -> Node {
     decider(Kind::ForceFailure, [child])
 }
 
+/// A [`Kind::StoredState`]: its sub-tree is evaluated with stored state; a
+/// node that completed is not ticked again until `child` completes.
+pub fn stored_state(child: Node) -> Node {
+    decider(Kind::StoredState, [child])
+}
+
+/// A [`Kind::Repeat`]: `child` runs again on every tick its parent runs,
+/// even where the parent would resume past it.
+pub fn repeat(child: Node) -> Node {
+    decider(Kind::Repeat, [child])
+}
+
+/// A [`Kind::Monitor`]: `query` (which finishes at once) is tested before
+/// the tree on every tick while a later branch runs; its success interrupts
+/// and resets the tree.
+pub fn monitor(query: Node) -> Node {
+    decider(Kind::Monitor, [query])
+}
+
 /// A decider of any kind with `children` (for loaders that map names to
 /// kinds).
 ///

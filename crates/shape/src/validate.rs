@@ -46,6 +46,12 @@ struct Open {
     /// Children's bounds, combined as the kind requires: the maximum for
     /// deciders that run one child at a time, the sum for concurrent ones.
     acc: Bound,
+    /// Whether a child is a `Repeat` (what a composite's `repeats` says).
+    repeats: bool,
+    /// The innermost `StoredState` and `Monitor` holding this decider (or
+    /// being it), if any.
+    stored: Option<u32>,
+    monitor: Option<u32>,
 }
 
 impl Open {
@@ -108,12 +114,30 @@ impl Open {
             Kind::Cooldown => {}
             // The resume point of a sequence or selector stopped past its
             // first child.
-            Kind::Sequence | Kind::Selector => bound.deciders += 1,
+            Kind::Sequence | Kind::Selector => {
+                let expected = u16::from(self.repeats);
+                if self.item.b() != 0 {
+                    let bits = self.item.bits();
+                    return Err(err(Invalid::ReservedBits { bits }));
+                }
+                if self.item.a() != expected {
+                    return Err(err(Invalid::RepeatsField {
+                        value: self.item.a(),
+                        expected,
+                    }));
+                }
+                bound.deciders += 1;
+            }
+            // A monitor's registration is counted for the whole shape (see
+            // `check`): it outlives its branch.
             Kind::PrioritySelector
             | Kind::ReactiveSequence
             | Kind::Inverter
             | Kind::ForceSuccess
-            | Kind::ForceFailure => {}
+            | Kind::ForceFailure
+            | Kind::StoredState
+            | Kind::Repeat
+            | Kind::Monitor => {}
             Kind::Concurrent => {
                 let succeed = u32::from(self.item.a());
                 if !(1..=n).contains(&succeed) {
@@ -225,6 +249,19 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
             ));
         };
         let err = |what| ValidationError::at(i, Some(kind), what);
+        let parent = stack.last();
+        let stored = parent.and_then(|p| p.stored);
+        let monitor = parent.and_then(|p| p.monitor);
+        if let Some(monitor) = monitor
+            && (kind.can_run() || kind == Kind::Monitor)
+        {
+            return Err(err(Invalid::RunsInMonitor { monitor }));
+        }
+        if let Some(stored) = stored
+            && kind.stored() != kind
+        {
+            return Err(err(Invalid::ReactiveInStoredState { stored }));
+        }
         match kind.layout() {
             Layout::Decider | Layout::Configured => {
                 let end = item.end();
@@ -251,6 +288,14 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
                 if kind == Kind::SendEvent {
                     spec.events_sent += 1;
                 }
+                if kind == Kind::Monitor {
+                    spec.monitors += 1;
+                }
+                if kind == Kind::Repeat
+                    && let Some(parent) = stack.last_mut()
+                {
+                    parent.repeats = true;
+                }
                 if stack.len() as u32 >= limits.max_depth {
                     return Err(err(Invalid::TooDeep {
                         max: limits.max_depth,
@@ -263,6 +308,9 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
                     item,
                     children: 0,
                     acc: Bound::default(),
+                    repeats: false,
+                    stored: (kind == Kind::StoredState).then_some(i).or(stored),
+                    monitor: (kind == Kind::Monitor).then_some(i).or(monitor),
                 });
                 spec.guard_depth = spec.guard_depth.max(stack.len() as u32);
             }
@@ -282,7 +330,8 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
         close_top(&mut stack, &mut root)?;
     }
 
-    spec.decider_states = root.deciders;
+    // Each monitor may hold a registration besides its branch's states.
+    spec.decider_states = root.deciders + spec.monitors;
     spec.action_states = root.actions;
     spec.deferred_states = root.deferred;
     spec.persistent_states = persistent.len() as u32;

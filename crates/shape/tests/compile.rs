@@ -786,3 +786,72 @@ fn a_schema_with_too_many_params_is_reported() {
         "{e}"
     );
 }
+
+/// Under `StoredState`, reactive composites compile to the memory ones;
+/// elsewhere they stay; a composite with a `Repeat` child says so.
+#[test]
+fn stored_state_compiles_reactive_composites_to_memory_ones() {
+    use treebeard_shape::tree::{reactive_sequence, repeat, stored_state};
+    let tree = sequence([
+        stored_state(priority([
+            reactive_sequence([cond("ready"), act("Shoot")]),
+            repeat(cond("enemy_visible")),
+            act("Eat"),
+        ])),
+        priority([cond("ready"), act("Eat")]),
+    ]);
+    let shape = build(&tree);
+    let kinds: Vec<Kind> = (0..shape.len() as u32)
+        .map(|i| shape.kind(NodeIdx::new(i)))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            Kind::Sequence,
+            Kind::StoredState,
+            Kind::Selector,
+            Kind::Sequence,
+            Kind::Condition,
+            Kind::Action,
+            Kind::Repeat,
+            Kind::Condition,
+            Kind::Action,
+            Kind::PrioritySelector,
+            Kind::Condition,
+            Kind::Action,
+        ]
+    );
+    // The selector has a Repeat child; the sequences have none.
+    assert_eq!(shape.item(NodeIdx::new(2)).a(), 1);
+    assert_eq!(shape.item(NodeIdx::new(0)).a(), 0);
+    assert_eq!(shape.item(NodeIdx::new(3)).a(), 0);
+    assert!(shape.disassemble().to_string().contains("repeats"));
+}
+
+/// A monitor's query must finish at once: an action inside one is an error
+/// at its path, as is a nested monitor.
+#[test]
+fn monitor_queries_hold_no_actions() {
+    use treebeard_shape::tree::monitor;
+    let tree = sequence([
+        monitor(selector([cond("ready"), act("Shoot")]).named("query")),
+        act("Eat"),
+    ]);
+    let (path, what) = failure(tree);
+    assert_eq!(path, "Sequence/Monitor[0]/query[0]/Shoot[1]");
+    assert_eq!(what, Unbuildable::RunsInMonitor { kind: Kind::Action });
+    assert!(
+        what.to_string()
+            .contains("must finish in the tick it starts")
+    );
+    let nested = monitor(inverter(monitor(cond("ready"))));
+    let (path, what) = failure(nested);
+    assert_eq!(path, "Monitor/Inverter[0]/Monitor[0]");
+    assert_eq!(
+        what,
+        Unbuildable::RunsInMonitor {
+            kind: Kind::Monitor
+        }
+    );
+    assert!(compile(&monitor(inverter(cond("ready"))), &catalog()).is_ok());
+}

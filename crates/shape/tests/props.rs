@@ -126,25 +126,54 @@ fn flatten(tree: &Tree, out: &mut Vec<ShapeItem>) {
             for child in children {
                 flatten(child, out);
             }
-            let (a, b) = if *kind == Kind::Concurrent {
-                (*a, *b)
-            } else {
-                (0, 0)
+            let repeat = |c: &Tree| matches!(c, Tree::Decider(Kind::Repeat, ..));
+            let (a, b) = match kind {
+                Kind::Concurrent => (*a, *b),
+                Kind::Sequence | Kind::Selector => (u16::from(children.iter().any(repeat)), 0),
+                _ => (0, 0),
             };
             out[at] = ShapeItem::decider(*kind, out.len() as u32, a, b);
         }
     }
 }
 
-/// A copy of the tree whose concurrent thresholds are in range.
+/// A copy of the tree whose concurrent thresholds are in range, with memory
+/// composites under `StoredState` and only conditions and composites
+/// under a `Monitor`.
 fn valid(tree: &Tree) -> Tree {
+    valid_in(tree, false, false)
+}
+
+fn valid_in(tree: &Tree, stored: bool, monitored: bool) -> Tree {
     match tree {
+        Tree::Leaf(_) if monitored => Tree::Leaf(ready()),
         Tree::Leaf(item) => Tree::Leaf(*item),
         Tree::Decider(kind, a, b, children) => {
             let n = children.len() as u16;
             let a = (*a).min(n);
             let b = (*b).min(n - a + 1);
-            Tree::Decider(*kind, a, b, children.iter().map(valid).collect())
+            let kind = match *kind {
+                Kind::Monitor if monitored => Kind::Inverter,
+                kind if stored => kind.stored(),
+                kind => kind,
+            };
+            let stored = stored || kind == Kind::StoredState;
+            let monitored = monitored || kind == Kind::Monitor;
+            let children = children
+                .iter()
+                .map(|c| valid_in(c, stored, monitored))
+                .collect();
+            Tree::Decider(kind, a, b, children)
+        }
+    }
+}
+
+/// The `Monitor` nodes of the tree.
+fn monitors(tree: &Tree) -> u32 {
+    match tree {
+        Tree::Leaf(_) => 0,
+        Tree::Decider(kind, _, _, children) => {
+            u32::from(*kind == Kind::Monitor) + children.iter().map(monitors).sum::<u32>()
         }
     }
 }
@@ -257,7 +286,10 @@ proptest! {
             .map_err(|e| TestCaseError::fail(e.to_string()))?;
         let s = shape.spec();
         let (depth, deciders, actions, deferred) = model(&tree);
+        // Each monitor may hold a registration besides the branches' states.
+        let deciders = deciders + monitors(&tree);
         prop_assert_eq!((s.guard_depth, s.decider_states), (depth, deciders));
+        prop_assert_eq!(s.monitors, monitors(&tree));
         prop_assert_eq!((s.action_states, s.deferred_states), (actions, deferred));
         let leaf_flags = |i: &u32| {
             let item = items[*i as usize];

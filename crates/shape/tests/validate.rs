@@ -215,13 +215,105 @@ fn unused_decider_fields_must_be_zero() {
     for kind in plain {
         for (a, b) in [(1, 0), (0, 1)] {
             let bad = ShapeItem::decider(kind, 3, a, b);
+            let want = if a == 1 && matches!(kind, Kind::Sequence | Kind::Selector) {
+                Invalid::RepeatsField {
+                    value: 1,
+                    expected: 0,
+                }
+            } else {
+                Invalid::ReservedBits { bits: bad.bits() }
+            };
             assert_eq!(
                 reject_items(vec![seq(3), bad, action()]),
-                (Some(1), Invalid::ReservedBits { bits: bad.bits() }),
+                (Some(1), want),
                 "{kind}"
             );
         }
     }
+}
+
+/// A sequence's or selector's `repeats` says whether a child is a Repeat.
+#[test]
+fn the_repeats_field_matches_the_children() {
+    for kind in [Kind::Sequence, Kind::Selector] {
+        // 0 kind, 1 action, 2 Repeat, 3 action
+        let with = |a| {
+            vec![
+                ShapeItem::decider(kind, 4, a, 0),
+                action(),
+                ShapeItem::decider(Kind::Repeat, 4, 0, 0),
+                action(),
+            ]
+        };
+        assert!(parts(with(1)).validate().is_ok(), "{kind}");
+        let want = Invalid::RepeatsField {
+            value: 0,
+            expected: 1,
+        };
+        assert_eq!(reject_items(with(0)), (Some(0), want), "{kind}");
+    }
+    // A grandchild Repeat does not count.
+    let nested = vec![
+        ShapeItem::decider(Kind::Sequence, 4, 1, 0),
+        ShapeItem::decider(Kind::Inverter, 4, 0, 0),
+        ShapeItem::decider(Kind::Repeat, 4, 0, 0),
+        action(),
+    ];
+    let want = Invalid::RepeatsField {
+        value: 1,
+        expected: 0,
+    };
+    assert_eq!(reject_items(nested), (Some(0), want));
+}
+
+#[test]
+fn stored_state_sub_trees_hold_no_reactive_composites() {
+    for kind in [Kind::PrioritySelector, Kind::ReactiveSequence] {
+        // 0 StoredState, 1 Inverter, 2 kind, 3 action
+        let items = vec![
+            ShapeItem::decider(Kind::StoredState, 4, 0, 0),
+            ShapeItem::decider(Kind::Inverter, 4, 0, 0),
+            ShapeItem::decider(kind, 4, 0, 0),
+            action(),
+        ];
+        let want = Invalid::ReactiveInStoredState { stored: 0 };
+        assert_eq!(reject_items(items), (Some(2), want), "{kind}");
+        let memory = vec![
+            ShapeItem::decider(Kind::StoredState, 4, 0, 0),
+            ShapeItem::decider(Kind::Inverter, 4, 0, 0),
+            ShapeItem::decider(kind.stored(), 4, 0, 0),
+            action(),
+        ];
+        assert!(parts(memory).validate().is_ok(), "{kind}");
+    }
+}
+
+#[test]
+fn monitor_queries_finish_at_once() {
+    // 0 Sequence, 1 Monitor, 2 Selector, 3 condition, 4 leaf, 5 action
+    let with = |leaf| {
+        vec![
+            seq(6),
+            ShapeItem::decider(Kind::Monitor, 5, 0, 0),
+            ShapeItem::decider(Kind::Selector, 5, 0, 0),
+            ready(),
+            leaf,
+            action(),
+        ]
+    };
+    assert!(parts(with(ready())).validate().is_ok());
+    for leaf in [action(), launch()] {
+        let want = Invalid::RunsInMonitor { monitor: 1 };
+        assert_eq!(reject_items(with(leaf)), (Some(4), want));
+    }
+    // Nor another monitor.
+    let nested = vec![
+        ShapeItem::decider(Kind::Monitor, 3, 0, 0),
+        ShapeItem::decider(Kind::Monitor, 3, 0, 0),
+        ready(),
+    ];
+    let want = Invalid::RunsInMonitor { monitor: 0 };
+    assert_eq!(reject_items(nested), (Some(1), want));
 }
 
 fn threshold(field: &'static str, value: u16, max: u32) -> Invalid {

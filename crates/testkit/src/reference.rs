@@ -389,6 +389,32 @@ pub enum RefNode {
         /// The agent it goes to.
         to: SendTo,
     },
+    /// `StoredState`: its child, whose composites keep their place (the
+    /// compiler gives it only sequences and selectors).
+    StoredState {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The only child.
+        child: Box<RefNode>,
+    },
+    /// `Repeat`: its child, which its sequence or selector parent ticks
+    /// again even when it resumes past it.
+    Repeat {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The only child.
+        child: Box<RefNode>,
+    },
+    /// `Monitor`: its query's status; registered while its query failed and
+    /// a later branch runs, tested before the tree, interrupting it.
+    Monitor {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The query.
+        child: Box<RefNode>,
+        /// Tested before the tree on the next tick.
+        registered: bool,
+    },
     /// A test condition (`c`).
     Condition {
         /// The node's pre-order index.
@@ -623,6 +649,9 @@ impl RefNode {
             | RefNode::WaitUntilTime { node, .. }
             | RefNode::WaitForEvent { node, .. }
             | RefNode::SendEvent { node, .. }
+            | RefNode::StoredState { node, .. }
+            | RefNode::Repeat { node, .. }
+            | RefNode::Monitor { node, .. }
             | RefNode::Condition { node }
             | RefNode::Action { node, .. }
             | RefNode::Deferred { node, .. } => *node,
@@ -645,7 +674,10 @@ impl RefNode {
             | RefNode::Cooldown { child, .. }
             | RefNode::Scope { child, .. }
             | RefNode::Gate { child, .. }
-            | RefNode::ScriptWrapper { child, .. } => std::slice::from_ref(&**child),
+            | RefNode::ScriptWrapper { child, .. }
+            | RefNode::StoredState { child, .. }
+            | RefNode::Repeat { child, .. }
+            | RefNode::Monitor { child, .. } => std::slice::from_ref(&**child),
             RefNode::Condition { .. }
             | RefNode::Action { .. }
             | RefNode::Deferred { .. }
@@ -673,7 +705,10 @@ impl RefNode {
             | RefNode::Cooldown { child, .. }
             | RefNode::Scope { child, .. }
             | RefNode::Gate { child, .. }
-            | RefNode::ScriptWrapper { child, .. } => std::slice::from_mut(&mut **child),
+            | RefNode::ScriptWrapper { child, .. }
+            | RefNode::StoredState { child, .. }
+            | RefNode::Repeat { child, .. }
+            | RefNode::Monitor { child, .. } => std::slice::from_mut(&mut **child),
             RefNode::Condition { .. }
             | RefNode::Action { .. }
             | RefNode::Deferred { .. }
@@ -684,6 +719,13 @@ impl RefNode {
             | RefNode::WaitForEvent { .. }
             | RefNode::SendEvent { .. } => &mut [],
         }
+    }
+
+    /// The pre-order index one past the node's subtree.
+    fn end(&self) -> u32 {
+        let mut nodes = Vec::new();
+        self.walk(&mut nodes);
+        self.index().get() + nodes.len() as u32
     }
 
     /// Every node of the subtree, in pre-order.
@@ -805,6 +847,12 @@ pub struct Coverage {
     pub events_awaited: u64,
     /// Events `SendEvent` nodes sent.
     pub events_sent: u64,
+    /// `Repeat` children ticked again before their parent's resume point.
+    pub repeat_reruns: u64,
+    /// Registered monitors tested before the tree.
+    pub monitors_tested: u64,
+    /// Trees a monitor interrupted.
+    pub monitor_interrupts: u64,
 }
 
 impl Coverage {
@@ -829,6 +877,9 @@ impl Coverage {
         self.time_waits_done += other.time_waits_done;
         self.events_awaited += other.events_awaited;
         self.events_sent += other.events_sent;
+        self.repeat_reruns += other.repeat_reruns;
+        self.monitors_tested += other.monitors_tested;
+        self.monitor_interrupts += other.monitor_interrupts;
     }
 }
 
@@ -862,6 +913,8 @@ struct Tick<'w> {
     vars: &'w mut [u32],
     /// The agent's timestamps (only events between ticks set them).
     stamps: &'w [Option<f32>],
+    /// The monitors tested this tick, with their queries' statuses.
+    tested: Vec<(NodeIdx, Status)>,
 }
 
 impl Reference {
@@ -953,9 +1006,13 @@ impl Reference {
             trace,
             vars: &mut self.vars,
             stamps: &self.stamps,
+            tested: Vec::new(),
         };
+        test_monitors(&mut self.root, &mut cx);
         let status = tick(&mut self.root, &mut cx);
+        let tested = std::mem::take(&mut cx.tested);
         let requests = cx.finish();
+        register_monitors(&mut self.root, status, &tested);
         // "Launched during this tick" ends with the tick.
         self.root.walk_mut(&mut |n| {
             if let RefNode::Deferred {
@@ -989,6 +1046,7 @@ impl Reference {
             trace: &mut |_, _| {},
             vars: &mut self.vars,
             stamps: &self.stamps,
+            tested: Vec::new(),
         };
         abandon(&mut self.root, &mut cx);
         cx.finish()
@@ -1036,108 +1094,7 @@ impl Reference {
 
     /// Everything the tree remembers for the next tick.
     pub fn remembered(&self) -> Remembered {
-        let mut nodes = Vec::new();
-        self.root.walk(&mut nodes);
-        let mut out = Remembered::default();
-        for n in nodes {
-            match n {
-                RefNode::Sequence {
-                    node,
-                    children,
-                    resume_at,
-                }
-                | RefNode::Selector {
-                    node,
-                    children,
-                    resume_at,
-                } if *resume_at > 0 => out.deciders.push(DeciderState::Resume {
-                    node: *node,
-                    child: children[*resume_at].index(),
-                }),
-                RefNode::Concurrent {
-                    children, finished, ..
-                } => {
-                    for (child, done) in children.iter().zip(finished) {
-                        if let Some(success) = *done {
-                            out.deciders.push(DeciderState::Done {
-                                node: child.index(),
-                                success,
-                            });
-                        }
-                    }
-                }
-                RefNode::Action {
-                    node,
-                    running: Some(state),
-                    ..
-                } => out.actions.push((*node, ActionState::Running(*state))),
-                RefNode::Loop {
-                    node,
-                    runs,
-                    between_runs,
-                    ..
-                } => {
-                    if *between_runs {
-                        out.actions.push((*node, ActionState::Running(*runs)));
-                    } else if *runs > 0 {
-                        out.deciders.push(DeciderState::Value {
-                            node: *node,
-                            value: *runs,
-                        });
-                    }
-                }
-                RefNode::Timeout {
-                    node,
-                    since: Some(since),
-                    ..
-                } => out.deciders.push(DeciderState::Value {
-                    node: *node,
-                    value: since.to_bits(),
-                }),
-                RefNode::Wait {
-                    node,
-                    since: Some(since),
-                    ..
-                } => out
-                    .actions
-                    .push((*node, ActionState::Running(since.to_bits()))),
-                RefNode::Scope {
-                    node, open: true, ..
-                }
-                | RefNode::ScriptWrapper {
-                    node, open: true, ..
-                }
-                | RefNode::WaitUntilTime {
-                    node,
-                    running: true,
-                    ..
-                } => out.actions.push((*node, ActionState::Running(0))),
-                RefNode::WaitForEvent {
-                    node,
-                    waiting: Some(arrived),
-                    ..
-                } => out
-                    .actions
-                    .push((*node, ActionState::Running(u32::from(*arrived)))),
-                RefNode::Deferred { node, state, .. } => {
-                    let state = match state {
-                        DeferredState::Idle => continue,
-                        DeferredState::Launched => ActionState::Launched,
-                        DeferredState::Acknowledged => ActionState::Acknowledged,
-                        DeferredState::Succeeded => ActionState::Succeeded,
-                        DeferredState::Failed => ActionState::Failed,
-                    };
-                    out.actions.push((*node, state));
-                }
-                _ => {}
-            }
-        }
-        out.deciders.sort_by_key(|d| match d {
-            DeciderState::Resume { node, .. }
-            | DeciderState::Done { node, .. }
-            | DeciderState::Value { node, .. } => *node,
-        });
-        out
+        remembered(&self.root)
     }
 
     /// Delivers `event` to the agent between ticks (the VM's
@@ -1283,19 +1240,23 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             ..
         } => {
             // Resume at the child that ran last tick, without ticking the
-            // children before it again.
-            for (i, child) in children.iter_mut().enumerate().skip(*resume_at) {
-                match tick(child, cx) {
-                    Status::Success => continue,
-                    Status::Failure => {
-                        *resume_at = 0;
-                        return Status::Failure;
-                    }
-                    Status::Running => {
-                        *resume_at = i;
-                        return Status::Running;
-                    }
+            // children before it again, but for its `Repeat` children.
+            let resumed = *resume_at;
+            for i in 0..children.len() {
+                if i < resumed && !rerun(&children[i], cx) {
+                    continue;
                 }
+                let status = tick(&mut children[i], cx);
+                if status == Status::Success {
+                    continue;
+                }
+                // A `Repeat` child that does not go on displaces the child
+                // it was resuming at.
+                if i < resumed {
+                    abandon(&mut children[resumed], cx);
+                }
+                *resume_at = if status == Status::Running { i } else { 0 };
+                return status;
             }
             *resume_at = 0;
             Status::Success
@@ -1344,30 +1305,48 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             if resumed > 0 {
                 cx.coverage.selector_resumes += 1;
             }
-            for (i, child) in children.iter_mut().enumerate().skip(resumed) {
-                match tick(child, cx) {
-                    // A failure moves on to the next child in the same tick.
-                    Status::Failure => {
-                        if resumed > 0 && i == resumed && i < last {
-                            cx.coverage.selector_moves_after_resume += 1;
-                        }
-                        continue;
-                    }
-                    // A success succeeds the selector.
-                    Status::Success => {
-                        *resume_at = 0;
-                        return Status::Success;
-                    }
-                    // Running: the selector runs, and resumes here next tick.
-                    Status::Running => {
-                        *resume_at = i;
-                        return Status::Running;
-                    }
+            // Its `Repeat` children before that one are ticked again.
+            for i in 0..children.len() {
+                if i < resumed && !rerun(&children[i], cx) {
+                    continue;
                 }
+                let status = tick(&mut children[i], cx);
+                // A failure moves on to the next child in the same tick.
+                if status == Status::Failure {
+                    if resumed > 0 && i == resumed && i < last {
+                        cx.coverage.selector_moves_after_resume += 1;
+                    }
+                    continue;
+                }
+                // A `Repeat` child that succeeds or runs displaces the child
+                // it was resuming at.
+                if i < resumed {
+                    abandon(&mut children[resumed], cx);
+                }
+                // A success succeeds the selector; running, it resumes here
+                // next tick.
+                *resume_at = if status == Status::Running { i } else { 0 };
+                return status;
             }
             // All failing fails it.
             *resume_at = 0;
             Status::Failure
+        }
+        // Pass their child's statuses through (a `Repeat` is ticked again by
+        // its parent, see above).
+        RefNode::StoredState { child, .. } | RefNode::Repeat { child, .. } => tick(child, cx),
+        RefNode::Monitor { node, child, .. } => {
+            // Tested before the tree this tick: the same result again.
+            if let Some(&(_, status)) = cx.tested.iter().find(|(n, _)| n == node) {
+                return status;
+            }
+            let status = tick(child, cx);
+            assert!(
+                status.is_done(),
+                "a monitor's query finishes in the tick it starts"
+            );
+            cx.tested.push((*node, status));
+            status
         }
         RefNode::Inverter { child, .. } => {
             // Success and failure swapped; running passes through.
@@ -1723,6 +1702,200 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
     }
 }
 
+/// Everything the tree under `root` remembers for the next tick.
+fn remembered(root: &RefNode) -> Remembered {
+    let mut nodes = Vec::new();
+    root.walk(&mut nodes);
+    let mut out = Remembered::default();
+    for n in nodes {
+        match n {
+            RefNode::Sequence {
+                node,
+                children,
+                resume_at,
+            }
+            | RefNode::Selector {
+                node,
+                children,
+                resume_at,
+            } if *resume_at > 0 => out.deciders.push(DeciderState::Resume {
+                node: *node,
+                child: children[*resume_at].index(),
+            }),
+            RefNode::Concurrent {
+                children, finished, ..
+            } => {
+                for (child, done) in children.iter().zip(finished) {
+                    if let Some(success) = *done {
+                        out.deciders.push(DeciderState::Done {
+                            node: child.index(),
+                            success,
+                        });
+                    }
+                }
+            }
+            RefNode::Action {
+                node,
+                running: Some(state),
+                ..
+            } => out.actions.push((*node, ActionState::Running(*state))),
+            RefNode::Loop {
+                node,
+                runs,
+                between_runs,
+                ..
+            } => {
+                if *between_runs {
+                    out.actions.push((*node, ActionState::Running(*runs)));
+                } else if *runs > 0 {
+                    out.deciders.push(DeciderState::Value {
+                        node: *node,
+                        value: *runs,
+                    });
+                }
+            }
+            RefNode::Timeout {
+                node,
+                since: Some(since),
+                ..
+            } => out.deciders.push(DeciderState::Value {
+                node: *node,
+                value: since.to_bits(),
+            }),
+            RefNode::Wait {
+                node,
+                since: Some(since),
+                ..
+            } => out
+                .actions
+                .push((*node, ActionState::Running(since.to_bits()))),
+            RefNode::Scope {
+                node, open: true, ..
+            }
+            | RefNode::ScriptWrapper {
+                node, open: true, ..
+            }
+            | RefNode::WaitUntilTime {
+                node,
+                running: true,
+                ..
+            } => out.actions.push((*node, ActionState::Running(0))),
+            RefNode::WaitForEvent {
+                node,
+                waiting: Some(arrived),
+                ..
+            } => out
+                .actions
+                .push((*node, ActionState::Running(u32::from(*arrived)))),
+            RefNode::Monitor {
+                node,
+                registered: true,
+                ..
+            } => out.deciders.push(DeciderState::Monitor { node: *node }),
+            RefNode::Deferred { node, state, .. } => {
+                let state = match state {
+                    DeferredState::Idle => continue,
+                    DeferredState::Launched => ActionState::Launched,
+                    DeferredState::Acknowledged => ActionState::Acknowledged,
+                    DeferredState::Succeeded => ActionState::Succeeded,
+                    DeferredState::Failed => ActionState::Failed,
+                };
+                out.actions.push((*node, state));
+            }
+            _ => {}
+        }
+    }
+    out.deciders.sort_by_key(|d| match d {
+        DeciderState::Resume { node, .. }
+        | DeciderState::Done { node, .. }
+        | DeciderState::Value { node, .. }
+        | DeciderState::Monitor { node } => *node,
+    });
+    out
+}
+
+/// Whether a child before its parent's resume point is ticked again: a
+/// `Repeat` is.
+fn rerun(child: &RefNode, cx: &mut Tick<'_>) -> bool {
+    let repeat = matches!(child, RefNode::Repeat { .. });
+    cx.coverage.repeat_reruns += u64::from(repeat);
+    repeat
+}
+
+/// Where the running branch starts: the first node with running work that
+/// is not a scope's or wrapper's (they hold their running child).
+fn running_position(root: &RefNode) -> u32 {
+    let mut nodes = Vec::new();
+    root.walk(&mut nodes);
+    remembered(root)
+        .actions
+        .iter()
+        .map(|&(n, _)| n)
+        .find(|n| {
+            !matches!(
+                nodes[n.index()],
+                RefNode::Scope { .. } | RefNode::ScriptWrapper { .. }
+            )
+        })
+        .map_or(u32::MAX, NodeIdx::get)
+}
+
+/// Before the tree: tests the registered monitors before the running
+/// branch, in pre-order; the first whose query succeeds interrupts the
+/// tree, abandoning everything it remembers.
+fn test_monitors(root: &mut RefNode, cx: &mut Tick<'_>) {
+    let running = running_position(root);
+    let mut nodes = Vec::new();
+    root.walk(&mut nodes);
+    let registered: Vec<NodeIdx> = nodes
+        .iter()
+        .filter(|n| {
+            matches!(
+                n,
+                RefNode::Monitor {
+                    registered: true,
+                    ..
+                }
+            ) && n.end() <= running
+        })
+        .map(|n| n.index())
+        .collect();
+    for monitor in registered {
+        cx.coverage.monitors_tested += 1;
+        let Some(node) = find_mut(root, monitor) else {
+            unreachable!("registered monitors are in the tree")
+        };
+        if tick(node, cx) == Status::Success {
+            cx.coverage.monitor_interrupts += 1;
+            abandon(root, cx);
+            return;
+        }
+    }
+}
+
+/// After the tree returned `status`: the monitors tested this tick whose
+/// queries failed and that lie before the running branch are registered;
+/// no others are.
+fn register_monitors(root: &mut RefNode, status: Status, tested: &[(NodeIdx, Status)]) {
+    let running = if status == Status::Running {
+        running_position(root)
+    } else {
+        0
+    };
+    root.walk_mut(&mut |n| {
+        let end = n.end();
+        if let RefNode::Monitor {
+            node, registered, ..
+        } = n
+        {
+            *registered = end <= running
+                && tested
+                    .iter()
+                    .any(|&(m, s)| m == *node && s == Status::Failure);
+        }
+    });
+}
+
 /// Abandons a subtree: cancels its running work in stream order and
 /// forgets everything it remembers ("Work that is running ... and that a
 /// tick does not reach is abandoned and cancelled"). Children go first, so
@@ -1773,10 +1946,13 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
             *running = false;
         }
         RefNode::WaitForEvent { waiting, .. } => *waiting = None,
+        RefNode::Monitor { registered, .. } => *registered = false,
         // Leaves that finish on the tick they start.
         RefNode::Script { .. } | RefNode::Assert { .. } | RefNode::SendEvent { .. } => {}
         // Deciders that remember nothing of their own.
         RefNode::Priority { .. }
+        | RefNode::StoredState { .. }
+        | RefNode::Repeat { .. }
         | RefNode::ReactiveSequence { .. }
         | RefNode::Inverter { .. }
         | RefNode::ForceSuccess { .. }
@@ -1931,6 +2107,19 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
             node: at,
             event: EventId(shape.params(at)[0] as u32),
             to: SendTo::Input(shape.params(at)[1]),
+        },
+        Kind::StoredState => RefNode::StoredState {
+            node: at,
+            child: Box::new(only()),
+        },
+        Kind::Repeat => RefNode::Repeat {
+            node: at,
+            child: Box::new(only()),
+        },
+        Kind::Monitor => RefNode::Monitor {
+            node: at,
+            child: Box::new(only()),
+            registered: false,
         },
         Kind::Condition => RefNode::condition(at),
         Kind::Action => RefNode::action(at, item.flags() & FLAG_PERSISTENT != 0),

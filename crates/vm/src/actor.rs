@@ -47,6 +47,9 @@ pub(crate) mod decider_tag {
     /// A configured decider's value while its child runs: a loop's count, a
     /// timeout's elapsed seconds (`f32` bits).
     pub const VALUE: u8 = 3;
+    /// A monitor (the entry's item) is registered: its query failed, and it
+    /// is tested before the tree on the next tick.
+    pub const MONITOR: u8 = 4;
 }
 
 /// Tags of action states.
@@ -137,6 +140,12 @@ pub enum DeciderState {
         node: NodeIdx,
         /// Whether it succeeded.
         success: bool,
+    },
+    /// The monitor at `node` is registered: its query failed while a later
+    /// branch runs, and it is tested before the tree on the next tick.
+    Monitor {
+        /// The monitor.
+        node: NodeIdx,
     },
 }
 
@@ -337,6 +346,7 @@ impl<'a> ActorRef<'a> {
                     node,
                     value: e.value(),
                 },
+                decider_tag::MONITOR => DeciderState::Monitor { node },
                 tag => DeciderState::Done {
                     node,
                     success: tag == decider_tag::DONE_SUCCESS,

@@ -93,8 +93,9 @@ impl Flow {
                     Kind::Inverter => (up.on_failure, up.on_success),
                     Kind::ForceSuccess => (up.on_success, up.on_success),
                     Kind::ForceFailure => (up.on_failure, up.on_failure),
-                    // A gate tests on entry and passes its child's statuses.
-                    kind if kind.is_gate() => (up.on_success, up.on_failure),
+                    // A gate tests on entry and passes its child's statuses;
+                    // `StoredState` only marks its sub-tree.
+                    kind if kind.passes_through() => (up.on_success, up.on_failure),
                     // Dynamic deciders take their children's statuses at
                     // run time.
                     kind if kind.is_dynamic() => (LEAVE_SUCCESS, LEAVE_FAILURE),

@@ -11,14 +11,14 @@
 //!
 //! Groups: one per kind (success, failure, running over ticks, stored
 //! state, cancellation by a higher-priority branch, halting, restart after
-//! the root finishes), scope ordering and nesting, traces, and compile
-//! errors.
+//! the root finishes), scope ordering and nesting, `StoredState`, `Repeat`
+//! and `Monitor`, traces, and compile errors.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
 use treebeard_shape::tree::{
-    Count, Node, Policy, act, concurrent, cond, decider_of, inverter, leaf, priority,
-    reactive_sequence, sequence,
+    Count, Node, Policy, act, concurrent, cond, decider_of, inverter, leaf, monitor, priority,
+    reactive_sequence, repeat, selector, sequence, stored_state,
 };
 use treebeard_shape::{BuildError, Kind, NodeIdx, ParamType, Unbuildable};
 use treebeard_vm::Status::{Failure, Running, Success};
@@ -1861,6 +1861,188 @@ fn scope_around_a_deferred_action_exits_with_its_outcome() {
     assert_eq!(rig.tick(), ran(Failure, [exit(0, Ending::Failure)]));
     assert_eq!((rig.bb.enters, rig.bb.exits), (1, 1));
     rig.assert_idle();
+}
+
+// ---------------------------------------------------------------------------
+// StoredState, Repeat and Monitor
+// ---------------------------------------------------------------------------
+
+fn registered(node: u32) -> DeciderState {
+    DeciderState::Monitor {
+        node: NodeIdx::new(node),
+    }
+}
+
+fn cancel_request(node: u32) -> RequestKind {
+    assert!(node > 0);
+    RequestKind::Cancel
+}
+
+/// The kinds of the last tick's requests, by item.
+fn requests(rig: &Rig) -> Vec<(u32, RequestKind)> {
+    rig.requests
+        .iter()
+        .map(|r| (r.node.get(), r.kind))
+        .collect()
+}
+
+/// A monitor's success interrupts the tree: the running action gets one
+/// cancel call, the deferred action one cancel request, the scope one exit,
+/// all before the tree runs again from the root, where the monitor's result
+/// is reused without a second test.
+#[test]
+fn a_monitor_interrupts_and_cleans_up_everything_once() {
+    // 0 selector, 1 monitor, 2 c, 3 concurrent, 4 Mark, 5 a, 6 d
+    let tree = selector([monitor(c()), concurrent([mark(a()), act("d")])]);
+    let mut rig = Rig::new(tree);
+    rig.set(5, Running);
+    let launched = rig.tick();
+    assert_eq!(
+        launched,
+        ran(
+            Running,
+            [tested(2, false), Ev::Enter("Mark", 4), start(5, Running)]
+        )
+    );
+    assert_eq!(rig.deciders(), [resume(0, 3), registered(1)]);
+    // Tested before the tree, which then resumes without testing it again.
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(2, false), tick(5, 1, Running)])
+    );
+    assert_eq!(rig.deciders(), [resume(0, 3), registered(1)]);
+    rig.set(2, Success);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [
+                tested(2, true),
+                cancel(5, 2),
+                Ev::Exit("Mark", 4, Ending::Cancelled)
+            ]
+        )
+    );
+    assert_eq!(requests(&rig), [(6, cancel_request(6))]);
+    assert_eq!(rig.bb.enters, rig.bb.exits);
+    rig.assert_idle();
+}
+
+/// A registration ends with a halt, and when the running branch moves
+/// before the monitor.
+#[test]
+fn a_monitor_registration_ends_with_a_halt_or_a_higher_branch() {
+    // 0 priority, 1 sequence, 2 c, 3 a, 4 monitor, 5 c, 6 a
+    let tree = priority([sequence([c(), a()]), monitor(c()), a()]);
+    let mut rig = Rig::new(tree.clone());
+    rig.set(3, Running).set(6, Running);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [tested(2, false), tested(5, false), start(6, Running)]
+        )
+    );
+    assert_eq!(rig.deciders(), [registered(4)]);
+    assert_eq!(rig.halt(), [cancel(6, 1)]);
+    rig.assert_idle();
+    // Not tested before the tree after the halt.
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [tested(2, false), tested(5, false), start(6, Running)]
+        )
+    );
+    // The higher branch takes over: tested before the tree one last time,
+    // the monitor now lies after the running branch and is dropped.
+    rig.set(2, Success);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [
+                tested(5, false),
+                tested(2, true),
+                start(3, Running),
+                cancel(6, 1)
+            ]
+        )
+    );
+    assert_eq!(rig.deciders(), [resume(1, 3)]);
+    assert_eq!(rig.actions(), [(3, running(1))]);
+    // The sequence resumes at its action; nothing is tested.
+    assert_eq!(rig.tick(), ran(Running, [tick(3, 1, Running)]));
+}
+
+/// A Repeat child before a selector's resume point is ticked again; its
+/// success displaces the resumed deferred action, which is cancelled.
+#[test]
+fn a_repeat_before_the_resume_point_runs_again_and_can_take_over() {
+    // 0 selector, 1 repeat, 2 c, 3 d
+    let mut rig = Rig::new(selector([repeat(c()), act("d")]));
+    assert_eq!(rig.tick(), ran(Running, [tested(2, false)]));
+    assert_eq!(requests(&rig), [(3, RequestKind::Launch)]);
+    assert_eq!(rig.deciders(), [resume(0, 3)]);
+    assert_eq!(rig.tick(), ran(Running, [tested(2, false)]));
+    assert_eq!(requests(&rig), []);
+    rig.set(2, Success);
+    assert_eq!(rig.tick(), ran(Success, [tested(2, true)]));
+    assert_eq!(requests(&rig), [(3, cancel_request(3))]);
+    rig.assert_idle();
+}
+
+/// In a sequence, a Repeat child that fails fails the sequence and cancels
+/// the child it resumed at; the children between them are not ticked.
+#[test]
+fn a_repeat_in_a_sequence_skips_completed_children_and_can_fail_it() {
+    // 0 sequence, 1 repeat, 2 c, 3 a, 4 a
+    let mut rig = Rig::new(sequence([repeat(c()), a(), a()]));
+    rig.set(2, Success).set(3, Success).set(4, Running);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [tested(2, true), start(3, Success), start(4, Running)]
+        )
+    );
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(2, true), tick(4, 1, Running)])
+    );
+    rig.set(2, Failure);
+    assert_eq!(rig.tick(), ran(Failure, [tested(2, false), cancel(4, 2)]));
+    rig.assert_idle();
+}
+
+/// Under StoredState a reactive sequence keeps its place: its guard is not
+/// re-tested while later children run; cancelled, it starts afresh.
+#[test]
+fn stored_state_does_not_retest_finished_children() {
+    // 0 priority, 1 c, 2 stored, 3 sequence (was reactive), 4 c, 5 a
+    let tree = priority([c(), stored_state(reactive_sequence([c(), a()]))]);
+    let mut rig = Rig::new(tree);
+    rig.set(4, Success).set(5, Running);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [tested(1, false), tested(4, true), start(5, Running)]
+        )
+    );
+    rig.set(4, Failure);
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(1, false), tick(5, 1, Running)])
+    );
+    rig.set(1, Success);
+    assert_eq!(rig.tick(), ran(Success, [tested(1, true), cancel(5, 2)]));
+    rig.assert_idle();
+    rig.set(1, Failure);
+    assert_eq!(
+        rig.tick(),
+        ran(Failure, [tested(1, false), tested(4, false)])
+    );
 }
 
 // ---------------------------------------------------------------------------

@@ -62,6 +62,7 @@ use treebeard_shape::{
 };
 
 mod memory;
+mod stored;
 
 /// Reusable scratch for ticking agents.
 #[derive(Debug, Default)]
@@ -85,6 +86,12 @@ struct Buffers {
     sent: Vec<Sent>,
     /// The agent's variables while a script runs (see `memory`).
     vars: Vec<u32>,
+    /// The monitors tested this tick, with their queries' statuses (see
+    /// `stored`).
+    monitored: Vec<(u32, Status)>,
+    /// The child a sequence or selector resumes at after the `Repeat` child
+    /// it is about to enter (0: none).
+    repeat_resume: u32,
 }
 
 /// The next decider and action states, laid out like the entry region of
@@ -144,6 +151,10 @@ struct Guard {
     running: u32,
     succeed_at: u32,
     fail_at: u32,
+    /// Where the flow goes when the decider leaves, if not by the flow
+    /// table: for a `Repeat`, the child its parent resumes at after it; for
+    /// a `Monitor` tested before the tree, [`UP`] (out of that test).
+    after: Option<u32>,
     marks: Marks,
 }
 
@@ -209,6 +220,7 @@ impl Interpreter {
         reserve_total(&mut b.cancels, spec.deferred_states as usize);
         reserve_total(&mut b.exits, spec.guard_depth as usize);
         reserve_total(&mut b.sent, spec.events_sent as usize);
+        reserve_total(&mut b.monitored, spec.monitors as usize);
         if b.vars.len() < spec.variables.div_ceil(32) as usize {
             b.vars.resize(spec.variables.div_ceil(32) as usize, 0);
         }
@@ -252,6 +264,7 @@ impl Interpreter {
             conditions: &program.conditions,
             actions: &program.actions,
             slots: &program.slots,
+            monitors: program.spec().monitors > 0,
             args: Args {
                 table: shape.param_table(),
                 strings: shape.strings(),
@@ -402,6 +415,8 @@ impl Buffers {
         self.cancels.clear();
         self.exits.clear();
         self.sent.clear();
+        self.monitored.clear();
+        self.repeat_resume = 0;
     }
 
     #[cold]
@@ -467,6 +482,8 @@ struct Batch<'r, B, T> {
     actions: &'r [ActionFn<B>],
     /// Per item, its persistent slot (see `Program::slots`).
     slots: &'r [u32],
+    /// Whether the shape has monitors, tested before the tree.
+    monitors: bool,
     /// The leaf arguments, set up once; each call sets its item and node.
     args: Args<'r>,
     /// The tracer: [`Quiet`] but for traced ticks.
@@ -579,7 +596,11 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         self.args.agent = agent;
         let status = {
             let mut a = Agent::new(words, layout, bb);
-            self.run(&mut a)
+            if self.monitors {
+                self.run_monitored(&mut a)
+            } else {
+                self.run(&mut a, 0)
+            }
         };
         self.complete(words, layout, agent, requests);
         status
@@ -614,10 +635,11 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         }
     }
 
-    /// Steps 1 to 3 of the update loop, until the root returns.
-    #[inline]
-    fn run(&mut self, a: &mut Agent<'_, B>) -> Status {
-        let mut ip: u32 = 0;
+    /// Steps 1 to 3 of the update loop from the item at `ip`, until the root
+    /// returns (or, for a monitor's query tested before the tree, the
+    /// monitor).
+    #[inline(always)]
+    fn run(&mut self, a: &mut Agent<'_, B>, mut ip: u32) -> Status {
         'execute: loop {
             // Step 1: execute items until a leaf, or a concurrent decider
             // that decides on entry, returns a status.
@@ -629,7 +651,13 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                 };
                 match kind {
                     Kind::Sequence => match self.take_resume(a, ip) {
-                        Some(child) if child > ip && child < item.end() => ip = child,
+                        Some(child) if child > ip && child < item.end() => {
+                            ip = if item.a() == 0 {
+                                child
+                            } else {
+                                self.repeat_before(ip + 1, child)
+                            }
+                        }
                         _ => {
                             ip += 1;
                             // PERF: a sequence entered at its first child
@@ -644,7 +672,13 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                         }
                     },
                     Kind::Selector => match self.take_resume(a, ip) {
-                        Some(child) if child > ip && child < item.end() => ip = child,
+                        Some(child) if child > ip && child < item.end() => {
+                            ip = if item.a() == 0 {
+                                child
+                            } else {
+                                self.repeat_before(ip + 1, child)
+                            }
+                        }
                         _ => ip += 1,
                     },
                     // Their decisions are all in the flow table.
@@ -652,7 +686,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     | Kind::ReactiveSequence
                     | Kind::Inverter
                     | Kind::ForceSuccess
-                    | Kind::ForceFailure => ip += 1,
+                    | Kind::ForceFailure
+                    | Kind::StoredState => ip += 1,
                     Kind::Concurrent => match self.enter_concurrent(a, ip, item) {
                         Decision::Descend(child) => ip = child,
                         Decision::Return(status) => break (status, ip),
@@ -675,7 +710,9 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     | Kind::AssertCondition
                     | Kind::WaitUntilTime
                     | Kind::WaitForEvent
-                    | Kind::SendEvent => match self.configured(a, ip, item, kind) {
+                    | Kind::SendEvent
+                    | Kind::Repeat
+                    | Kind::Monitor => match self.configured(a, ip, item, kind) {
                         Decision::Descend(child) => ip = child,
                         Decision::Return(status) => break (status, ip),
                     },
@@ -757,6 +794,9 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                         if a.next_action < g.end {
                             self.trace.at(g.node);
                             self.flush_actions_below(a, g.end);
+                        }
+                        if g.after == Some(UP) {
+                            return left;
                         }
                         status = left;
                         at = g.node;
@@ -849,7 +889,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                 | Kind::Inverter
                 | Kind::ForceSuccess
                 | Kind::ForceFailure => {}
-                kind if kind.is_gate() => {}
+                kind if kind.passes_through() => {}
                 // A dynamic decider: its guard takes the status.
                 kind if kind.is_dynamic() => return UP,
                 kind => unreachable!("{kind} has no children"),
@@ -879,6 +919,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             running: 0,
             succeed_at: u32::from(item.a()),
             fail_at: u32::from(item.b()),
+            after: None,
             marks,
         });
         match self.concurrent_advance(a, ip + 1) {
@@ -939,6 +980,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         // A loop between runs keeps an action state (nothing below it runs);
         // a decorator whose child runs keeps a decider state.
         let value = match kind {
+            Kind::Monitor => return self.enter_monitor(ip, item),
             Kind::Loop | Kind::LoopUntilSuccess => self.take_action(a, ip).map(StateEntry::value),
             Kind::Scope | Kind::ScriptWrapper => self.take_action(a, ip).map(|_| 1),
             _ => None,
@@ -983,16 +1025,34 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             }
             return Decision::Return(status);
         }
+        let after = if kind == Kind::Repeat {
+            self.take_repeat_resume()
+        } else {
+            None
+        };
+        self.push_decorator(ip, item, kind, value.unwrap_or(0), after)
+    }
+
+    /// Pushes the guard of the decorator at `ip` and moves to its child.
+    fn push_decorator(
+        &mut self,
+        ip: u32,
+        item: ShapeItem,
+        kind: Kind,
+        value: u32,
+        after: Option<u32>,
+    ) -> Decision {
         self.b.guards.push(Guard {
             node: ip,
             end: item.end(),
             kind,
             child: ip + 1,
-            successes: value.unwrap_or(0),
+            successes: value,
             failures: 0,
             running: 0,
             succeed_at: 0,
             fail_at: 0,
+            after,
             marks: Marks::default(),
         });
         Decision::Descend(ip + 1)
@@ -1057,6 +1117,13 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     Ending::Failure
                 };
                 self.close_scope(a, g.node, how);
+                Decision::Return(status)
+            }
+            (Kind::Repeat, Status::Success | Status::Failure) => self.repeat_returned(a, g, status),
+            (Kind::Monitor, _) => {
+                if g.after.is_none() {
+                    self.b.monitored.push((g.node, status));
+                }
                 Decision::Return(status)
             }
             _ => Decision::Return(status),
@@ -1489,7 +1556,7 @@ mod tests {
     /// The sizes ARCHITECTURE.md quotes.
     #[test]
     fn scratch_records_have_the_documented_sizes() {
-        assert_eq!(std::mem::size_of::<Guard>(), 52);
+        assert_eq!(std::mem::size_of::<Guard>(), 60);
         assert_eq!(std::mem::size_of::<Pending>(), 8);
         assert_eq!(std::mem::size_of::<Request>(), 24);
         assert_eq!(std::mem::size_of::<Sent>(), 12);

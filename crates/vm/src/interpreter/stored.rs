@@ -1,0 +1,191 @@
+//! Stored-state evaluation: `Repeat` children and monitors (seed 001).
+//!
+//! A sequence or selector already keeps its place: on the next tick it
+//! resumes at the child that was running, so the children it finished are
+//! not ticked again until it completes. `StoredState` makes that the rule
+//! for a whole sub-tree (the compiler gives it only such composites), and
+//! two nodes bring back reactivity where a designer wants it:
+//!
+//! - A **`Repeat`** child is ticked again on every tick its parent is, even
+//!   when the parent resumes past it: before the child it resumes at, the
+//!   parent runs its `Repeat` children before that one, in order. One that
+//!   goes on (succeeds in a sequence, fails in a selector) passes to the
+//!   next; one that ends the parent or runs takes over, and the work of the
+//!   child it displaced is cancelled as usual. Outside such a resume a
+//!   `Repeat` passes its child's statuses through.
+//! - A **`Monitor`** runs its query (a sub-tree that finishes at once; the
+//!   validator ensures it) and passes its status. A monitor whose query
+//!   failed and that lies before the branch still running when the tick
+//!   ends is *registered* (a decider state). On the next tick the
+//!   registered monitors are tested before the tree, in item order; the
+//!   first whose query succeeds *interrupts* the tree: every running action
+//!   is cancelled with its clean-up, every stored state is dropped, and the
+//!   tree runs from the root, where that monitor (and each other one tested
+//!   before the tree) returns its result again without a second test.
+//!   Registrations end when the tree completes, and when the running branch
+//!   moves before the monitor.
+
+use super::{Agent, Batch, Decision, Guard, UP};
+use crate::actor::{StateEntry, decider_tag};
+use crate::status::Status;
+use crate::trace::Tracer;
+use treebeard_shape::{Kind, ShapeItem};
+
+/// An agent's read cursors, saved around a monitor's test.
+type Cursors = (usize, u32, usize, u32);
+
+impl<B, T: Tracer> Batch<'_, B, T> {
+    /// The first `Repeat` child from `from` up to `resume` (exclusive), the
+    /// child a sequence or selector resumes at; else `resume`. The `Repeat`
+    /// learns where its parent resumes after it.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn repeat_before(&mut self, from: u32, resume: u32) -> u32 {
+        let mut child = from;
+        while child < resume {
+            if self.item(child).kind() == Some(Kind::Repeat) {
+                self.b.repeat_resume = resume;
+                return child;
+            }
+            child = self.subtree_end(child);
+        }
+        resume
+    }
+
+    /// Where the parent of the `Repeat` being entered resumes after it, if
+    /// it was entered on the way to a resume point.
+    pub(super) fn take_repeat_resume(&mut self) -> Option<u32> {
+        let resume = std::mem::take(&mut self.b.repeat_resume);
+        (resume != 0).then_some(resume)
+    }
+
+    /// The `Repeat` of guard `g` finished with `status`. Entered on the way
+    /// to its parent's resume point, a status that makes the parent go on
+    /// moves to the next `Repeat` before that point, or to the point itself;
+    /// any other passes to the flow table.
+    pub(super) fn repeat_returned(
+        &mut self,
+        a: &mut Agent<'_, B>,
+        g: Guard,
+        status: Status,
+    ) -> Decision {
+        let Some(resume) = g.after else {
+            return Decision::Return(status);
+        };
+        let parent = self.link(g.node).parent;
+        let goes_on = match self.item(parent).kind() {
+            Some(Kind::Sequence) => status == Status::Success,
+            Some(Kind::Selector) => status == Status::Failure,
+            _ => false,
+        };
+        if !goes_on {
+            return Decision::Return(status);
+        }
+        self.b.guards.pop();
+        self.trace.end(g.node, status);
+        let next = self.repeat_before(g.end, resume);
+        if a.next_action < next {
+            self.trace.at(next);
+            self.flush_actions_below(a, next);
+        }
+        Decision::Descend(next)
+    }
+
+    /// Enters the monitor at `ip`: its result if it was tested before the
+    /// tree this tick, else its query.
+    pub(super) fn enter_monitor(&mut self, ip: u32, item: ShapeItem) -> Decision {
+        match self.b.monitored.iter().find(|&&(node, _)| node == ip) {
+            Some(&(_, status)) => Decision::Return(status),
+            None => self.push_decorator(ip, item, Kind::Monitor, 0, None),
+        }
+    }
+
+    /// Steps 1 to 3 of the update loop for a shape with monitors: tests the
+    /// registered ones, runs the tree, and registers them again.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn run_monitored(&mut self, a: &mut Agent<'_, B>) -> Status {
+        self.test_monitors(a);
+        let status = self.run(a, 0);
+        self.register_monitors(status);
+        status
+    }
+
+    /// Before the tree: tests the registered monitors, in item order, and
+    /// interrupts the tree when one's query succeeds.
+    fn test_monitors(&mut self, a: &mut Agent<'_, B>) {
+        let registered = a.prev_deciders;
+        let running = self.running_position(a.prev_actions);
+        let cursors: Cursors = (a.dcur, a.next_decider, a.acur, a.next_action);
+        for entry in registered {
+            if entry.tag() != decider_tag::MONITOR {
+                continue;
+            }
+            let node = entry.node();
+            // A registration outlives nothing: one that is no longer before
+            // the running branch is dropped (and one that is not a monitor's
+            // could only come from an actor of another shape).
+            let Some(item) = self.items.get(node as usize).copied() else {
+                continue;
+            };
+            if item.kind() != Some(Kind::Monitor) || item.end() > running {
+                continue;
+            }
+            self.trace.enter(node);
+            self.push_decorator(node, item, Kind::Monitor, 0, Some(UP));
+            let status = self.run(a, node + 1);
+            self.trace.end(node, status);
+            (a.dcur, a.next_decider, a.acur, a.next_action) = cursors;
+            self.b.monitored.push((node, status));
+            if status == Status::Success {
+                self.interrupt(a);
+                return;
+            }
+        }
+    }
+
+    /// A monitor fired: cancels every running action with its clean-up and
+    /// drops every stored state, so the tree runs afresh from the root.
+    fn interrupt(&mut self, a: &mut Agent<'_, B>) {
+        // No node is being decided: the whole tree ends.
+        self.trace.at(UP);
+        self.flush_actions_below(a, u32::MAX);
+        a.dcur = a.prev_deciders.len();
+        a.next_decider = u32::MAX;
+    }
+
+    /// After the tree returned `status`: registers the monitors tested this
+    /// tick whose queries failed and that lie before the branch still
+    /// running.
+    fn register_monitors(&mut self, status: Status) {
+        if status == Status::Running {
+            let next = &self.b.next;
+            let actions = &next.entries[next.deciders_cap..][..next.actions];
+            let running = self.running_position(actions);
+            let b = &mut *self.b;
+            for &(node, result) in &b.monitored {
+                let end = self.items[node as usize].end();
+                if result == Status::Failure && end <= running {
+                    b.next
+                        .push_decider(StateEntry::new(node, decider_tag::MONITOR, 0));
+                }
+            }
+        }
+        self.b.monitored.clear();
+    }
+
+    /// Where the running branch starts, from action states in item order:
+    /// the first that is not a scope's or wrapper's mark (which holds its
+    /// running child).
+    fn running_position(&self, actions: &[StateEntry]) -> u32 {
+        let mark = |node: u32| {
+            let kind = self.items.get(node as usize).and_then(|i| i.kind());
+            matches!(kind, Some(Kind::Scope | Kind::ScriptWrapper))
+        };
+        actions
+            .iter()
+            .map(|e| e.node())
+            .find(|&node| !mark(node))
+            .unwrap_or(u32::MAX)
+    }
+}
