@@ -1,12 +1,14 @@
 //! Random trees over the standard test leaves, for both interpreters.
 //!
 //! A [`Spec`] is a tree shape with nothing but node kinds, concurrent
-//! policies and the parameters of the memory kinds; decorators (inverter,
-//! `ForceSuccess`, `ForceFailure`) and the gates and wrappers have exactly
-//! one child. It converts to a [`treebeard_shape::tree::Node`] (to compile
-//! for the VM with [`crate::leaves`] and the [`declarations`]) and to a
-//! [`RefNode`] tree (for the [`Reference`] interpreter), numbered in the
-//! same pre-order. Random specs come from a proptest [`Strategy`]
+//! policies and the parameters of the configured and memory kinds;
+//! decorators (inverter, `ForceSuccess`, `ForceFailure`), the configured
+//! one-child kinds (`Loop`, `LoopUntilSuccess`, `Timeout`, `Cooldown`, the
+//! scope `s`) and the gates and wrappers have exactly one child. It
+//! converts to a [`treebeard_shape::tree::Node`] (to compile for the VM
+//! with [`crate::leaves`] and the [`declarations`]) and to a [`RefNode`]
+//! tree (for the [`Reference`] interpreter), numbered in the same
+//! pre-order. Random specs come from a proptest [`Strategy`]
 //! ([`spec_strategy`], which shrinks) or from a seed ([`Spec::random`], for
 //! bulk runs).
 //!
@@ -20,9 +22,16 @@
 //! wrappers pick their scripts from [`SCRIPTS`], [`TESTS`] and
 //! [`CONDITIONS`], which read and flip these variables and, on some values,
 //! fault (an integer division by zero).
+//!
+//! Every `ScriptWrapper` also marks its runs on the blackboard's fields
+//! [`MARKS`]: its enter script ends by writing the wrapper's item to
+//! `entered` (so an enter that faults marks nothing), and its exit script
+//! begins by writing it to `exited`. The scripted [`World`] logs those
+//! writes as leaf calls ([`crate::Event::Entered`], [`crate::Event::Exited`]),
+//! so tests see every wrapper's enter and exit, as they see a scope's hooks.
 
 use crate::reference::{GateTest, Memory, RefNode, Reference, SendTo, TimeTest};
-use crate::script::{World, mix};
+use crate::script::{MARKS, World, mix};
 use proptest::prelude::*;
 use std::fmt;
 use treebeard_shape::tree::{self, Count, Policy, decider_of};
@@ -71,6 +80,21 @@ pub const TESTS: [&str; 6] = [
 /// Read-only bool scripts (for `IfCondition` and `AssertCondition`): the
 /// last faults unless `v2` holds.
 pub const CONDITIONS: [&str; 5] = ["v0", "!v0", "v1 && !v2", "v0 || v2", "v2 || 2 % 0 == 0"];
+
+/// The durations (in seconds) of a spec's `Timeout`, `Wait` and
+/// `Cooldown`: none, and about one and three ticks' worth at a
+/// differential run's `dt` ([`crate::harness::DTS`]: 0.1 to 1 second, 0.46
+/// on average), so that they expire well within a 40-tick run.
+pub const DURATIONS: [f64; 3] = [0.0, 0.5, 1.5];
+
+/// [`DURATIONS`]`[i]`.
+fn seconds(i: u8) -> f64 {
+    DURATIONS[usize::from(i)]
+}
+
+/// The largest count of a spec's `Loop` and `LoopUntilSuccess` (0, which
+/// never finishes by counting, to this).
+pub const MAX_LOOPS: u8 = 3;
 
 /// Agents a `SendEvent` of a spec may address (`to`): the sender (-1),
 /// agents 0 to 2 (which a differential run may have), agent 9 (which it does
@@ -253,6 +277,19 @@ pub enum Spec {
         /// The agent.
         to: i8,
     },
+    /// `Loop` with its `count` (0 to [`MAX_LOOPS`]), around its one child.
+    Loop(u8, Box<Spec>),
+    /// `LoopUntilSuccess` with its `attempts` (0 to [`MAX_LOOPS`]), around
+    /// its one child.
+    LoopUntilSuccess(u8, Box<Spec>),
+    /// `Timeout` of [`DURATIONS`]`[i]` seconds over its one child.
+    Timeout(u8, Box<Spec>),
+    /// `Wait` of [`DURATIONS`]`[i]` seconds.
+    Wait(u8),
+    /// `Cooldown` of [`DURATIONS`]`[i]` seconds over its one child.
+    Cooldown(u8, Box<Spec>),
+    /// The test scope `s` around its one child.
+    Scope(Box<Spec>),
 }
 
 /// The deferred import every `d` leaf is requested as: `d` is the only
@@ -274,7 +311,12 @@ impl Spec {
             | Spec::ScriptGate(_, child)
             | Spec::IfCondition(_, child)
             | Spec::IfTime(_, child)
-            | Spec::ScriptWrapper { child, .. } => std::slice::from_ref(&**child),
+            | Spec::ScriptWrapper { child, .. }
+            | Spec::Loop(_, child)
+            | Spec::LoopUntilSuccess(_, child)
+            | Spec::Timeout(_, child)
+            | Spec::Cooldown(_, child)
+            | Spec::Scope(child) => std::slice::from_ref(&**child),
             Spec::Cond
             | Spec::Act
             | Spec::Persistent
@@ -284,7 +326,8 @@ impl Spec {
             | Spec::AssertCondition(_)
             | Spec::WaitUntilTime(_)
             | Spec::WaitForEvent(_)
-            | Spec::SendEvent { .. } => &[],
+            | Spec::SendEvent { .. }
+            | Spec::Wait(_) => &[],
         }
     }
 
@@ -324,22 +367,32 @@ impl Spec {
         self.indices(|s| *s == Spec::Deferred)
     }
 
-    /// The tree description the VM compiles.
+    /// The tree description the VM compiles (its wrappers marking their
+    /// runs: see the module docs).
     pub fn to_tree(&self) -> tree::Node {
-        let kids = |children: &[Spec]| children.iter().map(Spec::to_tree).collect::<Vec<_>>();
+        self.tree(&mut 0)
+    }
+
+    /// [`Spec::to_tree`] for the node numbered `next` in pre-order.
+    fn tree(&self, next: &mut u32) -> tree::Node {
+        let node = *next;
+        *next += 1;
+        let kids = |children: &[Spec], next: &mut u32| {
+            children.iter().map(|c| c.tree(next)).collect::<Vec<_>>()
+        };
         match self {
-            Spec::Sequence(children) => tree::sequence(kids(children)),
-            Spec::Reactive(children) => tree::reactive_sequence(kids(children)),
-            Spec::Priority(children) => tree::priority(kids(children)),
-            Spec::Selector(children) => tree::selector(kids(children)),
-            Spec::Inverter(child) => tree::inverter(child.to_tree()),
-            Spec::ForceSuccess(child) => tree::force_success(child.to_tree()),
-            Spec::ForceFailure(child) => tree::force_failure(child.to_tree()),
+            Spec::Sequence(children) => tree::sequence(kids(children, next)),
+            Spec::Reactive(children) => tree::reactive_sequence(kids(children, next)),
+            Spec::Priority(children) => tree::priority(kids(children, next)),
+            Spec::Selector(children) => tree::selector(kids(children, next)),
+            Spec::Inverter(child) => tree::inverter(child.tree(next)),
+            Spec::ForceSuccess(child) => tree::force_success(child.tree(next)),
+            Spec::ForceFailure(child) => tree::force_failure(child.tree(next)),
             Spec::Concurrent {
                 succeed,
                 fail,
                 children,
-            } => tree::concurrent(kids(children)).policy(Policy {
+            } => tree::concurrent(kids(children, next)).policy(Policy {
                 succeed: *succeed,
                 fail: *fail,
             }),
@@ -355,15 +408,16 @@ impl Spec {
                 decider_of(Kind::AssertCondition, []).arg("condition", CONDITIONS[usize::from(*i)])
             }
             Spec::ScriptGate(i, child) => {
-                decider_of(Kind::ScriptGate, [child.to_tree()]).arg("test", TESTS[usize::from(*i)])
+                decider_of(Kind::ScriptGate, [child.tree(next)]).arg("test", TESTS[usize::from(*i)])
             }
-            Spec::IfCondition(i, child) => decider_of(Kind::IfCondition, [child.to_tree()])
+            Spec::IfCondition(i, child) => decider_of(Kind::IfCondition, [child.tree(next)])
                 .arg("condition", CONDITIONS[usize::from(*i)]),
-            Spec::IfTime(test, child) => test.args(decider_of(Kind::IfTime, [child.to_tree()])),
+            Spec::IfTime(test, child) => test.args(decider_of(Kind::IfTime, [child.tree(next)])),
             Spec::ScriptWrapper { enter, exit, child } => {
-                decider_of(Kind::ScriptWrapper, [child.to_tree()])
-                    .arg("enter", SCRIPTS[usize::from(*enter)])
-                    .arg("exit", SCRIPTS[usize::from(*exit)])
+                let (enter, exit) = marked_scripts(node, *enter, *exit);
+                decider_of(Kind::ScriptWrapper, [child.tree(next)])
+                    .arg("enter", enter.as_str())
+                    .arg("exit", exit.as_str())
             }
             Spec::WaitUntilTime(test) => test.args(decider_of(Kind::WaitUntilTime, [])),
             Spec::WaitForEvent(event) => decider_of(Kind::WaitForEvent, [])
@@ -371,6 +425,25 @@ impl Spec {
             Spec::SendEvent { event, to } => decider_of(Kind::SendEvent, [])
                 .arg("event", crate::script::EVENTS[usize::from(*event)])
                 .arg("to", i64::from(*to)),
+            Spec::Loop(count, child) => {
+                decider_of(Kind::Loop, [child.tree(next)]).arg("count", i64::from(*count))
+            }
+            Spec::LoopUntilSuccess(attempts, child) => {
+                decider_of(Kind::LoopUntilSuccess, [child.tree(next)])
+                    .arg("attempts", i64::from(*attempts))
+            }
+            Spec::Timeout(i, child) => {
+                decider_of(Kind::Timeout, [child.tree(next)]).arg("seconds", seconds(*i))
+            }
+            Spec::Wait(i) => decider_of(Kind::Wait, []).arg("seconds", seconds(*i)),
+            Spec::Cooldown(i, child) => {
+                decider_of(Kind::Cooldown, [child.tree(next)]).arg("seconds", seconds(*i))
+            }
+            Spec::Scope(child) => {
+                let mut scope = tree::leaf("s");
+                scope.push(child.tree(next));
+                scope
+            }
         }
     }
 
@@ -482,6 +555,16 @@ impl Spec {
                     event: EventId(u32::from(*event)),
                     to: SendTo::Literal(i64::from(*to)),
                 },
+                Spec::Loop(count, child) => {
+                    RefNode::looped(node, false, u64::from(*count), go(child, next))
+                }
+                Spec::LoopUntilSuccess(attempts, child) => {
+                    RefNode::looped(node, true, u64::from(*attempts), go(child, next))
+                }
+                Spec::Timeout(i, child) => RefNode::timeout(node, seconds(*i), go(child, next)),
+                Spec::Wait(i) => RefNode::wait(node, seconds(*i)),
+                Spec::Cooldown(i, child) => RefNode::cooldown(node, seconds(*i), go(child, next)),
+                Spec::Scope(child) => RefNode::scope(node, go(child, next)),
             }
         }
         fn gate(node: NodeIdx, test: GateTest, child: RefNode) -> RefNode {
@@ -509,13 +592,25 @@ impl Spec {
     }
 }
 
+/// The scripts of the `ScriptWrapper` at `node` with [`SCRIPTS`]`[enter]`
+/// and [`SCRIPTS`]`[exit]`, marking its runs (see the module docs).
+fn marked_scripts(node: u32, enter: u8, exit: u8) -> (String, String) {
+    (
+        format!("{}; {} = {node}", SCRIPTS[usize::from(enter)], MARKS[0]),
+        format!("{} = {node}; {}", MARKS[1], SCRIPTS[usize::from(exit)]),
+    )
+}
+
 /// The compact form `seq(c, pri(a, d), con[S=all F=1](p, d), sel(inv(c),
 /// fsucc(a), ffail(d)))`: short enough to read a shrunk failing case at a
 /// glance. The memory kinds show their scripts and tests: `script[v0 =
 /// !v0]`, `assert[..]` (`AssertScript`), `check[..]` (`AssertCondition`),
 /// `gate[..](..)`, `if[..](..)`, `iftime[t0 > 1.5 or never](..)`,
 /// `wrap[enter | exit](..)`, `until[t1 < 2]` (`WaitUntilTime`),
-/// `await[e0]` and `send[e1 to -1]`.
+/// `await[e0]` and `send[e1 to -1]` (the wrappers' marks are not shown).
+/// The configured kinds show their parameters: `loop[2](..)`, `retry[2](..)`
+/// (`LoopUntilSuccess`), `timeout[1.5](..)`, `wait[0.5]`, `cooldown[0](..)`,
+/// and the scope is `scope(..)`.
 impl fmt::Debug for Spec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let count = |c: &Count| match c {
@@ -559,6 +654,12 @@ impl fmt::Debug for Spec {
                 let event = crate::script::EVENTS[usize::from(*event)];
                 return write!(f, "send[{event} to {to}]");
             }
+            Spec::Loop(count, _) => write!(f, "loop[{count}]")?,
+            Spec::LoopUntilSuccess(attempts, _) => write!(f, "retry[{attempts}]")?,
+            Spec::Timeout(i, _) => write!(f, "timeout[{}]", seconds(*i))?,
+            Spec::Wait(i) => return write!(f, "wait[{}]", seconds(*i)),
+            Spec::Cooldown(i, _) => write!(f, "cooldown[{}]", seconds(*i))?,
+            Spec::Scope(_) => write!(f, "scope")?,
         }
         write!(f, "(")?;
         for (i, child) in self.children().iter().enumerate() {
@@ -578,12 +679,14 @@ impl fmt::Display for Spec {
 }
 
 /// A proptest strategy for specs: up to 5 levels deep, up to 5 children
-/// per decider (decorators, gates and wrappers: one), all kinds, weighted
-/// towards concurrent deciders and deferred actions (where cancellation and
-/// rollback live). The three decorators together weigh half as much as one
-/// of the other deciders, so that they do not thin the trees out, and so do
-/// the four one-child memory kinds; the six memory leaves together weigh
-/// about a quarter of the leaves.
+/// per decider (decorators, gates, wrappers and the configured one-child
+/// kinds: one), all kinds, weighted towards concurrent deciders and deferred
+/// actions (where cancellation and rollback live). The three decorators
+/// together weigh half as much as one of the other deciders, so that they
+/// do not thin the trees out, and so do the four one-child memory kinds;
+/// the five configured one-child kinds (loops, `Timeout`, `Cooldown`, the
+/// scope) together weigh as much as one. The six memory leaves together
+/// weigh about a quarter of the leaves, `Wait` a twelfth.
 pub fn spec_strategy() -> impl Strategy<Value = Spec> {
     let leaf = prop_oneof![
         4 => Just(Spec::Cond),
@@ -591,6 +694,7 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
         2 => Just(Spec::Persistent),
         6 => Just(Spec::Deferred),
         6 => memory_leaf_strategy(),
+        2 => duration_strategy().prop_map(Spec::Wait),
     ];
     // Depth 4 of recursion: deciders over leaves, 5 levels with leaves.
     leaf.prop_recursive(4, 48, 5, |inner| {
@@ -613,6 +717,14 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
                 }
             ),
         ];
+        let loops = || 0..=MAX_LOOPS;
+        let configured = prop_oneof![
+            (loops(), inner.clone()).prop_map(|(n, c)| Spec::Loop(n, Box::new(c))),
+            (loops(), inner.clone()).prop_map(|(n, c)| Spec::LoopUntilSuccess(n, Box::new(c))),
+            (duration_strategy(), inner.clone()).prop_map(|(i, c)| Spec::Timeout(i, Box::new(c))),
+            (duration_strategy(), inner.clone()).prop_map(|(i, c)| Spec::Cooldown(i, Box::new(c))),
+            inner.clone().prop_map(|c| Spec::Scope(Box::new(c))),
+        ];
         let children = prop::collection::vec(inner, 1..=5);
         prop_oneof![
             2 => children.clone().prop_map(Spec::Sequence),
@@ -621,6 +733,7 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
             2 => children.clone().prop_map(Spec::Selector),
             1 => decorated,
             1 => gated,
+            2 => configured,
             // Counts are drawn independently of the children (a flat map
             // would keep the children from shrinking) and fitted to them.
             4 => (children, count_strategy(), count_strategy()).prop_map(
@@ -650,6 +763,11 @@ fn memory_leaf_strategy() -> impl Strategy<Value = Spec> {
             }
         }),
     ]
+}
+
+/// A duration: an index into [`DURATIONS`], shrinking towards 0 seconds.
+fn duration_strategy() -> impl Strategy<Value = u8> {
+    0..DURATIONS.len() as u8
 }
 
 /// A time test: any timestamp, 0 to 3 seconds by halves.
@@ -727,19 +845,22 @@ fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
     let leaf = depth == 1 || rng.below(depth + 1) == 0;
     if leaf {
         // As the strategy weighs them.
-        return match rng.below(22) {
+        return match rng.below(24) {
             0..4 => Spec::Cond,
             4..8 => Spec::Act,
             8..10 => Spec::Persistent,
             10..16 => Spec::Deferred,
-            _ => random_memory_leaf(rng),
+            16..22 => random_memory_leaf(rng),
+            _ => Spec::Wait(random_duration(rng)),
         };
     }
-    // The kind first: decorators, gates and wrappers take exactly one
-    // child. The three decorators together weigh half as much as one of the
-    // other deciders, so that they do not thin the trees out, and so do the
-    // four one-child memory kinds; concurrent deciders weigh double.
-    let kind = rng.below(13);
+    // The kind first: decorators, gates, wrappers and the configured
+    // one-child kinds take exactly one child. The three decorators together
+    // weigh half as much as one of the other deciders, so that they do not
+    // thin the trees out, and so do the four one-child memory kinds; the
+    // five configured one-child kinds together weigh as much as one, and
+    // concurrent deciders weigh double.
+    let kind = rng.below(15);
     if kind == 6 {
         let child = Box::new(random_spec(rng, depth - 1, max_children));
         return match rng.below(3) {
@@ -769,6 +890,19 @@ fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
             },
         };
     }
+    if kind >= 13 {
+        let which = rng.below(5);
+        let count = rng.range(0, usize::from(MAX_LOOPS)) as u8;
+        let duration = random_duration(rng);
+        let child = Box::new(random_spec(rng, depth - 1, max_children));
+        return match which {
+            0 => Spec::Loop(count, child),
+            1 => Spec::LoopUntilSuccess(count, child),
+            2 => Spec::Timeout(duration, child),
+            3 => Spec::Cooldown(duration, child),
+            _ => Spec::Scope(child),
+        };
+    }
     let n = rng.range(1, max_children);
     let children: Vec<Spec> = (0..n)
         .map(|_| random_spec(rng, depth - 1, max_children))
@@ -784,6 +918,10 @@ fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
             children,
         },
     }
+}
+
+fn random_duration(rng: &mut Rng) -> u8 {
+    rng.below(DURATIONS.len()) as u8
 }
 
 fn random_time(rng: &mut Rng) -> TimeSpec {
@@ -862,6 +1000,12 @@ mod tests {
             Spec::WaitUntilTime(_) => Kind::WaitUntilTime,
             Spec::WaitForEvent(_) => Kind::WaitForEvent,
             Spec::SendEvent { .. } => Kind::SendEvent,
+            Spec::Loop(..) => Kind::Loop,
+            Spec::LoopUntilSuccess(..) => Kind::LoopUntilSuccess,
+            Spec::Timeout(..) => Kind::Timeout,
+            Spec::Wait(_) => Kind::Wait,
+            Spec::Cooldown(..) => Kind::Cooldown,
+            Spec::Scope(_) => Kind::Scope,
         })
     }
 
@@ -934,16 +1078,20 @@ mod tests {
         // Last child first, shape then spec.
         assert_eq!(sends, [Some(-2), Some(-1), Some(-2), Some(-1)]);
         assert_eq!(from_shape, from_spec);
-        // Script indices name the spec's sources.
+        // Script indices name the spec's sources; the wrapper at 4 marks
+        // its runs.
         let sources: Vec<&str> = shape.scripts().iter().map(|s| &*s.source).collect();
+        let (enter, exit) = marked_scripts(4, 4, 6);
+        assert_eq!(enter, "v1 = !v1; v0 || 1 / 0 == 0; entered = 4");
+        assert_eq!(exit, "exited = 4; v2 || 1 % 0 > 0");
         assert_eq!(
             sources,
             [
                 SCRIPTS[2],
                 TESTS[5],
                 TESTS[4],
-                SCRIPTS[4],
-                SCRIPTS[6],
+                &enter,
+                &exit,
                 CONDITIONS[4],
                 CONDITIONS[3]
             ]
@@ -954,6 +1102,47 @@ mod tests {
              wrap[v1 = !v1; v0 || 1 / 0 == 0 | v2 || 1 % 0 > 0](check[v2 || 2 % 0 == 0]), \
              if[v0 || v2](until[t1 < 1.5]), iftime[t2 > 2.5 or never](await[e2]), \
              send[e1 to -1], send[e0 to -2])"
+        );
+    }
+
+    /// 0 con, 1 loop, 2 retry, 3 timeout, 4 wait, 5 cooldown, 6 scope,
+    /// 7 a, 8 scope, 9 timeout, 10 d: every configured kind, with every
+    /// duration.
+    fn every_configured_kind() -> Spec {
+        let boxed = Box::new;
+        Spec::Concurrent {
+            succeed: Count::All,
+            fail: Count::AtLeast(1),
+            children: vec![
+                Spec::Loop(
+                    3,
+                    boxed(Spec::LoopUntilSuccess(
+                        0,
+                        boxed(Spec::Timeout(2, boxed(Spec::Wait(1)))),
+                    )),
+                ),
+                Spec::Cooldown(0, boxed(Spec::Scope(boxed(Spec::Act)))),
+                Spec::Scope(boxed(Spec::Timeout(0, boxed(Spec::Deferred)))),
+            ],
+        }
+    }
+
+    #[test]
+    fn configured_kinds_compile_as_the_reference_reads_them() {
+        let spec = every_configured_kind();
+        let program = spec.compile();
+        let shape = program.shape();
+        assert_eq!(shape.len(), spec.len());
+        // Counts, durations and scopes as the shape holds them.
+        assert_eq!(Reference::from_shape(shape).root(), &spec.to_ref_node());
+        // The cool-down owns a persistent slot, ready at once.
+        assert_eq!(shape.persistent_map(), &[NodeIdx::new(5)]);
+        assert_eq!(spec.to_reference().persistent(), vec![(NodeIdx::new(5), 0)]);
+        assert_eq!(shape.action_id("d"), Some(DEFERRED_ACTION));
+        assert_eq!(
+            format!("{spec:?}"),
+            "con[S=all F=1](loop[3](retry[0](timeout[1.5](wait[0.5]))), \
+             cooldown[0](scope(a)), scope(timeout[0](d)))"
         );
     }
 
@@ -1025,6 +1214,11 @@ mod tests {
             Kind::IfCondition,
             Kind::IfTime,
             Kind::ScriptWrapper,
+            Kind::Loop,
+            Kind::LoopUntilSuccess,
+            Kind::Timeout,
+            Kind::Cooldown,
+            Kind::Scope,
         ])
     }
 
@@ -1050,6 +1244,7 @@ mod tests {
             Kind::WaitUntilTime,
             Kind::WaitForEvent,
             Kind::SendEvent,
+            Kind::Wait,
         ])
     }
 

@@ -12,14 +12,20 @@
 //! from outside; now and then an agent is halted. The clock advances by a
 //! `dt` drawn per tick from a few values, some of them inexact in binary.
 //! After every step everything observable is compared: the root status,
-//! the leaf calls, the requests, the states each side remembers, the
-//! persistent slots, the tree's variables and timestamps and, for an event,
-//! how many running nodes it reached. The first difference stops the run
-//! with a [`Mismatch`] that shows the tree, its disassembly, the agent's
-//! recent history and both sides' outputs.
+//! the leaf calls (scope hooks and wrapper marks included), the requests,
+//! the states each side remembers, the persistent slots, the tree's
+//! variables and timestamps and, for an event, how many running nodes it
+//! reached. The first difference stops the run with a [`Mismatch`] that
+//! shows the tree, its disassembly, the agent's recent history and both
+//! sides' outputs.
 //!
-//! The reference runs the test leaves on the scripted [`World`] itself, and
-//! the tree's scripts through the program ([`treebeard_vm::Program::run_script`]):
+//! What happens when (the leaf scripts, the clock, the reports, the events
+//! and the halts) is decided by the [`Run`]'s methods and the [`Mailbox`],
+//! so that other VM tests can drive agents through the same schedule.
+//!
+//! The reference runs the test leaves (conditions, actions and the scope
+//! hooks `s`) on the scripted [`World`] itself, and the tree's scripts
+//! through the program ([`treebeard_vm::Program::run_script`]):
 //! the script evaluator is tested on its own; the comparison is about when
 //! and on which variables the tree runs them.
 
@@ -32,7 +38,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use treebeard_shape::NodeIdx;
 use treebeard_vm::script::{Fault, ScriptValue};
 use treebeard_vm::{
-    ActionState, Actor, AgentId, EventId, Frame, Interpreter, Outcome, Program, Request,
+    ActionState, Actor, AgentId, Ending, EventId, Frame, Interpreter, Outcome, Program, Request,
     RequestKind, Signal, Stale, Status, TraceEvent,
 };
 
@@ -61,6 +67,10 @@ impl RefLeaves for RefWorld<'_> {
         persistent: Option<&mut u32>,
     ) -> Status {
         self.world.action(node, signal, state, persistent)
+    }
+
+    fn scope(&mut self, node: NodeIdx, how: Option<Ending>) {
+        self.world.scope(node, how);
     }
 
     fn clock(&self) -> Frame {
@@ -410,38 +420,121 @@ const SALT_DT: u64 = 5;
 /// The `dt`s a tick may cover: exact binary fractions, and 0.1 (an `f32`
 /// that a `f64` clock carries inexactly), so that the timestamps' `f32`
 /// rounding shows.
-const DTS: [f32; 4] = [0.5, 0.25, 1.0, 0.1];
+pub const DTS: [f32; 4] = [0.5, 0.25, 1.0, 0.1];
 
-/// The event sent to an agent from outside before `tick`, if any: one tick
-/// in four, any of the test leaves' events.
-fn outside_event(run: &Run, tick: u64, agent: AgentId) -> Option<EventId> {
-    let h = roll(run.seed, SALT_EVENT, tick, agent, 0);
-    h.is_multiple_of(4)
-        .then(|| EventId(((h >> 8) % EVENTS.len() as u64) as u32))
+impl Run {
+    /// The leaf script of `agent`: a [`World::random`] seeded from the run
+    /// (each side of a differential run gets its own).
+    pub fn world(&self, agent: AgentId) -> World {
+        World::random(roll(self.seed, SALT_SCRIPT, 0, agent, 0))
+    }
+
+    /// The frame of `tick`, which follows the frame `last` (the default
+    /// frame before tick 0): its `dt` is one of [`DTS`], drawn per tick.
+    pub fn frame(&self, tick: u64, last: &Frame) -> Frame {
+        let h = roll(self.seed, SALT_DT, tick, AgentId(0), 0);
+        Frame {
+            index: tick,
+            time: last.time + f64::from(last.dt),
+            dt: DTS[(h % DTS.len() as u64) as usize],
+        }
+    }
+
+    /// The report the game system sends for the node at `node` before
+    /// `tick`, if any: for launched deferred actions a quarter each of
+    /// success, failure, a running acknowledgement and silence; for any
+    /// other node, now and then a stale report.
+    pub fn report(
+        &self,
+        tick: u64,
+        agent: AgentId,
+        node: NodeIdx,
+        launched: bool,
+    ) -> Option<Outcome> {
+        let h = roll(self.seed, SALT_REPORT, tick, agent, node.get());
+        let outcome = |k: u64| match k % 3 {
+            0 => Outcome::Success,
+            1 => Outcome::Failure,
+            _ => Outcome::Running,
+        };
+        if launched {
+            match h % 4 {
+                0 => Some(Outcome::Success),
+                1 => Some(Outcome::Failure),
+                2 => Some(Outcome::Running),
+                _ => None,
+            }
+        } else if h.is_multiple_of(16) {
+            Some(outcome(h >> 8))
+        } else {
+            None
+        }
+    }
+
+    /// The event sent to `agent` from outside before `tick`, if any: one
+    /// tick in four, any of the test leaves' events.
+    pub fn outside_event(&self, tick: u64, agent: AgentId) -> Option<EventId> {
+        let h = roll(self.seed, SALT_EVENT, tick, agent, 0);
+        h.is_multiple_of(4)
+            .then(|| EventId(((h >> 8) % EVENTS.len() as u64) as u32))
+    }
+
+    /// Whether `agent` is halted before `tick` (with [`Run::halts`], about
+    /// one tick in 32).
+    pub fn halts_at(&self, tick: u64, agent: AgentId) -> bool {
+        self.halts && roll(self.seed, SALT_HALT, tick, agent, 0).is_multiple_of(32)
+    }
 }
 
-/// The report the game system sends for the node at `node` before `tick`,
-/// if any: for launched deferred actions a quarter each of success,
-/// failure, a running acknowledgement and silence; for any other node, now
-/// and then a stale report.
-fn report(run: &Run, tick: u64, agent: AgentId, node: NodeIdx, launched: bool) -> Option<Outcome> {
-    let h = roll(run.seed, SALT_REPORT, tick, agent, node.get());
-    let outcome = |k: u64| match k % 3 {
-        0 => Outcome::Success,
-        1 => Outcome::Failure,
-        _ => Outcome::Running,
-    };
-    if launched {
-        match h % 4 {
-            0 => Some(Outcome::Success),
-            1 => Some(Outcome::Failure),
-            2 => Some(Outcome::Running),
-            _ => None,
+/// The events that a run's agents' `SendEvent` nodes sent one another,
+/// routed as a crowd routes them: after the whole tick, in agent order, each
+/// reaching its agent before that agent's next tick. An event for an agent
+/// the run does not have is lost.
+#[derive(Clone, Debug, Default)]
+pub struct Mailbox {
+    /// Per agent, the events on their way to it and their senders.
+    queues: Vec<Vec<(EventId, AgentId)>>,
+}
+
+impl Mailbox {
+    /// An empty mailbox for the run's agents.
+    pub fn new(run: &Run) -> Mailbox {
+        Mailbox {
+            queues: vec![Vec::new(); run.agents as usize],
         }
-    } else if h.is_multiple_of(16) {
-        Some(outcome(h >> 8))
-    } else {
-        None
+    }
+
+    /// Routes the event requests among `requests` (a tick's, in agent
+    /// order). Returns how many are on their way to an agent of the run.
+    pub fn post(&mut self, requests: &[Request]) -> u64 {
+        let mut routed = 0;
+        for r in requests {
+            if let RequestKind::Event { event, to } = r.kind
+                && let Some(queue) = self.queues.get_mut(to.index())
+            {
+                queue.push((event, r.agent));
+                routed += 1;
+            }
+        }
+        routed
+    }
+
+    /// The events `agent` gets before `tick`, in order: those sent to it on
+    /// the last tick, in the order they were sent, with their senders, then
+    /// now and then one from outside ([`Run::outside_event`], without a
+    /// sender).
+    pub fn take(
+        &mut self,
+        run: &Run,
+        tick: u64,
+        agent: AgentId,
+    ) -> Vec<(EventId, Option<AgentId>)> {
+        let outside = run.outside_event(tick, agent).map(|event| (event, None));
+        std::mem::take(&mut self.queues[agent.index()])
+            .into_iter()
+            .map(|(event, from)| (event, Some(from)))
+            .chain(outside)
+            .collect()
     }
 }
 
@@ -474,13 +567,12 @@ pub fn differential_with(
     let mut agents: Vec<Agent> = (0..run.agents)
         .map(|i| {
             let id = AgentId(i);
-            let script = roll(run.seed, SALT_SCRIPT, 0, id, 0);
             Agent {
                 id,
                 actor: Actor::for_shape(program.shape()),
-                vm_world: World::random(script),
+                vm_world: run.world(id),
                 reference: spec.to_reference(),
-                ref_world: World::random(script),
+                ref_world: run.world(id),
                 launched: BTreeSet::new(),
                 history: Vec::new(),
             }
@@ -503,16 +595,11 @@ pub fn differential_with(
     };
 
     // The last tick's frame (events between ticks stamp its end), and the
-    // events the agents' `SendEvent` nodes sent on it, by addressee.
+    // events the agents' `SendEvent` nodes sent on it.
     let mut last = Frame::default();
-    let mut routed: Vec<Vec<(EventId, AgentId)>> = vec![Vec::new(); agents.len()];
+    let mut mailbox = Mailbox::new(run);
     for tick in 0..run.ticks {
-        let dt = DTS[(roll(run.seed, SALT_DT, tick, AgentId(0), 0) % DTS.len() as u64) as usize];
-        let frame = Frame {
-            index: tick,
-            time: last.time + f64::from(last.dt),
-            dt,
-        };
+        let frame = run.frame(tick, &last);
         let mut sent: Vec<Request> = Vec::new();
         for agent in &mut agents {
             let id = agent.id;
@@ -522,7 +609,7 @@ pub fn differential_with(
             for &node in &every_node {
                 let launched = agent.launched.contains(&node);
                 debug_assert!(!launched || deferred.contains(&node));
-                let Some(outcome) = report(run, tick, id, node, launched) else {
+                let Some(outcome) = run.report(tick, id, node, launched) else {
                     continue;
                 };
                 let r = agent.reference.complete(node, outcome);
@@ -558,15 +645,9 @@ pub fn differential_with(
                 }
             }
 
-            // Events: those sent to the agent on the last tick, in the order
-            // they were sent, then now and then one from outside.
-            let outside = outside_event(run, tick, id).map(|event| (event, None));
-            let events: Vec<(EventId, Option<AgentId>)> = std::mem::take(&mut routed[id.index()])
-                .into_iter()
-                .map(|(event, from)| (event, Some(from)))
-                .chain(outside)
-                .collect();
-            for (event, from) in events {
+            // Events: those sent to the agent on the last tick, then now and
+            // then one from outside.
+            for (event, from) in mailbox.take(run, tick, id) {
                 let step = match from {
                     Some(from) => format!("event {} from {from}", event_name(event)),
                     None => format!("event {} from outside", event_name(event)),
@@ -612,7 +693,7 @@ pub fn differential_with(
             }
 
             // Now and then the agent is halted.
-            if run.halts && roll(run.seed, SALT_HALT, tick, id, 0).is_multiple_of(32) {
+            if run.halts_at(tick, id) {
                 stats.halts += 1;
                 let mut vm_requests = Vec::new();
                 let halted = catch_unwind(AssertUnwindSafe(|| {
@@ -770,16 +851,8 @@ pub fn differential_with(
             );
         }
         // The events sent this tick reach their agents before their next
-        // ticks, in the order they were sent (agent order), as a crowd
-        // routes them; an event for an agent the run does not have is lost.
-        for r in sent {
-            if let RequestKind::Event { event, to } = r.kind
-                && let Some(queue) = routed.get_mut(to.index())
-            {
-                queue.push((event, r.agent));
-                stats.events_routed += 1;
-            }
-        }
+        // ticks, as a crowd routes them.
+        stats.events_routed += mailbox.post(&sent);
         last = frame;
     }
     for agent in &agents {

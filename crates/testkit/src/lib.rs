@@ -14,6 +14,8 @@ pub mod reference;
 pub mod script;
 
 pub use r#gen::{Rng, Spec, spec_strategy};
-pub use harness::{Mismatch, Observed, RefWorld, Run, Stats, differential, differential_with};
+pub use harness::{
+    Mailbox, Mismatch, Observed, RefWorld, Run, Stats, differential, differential_with,
+};
 pub use reference::{RefNode, Reference};
 pub use script::{Event, Script, World, answer_launches, leaves};

@@ -601,6 +601,59 @@ impl RefNode {
         }
     }
 
+    /// A `Loop` at `node` over `child` that succeeds after `limit`
+    /// successes, or with `until_success` a `LoopUntilSuccess` that fails
+    /// after `limit` failures (0: never).
+    pub fn looped(node: NodeIdx, until_success: bool, limit: u64, child: RefNode) -> RefNode {
+        RefNode::Loop {
+            node,
+            child: Box::new(child),
+            until_success,
+            limit,
+            runs: 0,
+            between_runs: false,
+        }
+    }
+
+    /// A `Timeout` of `seconds` at `node` over `child`.
+    pub fn timeout(node: NodeIdx, seconds: f64, child: RefNode) -> RefNode {
+        RefNode::Timeout {
+            node,
+            child: Box::new(child),
+            seconds,
+            since: None,
+        }
+    }
+
+    /// A `Wait` of `seconds` at `node`.
+    pub fn wait(node: NodeIdx, seconds: f64) -> RefNode {
+        RefNode::Wait {
+            node,
+            seconds,
+            since: None,
+        }
+    }
+
+    /// A `Cooldown` of `seconds` at `node` over `child`, ready at once (its
+    /// slot starts at 0).
+    pub fn cooldown(node: NodeIdx, seconds: f64, child: RefNode) -> RefNode {
+        RefNode::Cooldown {
+            node,
+            child: Box::new(child),
+            seconds,
+            ready: 0,
+        }
+    }
+
+    /// A scope at `node` around `child`.
+    pub fn scope(node: NodeIdx, child: RefNode) -> RefNode {
+        RefNode::Scope {
+            node,
+            child: Box::new(child),
+            open: false,
+        }
+    }
+
     /// A condition at `node`.
     pub fn condition(node: NodeIdx) -> RefNode {
         RefNode::Condition { node }
@@ -847,6 +900,20 @@ pub struct Coverage {
     pub events_awaited: u64,
     /// Events `SendEvent` nodes sent.
     pub events_sent: u64,
+    /// Runs that `Loop` and `LoopUntilSuccess` nodes repeated, ending the
+    /// tick running to start their child afresh on the next.
+    pub loop_repeats: u64,
+    /// Loops that finished on their count (`Loop`) or attempts
+    /// (`LoopUntilSuccess`).
+    pub loop_limits_reached: u64,
+    /// Timeouts that expired while their child ran, cancelling its work.
+    pub timeouts_expired: u64,
+    /// `Wait` nodes that succeeded after running.
+    pub waits_done: u64,
+    /// `Cooldown` nodes that failed without ticking their child.
+    pub cooldowns_blocked: u64,
+    /// Scope exit hooks run because the scope was cancelled.
+    pub scope_exits_cancelled: u64,
     /// `Repeat` children ticked again before their parent's resume point.
     pub repeat_reruns: u64,
     /// Registered monitors tested before the tree.
@@ -877,6 +944,12 @@ impl Coverage {
         self.time_waits_done += other.time_waits_done;
         self.events_awaited += other.events_awaited;
         self.events_sent += other.events_sent;
+        self.loop_repeats += other.loop_repeats;
+        self.loop_limits_reached += other.loop_limits_reached;
+        self.timeouts_expired += other.timeouts_expired;
+        self.waits_done += other.waits_done;
+        self.cooldowns_blocked += other.cooldowns_blocked;
+        self.scope_exits_cancelled += other.scope_exits_cancelled;
         self.repeat_reruns += other.repeat_reruns;
         self.monitors_tested += other.monitors_tested;
         self.monitor_interrupts += other.monitor_interrupts;
@@ -1472,9 +1545,11 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             if status == repeats {
                 *runs = runs.saturating_add(1);
                 if *limit == 0 || u64::from(*runs) < *limit {
+                    cx.coverage.loop_repeats += 1;
                     *between_runs = true;
                     return Status::Running;
                 }
+                cx.coverage.loop_limits_reached += 1;
             }
             *runs = 0;
             status
@@ -1486,8 +1561,12 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             ..
         } => {
             // Checked before the child runs: time is up, cancel and fail.
-            let elapsed = since.take().unwrap_or(0.0);
+            let started = since.take();
+            let elapsed = started.unwrap_or(0.0);
             if f64::from(elapsed) >= *seconds {
+                if started.is_some() {
+                    cx.coverage.timeouts_expired += 1;
+                }
                 abandon(child, cx);
                 return Status::Failure;
             }
@@ -1498,8 +1577,12 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             status
         }
         RefNode::Wait { seconds, since, .. } => {
-            let elapsed = since.take().unwrap_or(0.0);
+            let started = since.take();
+            let elapsed = started.unwrap_or(0.0);
             if f64::from(elapsed) >= *seconds {
+                if started.is_some() {
+                    cx.coverage.waits_done += 1;
+                }
                 return Status::Success;
             }
             *since = Some(elapsed + cx.world.clock().dt);
@@ -1513,6 +1596,7 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
         } => {
             let now = cx.world.clock().time;
             if now < f64::from(f32::from_bits(*ready)) {
+                cx.coverage.cooldowns_blocked += 1;
                 return Status::Failure;
             }
             let status = tick(child, cx);
@@ -1931,6 +2015,7 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
             // After the work inside it is cleaned up.
             if *open {
                 *open = false;
+                cx.coverage.scope_exits_cancelled += 1;
                 cx.world.scope(*node, Some(Ending::Cancelled));
             }
         }
@@ -2014,6 +2099,8 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
             .collect::<Vec<_>>()
     };
     let only = || ref_node(shape, NodeIdx::new(at.get() + 1));
+    // The duration of `Timeout`, `Wait` and `Cooldown`: an `f64`'s bits.
+    let seconds = || f64::from_bits(shape.params(at)[0]);
     let item = shape.item(at);
     match shape.kind(at) {
         Kind::Sequence => RefNode::sequence(at, children()),
@@ -2033,36 +2120,16 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
                 fail_at: usize::from(item.b()),
             }
         }
-        Kind::Loop | Kind::LoopUntilSuccess => RefNode::Loop {
-            node: at,
-            child: Box::new(only()),
-            until_success: shape.kind(at) == Kind::LoopUntilSuccess,
-            limit: shape.params(at)[0],
-            runs: 0,
-            between_runs: false,
-        },
-        Kind::Timeout => RefNode::Timeout {
-            node: at,
-            child: Box::new(only()),
-            seconds: f64::from_bits(shape.params(at)[0]),
-            since: None,
-        },
-        Kind::Wait => RefNode::Wait {
-            node: at,
-            seconds: f64::from_bits(shape.params(at)[0]),
-            since: None,
-        },
-        Kind::Cooldown => RefNode::Cooldown {
-            node: at,
-            child: Box::new(only()),
-            seconds: f64::from_bits(shape.params(at)[0]),
-            ready: 0,
-        },
-        Kind::Scope => RefNode::Scope {
-            node: at,
-            child: Box::new(only()),
-            open: false,
-        },
+        Kind::Loop | Kind::LoopUntilSuccess => RefNode::looped(
+            at,
+            shape.kind(at) == Kind::LoopUntilSuccess,
+            shape.params(at)[0],
+            only(),
+        ),
+        Kind::Timeout => RefNode::timeout(at, seconds(), only()),
+        Kind::Wait => RefNode::wait(at, seconds()),
+        Kind::Cooldown => RefNode::cooldown(at, seconds(), only()),
+        Kind::Scope => RefNode::scope(at, only()),
         Kind::Script => RefNode::Script {
             node: at,
             script: shape.params(at)[0],
@@ -2572,14 +2639,22 @@ mod tests {
             assert_eq!(r.tick().status, Status::Running);
             assert_eq!(r.reference.variables(), [true, true, false]);
             assert_eq!(
+                r.world.take_log(),
+                vec![
+                    Event::Condition(n(1), false),
+                    Event::Entered(n(2)),
+                    Event::Action(n(3), Signal::Start, 0, Status::Running),
+                ]
+            );
+            assert_eq!(
                 r.reference.remembered().actions,
                 vec![
                     (n(2), ActionState::Running(0)),
                     (n(3), ActionState::Running(1))
                 ]
             );
-            r.world.take_log();
-            // The condition wins: the child's cancel call, then the exit.
+            // The condition wins: the child's cancel call, then the exit
+            // (its mark first).
             r.world.set(1, Status::Success);
             let (out, trace) = r.traced();
             assert_eq!(out.status, Status::Success);
@@ -2588,6 +2663,7 @@ mod tests {
                 vec![
                     Event::Condition(n(1), true),
                     Event::Action(n(3), Signal::Cancel, 1, Status::Failure),
+                    Event::Exited(n(2)),
                 ]
             );
             assert_eq!(r.reference.variables(), [false, true, false]);

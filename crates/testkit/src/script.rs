@@ -13,15 +13,22 @@
 //! | `a` | immediate action | returns the scripted outcome; while running its state counts its ticks |
 //! | `p` | immediate action with a persistent slot | like `a`, and adds 1 to its slot on every success |
 //! | `d` | deferred action | runs in a test "game system" through requests and completions |
+//! | `s` | scope hooks | log the scope's enter and exit |
 //!
 //! The table also declares the events [`EVENTS`] (`e0`, `e1`, `e2`, with
 //! event ids 0, 1, 2), for the trees' signals, timestamps, `WaitForEvent`
-//! and `SendEvent` nodes. None of the leaves has an event hook.
+//! and `SendEvent` nodes, and the blackboard fields [`MARKS`], through
+//! which scripts log what they ran (as `ScriptWrapper`s of
+//! [`crate::Spec`] mark their enter and exit). None of the leaves has an
+//! event hook.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use treebeard_shape::NodeIdx;
-use treebeard_vm::{Call, Completion, Leaves, Outcome, Request, RequestKind, Signal, Status};
+use treebeard_shape::{FieldDecl, FieldType, NodeIdx};
+use treebeard_vm::{
+    Args, Blackboard, Call, Completion, Ending, FieldId, Leaves, Outcome, Request, RequestKind,
+    ScopeHooks, Signal, Status, Value,
+};
 
 /// One leaf call, as a test sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -31,7 +38,22 @@ pub enum Event {
     /// An immediate action at the item was called with the signal and the
     /// state it held, and returned the status (ignored for a cancel).
     Action(NodeIdx, Signal, u32, Status),
+    /// The scope at the item was entered: its hooks' `enter` ran.
+    Enter(NodeIdx),
+    /// The scope at the item ended as told: its hooks' `exit` ran.
+    Exit(NodeIdx, Ending),
+    /// A script wrote the item to the field `entered` ([`MARKS`]`[0]`): the
+    /// enter script of the wrapper at the item ran to its end.
+    Entered(NodeIdx),
+    /// A script wrote the item to the field `exited` ([`MARKS`]`[1]`): the
+    /// exit script of the wrapper at the item ran.
+    Exited(NodeIdx),
 }
+
+/// The blackboard fields of [`World`], both ints, by field index: a script
+/// that writes an item to one logs [`Event::Entered`] or [`Event::Exited`]
+/// of that item.
+pub const MARKS: [&str; 2] = ["entered", "exited"];
 
 /// How leaves decide their outcomes.
 #[derive(Clone, Debug, Default)]
@@ -52,6 +74,8 @@ pub struct World {
     pub script: Script,
     outcomes: HashMap<u32, Status>,
     log: RefCell<Vec<Event>>,
+    /// The values of the fields [`MARKS`].
+    marks: [i64; 2],
 }
 
 impl World {
@@ -141,6 +165,52 @@ impl World {
         }
         status
     }
+
+    /// The test scope's hooks at `node`: logs its enter (`how` is `None`)
+    /// or its exit.
+    pub fn scope(&mut self, node: NodeIdx, how: Option<Ending>) {
+        let event = match how {
+            None => Event::Enter(node),
+            Some(how) => Event::Exit(node, how),
+        };
+        self.log.get_mut().push(event);
+    }
+}
+
+/// Scripts reach the fields [`MARKS`]; writing an item (a value that fits a
+/// `u32`) to one logs it, any other value is refused.
+impl Blackboard for World {
+    fn fields() -> Vec<FieldDecl> {
+        MARKS
+            .iter()
+            .map(|name| FieldDecl::new(name, FieldType::Int))
+            .collect()
+    }
+
+    fn get(&self, field: FieldId) -> Value<'_> {
+        self.marks
+            .get(field.0 as usize)
+            .map_or(Value::Bool(false), |&v| Value::Int(v))
+    }
+
+    fn set(&mut self, field: FieldId, value: Value<'_>) -> bool {
+        let Value::Int(v) = value else {
+            return false;
+        };
+        let (Some(mark), Ok(node)) = (self.marks.get_mut(field.0 as usize), u32::try_from(v))
+        else {
+            return false;
+        };
+        *mark = v;
+        let node = NodeIdx::new(node);
+        let event = if field.0 == 0 {
+            Event::Entered(node)
+        } else {
+            Event::Exited(node)
+        };
+        self.log.get_mut().push(event);
+        true
+    }
 }
 
 /// A scripted game system: answers the launches among `requests` into
@@ -186,6 +256,19 @@ fn scripted_action(w: &mut World, call: &mut Call<'_>) -> Status {
     status
 }
 
+/// The scope hooks `s`: [`World::scope`].
+struct TestScope;
+
+impl ScopeHooks<World> for TestScope {
+    fn enter(w: &mut World, args: &Args<'_>) {
+        w.scope(args.node(), None);
+    }
+
+    fn exit(w: &mut World, args: &Args<'_>, how: Ending) {
+        w.scope(args.node(), Some(how));
+    }
+}
+
 /// The events the standard test leaves declare, in event id order.
 pub const EVENTS: [&str; 3] = ["e0", "e1", "e2"];
 
@@ -196,9 +279,11 @@ pub fn leaves() -> Leaves<World> {
     leaves.action("a", scripted_action);
     leaves.action("p", scripted_action).persistent();
     leaves.deferred("d");
+    leaves.scope::<TestScope>("s");
     for event in EVENTS {
         leaves.event(event);
     }
+    leaves.blackboard();
     leaves
 }
 
@@ -215,5 +300,9 @@ impl crate::reference::RefLeaves for World {
         persistent: Option<&mut u32>,
     ) -> Status {
         World::action(self, node, signal, state, persistent)
+    }
+
+    fn scope(&mut self, node: NodeIdx, how: Option<Ending>) {
+        World::scope(self, node, how);
     }
 }

@@ -84,7 +84,8 @@ fn vm_matches_reference_on_fixed_seeds() {
 }
 
 /// A long run of one tree that keeps concurrent deciders, deferred actions,
-/// persistent slots, a selector's resume points and decorators busy.
+/// persistent slots, a selector's resume points, decorators and the
+/// configured kinds (loops, a timeout, a wait, a cool-down, a scope) busy.
 #[test]
 fn vm_matches_reference_on_a_busy_tree_for_many_ticks() {
     use treebeard_shape::tree::Count;
@@ -107,17 +108,29 @@ fn vm_matches_reference_on_a_busy_tree_for_many_ticks() {
             Count::All,
             Count::AtLeast(1),
             vec![
-                Spec::Sequence(vec![Spec::Persistent, Spec::Deferred, Spec::Act]),
-                Spec::Priority(vec![Spec::Deferred, Spec::Persistent]),
+                // The scope exits after the timeout cancels its work.
+                Spec::Scope(boxed(Spec::Timeout(
+                    2,
+                    boxed(Spec::Sequence(vec![
+                        Spec::Persistent,
+                        Spec::Deferred,
+                        Spec::Act,
+                    ])),
+                ))),
+                Spec::Loop(
+                    2,
+                    boxed(Spec::Priority(vec![Spec::Deferred, Spec::Persistent])),
+                ),
             ],
         ),
         // Abandoned whenever a branch above runs or succeeds, often while
         // it resumes past its first child.
         Spec::Selector(vec![
-            Spec::ForceFailure(boxed(Spec::Act)),
+            Spec::ForceFailure(boxed(Spec::Cooldown(1, boxed(Spec::Act)))),
             Spec::Inverter(boxed(Spec::Sequence(vec![Spec::Cond, Spec::Deferred]))),
             // Its condition, re-tested every tick, cancels the work after it.
             Spec::Reactive(vec![Spec::Cond, Spec::Act, Spec::Deferred]),
+            Spec::LoopUntilSuccess(2, boxed(Spec::Sequence(vec![Spec::Wait(1), Spec::Act]))),
             Spec::ForceSuccess(boxed(concurrent(
                 Count::AtLeast(1),
                 Count::All,
@@ -158,6 +171,12 @@ fn assert_exercised(totals: &Stats) {
         ),
         ("decorator changes", c.decorator_changes),
         ("reactive sequence cancellations", c.reactive_cancellations),
+        ("loop repeats", c.loop_repeats),
+        ("loops finished on their count", c.loop_limits_reached),
+        ("timeouts expired", c.timeouts_expired),
+        ("waits done", c.waits_done),
+        ("cooldowns blocking", c.cooldowns_blocked),
+        ("scope exits on cancellation", c.scope_exits_cancelled),
         ("applied reports", totals.completions_applied),
         ("stale reports", totals.completions_stale),
         ("halts", totals.halts),
