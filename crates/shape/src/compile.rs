@@ -327,7 +327,7 @@ impl fmt::Display for Unbuildable {
             ),
             Unbuildable::RunsInMonitor { kind } => write!(
                 f,
-                "a {kind} can keep running, but it is inside a Monitor, whose query must finish \
+                "this {kind} can keep running, but it is inside a Monitor, whose query must finish \
                  in the tick it starts: use conditions, scripts and composites of them"
             ),
             Unbuildable::Invalid(e) => write!(f, "compiled shape is invalid: {e}"),

@@ -290,6 +290,14 @@ pub enum Spec {
     Cooldown(u8, Box<Spec>),
     /// The test scope `s` around its one child.
     Scope(Box<Spec>),
+    /// `StoredState` over its one child (whose reactive composites compile
+    /// to memory ones).
+    StoredState(Box<Spec>),
+    /// `Repeat` over its one child.
+    Repeat(Box<Spec>),
+    /// `Monitor` over its query: a child made by [`query_strategy`], which
+    /// finishes in the tick it starts.
+    Monitor(Box<Spec>),
 }
 
 /// The deferred import every `d` leaf is requested as: `d` is the only
@@ -316,7 +324,10 @@ impl Spec {
             | Spec::LoopUntilSuccess(_, child)
             | Spec::Timeout(_, child)
             | Spec::Cooldown(_, child)
-            | Spec::Scope(child) => std::slice::from_ref(&**child),
+            | Spec::Scope(child)
+            | Spec::StoredState(child)
+            | Spec::Repeat(child)
+            | Spec::Monitor(child) => std::slice::from_ref(&**child),
             Spec::Cond
             | Spec::Act
             | Spec::Persistent
@@ -444,6 +455,9 @@ impl Spec {
                 scope.push(child.tree(next));
                 scope
             }
+            Spec::StoredState(child) => tree::stored_state(child.tree(next)),
+            Spec::Repeat(child) => tree::repeat(child.tree(next)),
+            Spec::Monitor(child) => tree::monitor(child.tree(next)),
         }
     }
 
@@ -472,10 +486,12 @@ impl Spec {
     /// one entry per script parameter, in pre-order, a wrapper's enter
     /// before its exit.
     pub fn to_ref_node(&self) -> RefNode {
-        /// The next node and script indices.
+        /// The next node and script indices, and whether the node is
+        /// under a `StoredState` (whose reactive composites are memory ones).
         struct Next {
             node: u32,
             script: u64,
+            stored: bool,
         }
         impl Next {
             fn script(&mut self) -> u64 {
@@ -486,9 +502,12 @@ impl Spec {
         fn go(spec: &Spec, next: &mut Next) -> RefNode {
             let node = NodeIdx::new(next.node);
             next.node += 1;
+            let stored = next.stored;
             let mut kids = |children: &[Spec]| children.iter().map(|c| go(c, next)).collect();
             match spec {
                 Spec::Sequence(children) => RefNode::sequence(node, kids(children)),
+                Spec::Reactive(children) if stored => RefNode::sequence(node, kids(children)),
+                Spec::Priority(children) if stored => RefNode::selector(node, kids(children)),
                 Spec::Reactive(children) => RefNode::reactive_sequence(node, kids(children)),
                 Spec::Priority(children) => RefNode::priority(node, kids(children)),
                 Spec::Selector(children) => RefNode::selector(node, kids(children)),
@@ -565,6 +584,21 @@ impl Spec {
                 Spec::Wait(i) => RefNode::wait(node, seconds(*i)),
                 Spec::Cooldown(i, child) => RefNode::cooldown(node, seconds(*i), go(child, next)),
                 Spec::Scope(child) => RefNode::scope(node, go(child, next)),
+                Spec::StoredState(child) => {
+                    let outer = std::mem::replace(&mut next.stored, true);
+                    let child = Box::new(go(child, next));
+                    next.stored = outer;
+                    RefNode::StoredState { node, child }
+                }
+                Spec::Repeat(child) => RefNode::Repeat {
+                    node,
+                    child: Box::new(go(child, next)),
+                },
+                Spec::Monitor(child) => RefNode::Monitor {
+                    node,
+                    child: Box::new(go(child, next)),
+                    registered: false,
+                },
             }
         }
         fn gate(node: NodeIdx, test: GateTest, child: RefNode) -> RefNode {
@@ -575,7 +609,12 @@ impl Spec {
                 running: false,
             }
         }
-        go(self, &mut Next { node: 0, script: 0 })
+        let mut next = Next {
+            node: 0,
+            script: 0,
+            stored: false,
+        };
+        go(self, &mut next)
     }
 
     /// A fresh reference interpreter for the tree, with the [`memory`]
@@ -610,7 +649,8 @@ fn marked_scripts(node: u32, enter: u8, exit: u8) -> (String, String) {
 /// `await[e0]` and `send[e1 to -1]` (the wrappers' marks are not shown).
 /// The configured kinds show their parameters: `loop[2](..)`, `retry[2](..)`
 /// (`LoopUntilSuccess`), `timeout[1.5](..)`, `wait[0.5]`, `cooldown[0](..)`,
-/// and the scope is `scope(..)`.
+/// and the scope is `scope(..)`; `stored(..)`, `repeat(..)` and
+/// `monitor(..)` are seed 001's nodes.
 impl fmt::Debug for Spec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let count = |c: &Count| match c {
@@ -660,6 +700,9 @@ impl fmt::Debug for Spec {
             Spec::Wait(i) => return write!(f, "wait[{}]", seconds(*i)),
             Spec::Cooldown(i, _) => write!(f, "cooldown[{}]", seconds(*i))?,
             Spec::Scope(_) => write!(f, "scope")?,
+            Spec::StoredState(_) => write!(f, "stored")?,
+            Spec::Repeat(_) => write!(f, "repeat")?,
+            Spec::Monitor(_) => write!(f, "monitor")?,
         }
         write!(f, "(")?;
         for (i, child) in self.children().iter().enumerate() {
@@ -678,15 +721,18 @@ impl fmt::Display for Spec {
     }
 }
 
-/// A proptest strategy for specs: up to 5 levels deep, up to 5 children
+/// A proptest strategy for specs: up to 5 levels deep (6 where a `Repeat`
+/// or a `Monitor` is put first in a composite), up to 5 children
 /// per decider (decorators, gates, wrappers and the configured one-child
 /// kinds: one), all kinds, weighted towards concurrent deciders and deferred
 /// actions (where cancellation and rollback live). The three decorators
 /// together weigh half as much as one of the other deciders, so that they
 /// do not thin the trees out, and so do the four one-child memory kinds;
 /// the five configured one-child kinds (loops, `Timeout`, `Cooldown`, the
-/// scope) together weigh as much as one. The six memory leaves together
-/// weigh about a quarter of the leaves, `Wait` a twelfth.
+/// scope) together weigh as much as one, and seed 001's nodes (stored
+/// state, repeats and monitors, mostly first in a composite) as two. The
+/// six memory leaves together weigh about a quarter of the leaves, `Wait`
+/// a twelfth.
 pub fn spec_strategy() -> impl Strategy<Value = Spec> {
     let leaf = prop_oneof![
         4 => Just(Spec::Cond),
@@ -725,6 +771,45 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
             (duration_strategy(), inner.clone()).prop_map(|(i, c)| Spec::Cooldown(i, Box::new(c))),
             inner.clone().prop_map(|c| Spec::Scope(Box::new(c))),
         ];
+        // A Repeat matters before a running sibling: most come first in a
+        // sequence or selector.
+        let repeated = (
+            inner.clone(),
+            prop::collection::vec(inner.clone(), 1..=3),
+            any::<bool>(),
+        )
+            .prop_map(|(repeated, rest, sequence)| {
+                let mut children = vec![Spec::Repeat(Box::new(repeated))];
+                children.extend(rest);
+                if sequence {
+                    Spec::Sequence(children)
+                } else {
+                    Spec::Selector(children)
+                }
+            });
+        // A monitor matters before a running branch: most come first in a
+        // selector.
+        let monitored = (
+            query_strategy(),
+            prop::collection::vec(inner.clone(), 1..=3),
+            any::<bool>(),
+        )
+            .prop_map(|(query, rest, priority)| {
+                let mut children = vec![Spec::Monitor(Box::new(query))];
+                children.extend(rest);
+                if priority {
+                    Spec::Priority(children)
+                } else {
+                    Spec::Selector(children)
+                }
+            });
+        let stored = prop_oneof![
+            inner.clone().prop_map(|c| Spec::StoredState(Box::new(c))),
+            inner.clone().prop_map(|c| Spec::Repeat(Box::new(c))),
+            repeated,
+            query_strategy().prop_map(|q| Spec::Monitor(Box::new(q))),
+            monitored,
+        ];
         let children = prop::collection::vec(inner, 1..=5);
         prop_oneof![
             2 => children.clone().prop_map(Spec::Sequence),
@@ -734,6 +819,7 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
             1 => decorated,
             1 => gated,
             2 => configured,
+            2 => stored,
             // Counts are drawn independently of the children (a flat map
             // would keep the children from shrinking) and fitted to them.
             4 => (children, count_strategy(), count_strategy()).prop_map(
@@ -743,6 +829,28 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
                     children,
                 }
             ),
+        ]
+    })
+}
+
+/// A monitor's query: conditions, scripts, assertions and sends, under
+/// composites and inverters, two levels deep: nothing that can run.
+pub fn query_strategy() -> impl Strategy<Value = Spec> {
+    let index = |n: usize| 0..n as u8;
+    let leaf = prop_oneof![
+        3 => Just(Spec::Cond),
+        1 => index(SCRIPTS.len()).prop_map(Spec::Script),
+        1 => index(TESTS.len()).prop_map(Spec::AssertScript),
+        1 => index(CONDITIONS.len()).prop_map(Spec::AssertCondition),
+    ];
+    leaf.prop_recursive(2, 8, 3, |inner| {
+        let children = prop::collection::vec(inner.clone(), 1..=3);
+        prop_oneof![
+            children.clone().prop_map(Spec::Sequence),
+            children.clone().prop_map(Spec::Reactive),
+            children.clone().prop_map(Spec::Priority),
+            children.prop_map(Spec::Selector),
+            inner.prop_map(|c| Spec::Inverter(Box::new(c))),
         ]
     })
 }
@@ -860,7 +968,7 @@ fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
     // thin the trees out, and so do the four one-child memory kinds; the
     // five configured one-child kinds together weigh as much as one, and
     // concurrent deciders weigh double.
-    let kind = rng.below(15);
+    let kind = rng.below(16);
     if kind == 6 {
         let child = Box::new(random_spec(rng, depth - 1, max_children));
         return match rng.below(3) {
@@ -890,6 +998,13 @@ fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
             },
         };
     }
+    if kind == 15 {
+        return match rng.below(3) {
+            0 => Spec::StoredState(Box::new(random_spec(rng, depth - 1, max_children))),
+            1 => Spec::Repeat(Box::new(random_spec(rng, depth - 1, max_children))),
+            _ => Spec::Monitor(Box::new(random_query(rng, depth.min(3) - 1))),
+        };
+    }
     if kind >= 13 {
         let which = rng.below(5);
         let count = rng.range(0, usize::from(MAX_LOOPS)) as u8;
@@ -917,6 +1032,27 @@ fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
             fail: random_count(rng, n),
             children,
         },
+    }
+}
+
+/// A random monitor query, as [`query_strategy`] makes them.
+fn random_query(rng: &mut Rng, depth: usize) -> Spec {
+    if depth <= 1 || rng.below(2) == 0 {
+        return match rng.below(6) {
+            0..3 => Spec::Cond,
+            3 => Spec::Script(rng.below(SCRIPTS.len()) as u8),
+            4 => Spec::AssertScript(rng.below(TESTS.len()) as u8),
+            _ => Spec::AssertCondition(rng.below(CONDITIONS.len()) as u8),
+        };
+    }
+    let n = rng.range(1, 3);
+    let children: Vec<Spec> = (0..n).map(|_| random_query(rng, depth - 1)).collect();
+    match rng.below(5) {
+        0 => Spec::Sequence(children),
+        1 => Spec::Reactive(children),
+        2 => Spec::Priority(children),
+        3 => Spec::Selector(children),
+        _ => Spec::Inverter(Box::new(random_query(rng, depth - 1))),
     }
 }
 
@@ -1006,6 +1142,9 @@ mod tests {
             Spec::Wait(_) => Kind::Wait,
             Spec::Cooldown(..) => Kind::Cooldown,
             Spec::Scope(_) => Kind::Scope,
+            Spec::StoredState(_) => Kind::StoredState,
+            Spec::Repeat(_) => Kind::Repeat,
+            Spec::Monitor(_) => Kind::Monitor,
         })
     }
 
@@ -1219,6 +1358,9 @@ mod tests {
             Kind::Timeout,
             Kind::Cooldown,
             Kind::Scope,
+            Kind::StoredState,
+            Kind::Repeat,
+            Kind::Monitor,
         ])
     }
 
@@ -1261,7 +1403,7 @@ mod tests {
             })
             .collect();
         for spec in &specs {
-            assert!(spec.depth() <= 5, "{spec:?} is too deep");
+            assert!(spec.depth() <= 6, "{spec:?} is too deep");
             spec.compile();
         }
         assert_eq!(decider_kinds(&specs), every_decider());
@@ -1304,8 +1446,10 @@ mod tests {
                 break;
             }
         }
+        // An inverter in a monitor's query keeps the monitor and the
+        // selector that holds it: `pri(monitor(inv(c)))`.
         assert!(
-            smallest.len() <= 3 && smallest.depth() <= 3,
+            smallest.len() <= 4 && smallest.depth() <= 4,
             "shrunk to {smallest:?}"
         );
         let inverters = pre_order(&smallest)

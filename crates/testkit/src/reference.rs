@@ -1316,8 +1316,11 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             // children before it again, but for its `Repeat` children.
             let resumed = *resume_at;
             for i in 0..children.len() {
-                if i < resumed && !rerun(&children[i], cx) {
-                    continue;
+                if i < resumed {
+                    if !matches!(children[i], RefNode::Repeat { .. }) {
+                        continue;
+                    }
+                    cx.coverage.repeat_reruns += 1;
                 }
                 let status = tick(&mut children[i], cx);
                 if status == Status::Success {
@@ -1380,8 +1383,11 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             }
             // Its `Repeat` children before that one are ticked again.
             for i in 0..children.len() {
-                if i < resumed && !rerun(&children[i], cx) {
-                    continue;
+                if i < resumed {
+                    if !matches!(children[i], RefNode::Repeat { .. }) {
+                        continue;
+                    }
+                    cx.coverage.repeat_reruns += 1;
                 }
                 let status = tick(&mut children[i], cx);
                 // A failure moves on to the next child in the same tick.
@@ -1896,14 +1902,6 @@ fn remembered(root: &RefNode) -> Remembered {
         | DeciderState::Monitor { node } => *node,
     });
     out
-}
-
-/// Whether a child before its parent's resume point is ticked again: a
-/// `Repeat` is.
-fn rerun(child: &RefNode, cx: &mut Tick<'_>) -> bool {
-    let repeat = matches!(child, RefNode::Repeat { .. });
-    cx.coverage.repeat_reruns += u64::from(repeat);
-    repeat
 }
 
 /// Where the running branch starts: the first node with running work that

@@ -1975,6 +1975,41 @@ fn a_monitor_registration_ends_with_a_halt_or_a_higher_branch() {
     assert_eq!(rig.tick(), ran(Running, [tick(3, 1, Running)]));
 }
 
+/// A monitor inside an open scope is tested without closing the scope; its
+/// interrupt then closes it once, and the tree enters it afresh.
+#[test]
+fn a_monitor_inside_a_scope_leaves_the_scope_open_until_it_fires() {
+    // 0 Mark, 1 selector, 2 monitor, 3 c, 4 a
+    let mut rig = Rig::new(mark(selector([monitor(c()), a()])));
+    rig.set(4, Running);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Running,
+            [Ev::Enter("Mark", 0), tested(3, false), start(4, Running)]
+        )
+    );
+    assert_eq!(
+        rig.tick(),
+        ran(Running, [tested(3, false), tick(4, 1, Running)])
+    );
+    rig.set(3, Success);
+    assert_eq!(
+        rig.tick(),
+        ran(
+            Success,
+            [
+                tested(3, true),
+                cancel(4, 2),
+                Ev::Exit("Mark", 0, Ending::Cancelled),
+                Ev::Enter("Mark", 0),
+                Ev::Exit("Mark", 0, Ending::Success),
+            ]
+        )
+    );
+    rig.assert_idle();
+}
+
 /// A Repeat child before a selector's resume point is ticked again; its
 /// success displaces the resumed deferred action, which is cancelled.
 #[test]

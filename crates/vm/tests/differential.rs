@@ -84,8 +84,9 @@ fn vm_matches_reference_on_fixed_seeds() {
 }
 
 /// A long run of one tree that keeps concurrent deciders, deferred actions,
-/// persistent slots, a selector's resume points, decorators and the
-/// configured kinds (loops, a timeout, a wait, a cool-down, a scope) busy.
+/// persistent slots, a selector's resume points, decorators, the
+/// configured kinds (loops, a timeout, a wait, a cool-down, a scope) and
+/// seed 001's nodes (a monitor, a repeat, stored state) busy.
 #[test]
 fn vm_matches_reference_on_a_busy_tree_for_many_ticks() {
     use treebeard_shape::tree::Count;
@@ -130,12 +131,22 @@ fn vm_matches_reference_on_a_busy_tree_for_many_ticks() {
             Spec::Inverter(boxed(Spec::Sequence(vec![Spec::Cond, Spec::Deferred]))),
             // Its condition, re-tested every tick, cancels the work after it.
             Spec::Reactive(vec![Spec::Cond, Spec::Act, Spec::Deferred]),
+            // Ticked again while a later child runs, and can take over.
+            Spec::Repeat(boxed(Spec::Sequence(vec![Spec::Cond, Spec::Deferred]))),
+            // Registered while a later child runs, its success interrupts
+            // the tree.
+            Spec::Monitor(boxed(Spec::Cond)),
             Spec::LoopUntilSuccess(2, boxed(Spec::Sequence(vec![Spec::Wait(1), Spec::Act]))),
             Spec::ForceSuccess(boxed(concurrent(
                 Count::AtLeast(1),
                 Count::All,
                 vec![Spec::Persistent, Spec::Deferred],
             ))),
+            // Its priority keeps its place.
+            Spec::StoredState(boxed(Spec::Priority(vec![
+                Spec::Sequence(vec![Spec::Cond, Spec::Act]),
+                Spec::Deferred,
+            ]))),
         ]),
     ]);
     let run = Run {
@@ -177,6 +188,9 @@ fn assert_exercised(totals: &Stats) {
         ("waits done", c.waits_done),
         ("cooldowns blocking", c.cooldowns_blocked),
         ("scope exits on cancellation", c.scope_exits_cancelled),
+        ("repeats ticked before a resume point", c.repeat_reruns),
+        ("monitors tested before the tree", c.monitors_tested),
+        ("monitor interrupts", c.monitor_interrupts),
         ("applied reports", totals.completions_applied),
         ("stale reports", totals.completions_stale),
         ("halts", totals.halts),

@@ -25,7 +25,7 @@
 //!   Registrations end when the tree completes, and when the running branch
 //!   moves before the monitor.
 
-use super::{Agent, Batch, Decision, Guard, UP};
+use super::{Agent, Batch, Decision, Guard, UP, head};
 use crate::actor::{StateEntry, decider_tag};
 use crate::status::Status;
 use crate::trace::Tracer;
@@ -122,15 +122,19 @@ impl<B, T: Tracer> Batch<'_, B, T> {
                 continue;
             }
             let node = entry.node();
-            // A registration outlives nothing: one that is no longer before
-            // the running branch is dropped (and one that is not a monitor's
-            // could only come from an actor of another shape).
+            // A registration no longer before the running branch is dropped
+            // (and one that is not a monitor's could only come from an
+            // actor of another shape).
             let Some(item) = self.items.get(node as usize).copied() else {
                 continue;
             };
             if item.kind() != Some(Kind::Monitor) || item.end() > running {
                 continue;
             }
+            // Running work before the monitor (a scope holding it) is not
+            // the test's to cancel: the action cursor starts past it.
+            a.acur = a.prev_actions.partition_point(|e| e.node() < node);
+            a.next_action = head(a.prev_actions, a.acur);
             self.trace.enter(node);
             self.push_decorator(node, item, Kind::Monitor, 0, Some(UP));
             let status = self.run(a, node + 1);
