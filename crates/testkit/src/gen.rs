@@ -833,6 +833,40 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
     })
 }
 
+/// Runs `check` on random cases, as proptest does (shrinking the tree on
+/// failure, which panics with the case): a tree from [`spec_strategy`] and
+/// a [`crate::Run`] of 1 to 3 agents for 40 ticks with halts, traced for
+/// odd seeds. 512 cases, unless `PROPTEST_CASES` asks for another number
+/// (for a long bulk run: `PROPTEST_CASES=100000 cargo test --release ...`).
+pub fn random_cases(check: impl FnMut(&Spec, &crate::Run) -> Result<(), String>) {
+    use proptest::test_runner::{Config, TestCaseError, TestRunner};
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(512);
+    let mut runner = TestRunner::new(Config {
+        cases,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    // The runner takes a `Fn`; the cases run one at a time.
+    let check = std::cell::RefCell::new(check);
+    let strategy = (spec_strategy(), any::<u64>(), 1u32..=3);
+    let result = runner.run(&strategy, |(spec, seed, agents)| {
+        let run = crate::Run {
+            seed,
+            agents,
+            ticks: 40,
+            halts: true,
+            trace: seed % 2 == 1,
+        };
+        (check.borrow_mut())(&spec, &run).map_err(TestCaseError::fail)
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+}
+
 /// A monitor's query: conditions, scripts, assertions and sends, under
 /// composites and inverters, two levels deep: nothing that can run.
 pub fn query_strategy() -> impl Strategy<Value = Spec> {

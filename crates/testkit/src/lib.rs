@@ -13,7 +13,7 @@ pub mod harness;
 pub mod reference;
 pub mod script;
 
-pub use r#gen::{Rng, Spec, spec_strategy};
+pub use r#gen::{Rng, Spec, random_cases, spec_strategy};
 pub use harness::{
     Mailbox, Mismatch, Observed, RefWorld, Run, Stats, differential, differential_with,
 };

@@ -1316,11 +1316,8 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             // children before it again, but for its `Repeat` children.
             let resumed = *resume_at;
             for i in 0..children.len() {
-                if i < resumed {
-                    if !matches!(children[i], RefNode::Repeat { .. }) {
-                        continue;
-                    }
-                    cx.coverage.repeat_reruns += 1;
+                if skipped(&children[i], i < resumed, cx) {
+                    continue;
                 }
                 let status = tick(&mut children[i], cx);
                 if status == Status::Success {
@@ -1383,11 +1380,8 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             }
             // Its `Repeat` children before that one are ticked again.
             for i in 0..children.len() {
-                if i < resumed {
-                    if !matches!(children[i], RefNode::Repeat { .. }) {
-                        continue;
-                    }
-                    cx.coverage.repeat_reruns += 1;
+                if skipped(&children[i], i < resumed, cx) {
+                    continue;
                 }
                 let status = tick(&mut children[i], cx);
                 // A failure moves on to the next child in the same tick.
@@ -1902,6 +1896,19 @@ fn remembered(root: &RefNode) -> Remembered {
         | DeciderState::Monitor { node } => *node,
     });
     out
+}
+
+/// Whether a sequence's or selector's child is skipped: one before the
+/// resume point completed, unless it is a `Repeat`, which is ticked again.
+fn skipped(child: &RefNode, before_resume: bool, cx: &mut Tick<'_>) -> bool {
+    if !before_resume {
+        return false;
+    }
+    let repeat = matches!(child, RefNode::Repeat { .. });
+    if repeat {
+        cx.coverage.repeat_reruns += 1;
+    }
+    !repeat
 }
 
 /// Where the running branch starts: the first node with running work that

@@ -28,53 +28,25 @@
 //! its disassembly, the agent's recent steps and what went wrong; proptest
 //! then shrinks the tree.
 
-use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
-use std::cell::RefCell;
 use std::collections::BTreeMap;
 use treebeard_shape::{Kind, NodeIdx};
-use treebeard_testkit::{Event, Mailbox, Run, Spec, World, spec_strategy};
+use treebeard_testkit::{Event, Mailbox, Run, Spec, World, random_cases};
 use treebeard_vm::{
     ActionState, Actor, AgentId, Ending, Frame, Interpreter, Outcome, Program, Request,
     RequestKind, Signal, Status,
 };
 
-/// Proptest cases, unless `PROPTEST_CASES` asks for another number (as in
-/// the differential tests).
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(512)
-}
-
 /// Random trees from the proptest strategy (shrinking to a small tree on
-/// failure): 512 cases of 1 to 3 agents for 40 ticks, then a halt of each.
+/// failure): 512 cases of 1 to 3 agents for 40 ticks, then a halt of each
+/// (see `treebeard_testkit::random_cases`).
 #[test]
 fn running_work_is_cleaned_up_exactly_once() {
-    let totals = RefCell::new(Tally::default());
-    let mut runner = TestRunner::new(Config {
-        cases: cases(),
-        failure_persistence: None,
-        ..Config::default()
-    });
-    let strategy = (spec_strategy(), any::<u64>(), 1u32..=3);
-    let result = runner.run(&strategy, |(spec, seed, agents)| {
-        let run = Run {
-            seed,
-            agents,
-            ticks: 40,
-            halts: true,
-            trace: seed % 2 == 1,
-        };
-        let tally = check(&spec, &run).map_err(TestCaseError::fail)?;
-        totals.borrow_mut().add(&tally);
+    let mut totals = Tally::default();
+    random_cases(|spec, run| {
+        totals.add(&check(spec, run)?);
         Ok(())
     });
-    if let Err(e) = result {
-        panic!("{e}");
-    }
-    assert_exercised(&totals.into_inner());
+    assert_exercised(&totals);
 }
 
 /// Seeded trees, longer runs: work that stays running for many ticks is

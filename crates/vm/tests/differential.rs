@@ -12,52 +12,21 @@
 //! agent's recent history and both sides' outputs; proptest then shrinks
 //! the tree.
 
-use proptest::prelude::*;
-use proptest::test_runner::{Config, TestRunner};
-use std::cell::RefCell;
-use treebeard_testkit::{Run, Spec, Stats, differential, differential_with, spec_strategy};
+use treebeard_testkit::{Run, Spec, Stats, differential, differential_with, random_cases};
 use treebeard_vm::{Interpreter, TraceEvent};
 
-/// Proptest cases, unless `PROPTEST_CASES` asks for another number (for a
-/// long bulk run: `PROPTEST_CASES=100000 cargo test --release ...`).
-fn cases() -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(512)
-}
-
 /// Random trees from the proptest strategy (shrinking to a small tree on
-/// failure): 512 cases of 1 to 3 agents for 40 ticks.
+/// failure): 512 cases of 1 to 3 agents for 40 ticks (see
+/// `treebeard_testkit::random_cases`).
 #[test]
 fn vm_matches_reference_on_random_trees() {
-    let totals = RefCell::new(Stats::default());
-    let mut runner = TestRunner::new(Config {
-        cases: cases(),
-        failure_persistence: None,
-        ..Config::default()
+    let mut totals = Stats::default();
+    random_cases(|spec, run| {
+        let stats = differential(spec, run).map_err(|mismatch| mismatch.to_string())?;
+        totals.add(&stats);
+        Ok(())
     });
-    let strategy = (spec_strategy(), any::<u64>(), 1u32..=3);
-    let result = runner.run(&strategy, |(spec, seed, agents)| {
-        let run = Run {
-            seed,
-            agents,
-            ticks: 40,
-            halts: true,
-            trace: seed % 2 == 1,
-        };
-        match differential(&spec, &run) {
-            Ok(stats) => {
-                totals.borrow_mut().add(&stats);
-                Ok(())
-            }
-            Err(mismatch) => Err(TestCaseError::fail(mismatch.to_string())),
-        }
-    });
-    if let Err(e) = result {
-        panic!("{e}");
-    }
-    assert_exercised(&totals.into_inner());
+    assert_exercised(&totals);
 }
 
 /// Seeded trees, longer runs: trees that stay running for many ticks reach
