@@ -635,7 +635,7 @@ impl<'t> Compiler<'t, '_> {
     /// Reports a node of `kind` that can keep running, or a nested monitor,
     /// inside a monitor.
     fn check_monitored(&mut self, node: &Node, position: usize, kind: Kind) {
-        if self.monitors > 0 && (kind.can_run() || kind == Kind::Monitor) {
+        if self.monitors > 0 && !kind.fits_in_monitor() {
             self.report(node, position, None, Unbuildable::RunsInMonitor { kind });
         }
     }

@@ -401,12 +401,13 @@ impl Kind {
         self.is_gate() || matches!(self, Kind::StoredState)
     }
 
-    /// True for the kinds whose tick can end running, whatever their
-    /// children do: leaves that take time, waits and loops. A sub-tree
-    /// without them finishes in the tick it starts (see [`Kind::Monitor`]).
+    /// True for the kinds a `Monitor`'s query may hold: none whose tick can
+    /// end running whatever its children do (leaves that take time, waits,
+    /// loops), and no other monitor. A query of them finishes in the tick it
+    /// starts.
     #[inline]
-    pub const fn can_run(self) -> bool {
-        matches!(
+    pub const fn fits_in_monitor(self) -> bool {
+        !matches!(
             self,
             Kind::Action
                 | Kind::Deferred
@@ -415,6 +416,7 @@ impl Kind {
                 | Kind::WaitForEvent
                 | Kind::Loop
                 | Kind::LoopUntilSuccess
+                | Kind::Monitor
         )
     }
 

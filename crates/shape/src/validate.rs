@@ -253,7 +253,7 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
         let stored = parent.and_then(|p| p.stored);
         let monitor = parent.and_then(|p| p.monitor);
         if let Some(monitor) = monitor
-            && (kind.can_run() || kind == Kind::Monitor)
+            && !kind.fits_in_monitor()
         {
             return Err(err(Invalid::RunsInMonitor { monitor }));
         }

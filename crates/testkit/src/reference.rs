@@ -1972,12 +1972,12 @@ fn register_monitors(root: &mut RefNode, status: Status, tested: &[(NodeIdx, Sta
         0
     };
     root.walk_mut(&mut |n| {
-        let end = n.end();
+        let before = matches!(n, RefNode::Monitor { .. }) && n.end() <= running;
         if let RefNode::Monitor {
             node, registered, ..
         } = n
         {
-            *registered = end <= running
+            *registered = before
                 && tested
                     .iter()
                     .any(|&(m, s)| m == *node && s == Status::Failure);

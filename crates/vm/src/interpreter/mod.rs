@@ -89,9 +89,6 @@ struct Buffers {
     /// The monitors tested this tick, with their queries' statuses (see
     /// `stored`).
     monitored: Vec<(u32, Status)>,
-    /// The child a sequence or selector resumes at after the `Repeat` child
-    /// it is about to enter (0: none).
-    repeat_resume: u32,
 }
 
 /// The next decider and action states, laid out like the entry region of
@@ -416,7 +413,6 @@ impl Buffers {
         self.exits.clear();
         self.sent.clear();
         self.monitored.clear();
-        self.repeat_resume = 0;
     }
 
     #[cold]
@@ -655,7 +651,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                             ip = if item.a() == 0 {
                                 child
                             } else {
-                                self.repeat_before(ip + 1, child)
+                                self.resume_through_repeats(a, ip + 1, child)
                             }
                         }
                         _ => {
@@ -676,7 +672,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                             ip = if item.a() == 0 {
                                 child
                             } else {
-                                self.repeat_before(ip + 1, child)
+                                self.resume_through_repeats(a, ip + 1, child)
                             }
                         }
                         _ => ip += 1,
@@ -1025,12 +1021,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             }
             return Decision::Return(status);
         }
-        let after = if kind == Kind::Repeat {
-            self.take_repeat_resume()
-        } else {
-            None
-        };
-        self.push_decorator(ip, item, kind, value.unwrap_or(0), after)
+        self.push_decorator(ip, item, kind, value.unwrap_or(0), None)
     }
 
     /// Pushes the guard of the decorator at `ip` and moves to its child.

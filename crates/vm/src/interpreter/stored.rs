@@ -35,28 +35,32 @@ use treebeard_shape::{Kind, ShapeItem};
 type Cursors = (usize, u32, usize, u32);
 
 impl<B, T: Tracer> Batch<'_, B, T> {
-    /// The first `Repeat` child from `from` up to `resume` (exclusive), the
-    /// child a sequence or selector resumes at; else `resume`. The `Repeat`
-    /// learns where its parent resumes after it.
+    /// Goes on to `resume`, the child a sequence or selector resumes at,
+    /// through its `Repeat` children from `from` on: enters the first of
+    /// them, its guard carrying `resume`, and returns the item to execute
+    /// next (that `Repeat`'s child, or `resume`).
     #[cold]
     #[inline(never)]
-    pub(super) fn repeat_before(&mut self, from: u32, resume: u32) -> u32 {
+    pub(super) fn resume_through_repeats(
+        &mut self,
+        a: &mut Agent<'_, B>,
+        from: u32,
+        resume: u32,
+    ) -> u32 {
         let mut child = from;
-        while child < resume {
-            if self.item(child).kind() == Some(Kind::Repeat) {
-                self.b.repeat_resume = resume;
-                return child;
-            }
+        while child < resume && self.item(child).kind() != Some(Kind::Repeat) {
             child = self.subtree_end(child);
         }
-        resume
-    }
-
-    /// Where the parent of the `Repeat` being entered resumes after it, if
-    /// it was entered on the way to a resume point.
-    pub(super) fn take_repeat_resume(&mut self) -> Option<u32> {
-        let resume = std::mem::take(&mut self.b.repeat_resume);
-        (resume != 0).then_some(resume)
+        if a.next_action < child {
+            self.trace.at(child);
+            self.flush_actions_below(a, child);
+        }
+        if child >= resume {
+            return resume;
+        }
+        self.trace.enter(child);
+        self.push_decorator(child, self.item(child), Kind::Repeat, 0, Some(resume));
+        child + 1
     }
 
     /// The `Repeat` of guard `g` finished with `status`. Entered on the way
@@ -83,12 +87,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         }
         self.b.guards.pop();
         self.trace.end(g.node, status);
-        let next = self.repeat_before(g.end, resume);
-        if a.next_action < next {
-            self.trace.at(next);
-            self.flush_actions_below(a, next);
-        }
-        Decision::Descend(next)
+        Decision::Descend(self.resume_through_repeats(a, g.end, resume))
     }
 
     /// Enters the monitor at `ip`: its result if it was tested before the
