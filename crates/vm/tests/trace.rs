@@ -1039,14 +1039,17 @@ fn check_trace(spec: &Spec, seed: u64, ticks: u64, seen: &mut Seen) -> Result<()
         let actual: BTreeSet<u32> = (0..n as u32).filter(|&i| open[i as usize]).collect();
         prop_assert_eq!(&actual, &expected, "tick {}: open nodes: {:?}", t, trace);
 
-        // Requests: the launches that were not rolled back, in order;
-        // cancels only of cancelled deferred actions.
+        // Requests: the launches that were not rolled back (cancelled later
+        // in the same tick), in order; cancels only of cancelled deferred
+        // actions. A node may be cancelled and launched again in one tick
+        // (a monitor's interrupt restarts the tree).
         let launched: Vec<u32> = trace
             .iter()
-            .filter(|&&(node, event)| {
-                event == TraceEvent::Launch && !trace.contains(&(node, TraceEvent::Cancel))
+            .enumerate()
+            .filter(|&(k, &(node, event))| {
+                event == TraceEvent::Launch && !trace[k..].contains(&(node, TraceEvent::Cancel))
             })
-            .map(|&(node, _)| node)
+            .map(|(_, &(node, _))| node)
             .collect();
         let requested = |kind| {
             traced
@@ -1152,4 +1155,29 @@ fn trace_invariants_hold_on_long_runs_of_seeded_trees() {
         }
     }
     seen.assert_exercised();
+}
+
+/// Random cases that once failed, replayed on every run.
+#[test]
+fn trace_invariants_hold_on_recorded_failures() {
+    use Spec::*;
+    let cases = [(
+        // A monitor interrupting the tree while a concurrent's other
+        // branch runs a deferred action.
+        Concurrent {
+            succeed: Count::All,
+            fail: Count::All,
+            children: vec![
+                Selector(vec![Monitor(Box::new(Priority(vec![Cond]))), Cond]),
+                Deferred,
+            ],
+        },
+        7288,
+    )];
+    let mut seen = Seen::default();
+    for (spec, seed) in cases {
+        if let Err(e) = check_trace(&spec, seed, 60, &mut seen) {
+            panic!("seed {seed}, tree {spec:?}: {e}");
+        }
+    }
 }
