@@ -38,7 +38,9 @@ pub fn render(shape: &Shape, name: &str) -> String {
                 label = format!("{}\\n{label}", info.name);
             }
             let style = match kind {
-                Kind::Condition => "shape=ellipse, style=filled, fillcolor=\"#fdf3d0\"",
+                Kind::Condition | Kind::Decide => {
+                    "shape=ellipse, style=filled, fillcolor=\"#fdf3d0\""
+                }
                 Kind::Deferred => "shape=box, style=\"dashed,filled\", fillcolor=\"#e3f4e1\"",
                 _ => "shape=box, style=filled, fillcolor=\"#e3f4e1\"",
             };
@@ -85,7 +87,9 @@ fn symbol(kind: Kind) -> &'static str {
         Kind::StoredState => "▣ StoredState",
         Kind::Repeat => "⟳ Repeat",
         Kind::Monitor => "👁 Monitor",
-        Kind::Condition | Kind::Action | Kind::Deferred => kind.name(),
+        Kind::Group => "⊞ Group",
+        Kind::Decider => "◇ Decider",
+        Kind::Condition | Kind::Action | Kind::Deferred | Kind::Decide => kind.name(),
     }
 }
 

@@ -146,7 +146,14 @@ impl Checker<'_> {
                 success: true,
                 failure: false,
             },
-            Kind::Condition | Kind::Action | Kind::Deferred => both,
+            // A decider passes its child's statuses; a group ends with the
+            // status of its last child to end, or fails when none accepts.
+            Kind::Decider => kids.last().copied().unwrap_or(both),
+            Kind::Group => Outcomes {
+                success: any(|o| o.success),
+                failure: true,
+            },
+            Kind::Condition | Kind::Action | Kind::Deferred | Kind::Decide => both,
         }
     }
 

@@ -376,7 +376,10 @@ fn one_node(shape: &Shape, node: NodeIdx) -> NodeDef {
 fn kind_literal(shape: &Shape, ty: KindParamType, word: u64) -> Literal {
     let name = |names: Option<&str>| Literal::Str(names.unwrap_or("").to_owned());
     match ty {
-        KindParamType::Count | KindParamType::Hook => Literal::Int(word as i64),
+        KindParamType::Count | KindParamType::Hook | KindParamType::Mask => {
+            Literal::Int(word as i64)
+        }
+        KindParamType::Policy => name(treebeard_shape::POLICIES.get(word as usize).copied()),
         KindParamType::Duration => Literal::Float(f64::from_bits(word)),
         KindParamType::Flag => Literal::Bool(word != 0),
         KindParamType::Script | KindParamType::Test | KindParamType::Condition => {

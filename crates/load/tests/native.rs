@@ -901,7 +901,8 @@ proptest! {
 /// A value of each built-in kind parameter's type, as a file writes it.
 fn kind_value(ty: KindParamType) -> &'static str {
     match ty {
-        KindParamType::Count | KindParamType::Hook => "3",
+        KindParamType::Count | KindParamType::Hook | KindParamType::Mask => "3",
+        KindParamType::Policy => r#""shuffle""#,
         KindParamType::Duration => "1.5",
         KindParamType::Flag => "true",
         KindParamType::Script => r#""hunger += 1""#,
@@ -927,9 +928,12 @@ fn every_kind_of_node_is_a_decider_or_a_leaf() {
     // every kind, with every parameter, round-trips through the writer.
     // Scopes are written with their hooks' names.
     for kind in Kind::ALL.iter().filter(|k| k.is_decider()) {
-        let children = match kind.children() {
-            (0, 0) => "[]",
-            (1, 1) => r#"[{"type": "enemy_visible"}]"#,
+        // Spore's kinds stand in their places: a group's children are
+        // deciders, and a decider stands in a group.
+        let children = match (kind, kind.children()) {
+            (Kind::Group, _) => r#"[{"type": "Decider", "children": [{"type": "enemy_visible"}]}]"#,
+            (_, (0, 0)) => "[]",
+            (_, (1, 1)) | (Kind::Decider, _) => r#"[{"type": "enemy_visible"}]"#,
             _ => r#"[{"type": "enemy_visible"}, {"type": "enemy_visible"}]"#,
         };
         let (type_name, params) = if *kind == Kind::Scope {
@@ -943,12 +947,16 @@ fn every_kind_of_node_is_a_decider_or_a_leaf() {
                 .join(", ");
             (kind.name(), params)
         };
-        let text = format!(
-            r#"{{{DECLARATIONS}, "trees": [{{"name": "k", "root":
-                {{"type": "{type_name}", "params": {{{params}}}, "children": {children}}}}}]}}"#
-        );
+        let mut node =
+            format!(r#"{{"type": "{type_name}", "params": {{{params}}}, "children": {children}}}"#);
+        let mut at = NodeIdx::ROOT;
+        if *kind == Kind::Decider {
+            node = format!(r#"{{"type": "Group", "children": [{node}]}}"#);
+            at = NodeIdx::new(1);
+        }
+        let text = format!(r#"{{{DECLARATIONS}, "trees": [{{"name": "k", "root": {node}}}]}}"#);
         let s = shape("k.json", &text);
-        assert_eq!(s.kind(NodeIdx::ROOT), *kind);
+        assert_eq!(s.kind(at), *kind);
         assert_eq!(s.timestamps()[0].exclusive, Some(1));
         let written = TreeFile::from_shape("k", &s);
         for (name, again) in [("w.json", written.to_json()), ("w.ron", written.to_ron())] {

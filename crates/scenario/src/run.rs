@@ -495,7 +495,7 @@ impl Prepared {
                         RequestKind::Cancel => {
                             due.remove(&(a, r.node));
                         }
-                        RequestKind::Event { .. } => {}
+                        RequestKind::Event { .. } | RequestKind::RedecideLimit => {}
                     }
                 }
                 if let Some(out) = trace.as_deref_mut() {
@@ -638,6 +638,7 @@ impl Prepared {
                             RequestKind::Launch => "launch",
                             RequestKind::Cancel => "cancel",
                             RequestKind::Event { .. } => "send",
+                            RequestKind::RedecideLimit => "redecide_limit",
                         };
                         self.describe(kind, r.node)
                     })

@@ -5,11 +5,11 @@
 //!
 //! ```text
 //! magic        b"TBSHAPE\0"
-//! version      u32 = 3
+//! version      u32 = 4
 //! reserved     u32 = 0
 //! items        u32 count, then count x u64          the stream
 //! params       u32 count, then count x u64          the parameter table
-//! imports      3 x (u32 count, then per import:     Condition, Action, Deferred
+//! imports      4 x (u32 count, then per import:     Condition, Action, Deferred, Decide
 //!                 name, u8 flags (bit 0 persistent, bit 1 scope hooks),
 //!                 u32 parameter count, then per parameter: name, type)
 //! nodes        (one per item) u32 id, name,
@@ -54,7 +54,7 @@ use crate::source::Source;
 use std::fmt;
 
 const MAGIC: &[u8; 8] = b"TBSHAPE\0";
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
 const HEADER: usize = 16;
 
 /// What is wrong with bytes that do not decode to a shape.

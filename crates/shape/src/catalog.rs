@@ -18,7 +18,8 @@ use std::collections::BTreeMap;
 /// What the compiler must know about a leaf name.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LeafSchema {
-    /// [`Kind::Condition`], [`Kind::Action`] or [`Kind::Deferred`].
+    /// [`Kind::Condition`], [`Kind::Action`], [`Kind::Deferred`] or
+    /// [`Kind::Decide`].
     pub kind: Kind,
     /// The parameters every use of the leaf has, in order.
     pub params: Vec<ParamSpec>,
@@ -70,6 +71,11 @@ impl LeafSchema {
     /// A deferred action.
     pub fn deferred() -> LeafSchema {
         LeafSchema::of(Kind::Deferred)
+    }
+
+    /// A Spore decider's Decide function (a score).
+    pub fn decide() -> LeafSchema {
+        LeafSchema::of(Kind::Decide)
     }
 
     /// The same schema with one more (required) parameter.

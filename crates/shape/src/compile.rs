@@ -20,7 +20,7 @@ use crate::ids::NodeId;
 use crate::item::{
     FLAG_PERSISTENT, MAX_ITEMS, MAX_LEAF_PARAMS, MAX_PARAM_WORDS, ParamRange, ShapeItem,
 };
-use crate::kinds::{Kind, KindParamType, LEAF_KINDS, Layout, MAX_CHILDREN};
+use crate::kinds::{Kind, KindParamType, LEAF_KINDS, Layout, MAX_CHILDREN, POLICIES, decider_param};
 use crate::params::{Encoded, Mismatch, ParamSpec, ParamType, ParamValue, encode};
 use crate::script::{self, ScriptError, ScriptType};
 use crate::shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};
@@ -192,6 +192,14 @@ pub enum Unbuildable {
         /// The node's kind.
         kind: Kind,
     },
+    /// A Spore kind (`Group`, `Decider`, `Decide`) out of its place, or its
+    /// children out of theirs.
+    Misplaced {
+        /// The node's kind.
+        kind: Kind,
+        /// The rule broken.
+        rule: &'static str,
+    },
     /// The compiled parts failed validation (a compiler bug if it happens).
     Invalid(ValidationError),
 }
@@ -330,6 +338,7 @@ impl fmt::Display for Unbuildable {
                 "this {kind} can keep running, but it is inside a Monitor, whose query must finish \
                  in the tick it starts: use conditions, scripts and composites of them"
             ),
+            Unbuildable::Misplaced { kind, rule } => write!(f, "this {kind} is out of place: {rule}"),
             Unbuildable::Invalid(e) => write!(f, "compiled shape is invalid: {e}"),
         }
     }
@@ -638,6 +647,49 @@ impl<'t> Compiler<'t, '_> {
         if self.monitors > 0 && !kind.fits_in_monitor() {
             self.report(node, position, None, Unbuildable::RunsInMonitor { kind });
         }
+        if let Some(rule) = kind.misplaced_in(self.stack.last().map(|f| f.kind)) {
+            self.report(node, position, None, Unbuildable::Misplaced { kind, rule });
+        }
+    }
+
+    /// The kind a child description compiles to, if known.
+    fn kind_of(&self, node: &Node) -> Option<Kind> {
+        match &node.what {
+            What::Decider { kind, .. } => Some(*kind),
+            What::Leaf { leaf, .. } => self
+                .catalog
+                .leaf(leaf)
+                .map(|s| if s.scope { Kind::Scope } else { s.kind }),
+        }
+    }
+
+    /// Checks the children of a Spore `Group` or `Decider` (see
+    /// [`Kind::misplaced_children`]), and that a delegating decider's child
+    /// is a group.
+    fn check_spore_children(&mut self, frame: &Frame<'t>) {
+        let Some(kinds) = frame
+            .node
+            .children
+            .iter()
+            .map(|c| self.kind_of(c))
+            .collect::<Option<Vec<Kind>>>()
+        else {
+            return;
+        };
+        let kind = frame.kind;
+        let mut rule = kind.misplaced_children(&kinds);
+        let words = &self.parts.params[frame.params.range()];
+        if rule.is_none()
+            && kind == Kind::Decider
+            && words.get(decider_param::DELEGATE).is_some_and(|&w| w != 0)
+            && kinds.last() != Some(&Kind::Group)
+        {
+            rule = Some("a Decider that delegates its Decide needs a Group to run");
+        }
+        if let Some(rule) = rule {
+            let what = Unbuildable::Misplaced { kind, rule };
+            self.report(frame.node, frame.position, None, what);
+        }
     }
 
     /// Opens the sub-stream of a decider or configured node, after checking
@@ -702,6 +754,10 @@ impl<'t> Compiler<'t, '_> {
             let spec = ParamSpec::new(p.name, p.ty.written_as(&self.parts.events, &timestamps));
             schema.params.push(match (p.default, p.ty) {
                 (Some(d), KindParamType::Flag) => spec.default(ParamValue::Bool(d != 0)),
+                (Some(d), KindParamType::Duration) => spec.default(ParamValue::Duration(d as f64)),
+                (Some(d), KindParamType::Policy) => {
+                    spec.default(ParamValue::Str(POLICIES[d as usize].into()))
+                }
                 (Some(d), _) => spec.default(ParamValue::Int(d)),
                 (None, _) => spec,
             });
@@ -1012,8 +1068,10 @@ impl<'t> Compiler<'t, '_> {
             (_, kind) if !kind.is_leaf() => Some("a leaf"),
             (Expect::Any, _)
             | (Expect::Condition, Kind::Condition)
-            | (Expect::Action, Kind::Action | Kind::Deferred) => None,
+            | (Expect::Action, Kind::Action | Kind::Deferred)
+            | (Expect::Decide, Kind::Decide) => None,
             (Expect::Condition, _) => Some("a condition"),
+            (Expect::Decide, _) => Some("a Decide function"),
             (Expect::Action, _) => Some("an action"),
         };
         if let Some(expected) = expected {
@@ -1155,6 +1213,9 @@ impl<'t> Compiler<'t, '_> {
         let end = self.parts.items.len() as u32;
         self.stored -= u32::from(kind == Kind::StoredState);
         self.monitors -= u32::from(kind == Kind::Monitor);
+        if matches!(kind, Kind::Group | Kind::Decider) {
+            self.check_spore_children(&frame);
+        }
         if kind.layout() == Layout::Configured {
             self.parts.items[frame.item as usize] = ShapeItem::configured(kind, end, frame.params);
             return;

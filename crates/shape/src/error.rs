@@ -86,6 +86,12 @@ pub enum Invalid {
         /// The `StoredState` item.
         stored: u32,
     },
+    /// A Spore kind out of its place, or a Spore kind's children out of
+    /// theirs (see `Kind::misplaced_in`, `Kind::misplaced_children`).
+    Misplaced {
+        /// The rule broken.
+        rule: &'static str,
+    },
     /// A node that can end a tick running inside a `Monitor`, whose query
     /// must finish in the tick it starts.
     RunsInMonitor {
@@ -252,6 +258,7 @@ impl fmt::Display for Invalid {
                 "a reactive composite inside the StoredState at item {stored}; \
                  stored-state sub-trees use Sequence and Selector, which keep their place"
             ),
+            Invalid::Misplaced { rule } => f.write_str(rule),
             Invalid::RunsInMonitor { monitor } => write!(
                 f,
                 "this node can keep running, but it is inside the Monitor at item {monitor}, \

@@ -61,6 +61,56 @@ pub enum KindParamType {
     /// An agent: an int input (a blackboard field or a literal); the
     /// default, -1, is the agent itself.
     Agent,
+    /// A Spore group's policy: one of [`POLICIES`], written by name, stored
+    /// as its index.
+    Policy,
+    /// A bit mask (a `u32`), written as an integer.
+    Mask,
+}
+
+/// The policies of a [`Kind::Group`], by name, in the order of their words.
+pub const POLICIES: [&str; 5] = ["prioritized", "sequential", "random", "shuffle", "scored"];
+
+/// How a Spore [`Kind::Group`] chooses among its deciders (its `policy`
+/// parameter; the word is the discriminant, the name in [`POLICIES`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum GroupPolicy {
+    /// The first that accepts; earlier deciders may take over every tick.
+    Prioritized = 0,
+    /// The first that accepts after the one that ended.
+    Sequential = 1,
+    /// One that accepts, weighted by its score, from the agent's stream.
+    Random = 2,
+    /// One that accepts and has not been chosen this round.
+    Shuffle = 3,
+    /// The highest score; ties to the earlier.
+    Scored = 4,
+}
+
+impl GroupPolicy {
+    /// The policy a parameter word holds.
+    pub const fn from_word(word: u64) -> Option<GroupPolicy> {
+        Some(match word {
+            0 => GroupPolicy::Prioritized,
+            1 => GroupPolicy::Sequential,
+            2 => GroupPolicy::Random,
+            3 => GroupPolicy::Shuffle,
+            4 => GroupPolicy::Scored,
+            _ => return None,
+        })
+    }
+
+    /// Its name in tree files.
+    pub const fn name(self) -> &'static str {
+        POLICIES[self as usize]
+    }
+
+    /// Whether it draws from the agent's random stream (and so owns a
+    /// persistent slot).
+    pub const fn draws(self) -> bool {
+        matches!(self, GroupPolicy::Random | GroupPolicy::Shuffle)
+    }
 }
 
 impl KindParamType {
@@ -79,6 +129,8 @@ impl KindParamType {
             KindParamType::Event => ParamType::Enum(events.into()),
             KindParamType::Timestamp => ParamType::Enum(timestamps.into()),
             KindParamType::Agent => ParamType::Input(FieldType::Int),
+            KindParamType::Policy => ParamType::enumeration(&POLICIES),
+            KindParamType::Mask => ParamType::Int,
         }
     }
 
@@ -104,6 +156,8 @@ impl KindParamType {
             KindParamType::Event => "event",
             KindParamType::Timestamp => "timestamp",
             KindParamType::Agent => "input agent",
+            KindParamType::Policy => "policy",
+            KindParamType::Mask => "mask",
         }
     }
 }
@@ -146,6 +200,14 @@ const fn flag(name: &'static str) -> KindParam {
 
 const fn duration(name: &'static str) -> KindParam {
     param(name, KindParamType::Duration)
+}
+
+const fn mask(name: &'static str) -> KindParam {
+    KindParam {
+        name,
+        ty: KindParamType::Mask,
+        default: Some(0),
+    }
 }
 
 const HOOK: KindParam = param("hook", KindParamType::Hook);
@@ -337,10 +399,50 @@ node_kinds! {
     /// after a failure it is tested again before the tree on every tick while
     /// a later branch runs, and its success interrupts and resets the tree.
     29 => Monitor: Decider children(1, 1) fields("", "") params[];
+    /// A Spore decider's Decide function: asked by its group, it returns a
+    /// score (the decider accepts above 0) and may fill the decider block
+    /// handed to the behavior. Only the first child of a `Decider`.
+    30 => Decide: Leaf children(0, 0) fields("", "") params[];
+    /// A Spore group decider: chooses one of its `Decider` children by its
+    /// policy and runs it until it ends or (prioritized) an earlier one
+    /// accepts; redecides without a child that ended; may start with a
+    /// group behavior (an immediate action).
+    31 => Group: Configured children(1, MAX_GROUP_CHILDREN) fields("", "")
+        params[KindParam { name: "policy", ty: KindParamType::Policy, default: Some(0) }, count("redecide_limit", 8)];
+    /// A Spore decider in a group: its preconditions (a timer, decision and
+    /// stimuli flags) and optional first child `Decide` say whether it
+    /// accepts; its last child is what it runs.
+    32 => Decider: Configured children(1, 2) fields("", "")
+        params[KindParam { name: "every", ty: KindParamType::Duration, default: Some(0) },
+            mask("decision_all"), mask("decision_any"), mask("decision_none"),
+            mask("stimuli_all"), mask("stimuli_any"), mask("stimuli_none"),
+            flag("redecide"), flag("delegate")];
+}
+
+/// The most `Decider` children a [`Kind::Group`] may have: a group's masks
+/// and shuffle rounds are `u32` bit sets.
+pub const MAX_GROUP_DECIDERS: u32 = 32;
+
+/// The most children of a [`Kind::Group`]: its group behavior and its
+/// deciders.
+pub const MAX_GROUP_CHILDREN: u32 = MAX_GROUP_DECIDERS + 1;
+
+/// The parameter words of a [`Kind::Decider`], by position.
+pub mod decider_param {
+    /// `every`: seconds (f64 bits).
+    pub const EVERY: usize = 0;
+    /// `decision_all`, `decision_any`, `decision_none`.
+    pub const DECISION: usize = 1;
+    /// `stimuli_all`, `stimuli_any`, `stimuli_none`.
+    pub const STIMULI: usize = 4;
+    /// `redecide`.
+    pub const REDECIDE: usize = 7;
+    /// `delegate`.
+    pub const DELEGATE: usize = 8;
 }
 
 /// The number of leaf kinds: imports are kept in one table per leaf kind.
-pub const LEAF_KINDS: usize = 3;
+pub const LEAF_KINDS: usize = 4;
 
 /// Bit `t` is set when tag `t` is a leaf kind's; tags of no kind are clear.
 pub const LEAF_TAGS: u128 = {
@@ -379,7 +481,10 @@ impl Kind {
     /// time.
     #[inline]
     pub const fn is_dynamic(self) -> bool {
-        matches!(self, Kind::Concurrent | Kind::Repeat | Kind::Monitor)
+        matches!(
+            self,
+            Kind::Concurrent | Kind::Repeat | Kind::Monitor | Kind::Group
+        )
             || (matches!(self.layout(), Layout::Configured)
                 && self.children().1 > 0
                 && !self.is_gate())
@@ -398,7 +503,7 @@ impl Kind {
     /// entry) and `StoredState` (which only marks its sub-tree).
     #[inline]
     pub const fn passes_through(self) -> bool {
-        self.is_gate() || matches!(self, Kind::StoredState)
+        self.is_gate() || matches!(self, Kind::StoredState | Kind::Decider)
     }
 
     /// True for the kinds a `Monitor`'s query may hold: none whose tick can
@@ -418,6 +523,63 @@ impl Kind {
                 | Kind::LoopUntilSuccess
                 | Kind::Monitor
         )
+    }
+
+    /// Whether a configured node of this kind with parameter words `words`
+    /// owns a persistent slot: a `Cooldown` (its time), a `random` or
+    /// `shuffle` `Group` (its random stream or round), a `Decider` with a
+    /// timer (when it was last asked).
+    pub fn owns_slot(self, words: &[u64]) -> bool {
+        match self {
+            Kind::Cooldown => true,
+            Kind::Group => words
+                .first()
+                .and_then(|&w| GroupPolicy::from_word(w))
+                .is_some_and(GroupPolicy::draws),
+            Kind::Decider => words
+                .get(decider_param::EVERY)
+                .is_some_and(|&w| f64::from_bits(w) > 0.0),
+            _ => false,
+        }
+    }
+
+    /// Why a node of this kind cannot be a child of `parent` (`None` for
+    /// the root), if it cannot: Spore's kinds stand only in their places.
+    pub const fn misplaced_in(self, parent: Option<Kind>) -> Option<&'static str> {
+        match (self, parent) {
+            (Kind::Decider, Some(Kind::Group)) | (Kind::Decide, Some(Kind::Decider)) => None,
+            (Kind::Decider, _) => Some("a Decider stands only in a Group"),
+            (Kind::Decide, _) => Some("a Decide leaf stands only first in a Decider"),
+            _ => None,
+        }
+    }
+
+    /// Why `children`, in order, cannot be the children of a node of this
+    /// kind, if they cannot (Spore's structure; counts are checked against
+    /// [`Kind::children`] besides).
+    pub fn misplaced_children(self, children: &[Kind]) -> Option<&'static str> {
+        match self {
+            Kind::Group => {
+                let deciders = match children {
+                    [Kind::Action, rest @ ..] => rest,
+                    all => all,
+                };
+                if deciders.is_empty() {
+                    Some("a Group needs at least one Decider")
+                } else if deciders.iter().any(|&k| k != Kind::Decider) {
+                    Some("a Group's children are Deciders, after an optional group behavior (an immediate action) first")
+                } else if deciders.len() > MAX_GROUP_DECIDERS as usize {
+                    Some("a Group has at most 32 Deciders")
+                } else {
+                    None
+                }
+            }
+            Kind::Decider => match children {
+                [Kind::Decide, run] | [run] if *run != Kind::Decide => None,
+                _ => Some("a Decider has one child to run, after an optional Decide leaf first"),
+            },
+            _ => None,
+        }
     }
 
     /// The memory version of a reactive composite (what it compiles to under
@@ -451,7 +613,8 @@ impl Kind {
     }
 
     /// The leaf kinds, by import-table slot.
-    pub const LEAVES: [Kind; LEAF_KINDS] = [Kind::Condition, Kind::Action, Kind::Deferred];
+    pub const LEAVES: [Kind; LEAF_KINDS] =
+        [Kind::Condition, Kind::Action, Kind::Deferred, Kind::Decide];
 
     /// Looks a kind up by its name.
     pub fn from_name(name: &str) -> Option<Kind> {
@@ -499,7 +662,8 @@ mod tests {
                 Kind::Scope,
                 Kind::ScriptWrapper,
                 Kind::Repeat,
-                Kind::Monitor
+                Kind::Monitor,
+                Kind::Group
             ]
         );
         // Dense, and `ALL` in tag order: every tag below the number of kinds

@@ -82,7 +82,8 @@ pub use item::{
     ShapeItem,
 };
 pub use kinds::{
-    Kind, KindParam, KindParamType, LEAF_KINDS, LEAF_TAGS, Layout, MAX_CHILDREN, SELF_AGENT,
+    GroupPolicy, Kind, KindParam, KindParamType, LEAF_KINDS, LEAF_TAGS, Layout, MAX_CHILDREN,
+    MAX_GROUP_DECIDERS, POLICIES, SELF_AGENT, decider_param,
     is_leaf_tag,
 };
 pub use params::{FieldDecl, FieldType, ParamSpec, ParamType, ParamValue};

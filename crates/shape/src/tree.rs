@@ -56,6 +56,7 @@ pub(crate) enum Expect {
     Any,
     Condition,
     Action,
+    Decide,
 }
 
 /// How many children of a [`concurrent`] decider must succeed (or fail).
@@ -88,7 +89,7 @@ impl Default for Policy {
     }
 }
 
-fn decider(kind: Kind, children: impl IntoIterator<Item = Node>) -> Node {
+fn decider_node(kind: Kind, children: impl IntoIterator<Item = Node>) -> Node {
     Node {
         what: What::Decider {
             kind,
@@ -118,65 +119,100 @@ fn leaf_ref(name: &str, expect: Expect) -> Node {
 
 /// A [`Kind::Sequence`]: children in order, resuming at the running one.
 pub fn sequence(children: impl IntoIterator<Item = Node>) -> Node {
-    decider(Kind::Sequence, children)
+    decider_node(Kind::Sequence, children)
 }
 
 /// A [`Kind::PrioritySelector`]: the first child that runs or succeeds wins,
 /// re-decided from the first child on every tick.
 pub fn priority(children: impl IntoIterator<Item = Node>) -> Node {
-    decider(Kind::PrioritySelector, children)
+    decider_node(Kind::PrioritySelector, children)
 }
 
 /// A [`Kind::Concurrent`] with the default [`Policy`] (succeed when all
 /// succeed, fail on the first failure); see [`Node::policy`].
 pub fn concurrent(children: impl IntoIterator<Item = Node>) -> Node {
-    decider(Kind::Concurrent, children)
+    decider_node(Kind::Concurrent, children)
 }
 
 /// A [`Kind::Selector`]: the first child that succeeds wins; a running child
 /// is resumed on the next tick without trying the children before it again.
 pub fn selector(children: impl IntoIterator<Item = Node>) -> Node {
-    decider(Kind::Selector, children)
+    decider_node(Kind::Selector, children)
 }
 
 /// A [`Kind::ReactiveSequence`]: children in order from the first on every
 /// tick; an earlier child's failure cancels a running later one.
 pub fn reactive_sequence(children: impl IntoIterator<Item = Node>) -> Node {
-    decider(Kind::ReactiveSequence, children)
+    decider_node(Kind::ReactiveSequence, children)
 }
 
 /// An [`Kind::Inverter`]: its child's success fails it, and failure succeeds it.
 pub fn inverter(child: Node) -> Node {
-    decider(Kind::Inverter, [child])
+    decider_node(Kind::Inverter, [child])
 }
 
 /// A [`Kind::ForceSuccess`]: succeeds when its child finishes, either way.
 pub fn force_success(child: Node) -> Node {
-    decider(Kind::ForceSuccess, [child])
+    decider_node(Kind::ForceSuccess, [child])
 }
 
 /// A [`Kind::ForceFailure`]: fails when its child finishes, either way.
 pub fn force_failure(child: Node) -> Node {
-    decider(Kind::ForceFailure, [child])
+    decider_node(Kind::ForceFailure, [child])
 }
 
 /// A [`Kind::StoredState`]: its sub-tree is evaluated with stored state; a
 /// node that completed is not ticked again until `child` completes.
 pub fn stored_state(child: Node) -> Node {
-    decider(Kind::StoredState, [child])
+    decider_node(Kind::StoredState, [child])
 }
 
 /// A [`Kind::Repeat`]: `child` runs again on every tick its parent runs,
 /// even where the parent would resume past it.
 pub fn repeat(child: Node) -> Node {
-    decider(Kind::Repeat, [child])
+    decider_node(Kind::Repeat, [child])
 }
 
 /// A [`Kind::Monitor`]: `query` (which finishes at once) is tested before
 /// the tree on every tick while a later branch runs; its success interrupts
 /// and resets the tree.
 pub fn monitor(query: Node) -> Node {
-    decider(Kind::Monitor, [query])
+    decider_node(Kind::Monitor, [query])
+}
+
+/// A Spore [`Kind::Group`] choosing among its `deciders` by `policy` (one of
+/// [`crate::POLICIES`]: `"prioritized"`, `"sequential"`, `"random"`,
+/// `"shuffle"`, `"scored"`); [`group_with_behavior`] gives it a group
+/// behavior.
+pub fn group(policy: &str, deciders: impl IntoIterator<Item = Node>) -> Node {
+    decider_node(Kind::Group, deciders).arg("policy", policy)
+}
+
+/// A Spore [`Kind::Group`] whose group behavior `behavior` (an immediate
+/// action) runs while the group does.
+pub fn group_with_behavior(
+    policy: &str,
+    behavior: Node,
+    deciders: impl IntoIterator<Item = Node>,
+) -> Node {
+    decider_node(Kind::Group, std::iter::once(behavior).chain(deciders)).arg("policy", policy)
+}
+
+/// A Spore [`Kind::Decider`] running `child`, with no Decide (it accepts
+/// with a score of 1.0 when its preconditions pass). Set preconditions with
+/// [`Node::arg`] (`every`, `decision_any`, `stimuli_all`, ...).
+pub fn decider(child: Node) -> Node {
+    decider_node(Kind::Decider, [child])
+}
+
+/// A Spore [`Kind::Decider`] whose Decide is the [`decide`] leaf `decide`.
+pub fn decider_with(decide: Node, child: Node) -> Node {
+    decider_node(Kind::Decider, [decide, child])
+}
+
+/// A [`Kind::Decide`] leaf registered under `name` (a score function).
+pub fn decide(name: &str) -> Node {
+    leaf_ref(name, Expect::Decide)
 }
 
 /// A decider of any kind with `children` (for loaders that map names to
@@ -186,7 +222,7 @@ pub fn monitor(query: Node) -> Node {
 /// If `kind` is a leaf kind.
 pub fn decider_of(kind: Kind, children: impl IntoIterator<Item = Node>) -> Node {
     assert!(kind.is_decider(), "{kind} is not a decider");
-    decider(kind, children)
+    decider_node(kind, children)
 }
 
 /// A condition leaf registered under `name`.

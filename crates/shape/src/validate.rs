@@ -10,7 +10,7 @@ use crate::capacity::CapacitySpec;
 use crate::error::{Invalid, ValidationError};
 use crate::ids::NodeIdx;
 use crate::item::{FLAG_PERSISTENT, KNOWN_FLAGS, MAX_ITEMS, MAX_PARAM_WORDS, ShapeItem};
-use crate::kinds::{Kind, KindParamType, Layout};
+use crate::kinds::{Kind, KindParamType, Layout, POLICIES, decider_param};
 use crate::params::{FIELD_REF, FieldType, ParamType};
 use crate::script::{self, ScriptType};
 use crate::shape::{Import, Limits, ShapeParts};
@@ -52,12 +52,33 @@ struct Open {
     /// being it), if any.
     stored: Option<u32>,
     monitor: Option<u32>,
+    /// A Spore group's or decider's children's kinds, in order (empty for
+    /// other kinds).
+    kinds: Vec<Kind>,
+    /// A Spore decider's `delegate`.
+    delegates: bool,
 }
 
 impl Open {
-    fn add_child(&mut self, child: Bound) {
+    fn add_child(&mut self, child: Bound, kind: Kind) {
         self.children += 1;
+        if matches!(self.kind, Kind::Group | Kind::Decider) {
+            self.kinds.push(kind);
+        }
         let acc = &mut self.acc;
+        if self.kind == Kind::Group && self.children == 1 && kind == Kind::Action {
+            // A group behavior runs beside the active decider's work.
+            acc.actions += child.actions;
+            return;
+        }
+        if self.kind == Kind::Group && self.kinds.first() == Some(&Kind::Action) {
+            // The deciders after a group behavior: one runs at a time.
+            let behavior = 1;
+            acc.deciders = acc.deciders.max(child.deciders);
+            acc.actions = acc.actions.max(child.actions + behavior);
+            acc.deferred = acc.deferred.max(child.deferred);
+            return;
+        }
         if self.kind == Kind::Concurrent {
             // A finished child leaves a completion mark instead of its states.
             acc.deciders += child.deciders.max(1);
@@ -138,6 +159,22 @@ impl Open {
             | Kind::StoredState
             | Kind::Repeat
             | Kind::Monitor => {}
+            // Its active decider.
+            Kind::Group => {
+                if let Some(rule) = self.kind.misplaced_children(&self.kinds) {
+                    return Err(err(Invalid::Misplaced { rule }));
+                }
+                bound.deciders += 1;
+            }
+            Kind::Decider => {
+                if let Some(rule) = self.kind.misplaced_children(&self.kinds) {
+                    return Err(err(Invalid::Misplaced { rule }));
+                }
+                if self.delegates && self.kinds.last() != Some(&Kind::Group) {
+                    let rule = "a Decider that delegates its Decide needs a Group to run";
+                    return Err(err(Invalid::Misplaced { rule }));
+                }
+            }
             Kind::Concurrent => {
                 let succeed = u32::from(self.item.a());
                 if !(1..=n).contains(&succeed) {
@@ -160,7 +197,7 @@ impl Open {
                     }));
                 }
             }
-            Kind::Condition | Kind::Action | Kind::Deferred => {
+            Kind::Condition | Kind::Action | Kind::Deferred | Kind::Decide => {
                 unreachable!("only deciders are opened")
             }
         }
@@ -262,6 +299,9 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
         {
             return Err(err(Invalid::ReactiveInStoredState { stored }));
         }
+        if let Some(rule) = kind.misplaced_in(parent.map(|p| p.kind)) {
+            return Err(err(Invalid::Misplaced { rule }));
+        }
         match kind.layout() {
             Layout::Decider | Layout::Configured => {
                 let end = item.end();
@@ -282,7 +322,9 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
                     }
                     _ => {}
                 }
-                if kind == Kind::Cooldown {
+                if kind.layout() == Layout::Configured
+                    && kind.owns_slot(&parts.params[item.params().range()])
+                {
                     persistent.push(NodeIdx::new(i));
                 }
                 if kind == Kind::SendEvent {
@@ -311,6 +353,11 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
                     repeats: false,
                     stored: (kind == Kind::StoredState).then_some(i).or(stored),
                     monitor: (kind == Kind::Monitor).then_some(i).or(monitor),
+                    kinds: Vec::new(),
+                    delegates: kind == Kind::Decider
+                        && parts.params[item.params().range()]
+                            .get(decider_param::DELEGATE)
+                            .is_some_and(|&w| w != 0),
                 });
                 spec.guard_depth = spec.guard_depth.max(stack.len() as u32);
             }
@@ -320,7 +367,7 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
                     persistent.push(NodeIdx::new(i));
                 }
                 match stack.last_mut() {
-                    Some(parent) => parent.add_child(bound),
+                    Some(parent) => parent.add_child(bound, kind),
                     None => root = bound,
                 }
             }
@@ -350,7 +397,7 @@ fn close_top(stack: &mut Vec<Open>, root: &mut Bound) -> Result<(), ValidationEr
     };
     let bound = open.close()?;
     match stack.last_mut() {
-        Some(parent) => parent.add_child(bound),
+        Some(parent) => parent.add_child(bound, open.kind),
         None => *root = bound,
     }
     Ok(())
@@ -517,6 +564,8 @@ fn bad_kind_word(
     let index = usize::try_from(word).unwrap_or(usize::MAX);
     match ty {
         KindParamType::Count | KindParamType::Hook => bad_word(&ParamType::Count, word, parts),
+        KindParamType::Mask => (word > u64::from(u32::MAX)).then_some("is not a 32-bit mask"),
+        KindParamType::Policy => (index >= POLICIES.len()).then_some("is not a policy"),
         KindParamType::Duration => bad_word(&ParamType::Duration, word, parts),
         KindParamType::Flag => bad_word(&ParamType::Bool, word, parts),
         KindParamType::Agent => bad_word(&ParamType::Input(FieldType::Int), word, parts),

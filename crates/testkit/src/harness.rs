@@ -259,6 +259,7 @@ fn short_request(r: &Request) -> String {
         RequestKind::Event { event, to } => {
             format!("send {} to {to} from {}", event_name(event), r.node)
         }
+        RequestKind::RedecideLimit => format!("redecide limit of {}", r.node),
     }
 }
 
@@ -345,6 +346,8 @@ impl Agent {
                 RequestKind::Cancel => self.launched.remove(&r.node),
                 // Routed by the run, not run by a game system.
                 RequestKind::Event { .. } => false,
+                // Reported to the game, which runs nothing for it.
+                RequestKind::RedecideLimit => false,
             };
         }
     }

@@ -2196,6 +2196,7 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
         Kind::Condition => RefNode::condition(at),
         Kind::Action => RefNode::action(at, item.flags() & FLAG_PERSISTENT != 0),
         Kind::Deferred => RefNode::deferred(at, ActionId(item.import())),
+        Kind::Decide | Kind::Group | Kind::Decider => todo!("Spore deciders in the reference"),
     }
 }
 

@@ -59,6 +59,19 @@ pub type ConditionFn<B> = fn(&B, &Args<'_>) -> bool;
 /// abandoned while running.
 pub type ActionFn<B> = fn(&mut B, &mut Call<'_>) -> Status;
 
+/// A Spore decider's Decide function: it looks at the blackboard (and the
+/// agent's stimuli, through [`DecideCall::stimulus`]) and returns a score;
+/// its decider accepts when the score is above 0. It may fill the decider
+/// block ([`DecideCall::set_block`]) that its behavior starts with. A
+/// decide should not change the agent: its decider may not be chosen.
+pub type DecideFn<B> = fn(&B, &mut DecideCall<'_>) -> f32;
+
+/// The application's decision flags of an agent: Spore's `DecisionFlags`,
+/// which deciders' preconditions test (`decision_all`, `decision_any`,
+/// `decision_none`). Read from the blackboard whenever a decider with
+/// decision-flag preconditions is asked.
+pub type DecisionFlagsFn<B> = fn(&B) -> u32;
+
 /// What every leaf call gets besides the blackboard: its parameters and
 /// where and when it runs.
 #[derive(Clone, Copy, Debug)]
@@ -300,6 +313,46 @@ impl<'a> Deref for Call<'a> {
     }
 }
 
+/// One call of a [`DecideFn`]: [`Args`], the agent's stimuli and the
+/// decider block.
+#[derive(Debug)]
+pub struct DecideCall<'a> {
+    pub(crate) args: &'a Args<'a>,
+    /// The agent's stimuli words: per stimulus, its expiry (f32 bits) and
+    /// its datum.
+    pub(crate) stimuli: &'a [u32],
+    pub(crate) block: u32,
+}
+
+impl<'a> DecideCall<'a> {
+    /// The datum of the agent's stimulus `stimulus` (its index in the tree's
+    /// declared stimuli), if it is active at this tick's time.
+    pub fn stimulus(&self, stimulus: usize) -> Option<u32> {
+        let expiry = *self.stimuli.get(2 * stimulus)?;
+        let datum = *self.stimuli.get(2 * stimulus + 1)?;
+        (self.args.frame.time < f64::from(f32::from_bits(expiry))).then_some(datum)
+    }
+
+    /// The decider block so far (0 when the Decide is called).
+    pub fn block(&self) -> u32 {
+        self.block
+    }
+
+    /// Sets the decider block: if this decider is chosen and runs an
+    /// immediate action, the action starts with the block as its state.
+    pub fn set_block(&mut self, block: u32) {
+        self.block = block;
+    }
+}
+
+impl<'a> Deref for DecideCall<'a> {
+    type Target = Args<'a>;
+    #[inline]
+    fn deref(&self) -> &Args<'a> {
+        self.args
+    }
+}
+
 /// An event an application sends to an agent's running actions, by index
 /// in the leaf table's event names (see [`Leaves::event`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -479,6 +532,7 @@ pub(crate) enum LeafFn<B> {
     Condition(ConditionFn<B>),
     Action(ActionFn<B>),
     Deferred,
+    Decide(DecideFn<B>),
 }
 
 impl<B> Clone for LeafFn<B> {
@@ -504,6 +558,8 @@ pub struct Leaves<B> {
     events: Vec<Box<str>>,
     /// How scripts reach the blackboard's fields.
     access: Option<FieldAccess<B>>,
+    /// The agents' decision flags.
+    decision_flags: Option<DecisionFlagsFn<B>>,
 }
 
 impl<B> Default for Leaves<B> {
@@ -513,6 +569,7 @@ impl<B> Default for Leaves<B> {
             fields: Vec::new(),
             events: Vec::new(),
             access: None,
+            decision_flags: None,
         }
     }
 }
@@ -636,6 +693,28 @@ impl<B> Leaves<B> {
     /// If `name` is empty or already registered.
     pub fn scope<T: ScopeHooks<B>>(&mut self, name: &str) -> Registered<'_, B> {
         self.register(name, LeafSchema::scope(), LeafFn::Action(run_scope::<B, T>))
+    }
+
+    /// Registers a Spore Decide function under `name`: trees use it as the
+    /// first child of a `Decider`.
+    ///
+    /// # Panics
+    /// If `name` is empty or already registered.
+    pub fn decide(&mut self, name: &str, f: DecideFn<B>) -> Registered<'_, B> {
+        self.register(name, LeafSchema::decide(), LeafFn::Decide(f))
+    }
+
+    /// Sets how an agent's decision flags are read from its blackboard
+    /// (Spore's `DecisionFlags`, tested by deciders' preconditions). Without
+    /// it, every agent's decision flags are 0.
+    pub fn decision_flags(&mut self, f: DecisionFlagsFn<B>) -> &mut Leaves<B> {
+        self.decision_flags = Some(f);
+        self
+    }
+
+    /// How agents' decision flags are read, if set.
+    pub fn decision_flags_fn(&self) -> Option<DecisionFlagsFn<B>> {
+        self.decision_flags
     }
 
     /// The event named `name`, declared on first use. Events are numbered

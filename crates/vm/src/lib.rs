@@ -77,10 +77,10 @@ pub use actor::{
 };
 pub use blackboard::{Blackboard, FieldId, FieldValue, Value};
 pub use frame::Frame;
-pub use interpreter::Interpreter;
+pub use interpreter::{Interpreter, random_draw};
 pub use leaves::{
-    ActionFn, Args, Behavior, Call, ConditionFn, Ending, EventFn, EventId, Input, Leaves,
-    Registered, ScopeHooks,
+    ActionFn, Args, Behavior, Call, ConditionFn, DecideCall, DecideFn, DecisionFlagsFn, Ending,
+    EventFn, EventId, Input, Leaves, Registered, ScopeHooks,
 };
 pub use program::{LinkError, Program};
 pub use request::{AgentId, Completion, Outcome, Request, RequestKind};

@@ -4,7 +4,8 @@ use crate::blackboard::Value;
 use crate::flow::Flow;
 use crate::frame::Frame;
 use crate::leaves::{
-    ActionFn, Args, Call, ConditionFn, Ending, EventFn, EventId, Input, LeafFn, Leaves, scope_call,
+    ActionFn, Args, Call, ConditionFn, DecideFn, DecisionFlagsFn, Ending, EventFn, EventId, Input,
+    LeafFn, Leaves, scope_call,
 };
 use crate::request::AgentId;
 use crate::script::{Fault, FieldAccess, ScriptValue};
@@ -23,6 +24,10 @@ pub struct Program<B> {
     pub(crate) flow: Arc<Flow>,
     pub(crate) conditions: Box<[ConditionFn<B>]>,
     pub(crate) actions: Box<[ActionFn<B>]>,
+    /// Spore deciders' Decide functions, by import.
+    pub(crate) decides: Box<[DecideFn<B>]>,
+    /// How agents' decision flags are read (see [`Leaves::decision_flags`]).
+    pub(crate) decision_flags: Option<DecisionFlagsFn<B>>,
     /// Per immediate action: its event hook. Empty if no action has one.
     pub(crate) on_event: Box<[Option<EventFn<B>>]>,
     /// Per item: its persistent slot (`u32::MAX` for none), so that a
@@ -43,6 +48,8 @@ impl<B> Clone for Program<B> {
             flow: Arc::clone(&self.flow),
             conditions: self.conditions.clone(),
             actions: self.actions.clone(),
+            decides: self.decides.clone(),
+            decision_flags: self.decision_flags,
             on_event: self.on_event.clone(),
             slots: Arc::clone(&self.slots),
             access: self.access,
@@ -176,6 +183,7 @@ impl<B> Program<B> {
         let shape = shape.into();
         let mut conditions = Vec::new();
         let mut actions = Vec::new();
+        let mut decides = Vec::new();
         let mut on_event = Vec::new();
         for kind in Kind::LEAVES {
             for import in shape.imports(kind) {
@@ -218,6 +226,7 @@ impl<B> Program<B> {
                         on_event.push(leaf.on_event);
                     }
                     LeafFn::Deferred => {}
+                    LeafFn::Decide(f) => decides.push(f),
                 }
             }
         }
@@ -260,6 +269,8 @@ impl<B> Program<B> {
             shape,
             conditions: conditions.into_boxed_slice(),
             actions: actions.into_boxed_slice(),
+            decides: decides.into_boxed_slice(),
+            decision_flags: leaves.decision_flags_fn(),
             on_event: on_event.into_boxed_slice(),
             slots: slots.into(),
             access,

@@ -53,6 +53,11 @@ pub enum RequestKind {
         /// The agent it goes to (the sender, for an event sent to itself).
         to: AgentId,
     },
+    /// The Spore group at `node` chose again more often in one tick than its
+    /// `redecide_limit` allows (a tree that breaks Spore's subset rule): the
+    /// agent's tick stopped, all its running work was cancelled, and it
+    /// idled. The request's `action` is unused.
+    RedecideLimit,
 }
 
 /// A request from one agent's tick to the game system that runs a deferred

@@ -263,7 +263,7 @@ impl Ledger {
         match request.kind {
             RequestKind::Launch => self.start(Work::Deferred, request.node),
             RequestKind::Cancel => self.end(Work::Deferred, request.node, End::Cleaned),
-            RequestKind::Event { .. } => Ok(()),
+            RequestKind::Event { .. } | RequestKind::RedecideLimit => Ok(()),
         }
     }
 

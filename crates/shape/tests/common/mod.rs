@@ -322,6 +322,7 @@ pub fn parts(items: Vec<ShapeItem>) -> ShapeParts {
                 import("count", 0, true),
             ],
             vec![import("launch", 0, false), import("timer", 0, true)],
+            vec![],
         ],
         nodes,
         ..ShapeParts::default()

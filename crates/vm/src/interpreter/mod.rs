@@ -51,7 +51,9 @@ use crate::actor::{
 };
 use crate::flow::{LEAVE_SUCCESS, Link, UP, is_item};
 use crate::frame::Frame;
-use crate::leaves::{ActionFn, Args, Call, ConditionFn, Ending, EventId, scope_call};
+use crate::leaves::{
+    ActionFn, Args, Call, ConditionFn, DecideFn, DecisionFlagsFn, Ending, EventId, scope_call,
+};
 use crate::program::Program;
 use crate::request::{AgentId, Request, RequestKind};
 use crate::script::FieldAccess;
@@ -62,7 +64,10 @@ use treebeard_shape::{
 };
 
 mod memory;
+mod spore;
 mod stored;
+
+pub use spore::random_draw;
 
 /// Reusable scratch for ticking agents.
 #[derive(Debug, Default)]
@@ -80,8 +85,9 @@ struct Buffers {
     persistent_changes: Vec<(u32, u32)>,
     launches: Vec<Pending>,
     cancels: Vec<Pending>,
-    /// Scopes cancelled whose exits wait for their children's clean-up.
-    exits: Vec<u32>,
+    /// Scopes (and group behaviors, with their states) cancelled whose
+    /// exits wait for their children's clean-up.
+    exits: Vec<StateEntry>,
     /// Events sent this tick, for the end of the tick's requests.
     sent: Vec<Sent>,
     /// The agent's variables while a script runs (see `memory`).
@@ -89,6 +95,8 @@ struct Buffers {
     /// The monitors tested this tick, with their queries' statuses (see
     /// `stored`).
     monitored: Vec<(u32, Status)>,
+    /// The group whose redecide limit stopped this tick (see `spore`).
+    aborted: Option<u32>,
 }
 
 /// The next decider and action states, laid out like the entry region of
@@ -260,6 +268,8 @@ impl Interpreter {
             links: program.flow.links(),
             conditions: &program.conditions,
             actions: &program.actions,
+            decides: &program.decides,
+            decision_flags: program.decision_flags,
             slots: &program.slots,
             monitors: program.spec().monitors > 0,
             args: Args {
@@ -413,6 +423,7 @@ impl Buffers {
         self.exits.clear();
         self.sent.clear();
         self.monitored.clear();
+        self.aborted = None;
     }
 
     #[cold]
@@ -436,6 +447,14 @@ impl Buffers {
                 to: s.to,
             },
         }));
+        if let Some(group) = self.aborted.take() {
+            requests.push(Request {
+                agent,
+                node: NodeIdx::new(group),
+                action: ActionId(0),
+                kind: RequestKind::RedecideLimit,
+            });
+        }
         self.cancels.clear();
         self.launches.clear();
         self.sent.clear();
@@ -476,6 +495,8 @@ struct Batch<'r, B, T> {
     links: &'r [Link],
     conditions: &'r [ConditionFn<B>],
     actions: &'r [ActionFn<B>],
+    decides: &'r [DecideFn<B>],
+    decision_flags: Option<DecisionFlagsFn<B>>,
     /// Per item, its persistent slot (see `Program::slots`).
     slots: &'r [u32],
     /// Whether the shape has monitors, tested before the tree.
@@ -626,7 +647,11 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         next.deciders = 0;
         next.actions = 0;
         b.persistent_changes.clear();
-        if !b.cancels.is_empty() || !b.launches.is_empty() || !b.sent.is_empty() {
+        if !b.cancels.is_empty()
+            || !b.launches.is_empty()
+            || !b.sent.is_empty()
+            || b.aborted.is_some()
+        {
             b.emit_requests(agent, requests);
         }
     }
@@ -708,7 +733,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     | Kind::WaitForEvent
                     | Kind::SendEvent
                     | Kind::Repeat
-                    | Kind::Monitor => match self.configured(a, ip, item, kind) {
+                    | Kind::Monitor
+                    | Kind::Group => match self.configured(a, ip, item, kind) {
                         Decision::Descend(child) => ip = child,
                         Decision::Return(status) => break (status, ip),
                     },
@@ -721,6 +747,11 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                         break (self.call_action(a, ip, item, signal, state), ip);
                     }
                     Kind::Deferred => break (self.deferred(a, ip, item), ip),
+                    Kind::Decider => match self.enter_decider(a, ip) {
+                        Decision::Descend(child) => ip = child,
+                        Decision::Return(status) => break (status, ip),
+                    },
+                    Kind::Decide => unreachable!("a Decide leaf is asked by its group, never run"),
                 }
             };
             // Step 2: the item at `at` returned `status`; find the next item.
@@ -786,6 +817,10 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                         continue 'execute;
                     }
                     Decision::Return(left) => {
+                        if self.b.aborted.is_some() {
+                            self.b.guards.clear();
+                            return Status::Failure;
+                        }
                         self.b.guards.pop();
                         if a.next_action < g.end {
                             self.trace.at(g.node);
@@ -977,6 +1012,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         // a decorator whose child runs keeps a decider state.
         let value = match kind {
             Kind::Monitor => return self.enter_monitor(ip, item),
+            Kind::Group => return self.enter_group(a, ip, item),
             Kind::Loop | Kind::LoopUntilSuccess => self.take_action(a, ip).map(StateEntry::value),
             Kind::Scope | Kind::ScriptWrapper => self.take_action(a, ip).map(|_| 1),
             _ => None,
@@ -1111,6 +1147,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                 Decision::Return(status)
             }
             (Kind::Repeat, Status::Success | Status::Failure) => self.repeat_returned(a, g, status),
+            (Kind::Group, _) => self.group_returned(a, status),
             (Kind::Monitor, _) => {
                 if g.after.is_none() {
                     self.b.monitored.push((g.node, status));
@@ -1324,14 +1361,31 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
     /// whoever cancels a range runs the rest at its end.
     #[inline]
     fn run_exits_before(&mut self, a: &mut Agent<'_, B>, limit: u32) {
-        while let Some(&node) = self.b.exits.last() {
-            if self.subtree_end(node) > limit {
+        while let Some(&entry) = self.b.exits.last() {
+            let node = entry.node();
+            let group = self.group_of_behavior(node);
+            if self.subtree_end(group.unwrap_or(node)) > limit {
                 break;
             }
             self.b.exits.pop();
             self.trace.cancel(node);
-            self.close_scope(a, node, Ending::Cancelled);
+            if group.is_some() {
+                let item = self.item(node);
+                self.call_action(a, node, item, Signal::Cancel, entry.value());
+            } else {
+                self.close_scope(a, node, Ending::Cancelled);
+            }
         }
+    }
+
+    /// The group whose group behavior is the action at `node`, if it is one.
+    fn group_of_behavior(&self, node: u32) -> Option<u32> {
+        let parent = self.link(node).parent;
+        (parent != UP
+            && parent + 1 == node
+            && self.item(parent).kind() == Some(Kind::Group)
+            && self.item(node).kind() == Some(Kind::Action))
+        .then_some(parent)
     }
 
     /// The previous tick's state of the action at `ip`, if it has one.
@@ -1513,9 +1567,11 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         let Some(&item) = self.items.get(node as usize) else {
             return;
         };
-        if matches!(item.kind(), Some(Kind::Scope | Kind::ScriptWrapper)) {
+        if matches!(item.kind(), Some(Kind::Scope | Kind::ScriptWrapper))
+            || self.group_of_behavior(node).is_some()
+        {
             // Its exit runs once the work inside it is cleaned up.
-            self.b.exits.push(node);
+            self.b.exits.push(entry);
             return;
         }
         self.trace.cancel(node);
