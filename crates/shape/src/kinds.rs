@@ -476,7 +476,7 @@ impl Kind {
 
     /// True for deciders that take their children's statuses at run time,
     /// through a guard: the concurrent decider, and every configured kind
-    /// with a child but the gates. The others decide by the status and the
+    /// with a child but the gates and `Decider`. The others decide by the status and the
     /// child's position alone, which the VM's flow table resolves ahead of
     /// time.
     #[inline]
@@ -487,7 +487,7 @@ impl Kind {
         )
             || (matches!(self.layout(), Layout::Configured)
                 && self.children().1 > 0
-                && !self.is_gate())
+                && !self.passes_through())
     }
 
     /// True for the gates: configured kinds that test something when they

@@ -240,10 +240,10 @@ fn encoding_follows_the_documented_layout() {
 }
 
 #[test]
-fn header_is_magic_version_three_and_a_zero_word() {
+fn header_is_magic_version_four_and_a_zero_word() {
     let (_, bytes) = sample();
     assert_eq!(&bytes[..8], b"TBSHAPE\0");
-    assert_eq!(get_u32(&bytes, 8), 3);
+    assert_eq!(get_u32(&bytes, 8), 4);
     assert_eq!(get_u32(&bytes, 12), 0);
 }
 
@@ -310,7 +310,7 @@ fn version_two_without_the_declaration_sections_is_refused() {
     let text = decode_err(&old).to_string();
     assert_eq!(
         text,
-        "byte 8: format version 2 is not supported; this build reads version 3"
+        "byte 8: format version 2 is not supported; this build reads version 4"
     );
 }
 
@@ -370,6 +370,7 @@ fn node_table_has_one_entry_per_item_without_a_count() {
     let bytes = Wire::header()
         .u32(1)
         .u64(0x03)
+        .u32(0)
         .u32(0)
         .u32(0)
         .u32(0)

@@ -141,9 +141,9 @@ pub struct Layout {
     /// Parameter words.
     pub params: Vec<u64>,
     /// Offsets of the import counts: Condition, Action, Deferred.
-    pub imports_count_at: [usize; 3],
+    pub imports_count_at: [usize; 4],
     /// The import tables.
-    pub imports: [Vec<ImportAt>; 3],
+    pub imports: [Vec<ImportAt>; 4],
     /// Offset of the node table (it has no count: one entry per item).
     pub nodes_at: usize,
     /// The node entries.
@@ -200,7 +200,7 @@ impl Layout {
 /// follow it (tests read only encodings they made).
 pub fn layout(bytes: &[u8]) -> Layout {
     assert_eq!(&bytes[..8], b"TBSHAPE\0", "magic");
-    assert_eq!(get_u32(bytes, 8), 3, "version");
+    assert_eq!(get_u32(bytes, 8), 4, "version");
     assert_eq!(get_u32(bytes, 12), 0, "reserved");
     let mut r = Walk { bytes, pos: 16 };
     let items_count_at = r.pos;
@@ -209,8 +209,8 @@ pub fn layout(bytes: &[u8]) -> Layout {
     let params_count_at = r.pos;
     let n = r.u32();
     let params = (0..n).map(|_| r.u64()).collect();
-    let mut imports_count_at = [0; 3];
-    let mut imports: [Vec<ImportAt>; 3] = Default::default();
+    let mut imports_count_at = [0; 4];
+    let mut imports: [Vec<ImportAt>; 4] = Default::default();
     for (count_at, table) in imports_count_at.iter_mut().zip(&mut imports) {
         *count_at = r.pos;
         for _ in 0..r.u32() {
@@ -430,9 +430,9 @@ pub struct Wire {
 }
 
 impl Wire {
-    /// The magic, version 3 and the reserved word: the 16-byte header.
+    /// The magic, version 4 and the reserved word: the 16-byte header.
     pub fn header() -> Wire {
-        Wire::version(3)
+        Wire::version(4)
     }
 
     /// The magic, `version` and the reserved word.
@@ -447,9 +447,9 @@ impl Wire {
     }
 
     /// A header, no items (so no node entries), no parameters and no
-    /// imports: up to the string table's count.
+    /// imports (four empty tables): up to the string table's count.
     pub fn up_to_strings() -> Wire {
-        Wire::header().u32(0).u32(0).u32(0).u32(0).u32(0)
+        Wire::header().u32(0).u32(0).u32(0).u32(0).u32(0).u32(0)
     }
 
     /// [`Wire::up_to_strings`] and empty string, file and field tables:
