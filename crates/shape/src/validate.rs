@@ -455,7 +455,7 @@ fn check_leaf(
         }));
     }
     Ok(match kind {
-        Kind::Condition => Bound::default(),
+        Kind::Condition | Kind::Decide => Bound::default(),
         Kind::Action => Bound {
             actions: 1,
             ..Bound::default()
