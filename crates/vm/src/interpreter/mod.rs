@@ -95,7 +95,8 @@ struct Buffers {
     /// The monitors tested this tick, with their queries' statuses (see
     /// `stored`).
     monitored: Vec<(u32, Status)>,
-    /// The group whose redecide limit stopped this tick (see `spore`).
+    /// The group whose redecide limit stopped this tick (see `spore`); it
+    /// is reported in `sent`.
     aborted: Option<u32>,
 }
 
@@ -179,7 +180,12 @@ struct Pending {
     action: u16,
 }
 
-/// An event sent by a `SendEvent` node, waiting for the end of the tick.
+/// The `event` of a [`Sent`] that reports a group's redecide limit (no
+/// event has this index).
+const REDECIDE_LIMIT: u32 = u32::MAX;
+
+/// An event sent by a `SendEvent` node, or a group's redecide limit
+/// (`event` is [`REDECIDE_LIMIT`]), waiting for the end of the tick.
 #[derive(Clone, Copy, Debug)]
 struct Sent {
     node: u32,
@@ -224,7 +230,8 @@ impl Interpreter {
         reserve_total(&mut b.launches, spec.deferred_states as usize);
         reserve_total(&mut b.cancels, spec.deferred_states as usize);
         reserve_total(&mut b.exits, spec.guard_depth as usize);
-        reserve_total(&mut b.sent, spec.events_sent as usize);
+        // One more for a group's redecide limit.
+        reserve_total(&mut b.sent, spec.events_sent as usize + 1);
         reserve_total(&mut b.monitored, spec.monitors as usize);
         if b.vars.len() < spec.variables.div_ceil(32) as usize {
             b.vars.resize(spec.variables.div_ceil(32) as usize, 0);
@@ -442,19 +449,15 @@ impl Buffers {
             agent,
             node: NodeIdx::new(s.node),
             action: ActionId(0),
-            kind: RequestKind::Event {
-                event: EventId(s.event),
-                to: s.to,
+            kind: if s.event == REDECIDE_LIMIT {
+                RequestKind::RedecideLimit
+            } else {
+                RequestKind::Event {
+                    event: EventId(s.event),
+                    to: s.to,
+                }
             },
         }));
-        if let Some(group) = self.aborted.take() {
-            requests.push(Request {
-                agent,
-                node: NodeIdx::new(group),
-                action: ActionId(0),
-                kind: RequestKind::RedecideLimit,
-            });
-        }
         self.cancels.clear();
         self.launches.clear();
         self.sent.clear();
@@ -647,11 +650,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         next.deciders = 0;
         next.actions = 0;
         b.persistent_changes.clear();
-        if !b.cancels.is_empty()
-            || !b.launches.is_empty()
-            || !b.sent.is_empty()
-            || b.aborted.is_some()
-        {
+        if !b.cancels.is_empty() || !b.launches.is_empty() || !b.sent.is_empty() {
             b.emit_requests(agent, requests);
         }
     }

@@ -10,7 +10,7 @@
 //! them (preconditions, then their `Decide` leaf) without running them.
 //! The semantics are written in docs/nodes.md ("Spore deciders").
 
-use super::{Agent, Batch, Decision, Guard, Marks, Origin, UP};
+use super::{Agent, Batch, Decision, Guard, Marks, Origin, REDECIDE_LIMIT, Sent, UP};
 use crate::actor::{StateEntry, decider_tag};
 use crate::leaves::DecideCall;
 use crate::request::AgentId;
@@ -585,6 +585,11 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         self.b.launches.clear();
         self.flush_actions_below(a, u32::MAX);
         self.b.aborted = Some(group);
+        self.b.sent.push(Sent {
+            node: group,
+            event: REDECIDE_LIMIT,
+            to: self.args.agent,
+        });
         Decision::Return(Status::Failure)
     }
 }
