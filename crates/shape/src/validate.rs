@@ -455,7 +455,8 @@ fn check_leaf(
         }));
     }
     Ok(match kind {
-        Kind::Condition => Bound::default(),
+        // A Decide is only asked by its decider: it never runs.
+        Kind::Condition | Kind::Decide => Bound::default(),
         Kind::Action => Bound {
             actions: 1,
             ..Bound::default()
