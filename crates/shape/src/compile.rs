@@ -20,7 +20,9 @@ use crate::ids::NodeId;
 use crate::item::{
     FLAG_PERSISTENT, MAX_ITEMS, MAX_LEAF_PARAMS, MAX_PARAM_WORDS, ParamRange, ShapeItem,
 };
-use crate::kinds::{Kind, KindParamType, LEAF_KINDS, Layout, MAX_CHILDREN, POLICIES, decider_param};
+use crate::kinds::{
+    Kind, KindParamType, LEAF_KINDS, Layout, MAX_CHILDREN, POLICIES, decider_param,
+};
 use crate::params::{Encoded, Mismatch, ParamSpec, ParamType, ParamValue, encode};
 use crate::script::{self, ScriptError, ScriptType};
 use crate::shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};
@@ -338,7 +340,9 @@ impl fmt::Display for Unbuildable {
                 "this {kind} can keep running, but it is inside a Monitor, whose query must finish \
                  in the tick it starts: use conditions, scripts and composites of them"
             ),
-            Unbuildable::Misplaced { kind, rule } => write!(f, "this {kind} is out of place: {rule}"),
+            Unbuildable::Misplaced { kind, rule } => {
+                write!(f, "this {kind} is out of place: {rule}")
+            }
             Unbuildable::Invalid(e) => write!(f, "compiled shape is invalid: {e}"),
         }
     }

@@ -484,10 +484,9 @@ impl Kind {
         matches!(
             self,
             Kind::Concurrent | Kind::Repeat | Kind::Monitor | Kind::Group
-        )
-            || (matches!(self.layout(), Layout::Configured)
-                && self.children().1 > 0
-                && !self.passes_through())
+        ) || (matches!(self.layout(), Layout::Configured)
+            && self.children().1 > 0
+            && !self.passes_through())
     }
 
     /// True for the gates: configured kinds that test something when they
@@ -567,7 +566,9 @@ impl Kind {
                 if deciders.is_empty() {
                     Some("a Group needs at least one Decider")
                 } else if deciders.iter().any(|&k| k != Kind::Decider) {
-                    Some("a Group's children are Deciders, after an optional group behavior (an immediate action) first")
+                    Some(
+                        "a Group's children are Deciders, after an optional group behavior (an immediate action) first",
+                    )
                 } else if deciders.len() > MAX_GROUP_DECIDERS as usize {
                     Some("a Group has at most 32 Deciders")
                 } else {

@@ -30,9 +30,7 @@
 //! writes as leaf calls ([`crate::Event::Entered`], [`crate::Event::Exited`]),
 //! so tests see every wrapper's enter and exit, as they see a scope's hooks.
 
-use crate::reference::{
-    DeciderParams, GateTest, Memory, RefNode, Reference, SendTo, TimeTest,
-};
+use crate::reference::{DeciderParams, GateTest, Memory, RefNode, Reference, SendTo, TimeTest};
 use crate::script::{MARKS, World, mix};
 use proptest::prelude::*;
 use std::fmt;
@@ -891,7 +889,8 @@ impl fmt::Display for Spec {
 /// scope) together weigh as much as one, and seed 001's nodes (stored
 /// state, repeats and monitors, mostly first in a composite) as two. The
 /// six memory leaves together weigh about a quarter of the leaves, `Wait`
-/// a twelfth.
+/// a twelfth. Spore groups (1 to 3 deciders, each over any subtree, so two
+/// levels more: up to 7) weigh one and a half.
 pub fn spec_strategy() -> impl Strategy<Value = Spec> {
     let leaf = prop_oneof![
         4 => Just(Spec::Cond),

@@ -892,8 +892,12 @@ impl RefNode {
             .iter()
             .filter_map(|n| match n {
                 RefNode::Action { persistent, .. }
-                | RefNode::Group { slot: persistent, .. }
-                | RefNode::Decider { slot: persistent, .. } => *persistent,
+                | RefNode::Group {
+                    slot: persistent, ..
+                }
+                | RefNode::Decider {
+                    slot: persistent, ..
+                } => *persistent,
                 RefNode::Cooldown { ready, .. } => Some(*ready),
                 _ => None,
             })

@@ -207,7 +207,13 @@ impl<B, T: Tracer> Batch<'_, B, T> {
 
     /// The group at `ip` ends with `status` without a guard: its deciders'
     /// earlier work is cancelled.
-    fn group_decided(&mut self, a: &mut Agent<'_, B>, ip: u32, end: u32, status: Status) -> Decision {
+    fn group_decided(
+        &mut self,
+        a: &mut Agent<'_, B>,
+        ip: u32,
+        end: u32,
+        status: Status,
+    ) -> Decision {
         self.stop_group_behavior(a, ip);
         if a.next_action < end {
             self.trace.at(ip);
@@ -394,9 +400,10 @@ impl<B, T: Tracer> Batch<'_, B, T> {
                 }
                 let offers = &offers[..count];
                 match policy {
-                    GroupPolicy::Scored => offers.iter().copied().reduce(|best, o| {
-                        if o.score > best.score { o } else { best }
-                    }),
+                    GroupPolicy::Scored => offers
+                        .iter()
+                        .copied()
+                        .reduce(|best, o| if o.score > best.score { o } else { best }),
                     GroupPolicy::Random => self.pick_weighted(a, ip, offers),
                     _ => self.pick_shuffled(a, ip, offers),
                 }
@@ -514,7 +521,9 @@ impl<B, T: Tracer> Batch<'_, B, T> {
                 return Asked::Rejected;
             }
             let next = (now + every) as f32;
-            self.b.persistent_changes.push((slot as u32, next.to_bits()));
+            self.b
+                .persistent_changes
+                .push((slot as u32, next.to_bits()));
         }
         if delegate {
             return Asked::Delegates(self.decider_child(d));
@@ -571,6 +580,10 @@ impl<B, T: Tracer> Batch<'_, B, T> {
             i += 1;
         }
         self.run_exits_before(a, u32::MAX);
+        // The group and the deciders above it that have nothing left
+        // running were started and never end: they are cancelled too,
+        // innermost first, before the work after them.
+        self.trace.cancel(group);
         self.b.next.actions = 0;
         self.b.next.deciders = 0;
         self.b.launches.clear();
