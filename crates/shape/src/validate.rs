@@ -333,6 +333,9 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
                 if kind == Kind::Monitor {
                     spec.monitors += 1;
                 }
+                if kind == Kind::Group {
+                    spec.groups += 1;
+                }
                 if kind == Kind::Repeat
                     && let Some(parent) = stack.last_mut()
                 {
