@@ -32,6 +32,9 @@ pub struct CapacitySpec {
     pub events_sent: u32,
     /// `Monitor` nodes: the results one agent's tick can keep for them.
     pub monitors: u32,
+    /// Spore `Group` nodes: a tick a group's redecide limit stops emits one
+    /// more request, naming the group.
+    pub groups: u32,
 }
 
 impl CapacitySpec {
@@ -48,13 +51,15 @@ impl CapacitySpec {
             timestamps: self.timestamps.max(other.timestamps),
             events_sent: self.events_sent.max(other.events_sent),
             monitors: self.monitors.max(other.monitors),
+            groups: self.groups.max(other.groups),
         }
     }
 
     /// Most requests one agent's tick can emit: every deferred action that
-    /// ran last tick cancelled, as many launched, and every event sent.
+    /// ran last tick cancelled, as many launched, every event sent, and a
+    /// redecide limit's report.
     pub fn requests(&self) -> u32 {
-        self.deferred_states * 2 + self.events_sent
+        self.deferred_states * 2 + self.events_sent + u32::from(self.groups > 0)
     }
 
     /// Whether `self` is at least as large as `other` in every field.
@@ -69,6 +74,7 @@ impl CapacitySpec {
             && self.timestamps >= other.timestamps
             && self.events_sent >= other.events_sent
             && self.monitors >= other.monitors
+            && self.groups >= other.groups
     }
 }
 

@@ -333,6 +333,9 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
                 if kind == Kind::Monitor {
                     spec.monitors += 1;
                 }
+                if kind == Kind::Group {
+                    spec.groups += 1;
+                }
                 if kind == Kind::Repeat
                     && let Some(parent) = stack.last_mut()
                 {
@@ -455,6 +458,7 @@ fn check_leaf(
         }));
     }
     Ok(match kind {
+        // A Decide is only asked by its decider: it never runs.
         Kind::Condition | Kind::Decide => Bound::default(),
         Kind::Action => Bound {
             actions: 1,

@@ -30,13 +30,14 @@
 //! writes as leaf calls ([`crate::Event::Entered`], [`crate::Event::Exited`]),
 //! so tests see every wrapper's enter and exit, as they see a scope's hooks.
 
-use crate::reference::{GateTest, Memory, RefNode, Reference, SendTo, TimeTest};
+use crate::reference::{DeciderParams, GateTest, Memory, RefNode, Reference, SendTo, TimeTest};
 use crate::script::{MARKS, World, mix};
 use proptest::prelude::*;
 use std::fmt;
 use treebeard_shape::tree::{self, Count, Policy, decider_of};
 use treebeard_shape::{
-    ActionId, Declarations, Kind, NodeIdx, Options, Signal, Timestamp, compile_with,
+    ActionId, Declarations, GroupPolicy, Kind, NodeIdx, Options, POLICIES, Signal, Timestamp,
+    compile_with,
 };
 use treebeard_vm::{EventId, Program};
 
@@ -208,6 +209,75 @@ impl fmt::Debug for TimeSpec {
     }
 }
 
+/// The preconditions a spec's `Decider` may have, by index: none, three
+/// over the decision flags (two bits, see [`World::decision_flags`]), and
+/// two over the stimuli flags (always 0: no tree declares stimuli), one
+/// that always passes and one that never does.
+pub const PRECONDITIONS: [(&str, i64); 6] = [
+    ("", 0),
+    ("decision_any", 1),
+    ("decision_all", 3),
+    ("decision_none", 2),
+    ("stimuli_none", 1),
+    ("stimuli_any", 1),
+];
+
+/// The parameters of a spec's `Decider`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeciderSpec {
+    /// Its timer: [`DURATIONS`]`[every]` seconds (0: none).
+    pub every: u8,
+    /// Its precondition: an index into [`PRECONDITIONS`].
+    pub flags: u8,
+    /// `redecide` (only over a group child).
+    pub redecide: bool,
+    /// `delegate` (only over a group child).
+    pub delegate: bool,
+}
+
+impl DeciderSpec {
+    /// The reference's parameters.
+    pub fn to_params(self) -> DeciderParams {
+        let mut params = DeciderParams {
+            every: seconds(self.every),
+            redecide: self.redecide,
+            delegate: self.delegate,
+            ..DeciderParams::default()
+        };
+        let (name, mask) = PRECONDITIONS[usize::from(self.flags)];
+        let at = ["all", "any", "none"]
+            .iter()
+            .position(|end| name.ends_with(end));
+        if let Some(at) = at {
+            let masks = if name.starts_with("decision") {
+                &mut params.decision
+            } else {
+                &mut params.stimuli
+            };
+            masks[at] = mask as u32;
+        }
+        params
+    }
+
+    /// `node` with the parameters.
+    fn args(self, mut node: tree::Node) -> tree::Node {
+        if self.every > 0 {
+            node = node.arg("every", seconds(self.every));
+        }
+        let (name, mask) = PRECONDITIONS[usize::from(self.flags)];
+        if !name.is_empty() {
+            node = node.arg(name, mask);
+        }
+        if self.redecide {
+            node = node.arg("redecide", true);
+        }
+        if self.delegate {
+            node = node.arg("delegate", true);
+        }
+        node
+    }
+}
+
 /// A tree over the standard test leaves (`c`, `a`, `p`, `d`) and the
 /// memory kinds, with the scripts, timestamps and events of the module docs.
 #[derive(Clone, PartialEq, Eq)]
@@ -298,6 +368,27 @@ pub enum Spec {
     /// `Monitor` over its query: a child made by [`query_strategy`], which
     /// finishes in the tick it starts.
     Monitor(Box<Spec>),
+    /// Spore's `Group` with the policy [`POLICIES`]`[policy]` and the
+    /// redecide limit `limit`: its children are an optional group behavior
+    /// (an `a` leaf), then `Decider`s.
+    Group {
+        /// An index into [`POLICIES`].
+        policy: u8,
+        /// `redecide_limit`.
+        limit: u8,
+        /// The behavior, if any, then the deciders.
+        children: Vec<Spec>,
+    },
+    /// A `Decider` (only a group's child): an optional [`Spec::Decide`],
+    /// then its child.
+    Decider {
+        /// Its parameters.
+        params: DeciderSpec,
+        /// The Decide, if any, then the child.
+        children: Vec<Spec>,
+    },
+    /// The test Decide leaf `score` (only a decider's first child).
+    Decide,
 }
 
 /// The deferred import every `d` leaf is requested as: `d` is the only
@@ -312,7 +403,9 @@ impl Spec {
             | Spec::Reactive(children)
             | Spec::Priority(children)
             | Spec::Selector(children)
-            | Spec::Concurrent { children, .. } => children,
+            | Spec::Concurrent { children, .. }
+            | Spec::Group { children, .. }
+            | Spec::Decider { children, .. } => children,
             Spec::Inverter(child)
             | Spec::ForceSuccess(child)
             | Spec::ForceFailure(child)
@@ -338,6 +431,7 @@ impl Spec {
             | Spec::WaitUntilTime(_)
             | Spec::WaitForEvent(_)
             | Spec::SendEvent { .. }
+            | Spec::Decide
             | Spec::Wait(_) => &[],
         }
     }
@@ -458,6 +552,17 @@ impl Spec {
             Spec::StoredState(child) => tree::stored_state(child.tree(next)),
             Spec::Repeat(child) => tree::repeat(child.tree(next)),
             Spec::Monitor(child) => tree::monitor(child.tree(next)),
+            Spec::Group {
+                policy,
+                limit,
+                children,
+            } => decider_of(Kind::Group, kids(children, next))
+                .arg("policy", POLICIES[usize::from(*policy)])
+                .arg("redecide_limit", i64::from(*limit)),
+            Spec::Decider { params, children } => {
+                params.args(decider_of(Kind::Decider, kids(children, next)))
+            }
+            Spec::Decide => tree::decide("score"),
         }
     }
 
@@ -599,6 +704,30 @@ impl Spec {
                     child: Box::new(go(child, next)),
                     registered: false,
                 },
+                Spec::Group {
+                    policy,
+                    limit,
+                    children,
+                } => {
+                    let policy = GroupPolicy::from_word(u64::from(*policy))
+                        .expect("spec policies index POLICIES");
+                    RefNode::Group {
+                        node,
+                        policy,
+                        limit: u64::from(*limit),
+                        behavior: matches!(children.first(), Some(Spec::Act)),
+                        children: kids(children),
+                        active: None,
+                        slot: policy.draws().then_some(0),
+                    }
+                }
+                Spec::Decider { params, children } => RefNode::Decider {
+                    node,
+                    params: params.to_params(),
+                    children: kids(children),
+                    slot: (params.every > 0).then_some(0),
+                },
+                Spec::Decide => RefNode::Decide { node },
             }
         }
         fn gate(node: NodeIdx, test: GateTest, child: RefNode) -> RefNode {
@@ -703,6 +832,34 @@ impl fmt::Debug for Spec {
             Spec::StoredState(_) => write!(f, "stored")?,
             Spec::Repeat(_) => write!(f, "repeat")?,
             Spec::Monitor(_) => write!(f, "monitor")?,
+            Spec::Group { policy, limit, .. } => {
+                write!(f, "group[{}", POLICIES[usize::from(*policy)])?;
+                if *limit != 8 {
+                    write!(f, " limit {limit}")?;
+                }
+                write!(f, "]")?
+            }
+            Spec::Decider { params, .. } => {
+                let mut parts = Vec::new();
+                if params.every > 0 {
+                    parts.push(format!("every {}", seconds(params.every)));
+                }
+                let (name, mask) = PRECONDITIONS[usize::from(params.flags)];
+                if !name.is_empty() {
+                    parts.push(format!("{name} {mask}"));
+                }
+                if params.redecide {
+                    parts.push("redecide".into());
+                }
+                if params.delegate {
+                    parts.push("delegate".into());
+                }
+                write!(f, "decider")?;
+                if !parts.is_empty() {
+                    write!(f, "[{}]", parts.join(", "))?;
+                }
+            }
+            Spec::Decide => return write!(f, "score"),
         }
         write!(f, "(")?;
         for (i, child) in self.children().iter().enumerate() {
@@ -732,7 +889,8 @@ impl fmt::Display for Spec {
 /// scope) together weigh as much as one, and seed 001's nodes (stored
 /// state, repeats and monitors, mostly first in a composite) as two. The
 /// six memory leaves together weigh about a quarter of the leaves, `Wait`
-/// a twelfth.
+/// a twelfth. Spore groups (1 to 3 deciders, each over any subtree, so two
+/// levels more: up to 7) weigh one and a half.
 pub fn spec_strategy() -> impl Strategy<Value = Spec> {
     let leaf = prop_oneof![
         4 => Just(Spec::Cond),
@@ -810,6 +968,28 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
             query_strategy().prop_map(|q| Spec::Monitor(Box::new(q))),
             monitored,
         ];
+        // Spore groups of 1 to 3 deciders; a decider over a group may
+        // redecide or delegate.
+        let decider = (
+            inner.clone(),
+            any::<bool>(),
+            prop_oneof![4 => Just(0u8), 1 => 1..DURATIONS.len() as u8],
+            prop_oneof![3 => Just(0u8), 2 => 1..PRECONDITIONS.len() as u8],
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(|(child, decide, every, flags, redecide, delegate)| {
+                decider_spec(child, decide, every, flags, redecide, delegate)
+            });
+        let grouped = (
+            0..POLICIES.len() as u8,
+            prop_oneof![4 => Just(8u8), 1 => 0..=2u8],
+            prop::bool::weighted(0.3),
+            prop::collection::vec(decider, 1..=3),
+        )
+            .prop_map(|(policy, limit, behavior, deciders)| {
+                group_spec(policy, limit, behavior, deciders)
+            });
         let children = prop::collection::vec(inner, 1..=5);
         prop_oneof![
             2 => children.clone().prop_map(Spec::Sequence),
@@ -829,6 +1009,8 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
                     children,
                 }
             ),
+            // Last, so that shrinking tries the other kinds first.
+            3 => grouped,
         ]
     })
 }
@@ -928,6 +1110,78 @@ fn time_strategy() -> impl Strategy<Value = TimeSpec> {
         })
 }
 
+/// A spec `Decider` over `child`, with a Decide if `decide`; `redecide`
+/// and `delegate` only over a group.
+fn decider_spec(
+    child: Spec,
+    decide: bool,
+    every: u8,
+    flags: u8,
+    redecide: bool,
+    delegate: bool,
+) -> Spec {
+    let group = matches!(child, Spec::Group { .. });
+    let params = DeciderSpec {
+        every,
+        flags,
+        redecide: redecide && group,
+        delegate: delegate && group,
+    };
+    let children = if decide {
+        vec![Spec::Decide, child]
+    } else {
+        vec![child]
+    };
+    Spec::Decider { params, children }
+}
+
+/// A spec `Group` over `deciders`, with a group behavior if `behavior`.
+fn group_spec(policy: u8, limit: u8, behavior: bool, deciders: Vec<Spec>) -> Spec {
+    let mut children = if behavior { vec![Spec::Act] } else { vec![] };
+    children.extend(deciders);
+    Spec::Group {
+        policy,
+        limit,
+        children,
+    }
+}
+
+/// A random spec `Group` whose deciders' children are at most `depth`
+/// deep: sometimes groups themselves.
+fn random_group(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
+    let policy = rng.below(POLICIES.len()) as u8;
+    let limit = if rng.below(5) == 0 {
+        rng.below(3) as u8
+    } else {
+        8
+    };
+    let behavior = rng.below(3) == 0;
+    let n = rng.range(1, max_children.min(3));
+    let deciders = (0..n)
+        .map(|_| {
+            let child = if depth >= 3 && rng.below(4) == 0 {
+                random_group(rng, depth - 2, max_children)
+            } else {
+                random_spec(rng, depth, max_children)
+            };
+            let decide = rng.below(2) == 0;
+            let every = if rng.below(5) == 0 {
+                rng.range(1, DURATIONS.len() - 1) as u8
+            } else {
+                0
+            };
+            let flags = if rng.below(5) < 2 {
+                rng.range(1, PRECONDITIONS.len() - 1) as u8
+            } else {
+                0
+            };
+            let (redecide, delegate) = (rng.below(2) == 0, rng.below(2) == 0);
+            decider_spec(child, decide, every, flags, redecide, delegate)
+        })
+        .collect();
+    group_spec(policy, limit, behavior, deciders)
+}
+
 /// A policy count; [`fit`] makes it compile for a number of children.
 fn count_strategy() -> impl Strategy<Value = Count> {
     prop_oneof![Just(Count::All), (1..=5u16).prop_map(Count::AtLeast)]
@@ -1002,7 +1256,10 @@ fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
     // thin the trees out, and so do the four one-child memory kinds; the
     // five configured one-child kinds together weigh as much as one, and
     // concurrent deciders weigh double.
-    let kind = rng.below(16);
+    let kind = rng.below(18);
+    if kind >= 16 && depth >= 3 {
+        return random_group(rng, depth - 2, max_children);
+    }
     if kind == 6 {
         let child = Box::new(random_spec(rng, depth - 1, max_children));
         return match rng.below(3) {
@@ -1060,7 +1317,7 @@ fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
         0 | 1 => Spec::Sequence(children),
         2 | 3 => Spec::Priority(children),
         4 | 5 => Spec::Selector(children),
-        7 => Spec::Reactive(children),
+        7 | 16 | 17 => Spec::Reactive(children),
         _ => Spec::Concurrent {
             succeed: random_count(rng, n),
             fail: random_count(rng, n),
@@ -1179,6 +1436,9 @@ mod tests {
             Spec::StoredState(_) => Kind::StoredState,
             Spec::Repeat(_) => Kind::Repeat,
             Spec::Monitor(_) => Kind::Monitor,
+            Spec::Group { .. } => Kind::Group,
+            Spec::Decider { .. } => Kind::Decider,
+            Spec::Decide => Kind::Decide,
         })
     }
 
@@ -1395,6 +1655,8 @@ mod tests {
             Kind::StoredState,
             Kind::Repeat,
             Kind::Monitor,
+            Kind::Group,
+            Kind::Decider,
         ])
     }
 
@@ -1421,6 +1683,7 @@ mod tests {
             Kind::WaitForEvent,
             Kind::SendEvent,
             Kind::Wait,
+            Kind::Decide,
         ])
     }
 
@@ -1437,7 +1700,8 @@ mod tests {
             })
             .collect();
         for spec in &specs {
-            assert!(spec.depth() <= 6, "{spec:?} is too deep");
+            // A group and its decider add two levels over their subtree.
+            assert!(spec.depth() <= 7, "{spec:?} is too deep");
             spec.compile();
         }
         assert_eq!(decider_kinds(&specs), every_decider());

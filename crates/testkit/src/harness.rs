@@ -73,6 +73,14 @@ impl RefLeaves for RefWorld<'_> {
         self.world.scope(node, how);
     }
 
+    fn decide(&mut self, node: NodeIdx) -> (f32, u32) {
+        self.world.score(node)
+    }
+
+    fn decision_flags(&self) -> u32 {
+        self.world.decision_flags()
+    }
+
     fn clock(&self) -> Frame {
         self.frame
     }

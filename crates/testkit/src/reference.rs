@@ -26,7 +26,8 @@
 
 use treebeard_shape::tree::{Count, Policy};
 use treebeard_shape::{
-    ActionId, FLAG_PERSISTENT, Kind, NodeIdx, SELF_AGENT, Shape, Signal as SignalDecl, Timestamp,
+    ActionId, FLAG_PERSISTENT, GroupPolicy, Kind, NodeIdx, SELF_AGENT, Shape, Signal as SignalDecl,
+    Timestamp, decider_param,
 };
 use treebeard_vm::script::{Fault, ScriptValue};
 use treebeard_vm::{
@@ -87,6 +88,18 @@ pub trait RefLeaves {
     /// By default: leaves that know no program read no inputs.
     fn input_int(&self, word: u64) -> Option<i64> {
         panic!("these leaves cannot read input word {word:#x}: they know no program")
+    }
+    /// Calls the Decide leaf at `node`: its score and decider block.
+    ///
+    /// # Panics
+    /// By default: leaves that know no Decide functions.
+    fn decide(&mut self, node: NodeIdx) -> (f32, u32) {
+        panic!("these leaves cannot call the Decide leaf {node}")
+    }
+    /// The agent's decision flags (0 by default, as without
+    /// `Leaves::decision_flags`).
+    fn decision_flags(&self) -> u32 {
+        0
     }
 }
 
@@ -415,6 +428,43 @@ pub enum RefNode {
         /// Tested before the tree on the next tick.
         registered: bool,
     },
+    /// Spore's `Group`: chooses one of its deciders by its policy and runs
+    /// it until it ends or (prioritized) an earlier one accepts.
+    Group {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// How it chooses.
+        policy: GroupPolicy,
+        /// The most times it may choose again in one tick.
+        limit: u64,
+        /// Its first child is a group behavior (an immediate action).
+        behavior: bool,
+        /// The group behavior, if any, then the `Decider`s.
+        children: Vec<RefNode>,
+        /// The active decider, by position among the deciders (not
+        /// counting the behavior), while its child runs.
+        active: Option<usize>,
+        /// A `random` group's counter or a `shuffle` group's round: its
+        /// persistent slot.
+        slot: Option<u32>,
+    },
+    /// Spore's `Decider`: asked by its group, it runs its last child.
+    Decider {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// Its preconditions and flags.
+        params: DeciderParams,
+        /// An optional `Decide` leaf, then its child.
+        children: Vec<RefNode>,
+        /// With a timer: the time (`f32` bits) from which it may be asked
+        /// again, its persistent slot.
+        slot: Option<u32>,
+    },
+    /// A `Decide` leaf: only asked, through its decider, never ticked.
+    Decide {
+        /// The node's pre-order index.
+        node: NodeIdx,
+    },
     /// A test condition (`c`).
     Condition {
         /// The node's pre-order index.
@@ -441,6 +491,35 @@ pub enum RefNode {
         /// drops that request instead of cancelling).
         launched_this_tick: bool,
     },
+}
+
+/// A [`RefNode::Decider`]'s parameters.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DeciderParams {
+    /// Asked at most every `every` seconds (0: no timer).
+    pub every: f64,
+    /// `decision_all`, `decision_any`, `decision_none`.
+    pub decision: [u32; 3],
+    /// `stimuli_all`, `stimuli_any`, `stimuli_none`.
+    pub stimuli: [u32; 3],
+    /// Its group child asks it again before choosing again.
+    pub redecide: bool,
+    /// It accepts as its group child's deciders would.
+    pub delegate: bool,
+}
+
+impl DeciderParams {
+    /// From a `Decider`'s parameter words.
+    pub fn from_words(words: &[u64]) -> DeciderParams {
+        let masks = |at: usize| [words[at] as u32, words[at + 1] as u32, words[at + 2] as u32];
+        DeciderParams {
+            every: f64::from_bits(words[decider_param::EVERY]),
+            decision: masks(decider_param::DECISION),
+            stimuli: masks(decider_param::STIMULI),
+            redecide: words[decider_param::REDECIDE] != 0,
+            delegate: words[decider_param::DELEGATE] != 0,
+        }
+    }
 }
 
 /// What a [`RefNode::Gate`] tests.
@@ -705,6 +784,9 @@ impl RefNode {
             | RefNode::StoredState { node, .. }
             | RefNode::Repeat { node, .. }
             | RefNode::Monitor { node, .. }
+            | RefNode::Group { node, .. }
+            | RefNode::Decider { node, .. }
+            | RefNode::Decide { node }
             | RefNode::Condition { node }
             | RefNode::Action { node, .. }
             | RefNode::Deferred { node, .. } => *node,
@@ -718,7 +800,9 @@ impl RefNode {
             | RefNode::ReactiveSequence { children, .. }
             | RefNode::Priority { children, .. }
             | RefNode::Selector { children, .. }
-            | RefNode::Concurrent { children, .. } => children,
+            | RefNode::Concurrent { children, .. }
+            | RefNode::Group { children, .. }
+            | RefNode::Decider { children, .. } => children,
             RefNode::Inverter { child, .. }
             | RefNode::ForceSuccess { child, .. }
             | RefNode::ForceFailure { child, .. }
@@ -732,6 +816,7 @@ impl RefNode {
             | RefNode::Repeat { child, .. }
             | RefNode::Monitor { child, .. } => std::slice::from_ref(&**child),
             RefNode::Condition { .. }
+            | RefNode::Decide { .. }
             | RefNode::Action { .. }
             | RefNode::Deferred { .. }
             | RefNode::Wait { .. }
@@ -749,7 +834,9 @@ impl RefNode {
             | RefNode::ReactiveSequence { children, .. }
             | RefNode::Priority { children, .. }
             | RefNode::Selector { children, .. }
-            | RefNode::Concurrent { children, .. } => children,
+            | RefNode::Concurrent { children, .. }
+            | RefNode::Group { children, .. }
+            | RefNode::Decider { children, .. } => children,
             RefNode::Inverter { child, .. }
             | RefNode::ForceSuccess { child, .. }
             | RefNode::ForceFailure { child, .. }
@@ -763,6 +850,7 @@ impl RefNode {
             | RefNode::Repeat { child, .. }
             | RefNode::Monitor { child, .. } => std::slice::from_mut(&mut **child),
             RefNode::Condition { .. }
+            | RefNode::Decide { .. }
             | RefNode::Action { .. }
             | RefNode::Deferred { .. }
             | RefNode::Wait { .. }
@@ -803,7 +891,13 @@ impl RefNode {
         nodes
             .iter()
             .filter_map(|n| match n {
-                RefNode::Action { persistent, .. } => *persistent,
+                RefNode::Action { persistent, .. }
+                | RefNode::Group {
+                    slot: persistent, ..
+                }
+                | RefNode::Decider {
+                    slot: persistent, ..
+                } => *persistent,
                 RefNode::Cooldown { ready, .. } => Some(*ready),
                 _ => None,
             })
@@ -817,6 +911,12 @@ impl RefNode {
             if let RefNode::Action {
                 persistent: Some(slot),
                 ..
+            }
+            | RefNode::Group {
+                slot: Some(slot), ..
+            }
+            | RefNode::Decider {
+                slot: Some(slot), ..
             }
             | RefNode::Cooldown { ready: slot, .. } = n
             {
@@ -920,6 +1020,32 @@ pub struct Coverage {
     pub monitors_tested: u64,
     /// Trees a monitor interrupted.
     pub monitor_interrupts: u64,
+    /// Prioritized groups where an earlier decider took over from the
+    /// active one.
+    pub group_take_overs: u64,
+    /// Groups that chose again in the same tick, the decider whose child
+    /// ended masked.
+    pub masked_redecides: u64,
+    /// Groups that ended after a child ended, choosing nothing more
+    /// (popping up a level).
+    pub group_pop_ups: u64,
+    /// Groups ended because their own `redecide` decider no longer
+    /// accepted.
+    pub redecides_refused: u64,
+    /// Ticks stopped by a group's redecide limit.
+    pub redecide_limits: u64,
+    /// Groups ended by their group behavior's success or failure.
+    pub group_behaviors_ended: u64,
+    /// Delegating deciders that accepted through their group's deciders.
+    pub delegations: u64,
+    /// Deciders skipped because their `every` timer had not run out.
+    pub timers_blocked: u64,
+    /// Deciders skipped by their decision or stimuli flags.
+    pub flags_refused: u64,
+    /// Immediate actions started with a non-zero decider block.
+    pub decider_blocks: u64,
+    /// `random` and `shuffle` groups' draws.
+    pub random_draws: u64,
 }
 
 impl Coverage {
@@ -953,6 +1079,17 @@ impl Coverage {
         self.repeat_reruns += other.repeat_reruns;
         self.monitors_tested += other.monitors_tested;
         self.monitor_interrupts += other.monitor_interrupts;
+        self.group_take_overs += other.group_take_overs;
+        self.masked_redecides += other.masked_redecides;
+        self.group_pop_ups += other.group_pop_ups;
+        self.redecides_refused += other.redecides_refused;
+        self.redecide_limits += other.redecide_limits;
+        self.group_behaviors_ended += other.group_behaviors_ended;
+        self.delegations += other.delegations;
+        self.timers_blocked += other.timers_blocked;
+        self.flags_refused += other.flags_refused;
+        self.decider_blocks += other.decider_blocks;
+        self.random_draws += other.random_draws;
     }
 }
 
@@ -988,7 +1125,28 @@ struct Tick<'w> {
     stamps: &'w [Option<f32>],
     /// The monitors tested this tick, with their queries' statuses.
     tested: Vec<(NodeIdx, Status)>,
+    /// The decider block an immediate action started next by a newly
+    /// chosen decider gets as its state (0 otherwise).
+    block: u32,
+    /// The `redecide` deciders whose group children are running, innermost
+    /// last.
+    redeciders: Vec<Redecider>,
+    /// The group whose redecide limit stopped the tick.
+    aborted: Option<NodeIdx>,
 }
+
+/// A `redecide` decider whose group child runs: the group asks it again
+/// before choosing again. Its timer slot is kept here while the group runs.
+struct Redecider {
+    decider: NodeIdx,
+    group: NodeIdx,
+    params: DeciderParams,
+    decide: Option<NodeIdx>,
+    slot: Option<u32>,
+}
+
+/// The unwinding payload that stops a tick at a group's redecide limit.
+struct RedecideLimit;
 
 impl Reference {
     /// An idle agent running `root`, which declares no memory. Its nodes
@@ -1080,9 +1238,34 @@ impl Reference {
             vars: &mut self.vars,
             stamps: &self.stamps,
             tested: Vec::new(),
+            block: 0,
+            redeciders: Vec::new(),
+            aborted: None,
         };
         test_monitors(&mut self.root, &mut cx);
-        let status = tick(&mut self.root, &mut cx);
+        // A group past its redecide limit stops the tick where it is (it
+        // unwinds with `RedecideLimit`): every running work is then
+        // cancelled as by a halt, and the tick fails.
+        let ticked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            tick(&mut self.root, &mut cx)
+        }));
+        let status = match ticked {
+            Ok(status) => status,
+            Err(payload) => {
+                if !payload.is::<RedecideLimit>() {
+                    std::panic::resume_unwind(payload);
+                }
+                // The timers of the deciders the groups held stay as asked.
+                for r in std::mem::take(&mut cx.redeciders) {
+                    if let Some(RefNode::Decider { slot, .. }) = find_mut(&mut self.root, r.decider)
+                    {
+                        *slot = r.slot;
+                    }
+                }
+                abandon(&mut self.root, &mut cx);
+                Status::Failure
+            }
+        };
         let tested = std::mem::take(&mut cx.tested);
         let requests = cx.finish();
         register_monitors(&mut self.root, status, &tested);
@@ -1120,6 +1303,9 @@ impl Reference {
             vars: &mut self.vars,
             stamps: &self.stamps,
             tested: Vec::new(),
+            block: 0,
+            redeciders: Vec::new(),
+            aborted: None,
         };
         abandon(&mut self.root, &mut cx);
         cx.finish()
@@ -1157,6 +1343,16 @@ impl Reference {
                 RefNode::Action {
                     node,
                     persistent: Some(v),
+                    ..
+                }
+                | RefNode::Group {
+                    node,
+                    slot: Some(v),
+                    ..
+                }
+                | RefNode::Decider {
+                    node,
+                    slot: Some(v),
                     ..
                 }
                 | RefNode::Cooldown { node, ready: v, .. } => Some((*node, *v)),
@@ -1238,11 +1434,20 @@ impl Reference {
 }
 
 impl Tick<'_> {
-    /// The tick's requests: cancels first, then launches, then events.
+    /// The tick's requests: cancels first, then launches, then events,
+    /// then a redecide limit's report.
     fn finish(self) -> Vec<Request> {
         let mut requests = self.cancels;
         requests.extend(self.launches);
         requests.extend(self.events);
+        if let Some(group) = self.aborted {
+            requests.push(Request {
+                agent: self.agent,
+                node: group,
+                action: ActionId(0),
+                kind: RequestKind::RedecideLimit,
+            });
+        }
         requests
     }
 
@@ -1731,6 +1936,39 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             cx.coverage.events_sent += 1;
             Status::Success
         }
+        RefNode::Group { .. } => tick_group(node, cx),
+        RefNode::Decider {
+            node,
+            params,
+            children,
+            slot,
+        } => {
+            // Its child runs; a newly chosen immediate action gets the block.
+            let block = std::mem::take(&mut cx.block);
+            let decide = decide_leaf(children);
+            let Some(child) = children.last_mut() else {
+                unreachable!("a decider has a child")
+            };
+            if matches!(child, RefNode::Action { .. }) {
+                cx.block = block;
+            }
+            let redecider = params.redecide && matches!(child, RefNode::Group { .. });
+            if redecider {
+                cx.redeciders.push(Redecider {
+                    decider: *node,
+                    group: child.index(),
+                    params: *params,
+                    decide,
+                    slot: *slot,
+                });
+            }
+            let status = tick(child, cx);
+            if redecider && let Some(r) = cx.redeciders.pop() {
+                *slot = r.slot;
+            }
+            status
+        }
+        RefNode::Decide { .. } => unreachable!("a Decide leaf is asked, never ticked"),
         RefNode::Condition { node } => {
             if cx.world.condition(*node) {
                 Status::Success
@@ -1743,9 +1981,17 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             running,
             persistent,
         } => {
+            // A newly chosen decider's immediate action starts with its
+            // decider block.
+            let block = std::mem::take(&mut cx.block);
             let (signal, mut state) = match running.take() {
                 Some(state) => (Signal::Tick, state),
-                None => (Signal::Start, 0),
+                None => {
+                    if block != 0 {
+                        cx.coverage.decider_blocks += 1;
+                    }
+                    (Signal::Start, block)
+                }
             };
             let status = cx
                 .world
@@ -1876,6 +2122,16 @@ fn remembered(root: &RefNode) -> Remembered {
                 registered: true,
                 ..
             } => out.deciders.push(DeciderState::Monitor { node: *node }),
+            RefNode::Group {
+                node,
+                behavior,
+                children,
+                active: Some(k),
+                ..
+            } => out.deciders.push(DeciderState::Value {
+                node: *node,
+                value: children[usize::from(*behavior) + k].index().get(),
+            }),
             RefNode::Deferred { node, state, .. } => {
                 let state = match state {
                     DeferredState::Idle => continue,
@@ -1990,8 +2246,22 @@ fn register_monitors(root: &mut RefNode, status: Status, tested: &[(NodeIdx, Sta
 /// tick does not reach is abandoned and cancelled"). Children go first, so
 /// a trace reports a running decider cancelled after its running leaves.
 fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
-    for child in node.children_mut() {
-        abandon(child, cx);
+    if let RefNode::Group {
+        behavior: true,
+        children,
+        ..
+    } = node
+    {
+        // A group's behavior is cancelled after the work inside the group.
+        let (behavior, deciders) = children.split_at_mut(1);
+        for child in deciders {
+            abandon(child, cx);
+        }
+        abandon(&mut behavior[0], cx);
+    } else {
+        for child in node.children_mut() {
+            abandon(child, cx);
+        }
     }
     let i = node.index();
     if cx.open[i.index()] {
@@ -2037,6 +2307,9 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
         }
         RefNode::WaitForEvent { waiting, .. } => *waiting = None,
         RefNode::Monitor { registered, .. } => *registered = false,
+        // Its slot outlives cancellation; nothing else is kept.
+        RefNode::Group { active, .. } => *active = None,
+        RefNode::Decider { .. } | RefNode::Decide { .. } => {}
         // Leaves that finish on the tick they start.
         RefNode::Script { .. } | RefNode::Assert { .. } | RefNode::SendEvent { .. } => {}
         // Deciders that remember nothing of their own.
@@ -2092,6 +2365,345 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
             *state = DeferredState::Idle;
             *launched_this_tick = false;
         }
+    }
+}
+
+/// The `Decide` leaf of a decider's children, if it has one.
+fn decide_leaf(children: &[RefNode]) -> Option<NodeIdx> {
+    match children {
+        [RefNode::Decide { node }, _] => Some(*node),
+        _ => None,
+    }
+}
+
+/// A decider that accepted while its group chose: its position among the
+/// group's deciders, its score and its decider block.
+#[derive(Clone, Copy, Debug)]
+struct Offer {
+    index: usize,
+    score: f32,
+    block: u32,
+}
+
+/// What asking a decider by its own preconditions and Decide gave.
+enum Asked {
+    Rejected,
+    Accepted(f32, u32),
+    /// Its preconditions passed and it delegates to its group child.
+    Delegates,
+}
+
+/// Whether `flags` pass the masks `[all, any, none]`.
+fn flags_pass(flags: u32, [all, any, none]: [u32; 3]) -> bool {
+    flags & all == all && (any == 0 || flags & any != 0) && flags & none == 0
+}
+
+/// Asks a decider by its own preconditions, in order (decision flags,
+/// stimuli flags, its timer), then its Decide: docs/nodes.md, "Spore
+/// deciders", step 1 and 2. The reference keeps no stimuli: its stimuli
+/// flags are always 0 (shapes declare no stimuli yet).
+fn ask_own(
+    params: &DeciderParams,
+    decide: Option<NodeIdx>,
+    slot: &mut Option<u32>,
+    cx: &mut Tick<'_>,
+) -> Asked {
+    if params.decision != [0; 3] && !flags_pass(cx.world.decision_flags(), params.decision) {
+        cx.coverage.flags_refused += 1;
+        return Asked::Rejected;
+    }
+    if params.stimuli != [0; 3] && !flags_pass(0, params.stimuli) {
+        cx.coverage.flags_refused += 1;
+        return Asked::Rejected;
+    }
+    if params.every > 0.0 {
+        let Some(ready) = slot.as_mut() else {
+            unreachable!("a decider with a timer has a slot")
+        };
+        let now = cx.world.clock().time;
+        if now < f64::from(f32::from_bits(*ready)) {
+            cx.coverage.timers_blocked += 1;
+            return Asked::Rejected;
+        }
+        *ready = ((now + params.every) as f32).to_bits();
+    }
+    if params.delegate {
+        return Asked::Delegates;
+    }
+    let Some(leaf) = decide else {
+        return Asked::Accepted(1.0, 0);
+    };
+    let (score, block) = cx.world.decide(leaf);
+    if score > 0.0 {
+        Asked::Accepted(score, block)
+    } else {
+        Asked::Rejected
+    }
+}
+
+/// Asks the decider `decider`: its score and decider block if it accepts.
+fn ask(decider: &mut RefNode, cx: &mut Tick<'_>) -> Option<(f32, u32)> {
+    let RefNode::Decider {
+        params,
+        children,
+        slot,
+        ..
+    } = decider
+    else {
+        unreachable!("a group's children after its behavior are deciders")
+    };
+    match ask_own(params, decide_leaf(children), slot, cx) {
+        Asked::Rejected => None,
+        Asked::Accepted(score, block) => Some((score, block)),
+        Asked::Delegates => {
+            let Some(group) = children.last_mut() else {
+                unreachable!("a decider has a child")
+            };
+            delegated(group, cx)
+        }
+    }
+}
+
+/// What the deciders of `group` would offer: the highest score (the
+/// earliest of equals) among those that accept, asked in order.
+fn delegated(group: &mut RefNode, cx: &mut Tick<'_>) -> Option<(f32, u32)> {
+    let RefNode::Group {
+        behavior, children, ..
+    } = group
+    else {
+        unreachable!("a delegating decider's child is a group")
+    };
+    let mut best: Option<(f32, u32)> = None;
+    for decider in &mut children[usize::from(*behavior)..] {
+        if let Some((score, block)) = ask(decider, cx)
+            && best.is_none_or(|(s, _)| score > s)
+        {
+            best = Some((score, block));
+        }
+    }
+    if best.is_some() {
+        cx.coverage.delegations += 1;
+    }
+    best
+}
+
+/// The first of `deciders` not in `masked` that accepts, asked in order.
+fn first_accepting(deciders: &mut [RefNode], masked: u64, cx: &mut Tick<'_>) -> Option<Offer> {
+    for (index, decider) in deciders.iter_mut().enumerate() {
+        if masked & 1 << index != 0 {
+            continue;
+        }
+        if let Some((score, block)) = ask(decider, cx) {
+            return Some(Offer {
+                index,
+                score,
+                block,
+            });
+        }
+    }
+    None
+}
+
+/// Chooses one of the group `group`'s `deciders` by `policy`: not one in
+/// `masked`, and (sequential) only one after `after`.
+fn choose(
+    group: NodeIdx,
+    deciders: &mut [RefNode],
+    policy: GroupPolicy,
+    masked: u64,
+    after: Option<usize>,
+    slot: &mut Option<u32>,
+    cx: &mut Tick<'_>,
+) -> Option<Offer> {
+    match policy {
+        GroupPolicy::Prioritized => return first_accepting(deciders, masked, cx),
+        GroupPolicy::Sequential => {
+            // Never the one that just ended, nor one before it.
+            let before = after.map_or(0, |i| (1u64 << (i + 1)) - 1);
+            return first_accepting(deciders, masked | before, cx);
+        }
+        GroupPolicy::Random | GroupPolicy::Shuffle | GroupPolicy::Scored => {}
+    }
+    // Every unmasked decider is asked, in order.
+    let mut offers = Vec::new();
+    for (index, decider) in deciders.iter_mut().enumerate() {
+        if masked & 1 << index == 0
+            && let Some((score, block)) = ask(decider, cx)
+        {
+            offers.push(Offer {
+                index,
+                score,
+                block,
+            });
+        }
+    }
+    if offers.is_empty() {
+        return None;
+    }
+    let Some(slot) = slot else {
+        // Scored: the highest score, the earliest of equals.
+        return offers
+            .into_iter()
+            .reduce(|best, o| if o.score > best.score { o } else { best });
+    };
+    cx.coverage.random_draws += 1;
+    let frame = cx.world.clock();
+    if policy == GroupPolicy::Random {
+        // Proportional to the scores: the draw's top 53 bits as a fraction
+        // of the total; the counter moves on.
+        let draw = treebeard_vm::random_draw(cx.agent, group.get(), *slot, 0);
+        *slot = slot.wrapping_add(1);
+        let total: f64 = offers.iter().map(|o| f64::from(o.score)).sum();
+        let target = (draw >> 11) as f64 / (1u64 << 53) as f64 * total;
+        let mut sum = 0.0;
+        for o in &offers {
+            sum += f64::from(o.score);
+            if target < sum {
+                return Some(*o);
+            }
+        }
+        return offers.last().copied();
+    }
+    // Shuffle: uniformly among those not chosen in this round; a new round
+    // when none is left.
+    let mut round = *slot;
+    let fresh = |round: u32| -> Vec<Offer> {
+        offers
+            .iter()
+            .filter(|o| round & 1 << o.index == 0)
+            .copied()
+            .collect()
+    };
+    if fresh(round).is_empty() {
+        round = 0;
+    }
+    let fresh = fresh(round);
+    let draw = treebeard_vm::random_draw(cx.agent, group.get(), round, frame.index);
+    let chosen = fresh[(draw % fresh.len() as u64) as usize];
+    *slot = round | 1 << chosen.index;
+    Some(chosen)
+}
+
+/// One tick of a Spore group: docs/nodes.md, "Spore deciders".
+fn tick_group(group: &mut RefNode, cx: &mut Tick<'_>) -> Status {
+    let RefNode::Group {
+        node,
+        policy,
+        limit,
+        behavior,
+        children,
+        active,
+        slot,
+    } = group
+    else {
+        unreachable!("tick_group ticks groups")
+    };
+    let (node, policy, limit) = (*node, *policy, *limit);
+    let (head, deciders) = children.split_at_mut(usize::from(*behavior));
+    let mut behavior = head.first_mut();
+    let was_active = active.take();
+
+    // The group behavior is ticked first; its end ends the group, and its
+    // active path is cancelled.
+    if let Some(b) = behavior.as_deref_mut() {
+        let status = tick(b, cx);
+        if status != Status::Running {
+            cx.coverage.group_behaviors_ended += 1;
+            for d in deciders.iter_mut() {
+                abandon(d, cx);
+            }
+            return status;
+        }
+    }
+
+    // Hysteresis: the active decider is not asked again; a prioritized
+    // group asks the deciders before it, and the first that accepts takes
+    // over, the old path cancelled first. Without an active decider, the
+    // group chooses.
+    let mut chosen = match was_active {
+        Some(k) => {
+            let earlier = if policy == GroupPolicy::Prioritized {
+                first_accepting(&mut deciders[..k], 0, cx)
+            } else {
+                None
+            };
+            if earlier.is_some() {
+                cx.coverage.group_take_overs += 1;
+                abandon(&mut deciders[k], cx);
+            }
+            earlier.or(Some(Offer {
+                index: k,
+                score: 1.0,
+                block: 0,
+            }))
+        }
+        None => choose(node, deciders, policy, 0, None, slot, cx),
+    };
+
+    let mut masked = 0u64;
+    let mut redecides = 0u64;
+    let mut last_ended = None;
+    loop {
+        let Some(offer) = chosen else {
+            // Nothing chosen: the group ends with the status of the child
+            // that ended last, or failure; its behavior is cancelled.
+            if last_ended.is_some() {
+                cx.coverage.group_pop_ups += 1;
+            }
+            if let Some(b) = behavior.as_deref_mut() {
+                abandon(b, cx);
+            }
+            return last_ended.unwrap_or(Status::Failure);
+        };
+        cx.block = offer.block;
+        let status = tick(&mut deciders[offer.index], cx);
+        cx.block = 0;
+        if status == Status::Running {
+            *active = Some(offer.index);
+            return Status::Running;
+        }
+        // Its child ended: choose again in this tick, with it masked.
+        masked |= 1 << offer.index;
+        redecides += 1;
+        last_ended = Some(status);
+        if redecides > limit {
+            cx.coverage.redecide_limits += 1;
+            cx.aborted = Some(node);
+            std::panic::resume_unwind(Box::new(RedecideLimit));
+        }
+        // A group whose decider has `redecide` asks that decider again.
+        if let Some(at) = cx.redeciders.iter().rposition(|r| r.group == node) {
+            let mut r = cx.redeciders.remove(at);
+            let accepts = match ask_own(&r.params, r.decide, &mut r.slot, cx) {
+                Asked::Rejected => false,
+                Asked::Accepted(..) => true,
+                Asked::Delegates => {
+                    let mut best = None;
+                    for decider in deciders.iter_mut() {
+                        if let Some((score, _)) = ask(decider, cx)
+                            && best.is_none_or(|s| score > s)
+                        {
+                            best = Some(score);
+                        }
+                    }
+                    if best.is_some() {
+                        cx.coverage.delegations += 1;
+                    }
+                    best.is_some()
+                }
+            };
+            cx.redeciders.insert(at, r);
+            if !accepts {
+                cx.coverage.redecides_refused += 1;
+                if let Some(b) = behavior.as_deref_mut() {
+                    abandon(b, cx);
+                }
+                return status;
+            }
+        }
+        cx.coverage.masked_redecides += 1;
+        let after = (policy == GroupPolicy::Sequential).then_some(offer.index);
+        chosen = choose(node, deciders, policy, masked, after, slot, cx);
     }
 }
 
@@ -2196,7 +2808,29 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
         Kind::Condition => RefNode::condition(at),
         Kind::Action => RefNode::action(at, item.flags() & FLAG_PERSISTENT != 0),
         Kind::Deferred => RefNode::deferred(at, ActionId(item.import())),
-        Kind::Decide | Kind::Group | Kind::Decider => todo!("Spore deciders in the reference"),
+        Kind::Decide => RefNode::Decide { node: at },
+        Kind::Group => {
+            let params = shape.params(at);
+            let children = children();
+            RefNode::Group {
+                node: at,
+                policy: GroupPolicy::from_word(params[0]).unwrap_or(GroupPolicy::Prioritized),
+                limit: params[1],
+                behavior: matches!(children.first(), Some(RefNode::Action { .. })),
+                children,
+                active: None,
+                slot: Kind::Group.owns_slot(params).then_some(0),
+            }
+        }
+        Kind::Decider => {
+            let params = shape.params(at);
+            RefNode::Decider {
+                node: at,
+                params: DeciderParams::from_words(params),
+                children: children(),
+                slot: Kind::Decider.owns_slot(params).then_some(0),
+            }
+        }
     }
 }
 

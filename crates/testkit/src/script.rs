@@ -14,6 +14,10 @@
 //! | `p` | immediate action with a persistent slot | like `a`, and adds 1 to its slot on every success |
 //! | `d` | deferred action | runs in a test "game system" through requests and completions |
 //! | `s` | scope hooks | log the scope's enter and exit |
+//! | `score` | Decide (Spore) | logs the call; returns the scripted score ([`World::score`]) and sets a decider block |
+//!
+//! The agent's decision flags (`Leaves::decision_flags`) are
+//! [`World::decision_flags`]: two bits, scripted per tick.
 //!
 //! The table also declares the events [`EVENTS`] (`e0`, `e1`, `e2`, with
 //! event ids 0, 1, 2), for the trees' signals, timestamps, `WaitForEvent`
@@ -48,6 +52,8 @@ pub enum Event {
     /// A script wrote the item to the field `exited` ([`MARKS`]`[1]`): the
     /// exit script of the wrapper at the item ran.
     Exited(NodeIdx),
+    /// The Decide leaf at the item was called (its decider was asked).
+    Decide(NodeIdx),
 }
 
 /// The blackboard fields of [`World`], both ints, by field index: a script
@@ -166,6 +172,41 @@ impl World {
         status
     }
 
+    /// The test Decide `score` at `node`: logs the call and returns its
+    /// score and decider block. Scripted by the seed, the tick and the
+    /// item: a score of 0 (a third of the time), -1, 0.5, 1 or 2, and a
+    /// block of up to 8 bits. [`Script::Fixed`]: 1 for a leaf set to
+    /// succeed, 2 for one set to run, 0 otherwise; the block is 0.
+    pub fn score(&self, node: NodeIdx) -> (f32, u32) {
+        self.log.borrow_mut().push(Event::Decide(node));
+        match self.script {
+            Script::Fixed => match self.outcomes.get(&node.get()) {
+                Some(Status::Success) => (1.0, 0),
+                Some(Status::Running) => (2.0, 0),
+                _ => (0.0, 0),
+            },
+            Script::Random(seed) => {
+                let h = mix(seed ^ mix(0x5C0E ^ mix(self.tick ^ mix(u64::from(node.get())))));
+                let score = match h % 6 {
+                    0 | 1 => 0.0,
+                    2 => -1.0,
+                    3 => 0.5,
+                    4 => 1.0,
+                    _ => 2.0,
+                };
+                (score, (h >> 32) as u32 & 0xff)
+            }
+        }
+    }
+
+    /// The agent's decision flags: two bits. [`Script::Fixed`]: 0.
+    pub fn decision_flags(&self) -> u32 {
+        match self.script {
+            Script::Fixed => 0,
+            Script::Random(seed) => (mix(seed ^ mix(0xF1A6 ^ mix(self.tick))) & 3) as u32,
+        }
+    }
+
     /// The test scope's hooks at `node`: logs its enter (`how` is `None`)
     /// or its exit.
     pub fn scope(&mut self, node: NodeIdx, how: Option<Ending>) {
@@ -280,6 +321,12 @@ pub fn leaves() -> Leaves<World> {
     leaves.action("p", scripted_action).persistent();
     leaves.deferred("d");
     leaves.scope::<TestScope>("s");
+    leaves.decide("score", |w, call| {
+        let (score, block) = w.score(call.node());
+        call.set_block(block);
+        score
+    });
+    leaves.decision_flags(World::decision_flags);
     for event in EVENTS {
         leaves.event(event);
     }
@@ -304,5 +351,13 @@ impl crate::reference::RefLeaves for World {
 
     fn scope(&mut self, node: NodeIdx, how: Option<Ending>) {
         World::scope(self, node, how);
+    }
+
+    fn decide(&mut self, node: NodeIdx) -> (f32, u32) {
+        self.score(node)
+    }
+
+    fn decision_flags(&self) -> u32 {
+        World::decision_flags(self)
     }
 }

@@ -255,6 +255,7 @@ impl Ledger {
             }
             Event::Entered(node) => self.start(Work::Wrapper, node),
             Event::Exited(node) => self.end(Work::Wrapper, node, End::Finished),
+            Event::Decide(_) => Ok(()),
         }
     }
 

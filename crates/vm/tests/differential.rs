@@ -27,6 +27,7 @@ fn vm_matches_reference_on_random_trees() {
         Ok(())
     });
     assert_exercised(&totals);
+    assert_spore_exercised(&totals);
 }
 
 /// Seeded trees, longer runs: trees that stay running for many ticks reach
@@ -50,6 +51,7 @@ fn vm_matches_reference_on_fixed_seeds() {
         totals.add(&stats);
     }
     assert_exercised(&totals);
+    assert_spore_exercised(&totals);
 }
 
 /// A long run of one tree that keeps concurrent deciders, deferred actions,
@@ -175,6 +177,30 @@ fn assert_exercised(totals: &Stats) {
         assert!(
             count > 0,
             "the traced runs never compared a {event} event: {totals:?}"
+        );
+    }
+}
+
+/// The random trees must reach the rarer paths of Spore's groups too.
+fn assert_spore_exercised(totals: &Stats) {
+    let c = &totals.coverage;
+    let reached = [
+        ("group take-overs", c.group_take_overs),
+        ("masked redecides", c.masked_redecides),
+        ("groups popping up", c.group_pop_ups),
+        ("redecides refused", c.redecides_refused),
+        ("redecide limits", c.redecide_limits),
+        ("groups ended by their behavior", c.group_behaviors_ended),
+        ("delegations", c.delegations),
+        ("timers blocking", c.timers_blocked),
+        ("flags refusing", c.flags_refused),
+        ("decider blocks", c.decider_blocks),
+        ("random draws", c.random_draws),
+    ];
+    for (what, count) in reached {
+        assert!(
+            count > 0,
+            "the random runs never produced {what}: {totals:?}"
         );
     }
 }

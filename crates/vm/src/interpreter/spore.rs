@@ -10,7 +10,7 @@
 //! them (preconditions, then their `Decide` leaf) without running them.
 //! The semantics are written in docs/nodes.md ("Spore deciders").
 
-use super::{Agent, Batch, Decision, Guard, Marks, Origin, REDECIDE_LIMIT, Sent, UP};
+use super::{Agent, Batch, Decision, Guard, Marks, Origin, REDECIDE_LIMIT, Sent, UP, head};
 use crate::actor::{StateEntry, decider_tag};
 use crate::leaves::DecideCall;
 use crate::request::AgentId;
@@ -168,6 +168,14 @@ impl<B, T: Tracer> Batch<'_, B, T> {
                         if a.next_action < old_end {
                             self.trace.at(ip);
                             self.flush_actions_below(a, old_end);
+                        }
+                        // Nothing of the old path is kept: its decider
+                        // states (a concurrent's marks, a sequence's resume
+                        // point) are dropped, or a redecide that chooses it
+                        // again in this tick would find them.
+                        while a.next_decider < old_end {
+                            a.dcur += 1;
+                            a.next_decider = head(a.prev_deciders, a.dcur);
                         }
                         Some(offer)
                     }
@@ -580,6 +588,10 @@ impl<B, T: Tracer> Batch<'_, B, T> {
             i += 1;
         }
         self.run_exits_before(a, u32::MAX);
+        // The group and the deciders above it that have nothing left
+        // running were started and never end: they are cancelled too,
+        // innermost first, before the work after them.
+        self.trace.cancel(group);
         self.b.next.actions = 0;
         self.b.next.deciders = 0;
         self.b.launches.clear();
