@@ -587,7 +587,10 @@ impl<B, T: Tracer> Batch<'_, B, T> {
                 break;
             }
             self.b.exits.pop();
-            self.trace.cancel(entry.node());
+            // The root's end is traced by the caller: it fails.
+            if entry.node() != 0 {
+                self.trace.cancel(entry.node());
+            }
             if owner != entry.node() {
                 let item = self.item(entry.node());
                 self.call_action(a, entry.node(), item, Signal::Cancel, entry.value());
@@ -601,7 +604,8 @@ impl<B, T: Tracer> Batch<'_, B, T> {
     /// agent's tick stops. All its work is cancelled as by a halt, and the
     /// group is reported (`RequestKind::RedecideLimit`).
     fn abort_tick(&mut self, a: &mut Agent<'_, B>, group: u32) -> Decision {
-        self.trace.at(UP);
+        // The root fails (the tick's status); all else is cancelled.
+        self.trace.at(0);
         // This tick's work (group behaviors and scopes wait for the work
         // inside them).
         let mut i = 0;
@@ -614,7 +618,8 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         self.run_exits_before(a, group);
         // Then the open path, innermost first, as a halt cancels it: at each
         // level the work after it, then the group behaviors and scopes in it
-        // (its own included), then the node itself, started and never ended.
+        // (its own included), then the node itself, started and never ended:
+        // cancelled, but for the root, which fails.
         let mut node = group;
         while node != UP {
             let end = self.subtree_end(node);
@@ -622,7 +627,12 @@ impl<B, T: Tracer> Batch<'_, B, T> {
                 self.flush_actions_below(a, end);
             }
             self.run_exits_within(a, node);
-            self.trace.cancel(node);
+            self.trace.at(0);
+            if node == 0 {
+                self.trace.end(0, Status::Failure);
+            } else {
+                self.trace.cancel(node);
+            }
             node = self.link(node).parent;
         }
         self.run_exits_before(a, u32::MAX);
