@@ -1262,7 +1262,11 @@ impl Reference {
                         *slot = r.slot;
                     }
                 }
+                // The root fails (the tick's status); the rest is cancelled.
+                let root = self.root.index().index();
+                cx.open[root] = false;
                 abandon(&mut self.root, &mut cx);
+                (cx.trace)(self.root.index(), TraceEvent::Failure);
                 Status::Failure
             }
         };

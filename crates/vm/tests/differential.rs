@@ -27,7 +27,7 @@ fn vm_matches_reference_on_random_trees() {
         Ok(())
     });
     assert_exercised(&totals);
-    assert_spore_exercised(&totals);
+    assert_spore_exercised(&totals, false);
 }
 
 /// Seeded trees, longer runs: trees that stay running for many ticks reach
@@ -51,7 +51,7 @@ fn vm_matches_reference_on_fixed_seeds() {
         totals.add(&stats);
     }
     assert_exercised(&totals);
-    assert_spore_exercised(&totals);
+    assert_spore_exercised(&totals, true);
 }
 
 /// A long run of one tree that keeps concurrent deciders, deferred actions,
@@ -181,14 +181,18 @@ fn assert_exercised(totals: &Stats) {
     }
 }
 
-/// The random trees must reach the rarer paths of Spore's groups too.
-fn assert_spore_exercised(totals: &Stats) {
+/// The random trees must reach the rarer paths of Spore's groups too. A
+/// group's own `redecide` decider refusing needs a group in a group, which
+/// the seeded trees make often and the strategy's 512 cases not always:
+/// only the seeded runs check it (`nested`).
+fn assert_spore_exercised(totals: &Stats, nested: bool) {
     let c = &totals.coverage;
+    let refused = if nested { c.redecides_refused } else { 1 };
     let reached = [
         ("group take-overs", c.group_take_overs),
         ("masked redecides", c.masked_redecides),
         ("groups popping up", c.group_pop_ups),
-        ("redecides refused", c.redecides_refused),
+        ("redecides refused", refused),
         ("redecide limits", c.redecide_limits),
         ("groups ended by their behavior", c.group_behaviors_ended),
         ("delegations", c.delegations),

@@ -13,6 +13,7 @@
 use super::{Agent, Batch, Decision, Guard, Marks, Origin, REDECIDE_LIMIT, Sent, UP, head};
 use crate::actor::{StateEntry, decider_tag};
 use crate::leaves::DecideCall;
+use crate::leaves::Ending;
 use crate::request::AgentId;
 use crate::status::{Signal, Status};
 use crate::trace::Tracer;
@@ -576,22 +577,65 @@ impl<B, T: Tracer> Batch<'_, B, T> {
             .fold(0, |flags, (i, _)| flags | bit(i as u32))
     }
 
+    /// Runs the pending exits (group behaviors' cancels, scopes' exits) of
+    /// the nodes in the subtree of `node`, innermost first.
+    fn run_exits_within(&mut self, a: &mut Agent<'_, B>, node: u32) {
+        let end = self.subtree_end(node);
+        while let Some(&entry) = self.b.exits.last() {
+            let owner = self.group_of_behavior(entry.node()).unwrap_or(entry.node());
+            if owner < node || owner >= end {
+                break;
+            }
+            self.b.exits.pop();
+            // The root's end is traced by the caller: it fails.
+            if entry.node() != 0 {
+                self.trace.cancel(entry.node());
+            }
+            if owner != entry.node() {
+                let item = self.item(entry.node());
+                self.call_action(a, entry.node(), item, Signal::Cancel, entry.value());
+            } else {
+                self.close_scope(a, entry.node(), Ending::Cancelled);
+            }
+        }
+    }
+
     /// A group chose again more than its `redecide_limit` in this tick: the
     /// agent's tick stops. All its work is cancelled as by a halt, and the
     /// group is reported (`RequestKind::RedecideLimit`).
     fn abort_tick(&mut self, a: &mut Agent<'_, B>, group: u32) -> Decision {
-        self.trace.at(UP);
+        // The root fails (the tick's status); all else is cancelled.
+        self.trace.at(0);
+        // This tick's work (group behaviors and scopes wait for the work
+        // inside them).
         let mut i = 0;
         while i < self.b.next.actions {
             let entry = self.b.next.action(i);
             self.cancel(a, entry, Origin::ThisTick);
             i += 1;
         }
+        // and the group behaviors and scopes before the group.
+        self.run_exits_before(a, group);
+        // Then the open path, innermost first, as a halt cancels it: at each
+        // level the work after it, then the group behaviors and scopes in it
+        // (its own included), then the node itself, started and never ended:
+        // cancelled, but for the root, which fails.
+        let mut node = group;
+        while node != UP {
+            let end = self.subtree_end(node);
+            if a.next_action < end {
+                self.flush_actions_below(a, end);
+            }
+            self.run_exits_within(a, node);
+            self.trace.at(0);
+            if node == 0 {
+                self.trace.end(0, Status::Failure);
+            } else {
+                self.trace.cancel(node);
+            }
+            node = self.link(node).parent;
+        }
         self.run_exits_before(a, u32::MAX);
-        // The group and the deciders above it that have nothing left
-        // running were started and never end: they are cancelled too,
-        // innermost first, before the work after them.
-        self.trace.cancel(group);
         self.b.next.actions = 0;
         self.b.next.deciders = 0;
         self.b.launches.clear();
