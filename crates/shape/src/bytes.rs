@@ -337,67 +337,73 @@ impl Reader<'_> {
         Ok(strings)
     }
 
+    /// A counted table, the section `section`, of entries at least
+    /// `min_bytes` long, each read by `entry`; where each entry starts is
+    /// pushed on `starts`.
+    fn table<T>(
+        &mut self,
+        min_bytes: u64,
+        section: &'static str,
+        starts: &mut Vec<usize>,
+        mut entry: impl FnMut(&mut Self) -> Result<T, DecodeError>,
+    ) -> Result<Vec<T>, DecodeError> {
+        let count = self.count(min_bytes, section)?;
+        let mut table = Vec::with_capacity(count);
+        starts.reserve(count);
+        for _ in 0..count {
+            starts.push(self.pos);
+            table.push(entry(self)?);
+        }
+        Ok(table)
+    }
+
     /// The sections after the field table: events, variables, signals,
     /// timestamps and scripts.
     fn declarations(&mut self) -> Result<Declared, DecodeError> {
         let mut entries = Entries::default();
         let events = self.strings("event table")?;
         // A variable is at least a name length and its initial value.
-        let count = self.count(5, "variable table")?;
-        let mut variables = Vec::with_capacity(count);
-        entries.variables.reserve(count);
-        for _ in 0..count {
-            entries.variables.push(self.pos);
-            let name = self.string("variable table")?;
-            let initial = self.flag("variable table", "variable initial value")?;
-            variables.push(Variable { name, initial });
-        }
-        let count = self.count(9, "signal table")?;
-        let mut signals = Vec::with_capacity(count);
-        entries.signals.reserve(count);
-        for _ in 0..count {
-            entries.signals.push(self.pos);
-            let event = self.u32("signal table")?;
-            let variable = self.u32("signal table")?;
-            let value = self.flag("signal table", "signal value")?;
-            signals.push(Signal {
-                event,
-                variable,
-                value,
-            });
-        }
+        const VARIABLES: &str = "variable table";
+        let variables = self.table(5, VARIABLES, &mut entries.variables, |r| {
+            Ok(Variable {
+                name: r.string(VARIABLES)?,
+                initial: r.flag(VARIABLES, "variable initial value")?,
+            })
+        })?;
+        const SIGNALS: &str = "signal table";
+        let signals = self.table(9, SIGNALS, &mut entries.signals, |r| {
+            Ok(Signal {
+                event: r.u32(SIGNALS)?,
+                variable: r.u32(SIGNALS)?,
+                value: r.flag(SIGNALS, "signal value")?,
+            })
+        })?;
         // A timestamp is at least a name length, an event and an exclusive.
-        let count = self.count(12, "timestamp table")?;
-        let mut timestamps = Vec::with_capacity(count);
-        entries.timestamps.reserve(count);
-        for _ in 0..count {
-            entries.timestamps.push(self.pos);
-            let name = self.string("timestamp table")?;
-            let event = self.u32("timestamp table")?;
-            let exclusive = self.u32("timestamp table")?;
-            timestamps.push(Timestamp {
+        const TIMESTAMPS: &str = "timestamp table";
+        let timestamps = self.table(12, TIMESTAMPS, &mut entries.timestamps, |r| {
+            let name = r.string(TIMESTAMPS)?;
+            let event = r.u32(TIMESTAMPS)?;
+            let exclusive = r.u32(TIMESTAMPS)?;
+            Ok(Timestamp {
                 name,
                 event,
                 exclusive: (exclusive != NO_EXCLUSIVE).then_some(exclusive),
-            });
-        }
+            })
+        })?;
         // A script is at least a source length and a word count.
-        let count = self.count(8, "script table")?;
-        let mut scripts = Vec::with_capacity(count);
-        entries.scripts.reserve(count);
-        for _ in 0..count {
-            entries.scripts.push(self.pos);
-            let source = self.string("script table")?;
-            let len = self.count(8, "script table")?;
+        const SCRIPTS: &str = "script table";
+        let scripts = self.table(8, SCRIPTS, &mut entries.scripts, |r| {
+            let source = r.string(SCRIPTS)?;
+            let len = r.count(8, SCRIPTS)?;
             let mut words = Vec::with_capacity(len);
             for _ in 0..len {
-                words.push(self.u64("script table")?);
+                words.push(r.u64(SCRIPTS)?);
             }
-            scripts.push(Script {
+            Ok(Script {
                 source,
                 words: words.into_boxed_slice(),
-            });
-        }
+            })
+        })?;
         Ok(Declared {
             events,
             variables,
