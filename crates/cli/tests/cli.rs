@@ -1173,6 +1173,8 @@ const DECIDERS: &[&str] = &[
     "StoredState",
     "Repeat",
     "Monitor",
+    "Group",
+    "Decider",
 ];
 
 const LEAVES: &[(&str, &str)] = &[

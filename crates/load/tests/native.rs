@@ -932,8 +932,13 @@ fn every_kind_of_node_is_a_decider_or_a_leaf() {
         // deciders, and a decider stands in a group.
         let children = match (kind, kind.children()) {
             (Kind::Group, _) => r#"[{"type": "Decider", "children": [{"type": "enemy_visible"}]}]"#,
+            // Every parameter is set, `delegate` included: the decider
+            // asks the deciders of the group it runs.
+            (Kind::Decider, _) => {
+                r#"[{"type": "Group", "children": [{"type": "Decider", "children": [{"type": "enemy_visible"}]}]}]"#
+            }
             (_, (0, 0)) => "[]",
-            (_, (1, 1)) | (Kind::Decider, _) => r#"[{"type": "enemy_visible"}]"#,
+            (_, (1, 1)) => r#"[{"type": "enemy_visible"}]"#,
             _ => r#"[{"type": "enemy_visible"}, {"type": "enemy_visible"}]"#,
         };
         let (type_name, params) = if *kind == Kind::Scope {

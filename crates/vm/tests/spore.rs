@@ -8,11 +8,14 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use treebeard_shape::tree::{Node, act, decide, decider, decider_with, group, group_with_behavior};
+use treebeard_shape::Kind;
+use treebeard_shape::tree::{
+    Node, act, decide, decider, decider_of, decider_with, group, group_with_behavior,
+};
 use treebeard_vm::Status::{Failure, Running, Success};
 use treebeard_vm::{
-    Actor, AgentId, Call, DecideCall, Frame, Interpreter, Leaves, Program, Request, RequestKind,
-    Signal, Status,
+    Actor, ActorLayout, Actors, AgentId, Call, DecideCall, DeciderState, Frame, Interpreter,
+    Leaves, Program, Request, RequestKind, Signal, Status,
 };
 
 /// One call, as a test sees it.
@@ -579,6 +582,56 @@ fn the_redecide_limit_cancels_running_work() {
     assert_eq!(log, [Act(3, Tick, 21, Failure)]);
     assert_eq!(requests[0].kind, RequestKind::RedecideLimit);
     assert!(r.actor.as_ref().actions().next().is_none());
+}
+
+/// A batch ticks agents one after another with one interpreter: an agent
+/// whose tick stopped at the limit leaves nothing behind for the next.
+#[test]
+fn the_redecide_limit_stops_one_agent_of_a_batch_only() {
+    // 0 Group { 1 Decider { 2 score, 3 a }, 4 Decider { 5 Timeout { 6 a } } }
+    let fallback = decider_of(Kind::Timeout, [act("a")]).arg("seconds", 100.0);
+    let tree = group("prioritized", [scored("score"), decider(fallback)]).arg("redecide_limit", 0);
+    let rig = Rig::new(tree);
+    let mut stopped = Bb::default();
+    stopped.scores.insert(2, 1.0);
+    stopped.outcomes.insert(3, Failure);
+    let mut blackboards = [stopped, Bb::default(), Bb::default()];
+    let mut actors = Actors::new(ActorLayout::for_shape(rig.program.shape()), 3);
+    let mut interpreter = Interpreter::new();
+    let mut frame = Frame::default();
+    for _ in 0..2 {
+        frame = frame.next(1.0);
+        let mut requests = Vec::new();
+        interpreter.tick_batch(
+            &rig.program,
+            &frame,
+            AgentId(0),
+            actors.as_mut(),
+            &mut blackboards,
+            &mut requests,
+            |_, _| {},
+        );
+        let kinds: Vec<_> = requests.iter().map(|r| (r.agent, r.kind)).collect();
+        assert_eq!(kinds, [(AgentId(0), RequestKind::RedecideLimit)]);
+        for (i, bb) in blackboards.iter().enumerate().skip(1) {
+            // The others run the fallback: the group keeps its active
+            // decider and the timeout its time.
+            let log = bb.log.take();
+            assert!(
+                matches!(log.last(), Some(Act(6, _, _, Running))),
+                "agent {i}: {log:?}"
+            );
+            let values: Vec<u32> = actors
+                .get(i)
+                .deciders()
+                .filter_map(|d| match d {
+                    DeciderState::Value { node, .. } => Some(node.get()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(values, [0, 5], "agent {i}");
+        }
+    }
 }
 
 #[test]

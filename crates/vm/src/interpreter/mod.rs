@@ -95,9 +95,10 @@ struct Buffers {
     /// The monitors tested this tick, with their queries' statuses (see
     /// `stored`).
     monitored: Vec<(u32, Status)>,
-    /// The group whose redecide limit stopped this tick (see `spore`); it
-    /// is reported in `sent`.
-    aborted: Option<u32>,
+    /// Set when a group's redecide limit stopped this tick (see `spore`;
+    /// the group is reported in `sent`); the run loop takes it as it
+    /// leaves, so the next agent of a batch starts without it.
+    aborted: bool,
 }
 
 /// The next decider and action states, laid out like the entry region of
@@ -430,7 +431,7 @@ impl Buffers {
         self.exits.clear();
         self.sent.clear();
         self.monitored.clear();
-        self.aborted = None;
+        self.aborted = false;
     }
 
     #[cold]
@@ -816,7 +817,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                         continue 'execute;
                     }
                     Decision::Return(left) => {
-                        if self.b.aborted.is_some() {
+                        if std::mem::take(&mut self.b.aborted) {
                             self.b.guards.clear();
                             return Status::Failure;
                         }

@@ -640,7 +640,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         self.b.next.deciders = 0;
         self.b.launches.clear();
         self.flush_actions_below(a, u32::MAX);
-        self.b.aborted = Some(group);
+        self.b.aborted = true;
         self.b.sent.push(Sent {
             node: group,
             event: REDECIDE_LIMIT,
