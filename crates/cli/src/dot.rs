@@ -82,6 +82,7 @@ fn symbol(kind: Kind) -> &'static str {
         Kind::WaitUntilTime => "⏱ WaitUntilTime",
         Kind::WaitForEvent => "✉ WaitForEvent",
         Kind::SendEvent => "✉ SendEvent",
+        Kind::PostStimulus => "⚡ PostStimulus",
         Kind::StoredState => "▣ StoredState",
         Kind::Repeat => "⟳ Repeat",
         Kind::Monitor => "👁 Monitor",

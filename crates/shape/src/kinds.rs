@@ -61,14 +61,24 @@ pub enum KindParamType {
     /// An agent: an int input (a blackboard field or a literal); the
     /// default, -1, is the agent itself.
     Agent,
+    /// One of the tree's stimuli (see [`crate::Declarations`]): the word is
+    /// its index.
+    Stimulus,
+    /// An int input: a blackboard field or a literal.
+    Int,
 }
 
 impl KindParamType {
     /// The type of the parameter as trees write it, which the compiler
-    /// encodes: `events` and `timestamps` are the names event and timestamp
-    /// parameters may take. (A script is written as its source, a string;
-    /// the compiler then stores it as a script index.)
-    pub fn written_as(self, events: &[Box<str>], timestamps: &[Box<str>]) -> ParamType {
+    /// encodes: `events`, `timestamps` and `stimuli` are the names event,
+    /// timestamp and stimulus parameters may take. (A script is written as
+    /// its source, a string; the compiler then stores it as a script index.)
+    pub fn written_as(
+        self,
+        events: &[Box<str>],
+        timestamps: &[Box<str>],
+        stimuli: &[Box<str>],
+    ) -> ParamType {
         match self {
             KindParamType::Count | KindParamType::Hook => ParamType::Count,
             KindParamType::Duration => ParamType::Duration,
@@ -78,7 +88,8 @@ impl KindParamType {
             }
             KindParamType::Event => ParamType::Enum(events.into()),
             KindParamType::Timestamp => ParamType::Enum(timestamps.into()),
-            KindParamType::Agent => ParamType::Input(FieldType::Int),
+            KindParamType::Stimulus => ParamType::Enum(stimuli.into()),
+            KindParamType::Agent | KindParamType::Int => ParamType::Input(FieldType::Int),
         }
     }
 
@@ -104,6 +115,8 @@ impl KindParamType {
             KindParamType::Event => "event",
             KindParamType::Timestamp => "timestamp",
             KindParamType::Agent => "input agent",
+            KindParamType::Stimulus => "stimulus",
+            KindParamType::Int => "input int",
         }
     }
 }
@@ -115,7 +128,7 @@ pub struct KindParam {
     pub name: &'static str,
     /// What its word holds.
     pub ty: KindParamType,
-    /// The value when a tree leaves it out (counts, flags and agents);
+    /// The value when a tree leaves it out (counts, flags, agents, ints);
     /// `None`: required.
     pub default: Option<i64>,
 }
@@ -337,6 +350,10 @@ node_kinds! {
     /// after a failure it is tested again before the tree on every tick while
     /// a later branch runs, and its success interrupts and resets the tree.
     29 => Monitor: Decider children(1, 1) fields("", "") params[];
+    /// Posts its stimulus to its own agent with its datum, active for the
+    /// stimulus's declared seconds, and succeeds.
+    30 => PostStimulus: Configured children(0, 0) fields("", "")
+        params[param("stimulus", KindParamType::Stimulus), KindParam { name: "data", ty: KindParamType::Int, default: Some(0) }];
 }
 
 /// The number of leaf kinds: imports are kept in one table per leaf kind.

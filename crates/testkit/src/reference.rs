@@ -14,11 +14,12 @@
 //! [`Event`](crate::Event) log. Nodes are numbered in pre-order, like the
 //! shape stream's items.
 //!
-//! Each agent also keeps the tree's memory (seed 002's MBT nodes): its
-//! variables and timestamps, which scripts, time tests and delivered events
-//! read and change. The reference holds them in plain vectors beside the
-//! tree ([`Reference::variables`], [`Reference::timestamps`]); scripts run
-//! through [`RefLeaves::script`].
+//! Each agent also keeps the tree's memory (seed 002's MBT nodes, seed
+//! 000's stimuli): its variables, timestamps and stimuli, which scripts,
+//! time tests, delivered events and `PostStimulus` nodes read and change.
+//! The reference holds them in plain vectors beside the tree
+//! ([`Reference::variables`], [`Reference::timestamps`],
+//! [`Reference::stimulus`]); scripts run through [`RefLeaves::script`].
 //!
 //! Nothing here is fast: a tick allocates, abandoning a subtree walks it
 //! whole, and a concurrent decider snapshots the persistent slots below it
@@ -389,6 +390,20 @@ pub enum RefNode {
         /// The agent it goes to.
         to: SendTo,
     },
+    /// `PostStimulus`: posts its stimulus to the agent, active for
+    /// `seconds` from the tick's time, and succeeds; fails for a datum that
+    /// 32 bits do not hold.
+    PostStimulus {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The stimulus (its index in the tree's stimuli).
+        stimulus: usize,
+        /// The stimulus's declared seconds.
+        seconds: f32,
+        /// The datum: an int input parameter's word, read through
+        /// [`RefLeaves::input_int`].
+        data: u64,
+    },
     /// `StoredState`: its child, whose composites keep their place (the
     /// compiler gives it only sequences and selectors).
     StoredState {
@@ -507,6 +522,8 @@ pub struct Memory {
     pub signals: Vec<SignalDecl>,
     /// The timestamps: the event that sets each, and the one it clears.
     pub timestamps: Vec<Timestamp>,
+    /// How many stimuli the tree declares.
+    pub stimuli: usize,
 }
 
 impl Memory {
@@ -516,6 +533,7 @@ impl Memory {
             initial: shape.variables().iter().map(|v| v.initial).collect(),
             signals: shape.signals().to_vec(),
             timestamps: shape.timestamps().to_vec(),
+            stimuli: shape.stimuli().len(),
         }
     }
 }
@@ -702,6 +720,7 @@ impl RefNode {
             | RefNode::WaitUntilTime { node, .. }
             | RefNode::WaitForEvent { node, .. }
             | RefNode::SendEvent { node, .. }
+            | RefNode::PostStimulus { node, .. }
             | RefNode::StoredState { node, .. }
             | RefNode::Repeat { node, .. }
             | RefNode::Monitor { node, .. }
@@ -739,7 +758,8 @@ impl RefNode {
             | RefNode::Assert { .. }
             | RefNode::WaitUntilTime { .. }
             | RefNode::WaitForEvent { .. }
-            | RefNode::SendEvent { .. } => &[],
+            | RefNode::SendEvent { .. }
+            | RefNode::PostStimulus { .. } => &[],
         }
     }
 
@@ -770,7 +790,8 @@ impl RefNode {
             | RefNode::Assert { .. }
             | RefNode::WaitUntilTime { .. }
             | RefNode::WaitForEvent { .. }
-            | RefNode::SendEvent { .. } => &mut [],
+            | RefNode::SendEvent { .. }
+            | RefNode::PostStimulus { .. } => &mut [],
         }
     }
 
@@ -969,6 +990,8 @@ pub struct Reference {
     vars: Vec<u32>,
     /// Per timestamp, the time it was last set.
     stamps: Vec<Option<f32>>,
+    /// Per stimulus, once posted: its expiry time and its datum.
+    stimuli: Vec<Option<(f32, u32)>>,
 }
 
 /// What a tick collects while it walks.
@@ -986,6 +1009,8 @@ struct Tick<'w> {
     vars: &'w mut [u32],
     /// The agent's timestamps (only events between ticks set them).
     stamps: &'w [Option<f32>],
+    /// The agent's stimuli, which `PostStimulus` nodes post.
+    stimuli: &'w mut [Option<(f32, u32)>],
     /// The monitors tested this tick, with their queries' statuses.
     tested: Vec<(NodeIdx, Status)>,
 }
@@ -1020,6 +1045,7 @@ impl Reference {
             root,
             coverage: Coverage::default(),
             stamps: vec![None; memory.timestamps.len()],
+            stimuli: vec![None; memory.stimuli],
             vars,
             memory,
         }
@@ -1042,6 +1068,15 @@ impl Reference {
     /// never.
     pub fn timestamps(&self) -> &[Option<f32>] {
         &self.stamps
+    }
+
+    /// The datum of the agent's stimulus `index` while it is active at
+    /// `now`: posted, and `now` before its expiry.
+    pub fn stimulus(&self, index: usize, now: f64) -> Option<u32> {
+        match self.stimuli.get(index) {
+            Some(&Some((expiry, datum))) if now < f64::from(expiry) => Some(datum),
+            _ => None,
+        }
     }
 
     /// The tree, with its current states.
@@ -1079,6 +1114,7 @@ impl Reference {
             trace,
             vars: &mut self.vars,
             stamps: &self.stamps,
+            stimuli: &mut self.stimuli,
             tested: Vec::new(),
         };
         test_monitors(&mut self.root, &mut cx);
@@ -1119,6 +1155,7 @@ impl Reference {
             trace: &mut |_, _| {},
             vars: &mut self.vars,
             stamps: &self.stamps,
+            stimuli: &mut self.stimuli,
             tested: Vec::new(),
         };
         abandon(&mut self.root, &mut cx);
@@ -1731,6 +1768,26 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             cx.coverage.events_sent += 1;
             Status::Success
         }
+        RefNode::PostStimulus {
+            stimulus,
+            seconds,
+            data,
+            ..
+        } => {
+            // A datum is 32 bits: from i32::MIN to u32::MAX, kept as its
+            // two's complement; any other value posts nothing.
+            let datum = cx
+                .world
+                .input_int(*data)
+                .filter(|d| (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(d));
+            let Some(datum) = datum else {
+                return Status::Failure;
+            };
+            // Active until the tick's time plus its seconds, kept as f32.
+            let expiry = (cx.world.clock().time + f64::from(*seconds)) as f32;
+            cx.stimuli[*stimulus] = Some((expiry, datum as u32));
+            Status::Success
+        }
         RefNode::Condition { node } => {
             if cx.world.condition(*node) {
                 Status::Success
@@ -2038,7 +2095,10 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
         RefNode::WaitForEvent { waiting, .. } => *waiting = None,
         RefNode::Monitor { registered, .. } => *registered = false,
         // Leaves that finish on the tick they start.
-        RefNode::Script { .. } | RefNode::Assert { .. } | RefNode::SendEvent { .. } => {}
+        RefNode::Script { .. }
+        | RefNode::Assert { .. }
+        | RefNode::SendEvent { .. }
+        | RefNode::PostStimulus { .. } => {}
         // Deciders that remember nothing of their own.
         RefNode::Priority { .. }
         | RefNode::StoredState { .. }
@@ -2180,6 +2240,15 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
             event: EventId(shape.params(at)[0] as u32),
             to: SendTo::Input(shape.params(at)[1]),
         },
+        Kind::PostStimulus => {
+            let stimulus = shape.params(at)[0] as usize;
+            RefNode::PostStimulus {
+                node: at,
+                stimulus,
+                seconds: shape.stimuli()[stimulus].seconds,
+                data: shape.params(at)[1],
+            }
+        }
         Kind::StoredState => RefNode::StoredState {
             node: at,
             child: Box::new(only()),
@@ -2242,6 +2311,72 @@ mod tests {
 
     fn policy(succeed: Count, fail: Count) -> Policy {
         Policy { succeed, fail }
+    }
+
+    /// Leaves for a lone `PostStimulus`: a clock and an int input.
+    struct Posting {
+        time: f64,
+        data: Option<i64>,
+    }
+
+    impl RefLeaves for Posting {
+        fn condition(&mut self, _: NodeIdx) -> bool {
+            false
+        }
+
+        fn action(&mut self, _: NodeIdx, _: Signal, _: &mut u32, _: Option<&mut u32>) -> Status {
+            Status::Failure
+        }
+
+        fn clock(&self) -> Frame {
+            Frame {
+                time: self.time,
+                ..Frame::default()
+            }
+        }
+
+        fn input_int(&self, _: u64) -> Option<i64> {
+            self.data
+        }
+    }
+
+    #[test]
+    fn post_stimulus_posts_for_its_seconds_and_restarts() {
+        // 0 PostStimulus(stimulus 1, 2 seconds)
+        let post = RefNode::PostStimulus {
+            node: n(0),
+            stimulus: 1,
+            seconds: 2.0,
+            data: 0,
+        };
+        let memory = Memory {
+            stimuli: 2,
+            ..Memory::default()
+        };
+        let mut r = Reference::with_memory(post, memory);
+        assert_eq!(r.stimulus(1, 0.0), None);
+        let mut world = Posting {
+            time: 1.0,
+            data: Some(7),
+        };
+        assert_eq!(r.tick(&mut world, AGENT).status, Status::Success);
+        assert_eq!(r.stimulus(1, 1.0), Some(7));
+        assert_eq!(r.stimulus(1, 2.75), Some(7));
+        assert_eq!(r.stimulus(1, 3.0), None);
+        assert_eq!(r.stimulus(0, 1.0), None);
+        // Posting again restarts it and replaces the datum.
+        world = Posting {
+            time: 2.0,
+            data: Some(-1),
+        };
+        assert_eq!(r.tick(&mut world, AGENT).status, Status::Success);
+        assert_eq!(r.stimulus(1, 3.5), Some(u32::MAX));
+        // A datum past 32 bits, or a field without an int, posts nothing.
+        for data in [Some(i64::from(u32::MAX) + 1), None] {
+            world = Posting { time: 5.0, data };
+            assert_eq!(r.tick(&mut world, AGENT).status, Status::Failure);
+            assert_eq!(r.stimulus(1, 5.0), None);
+        }
     }
 
     #[test]

@@ -111,7 +111,8 @@ pub enum LinkError {
         index: usize,
     },
     /// A script reads or writes blackboard fields, or a `SendEvent` reads
-    /// its target from one, but the table gives no access to them.
+    /// its target (a `PostStimulus` its datum) from one, but the table
+    /// gives no access to them.
     FieldAccess,
 }
 
@@ -235,9 +236,11 @@ impl<B> Program<B> {
         }
         let access = leaves.script_access();
         let scripts_use_fields = shape.scripts().iter().any(|s| touches_fields(&s.words));
-        let sends_to_fields = (0..shape.len() as u32)
-            .map(NodeIdx::new)
-            .any(|n| shape.kind(n) == Kind::SendEvent && shape.params(n)[1] & FIELD_REF != 0);
+        // `SendEvent`'s `to` and `PostStimulus`'s `data` are int inputs.
+        let sends_to_fields = (0..shape.len() as u32).map(NodeIdx::new).any(|n| {
+            matches!(shape.kind(n), Kind::SendEvent | Kind::PostStimulus)
+                && shape.params(n)[1] & FIELD_REF != 0
+        });
         if (scripts_use_fields || sends_to_fields) && access.is_none() {
             return Err(LinkError::FieldAccess);
         }
