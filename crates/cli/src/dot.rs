@@ -84,6 +84,7 @@ fn symbol(kind: Kind) -> &'static str {
         Kind::WaitUntilTime => "⏱ WaitUntilTime",
         Kind::WaitForEvent => "✉ WaitForEvent",
         Kind::SendEvent => "✉ SendEvent",
+        Kind::PostStimulus => "⚡ PostStimulus",
         Kind::StoredState => "▣ StoredState",
         Kind::Repeat => "⟳ Repeat",
         Kind::Monitor => "👁 Monitor",

@@ -1175,6 +1175,7 @@ const DECIDERS: &[&str] = &[
     "Monitor",
     "Group",
     "Decider",
+    "PostStimulus",
 ];
 
 const LEAVES: &[(&str, &str)] = &[
@@ -1217,6 +1218,7 @@ fn nodes_lists_every_decider_and_built_in_leaf() {
         "  Timeout            1    (seconds: duration) Runs its child",
         "  IfTime             1    (since: timestamp, seconds: duration, less_than: bool = false, or_never: bool = false) ",
         "  SendEvent          0    (event: event, to: input agent = -1) ",
+        "  PostStimulus       0    (stimulus: stimulus, data: input int = 0) Posts its stimulus",
     ] {
         assert!(deciders.contains(line), "{line:?} in\n{text}");
     }
@@ -1276,6 +1278,17 @@ fn nodes_json_has_the_expected_fields() {
         serde_json::json!([
             {"name": "event", "type": "event", "default": null},
             {"name": "to", "type": "input agent", "default": -1},
+        ])
+    );
+    let post = deciders
+        .iter()
+        .find(|d| d["name"] == "PostStimulus")
+        .expect("PostStimulus");
+    assert_eq!(
+        post["params"],
+        serde_json::json!([
+            {"name": "stimulus", "type": "stimulus", "default": null},
+            {"name": "data", "type": "input int", "default": 0},
         ])
     );
     let leaves = doc["leaves"].as_array().expect("a list of leaves");

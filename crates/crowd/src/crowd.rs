@@ -172,6 +172,30 @@ impl<B> Crowd<B> {
         )
     }
 
+    /// Posts the tree's stimulus `stimulus` (its index in the program's
+    /// `Shape::stimuli`) to `agent` now, between ticks, with the datum
+    /// `data`: it is active for the stimulus's declared seconds from the
+    /// time of the crowd's next tick (`frame.time + frame.dt`, the time
+    /// `send_event` stamps timestamps with; 0 before the first tick).
+    /// Posting a stimulus that is active restarts it and replaces its datum
+    /// (see `ActorMut::post_stimulus`). Read it back with
+    /// `Crowd::actor(agent).stimulus(stimulus, time)`.
+    ///
+    /// # Panics
+    /// If there is no such agent, or the tree declares no such stimulus.
+    pub fn post_stimulus(&mut self, agent: AgentId, stimulus: usize, data: u32) {
+        let i = agent.index();
+        assert!(i < self.blackboards.len(), "no agent {}", agent.0);
+        let Some(declared) = self.program.shape().stimuli().get(stimulus) else {
+            panic!("the tree declares no stimulus {stimulus}");
+        };
+        let seconds = f64::from(declared.seconds);
+        let now = self.frame.time + f64::from(self.frame.dt);
+        self.actors
+            .get_mut(i)
+            .post_stimulus(stimulus, data, now, seconds);
+    }
+
     /// How many events sent by the last tick's `SendEvent` nodes named an
     /// agent the crowd does not have. Their requests stay in
     /// [`Crowd::requests`], for the game to see.

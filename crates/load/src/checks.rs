@@ -132,12 +132,17 @@ impl Checker<'_> {
                 failure: true,
             },
             // Waits end in success; a script that faults fails, a test
-            // fails when false, and a send is not read for its target.
+            // fails when false, and a send or a post is not read for its
+            // input (a target or datum out of range fails).
             Kind::WaitUntilTime | Kind::WaitForEvent => Outcomes {
                 success: true,
                 failure: false,
             },
-            Kind::Script | Kind::AssertScript | Kind::AssertCondition | Kind::SendEvent => both,
+            Kind::Script
+            | Kind::AssertScript
+            | Kind::AssertCondition
+            | Kind::SendEvent
+            | Kind::PostStimulus => both,
             Kind::Timeout | Kind::Cooldown => Outcomes {
                 success: any(|o| o.success),
                 failure: true,

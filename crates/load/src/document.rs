@@ -8,10 +8,10 @@
 //! way for every dialect: leaf names against the registry, parameters,
 //! sub-tree inlining, stubs.
 //!
-//! A file may also declare variables, signals and timestamps
+//! A file may also declare variables, signals, timestamps and stimuli
 //! ([`Declared`]): MBT's `<Variables>`, `<SignalVariables>` and
-//! `<Timestamps>` sections, the native format's `variables`, `signals` and
-//! `timestamps`. The resolver merges the declarations of every file of a
+//! `<Timestamps>` sections, the native format's `variables`, `signals`,
+//! `timestamps` and `stimuli`. The resolver merges the declarations of every file of a
 //! load, in file order, into the loaded tree's.
 
 use crate::source::{FileId, Span};
@@ -58,7 +58,7 @@ pub struct Document {
     /// Other files whose trees this one uses (BT.CPP `<include path=...>`),
     /// as written, relative to this file.
     pub includes: Vec<(Box<str>, Span)>,
-    /// The variables, signals and timestamps the file declares.
+    /// The variables, signals, timestamps and stimuli the file declares.
     pub declarations: Declared,
 }
 
@@ -71,12 +71,17 @@ pub struct Declared {
     pub signals: Vec<DeclaredSignal>,
     /// Timestamps, in file order.
     pub timestamps: Vec<DeclaredTimestamp>,
+    /// Stimuli, in file order.
+    pub stimuli: Vec<DeclaredStimulus>,
 }
 
 impl Declared {
     /// Whether nothing is declared.
     pub fn is_empty(&self) -> bool {
-        self.variables.is_empty() && self.signals.is_empty() && self.timestamps.is_empty()
+        self.variables.is_empty()
+            && self.signals.is_empty()
+            && self.timestamps.is_empty()
+            && self.stimuli.is_empty()
     }
 }
 
@@ -120,6 +125,17 @@ pub struct DeclaredTimestamp {
     pub event: Spanned<Box<str>>,
     /// The timestamp it is exclusive to, if any.
     pub exclusive_to: Option<Spanned<Box<str>>>,
+}
+
+/// A declared stimulus.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DeclaredStimulus {
+    /// The declaration as a whole.
+    pub span: Span,
+    /// Its name.
+    pub name: Spanned<Box<str>>,
+    /// How long it stays active once posted, in seconds.
+    pub seconds: Spanned<f64>,
 }
 
 /// A named tree.

@@ -5,7 +5,7 @@
 //! Four dialects read into one [`Document`](document::Document) model:
 //! treebeard's own JSON and RON ([`native`]), Lumberyard's Modular Behavior
 //! Tree XML and BehaviorTree.CPP v4 XML ([`xml`]), with the variables,
-//! signals and timestamps the files declare. The [`resolve`]r maps
+//! signals, timestamps and stimuli the files declare. The [`resolve`]r maps
 //! node names to deciders, registered leaves and sub-trees (inlined, with
 //! parameter and blackboard remapping), the shape compiler checks every
 //! parameter against its leaf's schema, and [`checks`] warns about trees

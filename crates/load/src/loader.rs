@@ -294,6 +294,8 @@ impl<'c> Loader<'c> {
                 Unbuildable::Undeclared { what, name, .. } => decl.part(what, name),
                 Unbuildable::DeclaredTwice { .. } => Some(decl.name()),
                 Unbuildable::Exclusive { .. } => decl.exclusive_to(),
+                Unbuildable::TooManyStimuli { .. } => Some(decl.name()),
+                Unbuildable::StimulusSeconds { .. } => decl.seconds(),
                 _ => None,
             });
             if let Some(span) = span.or_else(|| self.token_at(p.source())) {
@@ -357,8 +359,8 @@ impl<'c> Loader<'c> {
     }
 }
 
-/// The problem of a built-in kind's event or timestamp parameter naming
-/// none, in those terms (`message; help`).
+/// The problem of a built-in kind's event, timestamp or stimulus parameter
+/// naming none, in those terms (`message; help`).
 fn undeclared_name(what: &Unbuildable) -> Option<String> {
     let Unbuildable::BadParam {
         leaf,
@@ -380,6 +382,10 @@ fn undeclared_name(what: &Unbuildable) -> Option<String> {
         KindParamType::Timestamp => (
             format!("no timestamp is declared as `{found}`"),
             "declare it in the tree's timestamps (MBT: `<Timestamps>`; JSON, RON: `timestamps`)",
+        ),
+        KindParamType::Stimulus => (
+            format!("no stimulus is declared as `{found}`"),
+            "declare it in the tree's stimuli (JSON, RON: `stimuli`)",
         ),
         _ => return None,
     };

@@ -22,7 +22,7 @@
 //!
 //! or, for a file of one tree, just its root node. A tree file may declare
 //! the tree's variables, signals and timestamps (Lumberyard MBT's, seed
-//! 002) in sections beside `trees`:
+//! 002) and stimuli (Spore's, seed 000) in sections beside `trees`:
 //!
 //! ```json
 //! {
@@ -35,6 +35,7 @@
 //!     {"name": "TargetSpotted", "event": "OnEnemySeen", "exclusive_to": "TargetLost"},
 //!     {"name": "TargetLost", "event": "OnLostSightOfTarget"}
 //!   ],
+//!   "stimuli": [{"name": "Hit", "seconds": 2.0}],
 //!   "trees": [{"name": "guard", "root":
 //!     {"type": "IfCondition", "params": {"condition": "TargetVisible"}, "children": [
 //!       {"type": "Patrol", "params": {"speed": 1.5}}
@@ -42,7 +43,9 @@
 //! }
 //! ```
 //!
-//! (`initial` defaults to false, `exclusive_to` to none). A node has a `type` (a
+//! (`initial` defaults to false, `exclusive_to` to none; a stimulus's
+//! `seconds`, how long it stays active once posted, is required: a number,
+//! 0 or more). A node has a `type` (a
 //! decider kind, `SubTree`, or a registered leaf name), and optionally a
 //! `name`, a stable `id`, `params` (a leaf's parameters, or a sub-tree's),
 //! `children` (a decider's), `tree` (a sub-tree's) and `succeed` / `fail`
@@ -57,8 +60,8 @@
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::document::{
-    Attr, Declared, DeclaredSignal, DeclaredTimestamp, DeclaredVariable, Dialect, Document,
-    NodeDecl, PolicyDecl, TreeDecl, TreeParam, What,
+    Attr, Declared, DeclaredSignal, DeclaredStimulus, DeclaredTimestamp, DeclaredVariable, Dialect,
+    Document, NodeDecl, PolicyDecl, TreeDecl, TreeParam, What,
 };
 use crate::recover;
 use crate::source::{FileId, SourceMap, Span};
@@ -95,6 +98,9 @@ pub struct TreeFile {
     /// The tree's timestamps.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub timestamps: Vec<TimestampDef>,
+    /// The tree's stimuli.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stimuli: Vec<StimulusDef>,
     /// The trees.
     pub trees: Vec<TreeDef>,
 }
@@ -130,6 +136,15 @@ pub struct TimestampDef {
     /// The timestamp it is exclusive to (setting either clears the other).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exclusive_to: Option<String>,
+}
+
+/// A declared stimulus.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct StimulusDef {
+    /// Its name.
+    pub name: String,
+    /// How long it stays active once posted, in seconds.
+    pub seconds: f64,
 }
 
 /// A named tree.
@@ -226,13 +241,14 @@ impl TreeFile {
             variables: Vec::new(),
             signals: Vec::new(),
             timestamps: Vec::new(),
+            stimuli: Vec::new(),
         }
     }
 
     /// The file of one tree named `name`, written back from a compiled
     /// shape: every node with its kind, name, identity (where it differs
     /// from the default) and typed parameters by name, and the tree's
-    /// variables, signals and timestamps.
+    /// variables, signals, timestamps and stimuli.
     pub fn from_shape(name: &str, shape: &Shape) -> TreeFile {
         let mut root = node_def(shape, NodeIdx::ROOT);
         // A root without a name is named after its tree when read back, so
@@ -279,6 +295,14 @@ impl TreeFile {
                     .filter(|&other| other as usize > i)
                     .and_then(|other| stamps.get(other as usize))
                     .map(|other| other.name.to_string()),
+            })
+            .collect();
+        file.stimuli = shape
+            .stimuli()
+            .iter()
+            .map(|s| StimulusDef {
+                name: s.name.to_string(),
+                seconds: f64::from(s.seconds),
             })
             .collect();
         file
@@ -387,7 +411,10 @@ fn kind_literal(shape: &Shape, ty: KindParamType, word: u64) -> Literal {
         }
         KindParamType::Event => name(shape.events().get(word as usize).map(|e| &**e)),
         KindParamType::Timestamp => name(shape.timestamps().get(word as usize).map(|t| &*t.name)),
-        KindParamType::Agent => literal(shape, &ParamType::Input(FieldType::Int), word),
+        KindParamType::Stimulus => name(shape.stimuli().get(word as usize).map(|s| &*s.name)),
+        KindParamType::Agent | KindParamType::Int => {
+            literal(shape, &ParamType::Input(FieldType::Int), word)
+        }
     }
 }
 
@@ -572,12 +599,20 @@ where
 const NODE_FIELDS: &[&str] = &[
     "type", "name", "id", "tree", "succeed", "fail", "params", "children",
 ];
-const FILE_FIELDS: &[&str] = &["main", "trees", "variables", "signals", "timestamps"];
+const FILE_FIELDS: &[&str] = &[
+    "main",
+    "trees",
+    "variables",
+    "signals",
+    "timestamps",
+    "stimuli",
+];
 /// The declaration sections of a tree file.
-const SECTIONS: [&str; 3] = ["variables", "signals", "timestamps"];
+const SECTIONS: [&str; 4] = ["variables", "signals", "timestamps", "stimuli"];
 const VARIABLE_FIELDS: &[&str] = &["name", "initial"];
 const SIGNAL_FIELDS: &[&str] = &["event", "variable", "value"];
 const TIMESTAMP_FIELDS: &[&str] = &["name", "event", "exclusive_to"];
+const STIMULUS_FIELDS: &[&str] = &["name", "seconds"];
 const TREE_FIELDS: &[&str] = &["name", "params", "root"];
 
 /// Turns a tree file's values into a document, each problem at its place.
@@ -760,7 +795,53 @@ impl Decoder<'_, '_> {
                 });
             }
         }
+        for item in self.section(entries, "stimuli") {
+            let Some(e) = self.entries(item, STIMULUS_FIELDS, "a stimulus") else {
+                continue;
+            };
+            let name = self.name(item, e, "name", "a stimulus's");
+            let seconds = match get(e, "seconds") {
+                Some(v) => self.seconds(v),
+                None => {
+                    self.missing(item, "seconds");
+                    None
+                }
+            };
+            if let (Some(name), Some(seconds)) = (name, seconds) {
+                out.stimuli.push(DeclaredStimulus {
+                    span: item.span,
+                    name,
+                    seconds,
+                });
+            }
+        }
         out
+    }
+
+    /// A stimulus's `seconds`: a finite number, 0 or more, that an `f32`
+    /// holds.
+    fn seconds(&mut self, v: &Value) -> Option<(f64, Span)> {
+        let seconds = v.as_f64();
+        match seconds {
+            Some(s) if s >= 0.0 && (s as f32).is_finite() => Some((s, v.span)),
+            Some(s) => {
+                self.error(
+                    v.span,
+                    format!("a stimulus's `seconds` must be 0 or more, and finite, not {s}"),
+                );
+                None
+            }
+            None => {
+                self.error(
+                    v.span,
+                    format!(
+                        "a stimulus's `seconds` must be a number of seconds, not {}",
+                        v.describe()
+                    ),
+                );
+                None
+            }
+        }
     }
 
     /// The items of the section `key` among `entries` (none if absent;

@@ -30,8 +30,8 @@
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::document::{
-    Attr, DeclaredSignal, DeclaredTimestamp, DeclaredVariable, Dialect, Document, NodeDecl,
-    TreeDecl, What,
+    Attr, DeclaredSignal, DeclaredStimulus, DeclaredTimestamp, DeclaredVariable, Dialect, Document,
+    NodeDecl, TreeDecl, What,
 };
 use crate::source::{FileId, SourceMap, Span};
 use std::collections::{BTreeMap, HashMap};
@@ -39,7 +39,7 @@ use treebeard_shape::params::field_name;
 use treebeard_shape::tree::{Node, NodeParam, Policy, decider_of, leaf, sequence};
 use treebeard_shape::{
     Declarations, Kind, KindParamType, Layout, LeafCatalog, LeafSchema, ParamSpec, ParamType,
-    ParamValue, SignalDecl, Source, TimestampDecl, VariableDecl, suggest,
+    ParamValue, SignalDecl, Source, StimulusDecl, TimestampDecl, VariableDecl, suggest,
 };
 
 /// A leaf the loaded trees use that the registry lacks, stubbed: the caller
@@ -101,11 +101,13 @@ pub enum Declared {
     Signal(DeclaredSignal),
     /// A timestamp.
     Timestamp(DeclaredTimestamp),
+    /// A stimulus.
+    Stimulus(DeclaredStimulus),
 }
 
 impl Declared {
-    /// Where the `what` (`event`, `variable` or `timestamp`) named `name`
-    /// is written in the declaration, if it names one.
+    /// Where the `what` (`event`, `variable`, `timestamp` or `stimulus`)
+    /// named `name` is written in the declaration, if it names one.
     pub fn part(&self, what: &str, name: &str) -> Option<Span> {
         let is = |part: &(Box<str>, Span)| (*part.0 == *name).then_some(part.1);
         match (self, what) {
@@ -116,6 +118,7 @@ impl Declared {
             (Declared::Timestamp(t), "timestamp") => {
                 is(&t.name).or_else(|| t.exclusive_to.as_ref().and_then(is))
             }
+            (Declared::Stimulus(s), "stimulus") => is(&s.name),
             _ => None,
         }
     }
@@ -126,6 +129,15 @@ impl Declared {
             Declared::Variable(v) => v.name.1,
             Declared::Signal(s) => s.variable.1,
             Declared::Timestamp(t) => t.name.1,
+            Declared::Stimulus(s) => s.name.1,
+        }
+    }
+
+    /// Where a stimulus's `seconds` are written.
+    pub fn seconds(&self) -> Option<Span> {
+        match self {
+            Declared::Stimulus(s) => Some(s.seconds.1),
+            _ => None,
         }
     }
 
@@ -305,9 +317,9 @@ fn stub_event(
     );
 }
 
-/// Merges the declarations of `docs`, in order, into `out`; a variable or
-/// timestamp declared again is reported with where it was first, and left
-/// out.
+/// Merges the declarations of `docs`, in order, into `out`; a variable,
+/// timestamp or stimulus declared again is reported with where it was
+/// first, and left out.
 fn declare(docs: &[Document], map: &SourceMap, diags: &mut Diagnostics, out: &mut Resolved) {
     let mut first: HashMap<(&str, Box<str>), Span> = HashMap::new();
     let mut again = |what: &'static str, name: &(Box<str>, Span), diags: &mut Diagnostics| {
@@ -363,6 +375,19 @@ fn declare(docs: &[Document], map: &SourceMap, diags: &mut Diagnostics, out: &mu
             });
             out.declared_at
                 .insert(source, Declared::Timestamp(t.clone()));
+        }
+        for st in &decl.stimuli {
+            if again("stimulus", &st.name, diags) {
+                continue;
+            }
+            let source = map.source(st.span);
+            out.declarations.stimuli.push(StimulusDecl {
+                name: st.name.0.clone(),
+                seconds: st.seconds.0,
+                source: Some(source),
+            });
+            out.declared_at
+                .insert(source, Declared::Stimulus(st.clone()));
         }
     }
 }

@@ -1,5 +1,5 @@
 //! Declarations and the built-in kinds in every dialect, through a whole
-//! load: variables, signals and timestamps into the shape, MBT's and
+//! load: variables, signals, timestamps and stimuli into the shape, MBT's and
 //! BehaviorTree.CPP's standard nodes into treebeard's kinds with their
 //! parameters, and declarations merged over the files of a load.
 
@@ -204,7 +204,11 @@ fn declarations_merge_in_file_order() {
     loader.add_source(
         "a.json",
         r#"{"variables": [{"name": "A"}], "timestamps": [{"name": "T", "event": "OnEnemySeen"}],
-            "trees": [{"name": "main", "root": {"type": "AssertCondition", "params": {"condition": "A || B"}}}]}"#
+            "stimuli": [{"name": "Hit", "seconds": 2}],
+            "trees": [{"name": "main", "root": {"type": "Sequence", "children": [
+                {"type": "AssertCondition", "params": {"condition": "A || B"}},
+                {"type": "PostStimulus", "params": {"stimulus": "Invited", "data": "{ammo}"}}
+            ]}}]}"#
             .into(),
         None,
     );
@@ -212,6 +216,7 @@ fn declarations_merge_in_file_order() {
         "b.ron",
         r#"(variables: [(name: "B", initial: true)],
             timestamps: [(name: "U", event: "OnLostSightOfTarget", exclusive_to: "T")],
+            stimuli: [(name: "Invited", seconds: 0.5)],
             trees: [(name: "other", root: (type: "Shoot"))])"#
             .into(),
         None,
@@ -231,6 +236,40 @@ fn declarations_merge_in_file_order() {
         .map(|t| (&*t.name, t.exclusive))
         .collect();
     assert_eq!(stamps, [("T", Some(1)), ("U", Some(0))]);
+    let stimuli: Vec<(&str, f32)> = l
+        .shape
+        .stimuli()
+        .iter()
+        .map(|s| (&*s.name, s.seconds))
+        .collect();
+    assert_eq!(stimuli, [("Hit", 2.0), ("Invited", 0.5)]);
+    // The first file's tree names the second file's stimulus.
+    let post = l.shape.find("PostStimulus").unwrap();
+    assert_eq!(l.shape.kind(post), Kind::PostStimulus);
+    assert_eq!(l.shape.params(post)[0], 1);
+}
+
+#[test]
+fn a_stimulus_declared_in_two_files_is_reported_where_it_is_again() {
+    let catalog = catalog();
+    let mut loader = Loader::new(&catalog, LoadOptions::default());
+    loader.add_source(
+        "a.json",
+        r#"{"stimuli": [{"name": "Hit", "seconds": 2}], "trees": [{"name": "main", "root": {"type": "Shoot"}}]}"#
+            .into(),
+        None,
+    );
+    loader.add_source(
+        "b.ron",
+        r#"(stimuli: [(name: "Hit", seconds: 1)], trees: [(name: "other", root: (type: "Shoot"))])"#
+            .into(),
+        None,
+    );
+    let load = loader.finish();
+    assert!(load.loaded.is_none());
+    let d = &load.diagnostics.items()[0];
+    assert_eq!(d.message, "stimulus `Hit` is declared twice");
+    assert_eq!(d.location(&load.map).as_deref(), Some("b.ron:1:19"));
 }
 
 #[test]

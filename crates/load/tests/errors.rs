@@ -1678,6 +1678,88 @@ fn unknown_fields_of_native_declarations_are_errors_at_the_field() {
 }
 
 #[test]
+fn stimuli_are_named_declared_and_timed() {
+    let text = r#"{"stimuli": [
+  {"name": "Hit", "seconds": 2},
+  {"name": "Hit", "seconds": 1.5},
+  {"name": "Invited", "seconds": -1},
+  {"name": "Greeted", "seconds": "soon"},
+  {"name": "Waved"},
+  {"seconds": 1, "nmae": "Bowed"}
+],
+ "trees": [{"name": "t", "root": {"type": "Sequence", "children": [
+  {"type": "PostStimulus", "params": {"stimulus": "Hti"}},
+  {"type": "PostStimulus", "params": {"stimulus": "Kicked", "data": 3}}
+]}}]}"#;
+    let load = load("t.json", text);
+    assert_eq!(
+        all(&load),
+        [
+            error(
+                "t.json:3:12",
+                "stimulus `Hit` is declared twice",
+                None,
+                Some(
+                    "it is first declared at t.json:2:12; a load's files share one set of declarations"
+                ),
+            ),
+            error(
+                "t.json:4:34",
+                "a stimulus's `seconds` must be 0 or more, and finite, not -1",
+                None,
+                None,
+            ),
+            error(
+                "t.json:5:34",
+                "a stimulus's `seconds` must be a number of seconds, not a string",
+                None,
+                None,
+            ),
+            error("t.json:6:19", "missing field `seconds`", None, None),
+            error(
+                "t.json:7:18",
+                "unknown field `nmae`",
+                None,
+                Some("did you mean `name`?")
+            ),
+            error(
+                "t.json:10:51",
+                "parameter `stimulus` of `PostStimulus`: no stimulus is declared as `Hti`",
+                Some(("t", "t/PostStimulus[0]", "PostStimulus")),
+                Some("did you mean `Hit`?"),
+            ),
+            error(
+                "t.json:11:51",
+                "parameter `stimulus` of `PostStimulus`: no stimulus is declared as `Kicked`",
+                Some(("t", "t/PostStimulus[1]", "PostStimulus")),
+                Some("declare it in the tree's stimuli (JSON, RON: `stimuli`)"),
+            ),
+        ]
+    );
+}
+
+#[test]
+fn stimuli_past_the_limit_are_reported_at_the_name() {
+    let stimuli: Vec<String> = (0..33)
+        .map(|i| format!(r#"(name: "s{i}", seconds: 1)"#))
+        .collect();
+    let text = format!(
+        "(stimuli: [{}],\n trees: [(name: \"t\", root: (type: \"enemy_visible\"))])",
+        stimuli.join(",\n  ")
+    );
+    let load = load("t.ron", &text);
+    assert_eq!(
+        only(&load),
+        error(
+            "t.ron:33:10",
+            "stimulus `s32` is past the limit: a tree declares at most 32 stimuli (an agent's stimulus flags are 32 bits)",
+            None,
+            None,
+        )
+    );
+}
+
+#[test]
 fn declarations_in_a_file_of_one_node_say_where_they_go() {
     let load = load(
         "t.json",

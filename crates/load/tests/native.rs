@@ -911,6 +911,8 @@ fn kind_value(ty: KindParamType) -> &'static str {
         KindParamType::Event => r#""OnEnemySeen""#,
         KindParamType::Timestamp => r#""TargetLost""#,
         KindParamType::Agent => r#""{hunger}""#,
+        KindParamType::Stimulus => r#""Hit""#,
+        KindParamType::Int => "-7",
     }
 }
 
@@ -920,7 +922,8 @@ const DECLARATIONS: &str = r#""variables": [{"name": "TargetVisible", "initial":
     "timestamps": [
         {"name": "TargetSpotted", "event": "OnEnemySeen", "exclusive_to": "TargetLost"},
         {"name": "TargetLost", "event": "OnLostSightOfTarget"}
-    ]"#;
+    ],
+    "stimuli": [{"name": "Hit", "seconds": 2.5}, {"name": "Invited", "seconds": 0}]"#;
 
 #[test]
 fn every_kind_of_node_is_a_decider_or_a_leaf() {
@@ -989,6 +992,7 @@ fn declarations_are_written_back() {
         "\"variables\"",
         "\"signals\"",
         "\"timestamps\"",
+        "\"stimuli\"",
         "\"trees\"",
     ];
     let at: Vec<usize> = sections.iter().map(|k| json.find(k).unwrap()).collect();
@@ -1003,9 +1007,28 @@ fn declarations_are_written_back() {
     }"#
     ));
     assert!(json.contains(r#""condition": "TargetVisible""#), "{json}");
+    assert!(
+        json.contains(
+            r#""stimuli": [
+    {
+      "name": "Hit",
+      "seconds": 2.5
+    },
+    {
+      "name": "Invited",
+      "seconds": 0.0
+    }
+  ]"#
+        ),
+        "{json}"
+    );
     let ron = written.to_ron();
     let stamp = "(\n            name: \"TargetSpotted\",\n            event: \"OnEnemySeen\",\n            exclusive_to: \"TargetLost\",\n        )";
     assert!(ron.contains(stamp), "{ron}");
+    assert!(
+        ron.contains("(\n            name: \"Hit\",\n            seconds: 2.5,\n        )"),
+        "{ron}"
+    );
     for (name, text) in [("w.json", json), ("w.ron", ron)] {
         let again = shape(name, &text);
         assert_eq!(bare(&again), bare(&s), "{name}");

@@ -23,6 +23,7 @@
 //!              u8 value (bool)
 //! timestamps   u32 count, then per timestamp: name, u32 event,
 //!              u32 exclusive timestamp (u32::MAX: none)
+//! stimuli      u32 count, then per stimulus: name, u32 seconds (f32 bits)
 //! scripts      u32 count, then per script: source (a string),
 //!              u32 word count, then count x u64 code words
 //!
@@ -32,18 +33,19 @@
 //! field type   u8: 0 bool, 1 int, 2 float, 3 string
 //! ```
 //!
-//! Version 3 added the sections from `events` on. Earlier versions are
-//! refused with [`Undecodable::Version`]: shapes are build artifacts, so
-//! compile the tree again.
+//! Version 3 added the sections from `events` on, version 4 the `stimuli`
+//! section. Earlier versions are refused with [`Undecodable::Version`]:
+//! shapes are build artifacts, so compile the tree again.
 //!
 //! [`Shape::from_bytes`] checks every count against the bytes actually
 //! present before allocating, so no header can request more memory than the
 //! input's size justifies, and then runs the validator: raw bytes reach the
 //! interpreter only as a validated [`Shape`]. The decoder checks only the
 //! encoding; indices between tables (a signal's variable, a timestamp's
-//! exclusive partner, a script's code) are the validator's to check.
+//! exclusive partner, a script's code) and values (a stimulus's seconds,
+//! the number of stimuli) are the validator's to check.
 
-use crate::declare::{Script, Signal, Timestamp, Variable};
+use crate::declare::{Script, Signal, Stimulus, Timestamp, Variable};
 use crate::error::{Invalid, ValidationError};
 use crate::ids::NodeId;
 use crate::item::ShapeItem;
@@ -294,6 +296,7 @@ struct Declared {
     variables: Vec<Variable>,
     signals: Vec<Signal>,
     timestamps: Vec<Timestamp>,
+    stimuli: Vec<Stimulus>,
     scripts: Vec<Script>,
     entries: Entries,
 }
@@ -306,6 +309,7 @@ struct Entries {
     variables: Vec<usize>,
     signals: Vec<usize>,
     timestamps: Vec<usize>,
+    stimuli: Vec<usize>,
     scripts: Vec<usize>,
 }
 
@@ -316,6 +320,7 @@ impl Entries {
             "variable" => &self.variables,
             "signal" => &self.signals,
             "timestamp" => &self.timestamps,
+            "stimulus" => &self.stimuli,
             "script" => &self.scripts,
             _ => return None,
         };
@@ -358,7 +363,7 @@ impl Reader<'_> {
     }
 
     /// The sections after the field table: events, variables, signals,
-    /// timestamps and scripts.
+    /// timestamps, stimuli and scripts.
     fn declarations(&mut self) -> Result<Declared, DecodeError> {
         let mut entries = Entries::default();
         let events = self.strings("event table")?;
@@ -390,6 +395,13 @@ impl Reader<'_> {
                 exclusive: (exclusive != NO_EXCLUSIVE).then_some(exclusive),
             })
         })?;
+        // A stimulus is a name length (at least) and its seconds.
+        const STIMULI: &str = "stimulus table";
+        let stimuli = self.table(8, STIMULI, &mut entries.stimuli, |r| {
+            let name = r.string(STIMULI)?;
+            let seconds = f32::from_bits(r.u32(STIMULI)?);
+            Ok(Stimulus { name, seconds })
+        })?;
         // A script is at least a source length and a word count.
         const SCRIPTS: &str = "script table";
         let scripts = self.table(8, SCRIPTS, &mut entries.scripts, |r| {
@@ -409,6 +421,7 @@ impl Reader<'_> {
             variables,
             signals,
             timestamps,
+            stimuli,
             scripts,
             entries,
         })
@@ -491,7 +504,7 @@ impl Shape {
 
     /// Decodes a shape and validates it with `limits`. Errors name the byte
     /// offset of the problem; for an invalid item, the offset of that item;
-    /// for an invalid variable, signal, timestamp or script, the offset of
+    /// for an invalid variable, signal, timestamp, stimulus or script, the offset of
     /// its entry; for other problems of the whole shape, 0.
     pub fn from_bytes_with(bytes: &[u8], limits: &Limits) -> Result<Shape, DecodeError> {
         let mut r = Reader { bytes, pos: 0 };
@@ -587,6 +600,7 @@ impl Shape {
             variables,
             signals,
             timestamps,
+            stimuli,
             scripts,
             entries,
         } = tables;
@@ -602,6 +616,7 @@ impl Shape {
             variables,
             signals,
             timestamps,
+            stimuli,
             scripts,
         };
         parts.validate_with(limits).map_err(|e| {
@@ -692,6 +707,11 @@ impl Shape {
             w.string(&t.name);
             w.u32(t.event);
             w.u32(t.exclusive.unwrap_or(NO_EXCLUSIVE));
+        }
+        w.count(parts.stimuli.len());
+        for s in &parts.stimuli {
+            w.string(&s.name);
+            w.u32(s.seconds.to_bits());
         }
         w.count(parts.scripts.len());
         for s in &parts.scripts {

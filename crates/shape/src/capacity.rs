@@ -28,6 +28,8 @@ pub struct CapacitySpec {
     pub variables: u32,
     /// The tree's timestamps.
     pub timestamps: u32,
+    /// The tree's stimuli (at most 32).
+    pub stimuli: u32,
     /// Events one agent's tick can send: one per `SendEvent` node.
     pub events_sent: u32,
     /// `Monitor` nodes: the results one agent's tick can keep for them.
@@ -49,6 +51,7 @@ impl CapacitySpec {
             persistent_states: self.persistent_states.max(other.persistent_states),
             variables: self.variables.max(other.variables),
             timestamps: self.timestamps.max(other.timestamps),
+            stimuli: self.stimuli.max(other.stimuli),
             events_sent: self.events_sent.max(other.events_sent),
             monitors: self.monitors.max(other.monitors),
             groups: self.groups.max(other.groups),
@@ -72,6 +75,7 @@ impl CapacitySpec {
             && self.persistent_states >= other.persistent_states
             && self.variables >= other.variables
             && self.timestamps >= other.timestamps
+            && self.stimuli >= other.stimuli
             && self.events_sent >= other.events_sent
             && self.monitors >= other.monitors
             && self.groups >= other.groups
@@ -90,6 +94,7 @@ mod tests {
             action_states: 4,
             deferred_states: 0,
             persistent_states: 2,
+            stimuli: 3,
             ..CapacitySpec::default()
         };
         let b = CapacitySpec {
@@ -98,6 +103,7 @@ mod tests {
             action_states: 2,
             deferred_states: 2,
             persistent_states: 0,
+            stimuli: 1,
             ..CapacitySpec::default()
         };
         let m = a.merge(b);
@@ -109,11 +115,14 @@ mod tests {
                 action_states: 4,
                 deferred_states: 2,
                 persistent_states: 2,
+                stimuli: 3,
                 ..CapacitySpec::default()
             }
         );
         assert!(m.covers(&a) && m.covers(&b));
         assert!(!a.covers(&b));
+        let fewer = CapacitySpec { stimuli: 2, ..m };
+        assert!(m.covers(&fewer) && !fewer.covers(&m));
         assert_eq!(m.requests(), 4);
     }
 }

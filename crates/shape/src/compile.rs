@@ -14,7 +14,7 @@
 //! such problem.
 
 use crate::catalog::{LeafCatalog, LeafSchema, suggest};
-use crate::declare::{Declarations, Script, Signal, Timestamp, Variable};
+use crate::declare::{Declarations, MAX_STIMULI, Script, Signal, Stimulus, Timestamp, Variable};
 use crate::error::ValidationError;
 use crate::ids::NodeId;
 use crate::item::{
@@ -166,16 +166,16 @@ pub enum Unbuildable {
     /// A declaration or a parameter names an event, variable or timestamp
     /// that is not declared.
     Undeclared {
-        /// `event`, `variable` or `timestamp`.
+        /// `event`, `variable`, `timestamp` or `stimulus`.
         what: &'static str,
         /// The name.
         name: Box<str>,
         /// A declared name close to it.
         suggestion: Option<Box<str>>,
     },
-    /// A variable or timestamp is declared twice.
+    /// A variable, timestamp or stimulus is declared twice.
     DeclaredTwice {
-        /// `variable` or `timestamp`.
+        /// `variable`, `timestamp` or `stimulus`.
         what: &'static str,
         /// The name.
         name: Box<str>,
@@ -187,6 +187,22 @@ pub enum Unbuildable {
         name: Box<str>,
         /// The one it names.
         other: Box<str>,
+    },
+    /// More stimuli are declared than an agent's stimulus flags (a `u32`)
+    /// hold.
+    TooManyStimuli {
+        /// A stimulus past the limit (each one is reported).
+        name: Box<str>,
+        /// The limit.
+        max: usize,
+    },
+    /// A stimulus's seconds are negative, not a number, or too large to
+    /// keep.
+    StimulusSeconds {
+        /// The stimulus.
+        name: Box<str>,
+        /// The seconds declared.
+        seconds: f64,
     },
     /// A node that can keep running inside a `Monitor`, whose query must
     /// finish in the tick it starts.
@@ -325,6 +341,7 @@ impl fmt::Display for Unbuildable {
                     (None, "event") => {
                         write!(f, "; the application declares events (`Leaves::event`)")
                     }
+                    (None, "stimulus") => write!(f, "; declare it in the tree's stimuli"),
                     (None, _) => write!(f, "; declare it in the tree's {what}s"),
                 }
             }
@@ -334,6 +351,14 @@ impl fmt::Display for Unbuildable {
             Unbuildable::Exclusive { name, other } => write!(
                 f,
                 "timestamp `{name}` cannot be exclusive to `{other}`: a timestamp is exclusive to one other, and not to itself"
+            ),
+            Unbuildable::TooManyStimuli { name, max } => write!(
+                f,
+                "stimulus `{name}` is past the limit: a tree declares at most {max} stimuli (an agent's stimulus flags are 32 bits)"
+            ),
+            Unbuildable::StimulusSeconds { name, seconds } => write!(
+                f,
+                "stimulus `{name}` lasts {seconds} seconds; its seconds must be a finite number, 0 or more"
             ),
             Unbuildable::RunsInMonitor { kind } => write!(
                 f,
@@ -437,7 +462,7 @@ pub struct Options {
     pub limits: Limits,
     /// The names of the files the tree's [`Source`]s index.
     pub files: Vec<Box<str>>,
-    /// The tree's variables, signals and timestamps.
+    /// The tree's variables, signals, timestamps and stimuli.
     pub declarations: Declarations,
 }
 
@@ -754,8 +779,10 @@ impl<'t> Compiler<'t, '_> {
             .iter()
             .map(|t| t.name.clone())
             .collect();
+        let stimuli: Vec<Box<str>> = self.parts.stimuli.iter().map(|s| s.name.clone()).collect();
         for p in kind.params() {
-            let spec = ParamSpec::new(p.name, p.ty.written_as(&self.parts.events, &timestamps));
+            let ty = p.ty.written_as(&self.parts.events, &timestamps, &stimuli);
+            let spec = ParamSpec::new(p.name, ty);
             schema.params.push(match (p.default, p.ty) {
                 (Some(d), KindParamType::Flag) => spec.default(ParamValue::Bool(d != 0)),
                 (Some(d), KindParamType::Duration) => spec.default(ParamValue::Duration(d as f64)),
@@ -946,6 +973,41 @@ impl<'t> Compiler<'t, '_> {
             stamps[b as usize].exclusive = Some(a);
         }
         self.parts.timestamps = stamps;
+        let mut stimuli: HashSet<&str> = HashSet::new();
+        for d in &declarations.stimuli {
+            if !stimuli.insert(&*d.name) {
+                let what = Unbuildable::DeclaredTwice {
+                    what: "stimulus",
+                    name: d.name.clone(),
+                };
+                problems.push((d.source, what));
+                continue;
+            }
+            // Kept past the limit, so that nodes naming it are not
+            // reported too.
+            if stimuli.len() > MAX_STIMULI {
+                let what = Unbuildable::TooManyStimuli {
+                    name: d.name.clone(),
+                    max: MAX_STIMULI,
+                };
+                problems.push((d.source, what));
+            }
+            // Kept as f32: a finite f64 past f32's range would not stay
+            // finite.
+            let mut seconds = d.seconds as f32;
+            if !(d.seconds >= 0.0 && seconds.is_finite()) {
+                let what = Unbuildable::StimulusSeconds {
+                    name: d.name.clone(),
+                    seconds: d.seconds,
+                };
+                problems.push((d.source, what));
+                seconds = 0.0;
+            }
+            self.parts.stimuli.push(Stimulus {
+                name: d.name.clone(),
+                seconds,
+            });
+        }
         for (source, what) in problems {
             self.problems.push(BuildProblem {
                 path: String::from("<declarations>"),

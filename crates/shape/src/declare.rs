@@ -4,12 +4,15 @@
 //! Lumberyard's MBT (seed 002) gives a tree per-agent **variables** (bools),
 //! **signals** that set them when an event reaches the agent, and
 //! **timestamps** that record when an event last reached it, in mutually
-//! exclusive pairs where setting one clears the other. A tree declares them
-//! in [`Declarations`] (files write them in their own sections); the
-//! compiler resolves every name, so the shape holds only indices:
-//! [`Variable`], [`Signal`] and [`Timestamp`] tables, which the validator
-//! checks. Each agent keeps its variables as bits and its timestamps as
-//! times in its actor.
+//! exclusive pairs where setting one clears the other. Spore's behavior tree
+//! (seed 000) gives an agent **stimuli**: tokens with a 32-bit datum that
+//! stay active for a declared number of seconds after they are posted. A
+//! tree declares them in [`Declarations`] (files write them in their own
+//! sections); the compiler resolves every name, so the shape holds only
+//! indices: [`Variable`], [`Signal`], [`Timestamp`] and [`Stimulus`]
+//! tables, which the validator checks. Each agent keeps its variables as
+//! bits, its timestamps as times and its stimuli as expiry times and data
+//! in its actor.
 //!
 //! Events are the application's (see `LeafCatalog::events`), not the
 //! tree's: the shape records the event names it was compiled against, and
@@ -27,20 +30,26 @@
 //!     .variable("TargetVisible", false)
 //!     .signal("OnEnemySeen", "TargetVisible", true)
 //!     .signal("OnLostSightOfTarget", "TargetVisible", false)
-//!     .timestamp("TargetSpotted", "OnEnemySeen");
+//!     .timestamp("TargetSpotted", "OnEnemySeen")
+//!     .stimulus("Hit", 2.0);
 //! let tree = decider_of(Kind::IfCondition, [act("Move")]).arg("condition", "TargetVisible");
 //! let options = Options { declarations, ..Options::default() };
 //! let shape = compile_with(&tree, &catalog, &options)?;
 //! assert_eq!(shape.variables()[0].name.as_ref(), "TargetVisible");
 //! assert_eq!(shape.signals().len(), 2);
 //! assert_eq!(shape.timestamps()[0].event, 0);
+//! assert_eq!(shape.stimuli()[0].seconds, 2.0);
 //! # Ok::<(), treebeard_shape::BuildError>(())
 //! ```
 
 use crate::source::Source;
 
+/// The most stimuli a tree may declare: an agent's active stimuli are the
+/// bits of one `u32` (see `ActorRef::stimuli_flags` in the VM).
+pub const MAX_STIMULI: usize = 32;
+
 /// What a tree declares besides its nodes.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Declarations {
     /// The tree's variables, in order: a variable's index is its position.
     pub variables: Vec<VariableDecl>,
@@ -48,6 +57,8 @@ pub struct Declarations {
     pub signals: Vec<SignalDecl>,
     /// The tree's timestamps, in order.
     pub timestamps: Vec<TimestampDecl>,
+    /// The tree's stimuli, in order (at most [`MAX_STIMULI`]).
+    pub stimuli: Vec<StimulusDecl>,
 }
 
 /// A declared variable.
@@ -89,6 +100,18 @@ pub struct TimestampDecl {
     pub source: Option<Source>,
 }
 
+/// A declared stimulus: a per-agent token with a 32-bit datum, active for
+/// `seconds` after it is posted.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StimulusDecl {
+    /// Its name, as `PostStimulus` nodes write it.
+    pub name: Box<str>,
+    /// How long it stays active once posted: finite, and not negative.
+    pub seconds: f64,
+    /// Where it was declared.
+    pub source: Option<Source>,
+}
+
 impl Declarations {
     /// No declarations.
     pub fn new() -> Declarations {
@@ -97,7 +120,10 @@ impl Declarations {
 
     /// Whether nothing is declared.
     pub fn is_empty(&self) -> bool {
-        self.variables.is_empty() && self.signals.is_empty() && self.timestamps.is_empty()
+        self.variables.is_empty()
+            && self.signals.is_empty()
+            && self.timestamps.is_empty()
+            && self.stimuli.is_empty()
     }
 
     /// Declares the variable `name`, starting as `initial`.
@@ -147,6 +173,17 @@ impl Declarations {
         });
         self
     }
+
+    /// Declares the stimulus `name`, active for `seconds` once posted.
+    #[must_use]
+    pub fn stimulus(mut self, name: &str, seconds: f64) -> Declarations {
+        self.stimuli.push(StimulusDecl {
+            name: name.into(),
+            seconds,
+            source: None,
+        });
+        self
+    }
 }
 
 /// A variable in a shape.
@@ -182,6 +219,16 @@ pub struct Timestamp {
     pub exclusive: Option<u32>,
 }
 
+/// A stimulus in a shape.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stimulus {
+    /// Its name.
+    pub name: Box<str>,
+    /// How long it stays active once posted, in seconds: finite and not
+    /// negative (the validator checks).
+    pub seconds: f32,
+}
+
 /// A compiled script in a shape (see [`crate::script`]).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Script {
@@ -189,4 +236,21 @@ pub struct Script {
     pub source: Box<str>,
     /// Its code.
     pub words: Box<[u64]>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_builder_declares_stimuli_in_order() {
+        let d = Declarations::new()
+            .stimulus("Hit", 2.0)
+            .stimulus("Invited", 0.25);
+        assert!(!d.is_empty());
+        let names: Vec<(&str, f64)> = d.stimuli.iter().map(|s| (&*s.name, s.seconds)).collect();
+        assert_eq!(names, [("Hit", 2.0), ("Invited", 0.25)]);
+        assert!(d.stimuli.iter().all(|s| s.source.is_none()));
+        assert!(Declarations::new().is_empty());
+    }
 }

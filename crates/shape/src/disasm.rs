@@ -64,6 +64,8 @@ impl Disassembly<'_> {
             Layout::Configured => {
                 let timestamps: Vec<Box<str>> =
                     shape.timestamps().iter().map(|t| t.name.clone()).collect();
+                let stimuli: Vec<Box<str>> =
+                    shape.stimuli().iter().map(|s| s.name.clone()).collect();
                 let args = kind.params().iter().zip(shape.params(node)).map(|(p, &w)| {
                     let mut value = String::new();
                     match shape.scripts().get(w as usize) {
@@ -72,7 +74,7 @@ impl Disassembly<'_> {
                             let _ = write!(value, "{:?}", script.source);
                         }
                         _ => {
-                            let ty = p.ty.written_as(shape.events(), &timestamps);
+                            let ty = p.ty.written_as(shape.events(), &timestamps, &stimuli);
                             write_word(&mut value, shape, &ty, w);
                         }
                     }
@@ -219,6 +221,9 @@ impl fmt::Display for Disassembly<'_> {
                 ", variables {}, timestamps {}, events sent {}",
                 spec.variables, spec.timestamps, spec.events_sent
             )?;
+        }
+        if spec.stimuli > 0 {
+            write!(f, ", stimuli {}", spec.stimuli)?;
         }
         Ok(())
     }

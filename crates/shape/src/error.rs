@@ -175,10 +175,11 @@ pub enum Invalid {
         /// Whether the import is a scope's hooks.
         scope: bool,
     },
-    /// An entry of the declaration tables (variables, signals, timestamps)
-    /// or of the script table is malformed.
+    /// An entry of the declaration tables (variables, signals, timestamps,
+    /// stimuli) or of the script table is malformed, or a table is past its
+    /// limit.
     Declaration {
-        /// `variable`, `signal`, `timestamp` or `script`.
+        /// `variable`, `signal`, `timestamp`, `stimulus` or `script`.
         what: &'static str,
         /// The entry's index in its table.
         index: usize,

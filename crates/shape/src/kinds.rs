@@ -66,6 +66,11 @@ pub enum KindParamType {
     Policy,
     /// A bit mask (a `u32`), written as an integer.
     Mask,
+    /// One of the tree's stimuli (see [`crate::Declarations`]): the word is
+    /// its index.
+    Stimulus,
+    /// An int input: a blackboard field or a literal.
+    Int,
 }
 
 /// The policies of a [`Kind::Group`], by name, in the order of their words.
@@ -115,10 +120,15 @@ impl GroupPolicy {
 
 impl KindParamType {
     /// The type of the parameter as trees write it, which the compiler
-    /// encodes: `events` and `timestamps` are the names event and timestamp
-    /// parameters may take. (A script is written as its source, a string;
-    /// the compiler then stores it as a script index.)
-    pub fn written_as(self, events: &[Box<str>], timestamps: &[Box<str>]) -> ParamType {
+    /// encodes: `events`, `timestamps` and `stimuli` are the names event,
+    /// timestamp and stimulus parameters may take. (A script is written as
+    /// its source, a string; the compiler then stores it as a script index.)
+    pub fn written_as(
+        self,
+        events: &[Box<str>],
+        timestamps: &[Box<str>],
+        stimuli: &[Box<str>],
+    ) -> ParamType {
         match self {
             KindParamType::Count | KindParamType::Hook => ParamType::Count,
             KindParamType::Duration => ParamType::Duration,
@@ -128,9 +138,10 @@ impl KindParamType {
             }
             KindParamType::Event => ParamType::Enum(events.into()),
             KindParamType::Timestamp => ParamType::Enum(timestamps.into()),
-            KindParamType::Agent => ParamType::Input(FieldType::Int),
             KindParamType::Policy => ParamType::enumeration(&POLICIES),
             KindParamType::Mask => ParamType::Int,
+            KindParamType::Stimulus => ParamType::Enum(stimuli.into()),
+            KindParamType::Agent | KindParamType::Int => ParamType::Input(FieldType::Int),
         }
     }
 
@@ -158,6 +169,8 @@ impl KindParamType {
             KindParamType::Agent => "input agent",
             KindParamType::Policy => "policy",
             KindParamType::Mask => "mask",
+            KindParamType::Stimulus => "stimulus",
+            KindParamType::Int => "input int",
         }
     }
 }
@@ -169,7 +182,7 @@ pub struct KindParam {
     pub name: &'static str,
     /// What its word holds.
     pub ty: KindParamType,
-    /// The value when a tree leaves it out (counts, flags and agents);
+    /// The value when a tree leaves it out (counts, flags, agents, ints);
     /// `None`: required.
     pub default: Option<i64>,
 }
@@ -417,6 +430,10 @@ node_kinds! {
             mask("decision_all"), mask("decision_any"), mask("decision_none"),
             mask("stimuli_all"), mask("stimuli_any"), mask("stimuli_none"),
             flag("redecide"), flag("delegate")];
+    /// Posts its stimulus to its own agent with its datum, active for the
+    /// stimulus's declared seconds, and succeeds.
+    33 => PostStimulus: Configured children(0, 0) fields("", "")
+        params[param("stimulus", KindParamType::Stimulus), KindParam { name: "data", ty: KindParamType::Int, default: Some(0) }];
 }
 
 /// The most `Decider` children a [`Kind::Group`] may have: a group's masks

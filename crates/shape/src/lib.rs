@@ -72,7 +72,8 @@ pub use capacity::CapacitySpec;
 pub use catalog::{Catalog, LeafCatalog, LeafSchema, suggest};
 pub use compile::{BuildError, BuildProblem, Options, Unbuildable, compile, compile_with};
 pub use declare::{
-    Declarations, Script, Signal, SignalDecl, Timestamp, TimestampDecl, Variable, VariableDecl,
+    Declarations, MAX_STIMULI, Script, Signal, SignalDecl, Stimulus, StimulusDecl, Timestamp,
+    TimestampDecl, Variable, VariableDecl,
 };
 pub use disasm::Disassembly;
 pub use error::{Invalid, ValidationError};

@@ -1,7 +1,7 @@
 //! The shape: a validated stream of shape items and the tables beside it.
 
 use crate::capacity::CapacitySpec;
-use crate::declare::{Script, Signal, Timestamp, Variable};
+use crate::declare::{Script, Signal, Stimulus, Timestamp, Variable};
 use crate::error::ValidationError;
 use crate::ids::{ActionId, NodeId, NodeIdx};
 use crate::item::{MAX_ITEMS, MAX_PARAM_WORDS, ShapeItem};
@@ -83,6 +83,8 @@ pub struct ShapeParts {
     pub signals: Vec<Signal>,
     /// The tree's timestamps: what timestamp parameter words index.
     pub timestamps: Vec<Timestamp>,
+    /// The tree's stimuli: what stimulus parameter words index.
+    pub stimuli: Vec<Stimulus>,
     /// The tree's scripts: what script parameter words index.
     pub scripts: Vec<Script>,
 }
@@ -373,6 +375,11 @@ impl Shape {
     /// The tree's timestamps, by index.
     pub fn timestamps(&self) -> &[Timestamp] {
         &self.parts.timestamps
+    }
+
+    /// The tree's stimuli, by index.
+    pub fn stimuli(&self) -> &[Stimulus] {
+        &self.parts.stimuli
     }
 
     /// The tree's scripts, by index.

@@ -7,6 +7,7 @@
 //! semantics and handed to its parent.
 
 use crate::capacity::CapacitySpec;
+use crate::declare::MAX_STIMULI;
 use crate::error::{Invalid, ValidationError};
 use crate::ids::NodeIdx;
 use crate::item::{FLAG_PERSISTENT, KNOWN_FLAGS, MAX_ITEMS, MAX_PARAM_WORDS, ShapeItem};
@@ -25,7 +26,8 @@ pub(crate) struct Facts {
 }
 
 /// The most variables, timestamps and events a shape may have: each
-/// variable or timestamp costs every agent a bit or a word.
+/// variable or timestamp costs every agent a bit or a word. (Stimuli have
+/// their own, smaller limit: [`MAX_STIMULI`].)
 pub const MAX_DECLARED: usize = 4096;
 
 /// Bounds on the state one subtree can hold at the end of a tick.
@@ -128,6 +130,7 @@ impl Open {
             | Kind::AssertScript
             | Kind::AssertCondition
             | Kind::SendEvent
+            | Kind::PostStimulus
             | Kind::ScriptGate
             | Kind::IfCondition
             | Kind::IfTime => {}
@@ -387,6 +390,7 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
     spec.persistent_states = persistent.len() as u32;
     spec.variables = parts.variables.len() as u32;
     spec.timestamps = parts.timestamps.len() as u32;
+    spec.stimuli = parts.stimuli.len() as u32;
     Ok(Facts {
         spec,
         persistent,
@@ -572,10 +576,13 @@ fn bad_kind_word(
         KindParamType::Policy => (index >= POLICIES.len()).then_some("is not a policy"),
         KindParamType::Duration => bad_word(&ParamType::Duration, word, parts),
         KindParamType::Flag => bad_word(&ParamType::Bool, word, parts),
-        KindParamType::Agent => bad_word(&ParamType::Input(FieldType::Int), word, parts),
+        KindParamType::Agent | KindParamType::Int => {
+            bad_word(&ParamType::Input(FieldType::Int), word, parts)
+        }
         KindParamType::Event if index >= parts.events.len() => Some("is not an event"),
         KindParamType::Timestamp if index >= parts.timestamps.len() => Some("is not a timestamp"),
-        KindParamType::Event | KindParamType::Timestamp => None,
+        KindParamType::Stimulus if index >= parts.stimuli.len() => Some("is not a stimulus"),
+        KindParamType::Event | KindParamType::Timestamp | KindParamType::Stimulus => None,
         KindParamType::Script | KindParamType::Test | KindParamType::Condition => {
             match script_types.get(index) {
                 None => Some("is not a script"),
@@ -603,7 +610,12 @@ fn check_declarations(parts: &ShapeParts) -> Result<Vec<ScriptType>, ValidationE
         }))
     };
     let (events, variables) = (parts.events.len(), parts.variables.len());
-    let tables: [(&'static str, Vec<&str>); 3] = [
+    if parts.stimuli.len() > MAX_STIMULI {
+        let reason =
+            format!("is past the limit of {MAX_STIMULI} stimuli (stimulus flags are a u32)");
+        return fail("stimulus", MAX_STIMULI, &reason);
+    }
+    let tables: [(&'static str, Vec<&str>); 4] = [
         ("event", parts.events.iter().map(|e| &**e).collect()),
         (
             "variable",
@@ -613,6 +625,7 @@ fn check_declarations(parts: &ShapeParts) -> Result<Vec<ScriptType>, ValidationE
             "timestamp",
             parts.timestamps.iter().map(|t| &*t.name).collect(),
         ),
+        ("stimulus", parts.stimuli.iter().map(|s| &*s.name).collect()),
     ];
     for (what, names) in tables {
         if names.len() > MAX_DECLARED {
@@ -645,6 +658,15 @@ fn check_declarations(parts: &ShapeParts) -> Result<Vec<ScriptType>, ValidationE
                     "is exclusive to one that is not exclusive to it",
                 );
             }
+        }
+    }
+    for (i, s) in parts.stimuli.iter().enumerate() {
+        if !(s.seconds >= 0.0 && s.seconds.is_finite()) {
+            return fail(
+                "stimulus",
+                i,
+                "lasts a number of seconds that is not finite and 0 or more",
+            );
         }
     }
     let mut types = Vec::with_capacity(parts.scripts.len());

@@ -42,9 +42,10 @@ fn rich() -> (Shape, Vec<u8>) {
 }
 
 /// A shape with every section of the format non-empty, the declaration
-/// and script tables included: the ten kinds of the declarations and
-/// scripts, compiled with two variables, two signals and two exclusive
-/// timestamps (see `common::scripted`). Its encoding beside it.
+/// and script tables included: the eleven kinds of the declarations and
+/// scripts, compiled with two variables, two signals, two exclusive
+/// timestamps and two stimuli (see `common::scripted`). Its encoding beside
+/// it.
 fn declared() -> (Shape, Vec<u8>) {
     let shape = build_declared(&scripted());
     let bytes = shape.to_bytes();
@@ -312,6 +313,18 @@ fn version_two_without_the_declaration_sections_is_refused() {
         text,
         "byte 8: format version 2 is not supported; this build reads version 4"
     );
+}
+
+#[test]
+fn version_three_without_the_stimulus_section_is_refused() {
+    // A version 3 encoding had no stimulus table: its script table
+    // followed the timestamps.
+    let (_, bytes) = declared();
+    let l = layout(&bytes);
+    let mut old = bytes[..l.stimuli_count_at].to_vec();
+    old.extend_from_slice(&bytes[l.scripts_count_at..]);
+    put_u32(&mut old, 8, 3);
+    assert_eq!(failure(&old), (8, Undecodable::Version { found: 3 }));
 }
 
 #[test]
@@ -837,6 +850,14 @@ fn declaration_tables_follow_the_documented_layout() {
         })
         .collect();
     assert_eq!(timestamps, [("TargetSpotted", 0, 1), ("TargetLost", 1, 0)]);
+    let stimuli: Vec<(&str, f32)> = l
+        .stimuli
+        .iter()
+        .map(|s| (&*s.name.text, f32::from_bits(get_u32(&bytes, s.seconds_at))))
+        .collect();
+    assert_eq!(stimuli, [("Hit", 2.0), ("Invited", 0.5)]);
+    assert_eq!(l.stimuli_count_at, l.timestamps[1].exclusive_at + 4);
+    assert_eq!(l.scripts_count_at, l.stimuli[1].seconds_at + 4);
     assert_eq!(l.scripts.len(), shape.scripts().len());
     for (at, script) in l.scripts.iter().zip(shape.scripts()) {
         assert_eq!(at.source.text, &*script.source);
@@ -909,6 +930,7 @@ fn truncations_past_the_field_table_name_their_section() {
         (l.variables_count_at, "variable table"),
         (l.signals_count_at, "signal table"),
         (l.timestamps_count_at, "timestamp table"),
+        (l.stimuli_count_at, "stimulus table"),
         (l.scripts_count_at, "script table"),
         (bytes.len(), ""),
     ];
@@ -953,6 +975,12 @@ fn huge_timestamp_count() {
     // A timestamp is at least a name length, an event and an exclusive.
     let prefix = Wire::up_to_events().u32(0).u32(0).u32(0);
     huge_count_fails_at_the_count(prefix, "timestamp table", 12);
+}
+
+#[test]
+fn huge_stimulus_count() {
+    // A stimulus is at least a name length and its seconds.
+    huge_count_fails_at_the_count(Wire::up_to_stimuli(), "stimulus table", 8);
 }
 
 #[test]
@@ -1019,6 +1047,11 @@ fn variable_name_not_utf8() {
 #[test]
 fn timestamp_name_not_utf8() {
     declared_not_utf8_at(|l| &l.timestamps[1].name);
+}
+
+#[test]
+fn stimulus_name_not_utf8() {
+    declared_not_utf8_at(|l| &l.stimuli[1].name);
 }
 
 #[test]
@@ -1096,6 +1129,97 @@ fn timestamp_set_by_an_event_past_the_events() {
     put_u32(&mut bytes, stamp.event_at, 3);
     let want = declaration("timestamp", 1, "is set by an event past the events");
     assert_eq!(invalid(&bytes), (stamp.at, None, want));
+}
+
+#[test]
+fn stimuli_survive_the_round_trip() {
+    let (shape, bytes) = declared();
+    let again = Shape::from_bytes(&bytes).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again.stimuli(), shape.stimuli());
+    let names: Vec<(&str, f32)> = again
+        .stimuli()
+        .iter()
+        .map(|s| (&*s.name, s.seconds))
+        .collect();
+    assert_eq!(names, [("Hit", 2.0), ("Invited", 0.5)]);
+    assert_eq!(again.spec().stimuli, 2);
+    // PostStimulus(Invited, data: {ally}) keeps its words.
+    let post = first(&again, Kind::PostStimulus);
+    assert_eq!(again.params(post), shape.params(post));
+    assert_eq!(again.params(post)[0], 1);
+    assert_eq!(again.to_bytes(), bytes, "encoding is canonical");
+}
+
+#[test]
+fn stimulus_seconds_not_finite_or_negative_are_reported_at_the_stimulus() {
+    for bad in [-1.0f32, f32::NAN, f32::INFINITY] {
+        let (_, mut bytes) = declared();
+        let hit = layout(&bytes).stimuli[0].clone();
+        put_u32(&mut bytes, hit.seconds_at, bad.to_bits());
+        let want = declaration(
+            "stimulus",
+            0,
+            "lasts a number of seconds that is not finite and 0 or more",
+        );
+        assert_eq!(invalid(&bytes), (hit.at, None, want), "{bad}");
+    }
+}
+
+#[test]
+fn repeated_stimulus_name_is_reported_at_the_stimulus() {
+    // The second stimulus, `Invited`, is renamed `Hit` like the first.
+    let (_, bytes) = declared();
+    let l = layout(&bytes);
+    let second = &l.stimuli[1].name;
+    let mut renamed = bytes[..second.len_at].to_vec();
+    renamed.extend_from_slice(&3u32.to_le_bytes());
+    renamed.extend_from_slice(b"Hit");
+    renamed.extend_from_slice(&bytes[second.at + second.text.len()..]);
+    let want = declaration("stimulus", 1, "has an empty or repeated name");
+    assert_eq!(invalid(&renamed), (l.stimuli[1].at, None, want));
+}
+
+#[test]
+fn more_than_32_stimuli_are_reported_at_the_33rd() {
+    let declarations = (0..32).fold(Declarations::new(), |d, i| {
+        d.stimulus(&format!("s{i:02}"), 1.0)
+    });
+    let options = Options {
+        declarations,
+        ..Options::default()
+    };
+    let shape = compile_with(&act("Shoot"), &declared_catalog(), &options).unwrap();
+    let bytes = shape.to_bytes();
+    let l = layout(&bytes);
+    assert_eq!(l.stimuli.len(), 32);
+    // One more entry, spliced in before the script table.
+    let extra = l.scripts_count_at;
+    let mut more = bytes[..extra].to_vec();
+    more.extend_from_slice(&3u32.to_le_bytes());
+    more.extend_from_slice(b"s32");
+    more.extend_from_slice(&1.0f32.to_bits().to_le_bytes());
+    more.extend_from_slice(&bytes[extra..]);
+    put_u32(&mut more, l.stimuli_count_at, 33);
+    let want = declaration(
+        "stimulus",
+        32,
+        "is past the limit of 32 stimuli (stimulus flags are a u32)",
+    );
+    assert_eq!(invalid(&more), (extra, None, want));
+}
+
+#[test]
+fn stimulus_word_past_the_stimuli_is_reported_at_the_item() {
+    let (shape, mut bytes) = declared();
+    let node = first(&shape, Kind::PostStimulus);
+    let at = layout(&bytes).param_at(shape.item(node).params().offset as usize);
+    bytes[at..at + 8].copy_from_slice(&2u64.to_le_bytes());
+    let (offset, item, what) = invalid(&bytes);
+    assert_eq!((offset, item), (item_offset(node.get()), Some(node.get())));
+    assert!(
+        matches!(&what, Invalid::ParamWord { param, word: 2, reason: "is not a stimulus", .. } if &**param == "stimulus"),
+        "{what:?}"
+    );
 }
 
 #[test]

@@ -1,4 +1,5 @@
-//! Tree declarations (variables, signals, timestamps) and the ten kinds that
+//! Tree declarations (variables, signals, timestamps, stimuli) and the
+//! eleven kinds that
 //! use them and scripts: what the compiler makes of them, every problem it
 //! reports with its message, the parameters' words and defaults, the
 //! capacity they add, their disassembly, and the validator's refusal of
@@ -11,9 +12,9 @@ use treebeard_shape::params::{FIELD_REF, Mismatch, field};
 use treebeard_shape::script::{self, Names, ScriptType};
 use treebeard_shape::tree::{Node, NodeParam, act, cond, decider_of, sequence};
 use treebeard_shape::{
-    BuildError, Declarations, FieldType, Invalid, Kind, NodeIdx, Options, ParamType, Script, Shape,
-    ShapeParts, Signal, SignalDecl, Source, Timestamp, Unbuildable, Variable, VariableDecl,
-    compile_with,
+    BuildError, Declarations, FieldType, Invalid, Kind, MAX_STIMULI, NodeIdx, Options, ParamType,
+    Script, Shape, ShapeParts, Signal, SignalDecl, Source, Stimulus, Timestamp, Unbuildable,
+    Variable, VariableDecl, compile_with,
 };
 
 // Items of `scripted()`.
@@ -27,6 +28,7 @@ const IF_TIME: u32 = 10;
 const WAIT_UNTIL_TIME: u32 = 12;
 const WAIT_FOR_EVENT: u32 = 13;
 const SEND_EVENT: u32 = 14;
+const POST_STIMULUS: u32 = 15;
 
 fn compile(tree: &Node, declarations: Declarations) -> Result<Shape, BuildError> {
     let options = Options {
@@ -110,6 +112,19 @@ fn declarations_compile_into_the_shape_tables() {
             },
         ]
     );
+    assert_eq!(
+        shape.stimuli(),
+        [
+            Stimulus {
+                name: "Hit".into(),
+                seconds: 2.0,
+            },
+            Stimulus {
+                name: "Invited".into(),
+                seconds: 0.5,
+            },
+        ]
+    );
     let sources: Vec<&str> = shape.scripts().iter().map(|s| &*s.source).collect();
     assert_eq!(sources, SCRIPTS);
     let mut types = vec![ScriptType::Bool; SCRIPTS.len()];
@@ -152,6 +167,8 @@ fn time_and_event_params_are_indices() {
     // WaitForEvent(event: Alarm), SendEvent(event: Alarm, to: {ally}).
     assert_eq!(words(&shape, WAIT_FOR_EVENT), [2]);
     assert_eq!(words(&shape, SEND_EVENT), [2, FIELD_REF | 4]);
+    // PostStimulus(stimulus: Invited, data: {ally}).
+    assert_eq!(words(&shape, POST_STIMULUS), [1, FIELD_REF | 4]);
 }
 
 #[test]
@@ -160,6 +177,7 @@ fn declared_but_unused_names_are_kept() {
     assert_eq!(shape.variables().len(), 2);
     assert_eq!(shape.signals().len(), 2);
     assert_eq!(shape.timestamps().len(), 2);
+    assert_eq!(shape.stimuli().len(), 2);
     assert!(shape.scripts().is_empty());
     // The events are the application's, declared or not in the tree.
     assert_eq!(shape.events().len(), 3);
@@ -365,6 +383,80 @@ fn a_timestamp_exclusive_to_one_exclusive_to_another() {
             other: "b".into(),
         }
     );
+}
+
+#[test]
+fn a_stimulus_declared_twice() {
+    let declarations = Declarations::new()
+        .stimulus("Hit", 1.0)
+        .stimulus("Hit", 2.0);
+    let (path, what, message) = declaration_problem(declarations);
+    assert_eq!(path, "<declarations>");
+    assert_eq!(
+        what,
+        Unbuildable::DeclaredTwice {
+            what: "stimulus",
+            name: "Hit".into(),
+        }
+    );
+    assert_eq!(message, "<declarations>: stimulus `Hit` is declared twice");
+}
+
+#[test]
+fn at_most_32_stimuli_are_declared() {
+    let many = |n: usize| {
+        (0..n).fold(Declarations::new(), |d, i| {
+            d.stimulus(&format!("s{i}"), 1.0)
+        })
+    };
+    let shape = compile(&act("Shoot"), many(MAX_STIMULI)).unwrap();
+    assert_eq!(shape.stimuli().len(), 32);
+    assert_eq!(shape.spec().stimuli, 32);
+    let e = fail(&act("Shoot"), many(34));
+    // Each stimulus past the limit is reported.
+    assert_eq!(e.problems().len(), 2, "{e}");
+    assert_eq!(
+        *e.what(),
+        Unbuildable::TooManyStimuli {
+            name: "s32".into(),
+            max: 32,
+        }
+    );
+    assert_eq!(
+        e.problems()[0].to_string(),
+        "<declarations>: stimulus `s32` is past the limit: a tree declares at most 32 stimuli (an agent's stimulus flags are 32 bits)"
+    );
+}
+
+#[test]
+fn stimulus_seconds_must_be_finite_and_not_negative() {
+    for bad in [-0.5, f64::NAN, f64::INFINITY, 1e300] {
+        let declarations = Declarations::new().stimulus("Hit", bad);
+        let (_, what, message) = declaration_problem(declarations);
+        assert!(
+            matches!(&what, Unbuildable::StimulusSeconds { name, seconds }
+                if &**name == "Hit" && seconds.to_bits() == bad.to_bits()),
+            "{bad}: {what:?}"
+        );
+        assert!(
+            message.ends_with("its seconds must be a finite number, 0 or more"),
+            "{message}"
+        );
+    }
+    // Zero is a stimulus that is never active: allowed.
+    let shape = compile(&act("Shoot"), Declarations::new().stimulus("Blink", 0.0)).unwrap();
+    assert_eq!(shape.stimuli()[0].seconds, 0.0);
+}
+
+#[test]
+fn stimulus_problems_carry_the_declaration_s_source() {
+    let mut declarations = Declarations::new()
+        .stimulus("Hit", 1.0)
+        .stimulus("Hit", -1.0);
+    declarations.stimuli[1].source = Some(Source::new(0, 7, 3));
+    let e = fail(&act("Shoot"), declarations);
+    let sources: Vec<Option<Source>> = e.problems().iter().map(|p| p.source()).collect();
+    assert_eq!(sources, [Some(Source::new(0, 7, 3))]);
 }
 
 #[test]
@@ -612,6 +704,60 @@ fn a_misspelt_timestamp_param_suggests_the_timestamp() {
 }
 
 #[test]
+fn a_misspelt_stimulus_param_suggests_the_stimulus() {
+    let tree = decider_of(Kind::PostStimulus, []).arg("stimulus", "Hti");
+    let (what, message) = refused(tree);
+    assert_eq!(
+        what,
+        Unbuildable::BadParam {
+            leaf: "PostStimulus".into(),
+            name: "stimulus".into(),
+            problem: Mismatch::Variant {
+                found: "Hti".into(),
+                suggestion: Some("Hit".into()),
+            },
+        }
+    );
+    assert_eq!(
+        message,
+        "PostStimulus: parameter `stimulus` of `PostStimulus`: `Hti` is not a valid choice; did you mean `Hit`?"
+    );
+}
+
+#[test]
+fn post_stimulus_data_defaults_to_zero_and_takes_a_literal_or_an_int_field() {
+    let tree = sequence([
+        decider_of(Kind::PostStimulus, []).arg("stimulus", "Hit"),
+        decider_of(Kind::PostStimulus, [])
+            .arg("stimulus", "Invited")
+            .arg("data", 7),
+        decider_of(Kind::PostStimulus, [])
+            .arg("stimulus", "Hit")
+            .arg("data", "{ally}"),
+    ]);
+    let shape = compile(&tree, declarations()).unwrap();
+    assert_eq!(words(&shape, 1)[0], 0);
+    assert_eq!(words(&shape, 1)[1] & FIELD_REF, 0);
+    assert_eq!(constant(&shape, 1, 1), 0);
+    assert_eq!(words(&shape, 2)[0], 1);
+    assert_eq!(constant(&shape, 2, 1), 7);
+    assert_eq!(words(&shape, 3), [0, FIELD_REF | 4]);
+    // Posting keeps no state: nothing to hold between ticks.
+    let spec = *shape.spec();
+    assert_eq!((spec.decider_states, spec.action_states), (1, 0));
+    // A float field is not an int input.
+    let tree = decider_of(Kind::PostStimulus, [])
+        .arg("stimulus", "Hit")
+        .arg("data", "{speed}");
+    let (what, _) = refused(tree);
+    assert!(
+        matches!(&what, Unbuildable::BadParam { leaf, name, problem: Mismatch::FieldType { .. } }
+            if &**leaf == "PostStimulus" && &**name == "data"),
+        "{what:?}"
+    );
+}
+
+#[test]
 fn required_params_of_the_new_kinds_are_named() {
     let cases = [
         (decider_of(Kind::Script, []), "script"),
@@ -633,6 +779,7 @@ fn required_params_of_the_new_kinds_are_named() {
         ),
         (decider_of(Kind::WaitForEvent, []), "event"),
         (decider_of(Kind::SendEvent, []), "event"),
+        (decider_of(Kind::PostStimulus, []), "stimulus"),
     ];
     for (tree, param) in cases {
         let kind = tree.decider_kind().unwrap();
@@ -757,8 +904,13 @@ fn send_event_to_refuses_a_field_of_another_type() {
 fn the_capacity_spec_counts_variables_timestamps_and_events_sent() {
     let spec = *build_declared(&scripted()).spec();
     assert_eq!(
-        (spec.variables, spec.timestamps, spec.events_sent),
-        (2, 2, 1)
+        (
+            spec.variables,
+            spec.timestamps,
+            spec.events_sent,
+            spec.stimuli
+        ),
+        (2, 2, 1, 2)
     );
     let send = |to: i64| {
         decider_of(Kind::SendEvent, [])
@@ -821,6 +973,7 @@ fn the_disassembly_shows_script_sources_and_event_and_timestamp_names() {
         ),
         ("WaitForEvent", "(event=Alarm)"),
         ("SendEvent", "(event=Alarm, to={ally})"),
+        ("PostStimulus", "(stimulus=Invited, data={ally})"),
     ];
     for (kind, payload) in want {
         assert!(line(kind).contains(payload), "{kind}: {}", line(kind));
@@ -990,6 +1143,76 @@ fn too_many_variables_are_refused() {
         })
         .collect();
     let want = declaration("variable", 4096, "is past the limit of 4096 variables");
+    assert_eq!(invalid(p), want);
+}
+
+#[test]
+fn stimulus_tables_the_validator_refuses() {
+    let mut p = parts();
+    p.stimuli[1].name = "Hit".into();
+    let want = declaration("stimulus", 1, "has an empty or repeated name");
+    assert_eq!(invalid(p), want);
+
+    for bad in [-1.0, f32::NAN, f32::INFINITY] {
+        let mut p = parts();
+        p.stimuli[0].seconds = bad;
+        let want = declaration(
+            "stimulus",
+            0,
+            "lasts a number of seconds that is not finite and 0 or more",
+        );
+        assert_eq!(invalid(p), want, "{bad}");
+    }
+
+    let mut p = parts();
+    p.stimuli = (0..33)
+        .map(|i| Stimulus {
+            name: format!("s{i}").into(),
+            seconds: 1.0,
+        })
+        .collect();
+    let want = declaration(
+        "stimulus",
+        32,
+        "is past the limit of 32 stimuli (stimulus flags are a u32)",
+    );
+    assert_eq!(invalid(p), want);
+}
+
+#[test]
+fn stimulus_and_data_words_are_checked() {
+    let mut p = parts();
+    set_word(&mut p, POST_STIMULUS, 0, 2);
+    let want = param_word(
+        POST_STIMULUS,
+        Kind::PostStimulus,
+        "stimulus",
+        2,
+        "is not a stimulus",
+    );
+    assert_eq!(invalid(p), want);
+
+    // Dropping the last stimulus leaves PostStimulus(Invited) past the table.
+    let mut p = parts();
+    p.stimuli.truncate(1);
+    let want = param_word(
+        POST_STIMULUS,
+        Kind::PostStimulus,
+        "stimulus",
+        1,
+        "is not a stimulus",
+    );
+    assert_eq!(invalid(p), want);
+
+    let mut p = parts();
+    set_word(&mut p, POST_STIMULUS, 1, FIELD_REF | 1);
+    let want = param_word(
+        POST_STIMULUS,
+        Kind::PostStimulus,
+        "data",
+        FIELD_REF | 1,
+        "refers to a field of another type",
+    );
     assert_eq!(invalid(p), want);
 }
 

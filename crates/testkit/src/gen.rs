@@ -152,6 +152,8 @@ pub fn memory() -> Memory {
                 exclusive,
             })
             .collect(),
+        // The generator makes no PostStimulus, and declares no stimuli.
+        stimuli: 0,
     }
 }
 

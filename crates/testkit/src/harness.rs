@@ -73,7 +73,7 @@ impl RefLeaves for RefWorld<'_> {
         self.world.scope(node, how);
     }
 
-    fn decide(&mut self, node: NodeIdx) -> (f32, u32) {
+    fn decide(&mut self, node: NodeIdx, _stimuli: &[u32]) -> (f32, u32) {
         self.world.score(node)
     }
 

@@ -14,11 +14,12 @@
 //! [`Event`](crate::Event) log. Nodes are numbered in pre-order, like the
 //! shape stream's items.
 //!
-//! Each agent also keeps the tree's memory (seed 002's MBT nodes): its
-//! variables and timestamps, which scripts, time tests and delivered events
-//! read and change. The reference holds them in plain vectors beside the
-//! tree ([`Reference::variables`], [`Reference::timestamps`]); scripts run
-//! through [`RefLeaves::script`].
+//! Each agent also keeps the tree's memory (seed 002's MBT nodes, seed
+//! 000's stimuli): its variables, timestamps and stimuli, which scripts,
+//! time tests, delivered events and `PostStimulus` nodes read and change.
+//! The reference holds them in plain vectors beside the tree
+//! ([`Reference::variables`], [`Reference::timestamps`],
+//! [`Reference::stimulus`]); scripts run through [`RefLeaves::script`].
 //!
 //! Nothing here is fast: a tick allocates, abandoning a subtree walks it
 //! whole, and a concurrent decider snapshots the persistent slots below it
@@ -89,11 +90,13 @@ pub trait RefLeaves {
     fn input_int(&self, word: u64) -> Option<i64> {
         panic!("these leaves cannot read input word {word:#x}: they know no program")
     }
-    /// Calls the Decide leaf at `node`: its score and decider block.
+    /// Calls the Decide leaf at `node`: its score and decider block. The
+    /// agent's stimuli are `stimuli`, as the VM keeps them (per declared
+    /// stimulus its expiry, `f32` bits, and its datum).
     ///
     /// # Panics
     /// By default: leaves that know no Decide functions.
-    fn decide(&mut self, node: NodeIdx) -> (f32, u32) {
+    fn decide(&mut self, node: NodeIdx, _stimuli: &[u32]) -> (f32, u32) {
         panic!("these leaves cannot call the Decide leaf {node}")
     }
     /// The agent's decision flags (0 by default, as without
@@ -178,6 +181,15 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
 
     fn input_int(&self, word: u64) -> Option<i64> {
         self.program.input_int(word, self.blackboard)
+    }
+
+    fn decide(&mut self, node: NodeIdx, stimuli: &[u32]) -> (f32, u32) {
+        self.program
+            .call_decide(node, self.blackboard, self.agent, self.frame, stimuli)
+    }
+
+    fn decision_flags(&self) -> u32 {
+        self.program.decision_flags(self.blackboard)
     }
 }
 
@@ -402,6 +414,20 @@ pub enum RefNode {
         /// The agent it goes to.
         to: SendTo,
     },
+    /// `PostStimulus`: posts its stimulus to the agent, active for
+    /// `seconds` from the tick's time, and succeeds; fails for a datum that
+    /// 32 bits do not hold.
+    PostStimulus {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The stimulus (its index in the tree's stimuli).
+        stimulus: usize,
+        /// The stimulus's declared seconds.
+        seconds: f32,
+        /// The datum: an int input parameter's word, read through
+        /// [`RefLeaves::input_int`].
+        data: u64,
+    },
     /// `StoredState`: its child, whose composites keep their place (the
     /// compiler gives it only sequences and selectors).
     StoredState {
@@ -586,6 +612,8 @@ pub struct Memory {
     pub signals: Vec<SignalDecl>,
     /// The timestamps: the event that sets each, and the one it clears.
     pub timestamps: Vec<Timestamp>,
+    /// How many stimuli the tree declares.
+    pub stimuli: usize,
 }
 
 impl Memory {
@@ -595,6 +623,7 @@ impl Memory {
             initial: shape.variables().iter().map(|v| v.initial).collect(),
             signals: shape.signals().to_vec(),
             timestamps: shape.timestamps().to_vec(),
+            stimuli: shape.stimuli().len(),
         }
     }
 }
@@ -781,6 +810,7 @@ impl RefNode {
             | RefNode::WaitUntilTime { node, .. }
             | RefNode::WaitForEvent { node, .. }
             | RefNode::SendEvent { node, .. }
+            | RefNode::PostStimulus { node, .. }
             | RefNode::StoredState { node, .. }
             | RefNode::Repeat { node, .. }
             | RefNode::Monitor { node, .. }
@@ -824,7 +854,8 @@ impl RefNode {
             | RefNode::Assert { .. }
             | RefNode::WaitUntilTime { .. }
             | RefNode::WaitForEvent { .. }
-            | RefNode::SendEvent { .. } => &[],
+            | RefNode::SendEvent { .. }
+            | RefNode::PostStimulus { .. } => &[],
         }
     }
 
@@ -858,7 +889,8 @@ impl RefNode {
             | RefNode::Assert { .. }
             | RefNode::WaitUntilTime { .. }
             | RefNode::WaitForEvent { .. }
-            | RefNode::SendEvent { .. } => &mut [],
+            | RefNode::SendEvent { .. }
+            | RefNode::PostStimulus { .. } => &mut [],
         }
     }
 
@@ -1106,6 +1138,8 @@ pub struct Reference {
     vars: Vec<u32>,
     /// Per timestamp, the time it was last set.
     stamps: Vec<Option<f32>>,
+    /// Per stimulus, once posted: its expiry time and its datum.
+    stimuli: Vec<Option<(f32, u32)>>,
 }
 
 /// What a tick collects while it walks.
@@ -1123,6 +1157,8 @@ struct Tick<'w> {
     vars: &'w mut [u32],
     /// The agent's timestamps (only events between ticks set them).
     stamps: &'w [Option<f32>],
+    /// The agent's stimuli, which `PostStimulus` nodes post.
+    stimuli: &'w mut [Option<(f32, u32)>],
     /// The monitors tested this tick, with their queries' statuses.
     tested: Vec<(NodeIdx, Status)>,
     /// The decider block an immediate action started next by a newly
@@ -1178,6 +1214,7 @@ impl Reference {
             root,
             coverage: Coverage::default(),
             stamps: vec![None; memory.timestamps.len()],
+            stimuli: vec![None; memory.stimuli],
             vars,
             memory,
         }
@@ -1200,6 +1237,15 @@ impl Reference {
     /// never.
     pub fn timestamps(&self) -> &[Option<f32>] {
         &self.stamps
+    }
+
+    /// The datum of the agent's stimulus `index` while it is active at
+    /// `now`: posted, and `now` before its expiry.
+    pub fn stimulus(&self, index: usize, now: f64) -> Option<u32> {
+        match self.stimuli.get(index) {
+            Some(&Some((expiry, datum))) if now < f64::from(expiry) => Some(datum),
+            _ => None,
+        }
     }
 
     /// The tree, with its current states.
@@ -1237,6 +1283,7 @@ impl Reference {
             trace,
             vars: &mut self.vars,
             stamps: &self.stamps,
+            stimuli: &mut self.stimuli,
             tested: Vec::new(),
             block: 0,
             redeciders: Vec::new(),
@@ -1306,6 +1353,7 @@ impl Reference {
             trace: &mut |_, _| {},
             vars: &mut self.vars,
             stamps: &self.stamps,
+            stimuli: &mut self.stimuli,
             tested: Vec::new(),
             block: 0,
             redeciders: Vec::new(),
@@ -1973,6 +2021,26 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             status
         }
         RefNode::Decide { .. } => unreachable!("a Decide leaf is asked, never ticked"),
+        RefNode::PostStimulus {
+            stimulus,
+            seconds,
+            data,
+            ..
+        } => {
+            // A datum is 32 bits: from i32::MIN to u32::MAX, kept as its
+            // two's complement; any other value posts nothing.
+            let datum = cx
+                .world
+                .input_int(*data)
+                .filter(|d| (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(d));
+            let Some(datum) = datum else {
+                return Status::Failure;
+            };
+            // Active until the tick's time plus its seconds, kept as f32.
+            let expiry = (cx.world.clock().time + f64::from(*seconds)) as f32;
+            cx.stimuli[*stimulus] = Some((expiry, datum as u32));
+            Status::Success
+        }
         RefNode::Condition { node } => {
             if cx.world.condition(*node) {
                 Status::Success
@@ -2315,7 +2383,10 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
         RefNode::Group { active, .. } => *active = None,
         RefNode::Decider { .. } | RefNode::Decide { .. } => {}
         // Leaves that finish on the tick they start.
-        RefNode::Script { .. } | RefNode::Assert { .. } | RefNode::SendEvent { .. } => {}
+        RefNode::Script { .. }
+        | RefNode::Assert { .. }
+        | RefNode::SendEvent { .. }
+        | RefNode::PostStimulus { .. } => {}
         // Deciders that remember nothing of their own.
         RefNode::Priority { .. }
         | RefNode::StoredState { .. }
@@ -2397,6 +2468,17 @@ enum Asked {
     Delegates,
 }
 
+/// Bit `i` set while the agent's stimulus `i` is active: the tick's time is
+/// before its expiry.
+fn stimuli_flags(cx: &Tick<'_>) -> u32 {
+    let now = cx.world.clock().time;
+    cx.stimuli
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.is_some_and(|(expiry, _)| now < f64::from(expiry)))
+        .fold(0, |flags, (i, _)| flags | 1 << i)
+}
+
 /// Whether `flags` pass the masks `[all, any, none]`.
 fn flags_pass(flags: u32, [all, any, none]: [u32; 3]) -> bool {
     flags & all == all && (any == 0 || flags & any != 0) && flags & none == 0
@@ -2404,8 +2486,7 @@ fn flags_pass(flags: u32, [all, any, none]: [u32; 3]) -> bool {
 
 /// Asks a decider by its own preconditions, in order (decision flags,
 /// stimuli flags, its timer), then its Decide: docs/nodes.md, "Spore
-/// deciders", step 1 and 2. The reference keeps no stimuli: its stimuli
-/// flags are always 0 (shapes declare no stimuli yet).
+/// deciders", step 1 and 2.
 fn ask_own(
     params: &DeciderParams,
     decide: Option<NodeIdx>,
@@ -2416,7 +2497,7 @@ fn ask_own(
         cx.coverage.flags_refused += 1;
         return Asked::Rejected;
     }
-    if params.stimuli != [0; 3] && !flags_pass(0, params.stimuli) {
+    if params.stimuli != [0; 3] && !flags_pass(stimuli_flags(cx), params.stimuli) {
         cx.coverage.flags_refused += 1;
         return Asked::Rejected;
     }
@@ -2437,7 +2518,12 @@ fn ask_own(
     let Some(leaf) = decide else {
         return Asked::Accepted(1.0, 0);
     };
-    let (score, block) = cx.world.decide(leaf);
+    let stimuli: Vec<u32> = cx
+        .stimuli
+        .iter()
+        .flat_map(|s| s.map_or([0, 0], |(expiry, datum)| [expiry.to_bits(), datum]))
+        .collect();
+    let (score, block) = cx.world.decide(leaf, &stimuli);
     if score > 0.0 {
         Asked::Accepted(score, block)
     } else {
@@ -2796,6 +2882,15 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
             event: EventId(shape.params(at)[0] as u32),
             to: SendTo::Input(shape.params(at)[1]),
         },
+        Kind::PostStimulus => {
+            let stimulus = shape.params(at)[0] as usize;
+            RefNode::PostStimulus {
+                node: at,
+                stimulus,
+                seconds: shape.stimuli()[stimulus].seconds,
+                data: shape.params(at)[1],
+            }
+        }
         Kind::StoredState => RefNode::StoredState {
             node: at,
             child: Box::new(only()),
@@ -2881,6 +2976,72 @@ mod tests {
 
     fn policy(succeed: Count, fail: Count) -> Policy {
         Policy { succeed, fail }
+    }
+
+    /// Leaves for a lone `PostStimulus`: a clock and an int input.
+    struct Posting {
+        time: f64,
+        data: Option<i64>,
+    }
+
+    impl RefLeaves for Posting {
+        fn condition(&mut self, _: NodeIdx) -> bool {
+            false
+        }
+
+        fn action(&mut self, _: NodeIdx, _: Signal, _: &mut u32, _: Option<&mut u32>) -> Status {
+            Status::Failure
+        }
+
+        fn clock(&self) -> Frame {
+            Frame {
+                time: self.time,
+                ..Frame::default()
+            }
+        }
+
+        fn input_int(&self, _: u64) -> Option<i64> {
+            self.data
+        }
+    }
+
+    #[test]
+    fn post_stimulus_posts_for_its_seconds_and_restarts() {
+        // 0 PostStimulus(stimulus 1, 2 seconds)
+        let post = RefNode::PostStimulus {
+            node: n(0),
+            stimulus: 1,
+            seconds: 2.0,
+            data: 0,
+        };
+        let memory = Memory {
+            stimuli: 2,
+            ..Memory::default()
+        };
+        let mut r = Reference::with_memory(post, memory);
+        assert_eq!(r.stimulus(1, 0.0), None);
+        let mut world = Posting {
+            time: 1.0,
+            data: Some(7),
+        };
+        assert_eq!(r.tick(&mut world, AGENT).status, Status::Success);
+        assert_eq!(r.stimulus(1, 1.0), Some(7));
+        assert_eq!(r.stimulus(1, 2.75), Some(7));
+        assert_eq!(r.stimulus(1, 3.0), None);
+        assert_eq!(r.stimulus(0, 1.0), None);
+        // Posting again restarts it and replaces the datum.
+        world = Posting {
+            time: 2.0,
+            data: Some(-1),
+        };
+        assert_eq!(r.tick(&mut world, AGENT).status, Status::Success);
+        assert_eq!(r.stimulus(1, 3.5), Some(u32::MAX));
+        // A datum past 32 bits, or a field without an int, posts nothing.
+        for data in [Some(i64::from(u32::MAX) + 1), None] {
+            world = Posting { time: 5.0, data };
+            assert_eq!(r.tick(&mut world, AGENT).status, Status::Failure);
+            assert_eq!(r.stimulus(1, 5.0), None);
+        }
     }
 
     #[test]

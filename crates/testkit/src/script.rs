@@ -353,7 +353,7 @@ impl crate::reference::RefLeaves for World {
         World::scope(self, node, how);
     }
 
-    fn decide(&mut self, node: NodeIdx) -> (f32, u32) {
+    fn decide(&mut self, node: NodeIdx, _stimuli: &[u32]) -> (f32, u32) {
         self.score(node)
     }
 

@@ -10,11 +10,14 @@
 //! then           persistent slots, 1 word each, by the shape's persistent map
 //! then           variables, 1 bit each (32 a word), stored as value ^ initial
 //! then           timestamps, 1 word each: the complement of the time's f32 bits
+//! then           stimuli, 2 words each: the expiry time's f32 bits, the datum
 //! ```
 //!
 //! A zeroed block is an agent that has never run: its variables hold their
-//! initial values (hence the `^ initial`) and its timestamps have never been
-//! set (hence the complement: `!0` is a NaN, never a time).
+//! initial values (hence the `^ initial`), its timestamps have never been
+//! set (hence the complement: `!0` is a NaN, never a time) and it has no
+//! active stimulus (a stimulus is active while the time is before its
+//! expiry, and times start at 0: an expiry of 0.0 is never ahead).
 //!
 //! A state is an 8-byte [`StateEntry`]: the item index and a tag in one word
 //! (so sorting by that word sorts by item), and a 32-bit value. Only
@@ -26,7 +29,7 @@
 use crate::request::Outcome;
 use bytemuck::{Pod, Zeroable};
 use std::fmt;
-use treebeard_shape::{CapacitySpec, NodeIdx, Shape};
+use treebeard_shape::{CapacitySpec, MAX_STIMULI, NodeIdx, Shape};
 
 /// One stored state: an item, a tag and a 32-bit value.
 #[derive(Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
@@ -172,6 +175,7 @@ pub struct ActorLayout {
     persistent: u32,
     variables: u32,
     timestamps: u32,
+    stimuli: u32,
 }
 
 impl ActorLayout {
@@ -179,11 +183,16 @@ impl ActorLayout {
     ///
     /// # Panics
     /// If the specification allows more than 65535 decider or action states
-    /// (the header's counts are 16-bit); no tree of a sane size gets close.
+    /// (the header's counts are 16-bit), which no tree of a sane size gets
+    /// close to, or more than 32 stimuli, which no valid shape has.
     pub fn for_spec(spec: &CapacitySpec) -> ActorLayout {
         assert!(
             spec.decider_states <= u16::MAX as u32 && spec.action_states <= u16::MAX as u32,
             "a shape whose agents may hold over 65535 states cannot be given actors"
+        );
+        assert!(
+            spec.stimuli as usize <= MAX_STIMULI,
+            "an agent holds at most {MAX_STIMULI} stimuli (its stimulus flags are a u32)"
         );
         ActorLayout {
             deciders: spec.decider_states,
@@ -191,6 +200,7 @@ impl ActorLayout {
             persistent: spec.persistent_states,
             variables: spec.variables.div_ceil(32),
             timestamps: spec.timestamps,
+            stimuli: spec.stimuli,
         }
     }
 
@@ -202,7 +212,7 @@ impl ActorLayout {
     /// Words per actor.
     #[inline]
     pub const fn words(&self) -> usize {
-        self.memory_at() + self.variables as usize + self.timestamps as usize
+        self.stimuli_at() + 2 * self.stimuli as usize
     }
 
     /// Bytes per actor: the behaviour state each agent costs.
@@ -225,6 +235,7 @@ impl ActorLayout {
             && self.persistent >= spec.persistent_states
             && self.variables >= spec.variables.div_ceil(32)
             && self.timestamps >= spec.timestamps
+            && self.stimuli >= spec.stimuli
     }
 
     #[inline]
@@ -237,8 +248,8 @@ impl ActorLayout {
         self.actions_at() + 2 * self.actions as usize
     }
 
-    /// Where the agent's memory (variables, then timestamps) starts: the
-    /// words before it are the states a tick replaces.
+    /// Where the agent's memory (variables, then timestamps, then stimuli)
+    /// starts: the words before it are the states a tick replaces.
     #[inline]
     pub(crate) const fn memory_at(&self) -> usize {
         1 + 2 * self.deciders as usize + 2 * self.actions as usize + self.persistent as usize
@@ -248,6 +259,25 @@ impl ActorLayout {
     #[inline]
     pub(crate) const fn variable_words(&self) -> usize {
         self.variables as usize
+    }
+
+    /// Where the stimuli start in the agent's memory (after the variables
+    /// and timestamps).
+    #[inline]
+    pub(crate) const fn stimuli_in_memory(&self) -> usize {
+        self.variables as usize + self.timestamps as usize
+    }
+
+    /// Where the stimuli start in the block.
+    #[inline]
+    const fn stimuli_at(&self) -> usize {
+        self.memory_at() + self.stimuli_in_memory()
+    }
+
+    /// The stimuli an actor of this layout holds.
+    #[inline]
+    pub const fn stimuli(&self) -> usize {
+        self.stimuli as usize
     }
 }
 
@@ -393,10 +423,53 @@ impl<'a> ActorRef<'a> {
         stamp_time(word)
     }
 
+    /// The datum of the tree's stimulus `stimulus` while it is active at
+    /// time `now` (in seconds of the frame clock: active while `now` is
+    /// before its expiry); `None` when it is not active, or the layout has
+    /// no such stimulus.
+    pub fn stimulus(&self, stimulus: usize, now: f64) -> Option<u32> {
+        if stimulus >= self.layout.stimuli as usize {
+            return None;
+        }
+        let at = self.layout.stimuli_at() + 2 * stimulus;
+        stimulus_active(self.words[at], now).then(|| self.words[at + 1])
+    }
+
+    /// The stimuli active at time `now`: bit `i` is set while stimulus `i`
+    /// is (see [`ActorRef::stimulus`]).
+    pub fn stimuli_flags(&self, now: f64) -> u32 {
+        let at = self.layout.stimuli_at();
+        let n = self.layout.stimuli as usize;
+        stimuli_flags(&self.words[at..at + 2 * n], now)
+    }
+
     /// True when nothing runs: no decider or action state is stored.
     pub fn is_idle(&self) -> bool {
         header(self.words) == (0, 0)
     }
+}
+
+/// Whether a stimulus whose expiry word is `expiry` is active at `now`: a
+/// zeroed word never is.
+#[inline]
+pub(crate) fn stimulus_active(expiry: u32, now: f64) -> bool {
+    expiry != 0 && now < f64::from(f32::from_bits(expiry))
+}
+
+/// The expiry word of a stimulus posted at `now` for `seconds`.
+#[inline]
+pub(crate) fn stimulus_expiry(now: f64, seconds: f64) -> u32 {
+    ((now + seconds) as f32).to_bits()
+}
+
+/// The flags of the stimuli `words` (2 a stimulus, at most 32) at `now`.
+#[inline]
+pub(crate) fn stimuli_flags(words: &[u32], now: f64) -> u32 {
+    let mut flags = 0;
+    for (i, pair) in words.chunks_exact(2).take(MAX_STIMULI).enumerate() {
+        flags |= u32::from(stimulus_active(pair[0], now)) << i;
+    }
+    flags
 }
 
 /// A timestamp word's time (see the module docs); `None` if never set.
@@ -550,15 +623,50 @@ impl<'a> ActorMut<'a> {
     }
 
     /// The agent's memory: its variable bits (stored `^ initial`), then its
-    /// timestamp words.
+    /// timestamp words, then its stimuli.
     #[inline]
     pub(crate) fn memory_mut(&mut self) -> &mut [u32] {
         let at = self.layout.memory_at();
         &mut self.words[at..]
     }
 
+    /// Posts the tree's stimulus `stimulus` with `data`: it is active from
+    /// `now` until `now + seconds` (in seconds of the frame clock; kept as
+    /// an `f32`, like the other times). Posting a stimulus that is already
+    /// active restarts it and replaces its datum. `PostStimulus` nodes and
+    /// `Crowd::post_stimulus` post with the stimulus's declared seconds
+    /// (`Shape::stimuli`).
+    ///
+    /// # Panics
+    /// If the layout has no stimulus `stimulus`.
+    pub fn post_stimulus(&mut self, stimulus: usize, data: u32, now: f64, seconds: f64) {
+        let at = self.stimulus_at(stimulus);
+        self.words[at] = stimulus_expiry(now, seconds);
+        self.words[at + 1] = data;
+    }
+
+    /// Ends the stimulus `stimulus` now, as if it had never been posted.
+    ///
+    /// # Panics
+    /// If the layout has no stimulus `stimulus`.
+    pub fn clear_stimulus(&mut self, stimulus: usize) {
+        let at = self.stimulus_at(stimulus);
+        self.words[at] = 0;
+        self.words[at + 1] = 0;
+    }
+
+    /// The block index of the stimulus's expiry word.
+    fn stimulus_at(&self, stimulus: usize) -> usize {
+        assert!(
+            stimulus < self.layout.stimuli as usize,
+            "no stimulus {stimulus} (the actors hold {})",
+            self.layout.stimuli
+        );
+        self.layout.stimuli_at() + 2 * stimulus
+    }
+
     /// Forgets every state, as if the agent had never run (persistent slots,
-    /// variables and timestamps too). Running work is *not* cancelled; see `Interpreter::halt` for that.
+    /// variables, timestamps and stimuli too). Running work is *not* cancelled; see `Interpreter::halt` for that.
     pub fn clear(&mut self) {
         self.words.fill(0);
     }
@@ -813,6 +921,92 @@ mod tests {
         assert_eq!(m.complete(n5, Outcome::Failure), Ok(()));
         assert_eq!(m.as_ref().action(n5), Some(ActionState::Failed));
         assert_eq!(m.complete(n5, Outcome::Success), Err(Stale::AlreadyDone));
+    }
+
+    #[test]
+    fn stimuli_follow_the_timestamps_two_words_each() {
+        let spec = CapacitySpec {
+            persistent_states: 1,
+            variables: 33,
+            timestamps: 2,
+            stimuli: 3,
+            ..CapacitySpec::default()
+        };
+        let l = ActorLayout::for_spec(&spec);
+        // Header, a slot, 2 words of variables, 2 timestamps, 3 x 2 words.
+        assert_eq!(l.words(), 1 + 1 + 2 + 2 + 6);
+        assert_eq!(l.stimuli(), 3);
+        assert_eq!(l.stimuli_in_memory(), 4);
+        assert!(l.covers(&spec));
+        assert!(!layout(0, 0, 1).covers(&spec));
+        let more = CapacitySpec { stimuli: 4, ..spec };
+        assert!(!l.covers(&more));
+    }
+
+    #[test]
+    fn a_stimulus_is_active_until_its_expiry() {
+        let spec = CapacitySpec {
+            timestamps: 1,
+            stimuli: 2,
+            ..CapacitySpec::default()
+        };
+        let mut actor = Actor::new(ActorLayout::for_spec(&spec));
+        // A zeroed actor has none, whatever the time.
+        for now in [0.0, 1.0, -1.0] {
+            assert_eq!(actor.as_ref().stimuli_flags(now), 0);
+            assert_eq!(actor.as_ref().stimulus(0, now), None);
+        }
+        let mut m = actor.as_mut();
+        m.post_stimulus(1, 42, 1.0, 2.0);
+        let r = m.as_ref();
+        assert_eq!(r.stimulus(1, 1.0), Some(42));
+        assert_eq!(r.stimulus(1, 2.75), Some(42));
+        assert_eq!(r.stimulus(1, 3.0), None, "expired at 1 + 2");
+        assert_eq!(r.stimulus(0, 1.0), None);
+        assert_eq!(r.stimulus(2, 1.0), None, "past the layout");
+        assert_eq!(r.stimuli_flags(1.0), 0b10);
+        assert_eq!(r.stimuli_flags(3.0), 0);
+        // The timestamps are untouched.
+        assert_eq!(r.timestamp(0), None);
+        // Posting again restarts it and replaces the datum.
+        m.post_stimulus(1, 7, 2.5, 2.0);
+        m.post_stimulus(0, 0, 2.5, 0.25);
+        let r = m.as_ref();
+        assert_eq!(r.stimulus(1, 4.0), Some(7));
+        assert_eq!(r.stimulus(0, 2.5), Some(0));
+        assert_eq!(r.stimuli_flags(2.5), 0b11);
+        assert_eq!(r.stimuli_flags(2.75), 0b10);
+        m.clear_stimulus(1);
+        assert_eq!(m.as_ref().stimulus(1, 2.5), None);
+        assert_eq!(m.as_ref().stimuli_flags(2.5), 0b01);
+        m.clear();
+        assert_eq!(actor.as_ref().stimuli_flags(2.5), 0);
+    }
+
+    #[test]
+    #[should_panic(expected = "no stimulus 2")]
+    fn posting_past_the_layout_s_stimuli_panics() {
+        let spec = CapacitySpec {
+            stimuli: 2,
+            ..CapacitySpec::default()
+        };
+        Actor::new(ActorLayout::for_spec(&spec))
+            .as_mut()
+            .post_stimulus(2, 0, 0.0, 1.0);
+    }
+
+    #[test]
+    fn all_32_stimuli_have_a_flag() {
+        let spec = CapacitySpec {
+            stimuli: 32,
+            ..CapacitySpec::default()
+        };
+        let mut actor = Actor::new(ActorLayout::for_spec(&spec));
+        for i in 0..32 {
+            actor.as_mut().post_stimulus(i, i as u32, 0.0, 1.0);
+        }
+        assert_eq!(actor.as_ref().stimuli_flags(0.5), u32::MAX);
+        assert_eq!(actor.as_ref().stimulus(31, 0.5), Some(31));
     }
 
     #[test]

@@ -35,6 +35,7 @@
 //!     .param("y", ParamType::Float);
 //! ```
 
+use crate::actor::stimulus_active;
 use crate::blackboard::{FieldId, Value};
 use crate::frame::Frame;
 use crate::program::Program;
@@ -330,7 +331,7 @@ impl<'a> DecideCall<'a> {
     pub fn stimulus(&self, stimulus: usize) -> Option<u32> {
         let expiry = *self.stimuli.get(2 * stimulus)?;
         let datum = *self.stimuli.get(2 * stimulus + 1)?;
-        (self.args.frame.time < f64::from(f32::from_bits(expiry))).then_some(datum)
+        stimulus_active(expiry, self.args.frame.time).then_some(datum)
     }
 
     /// The decider block so far (0 when the Decide is called).

@@ -4,8 +4,8 @@ use crate::blackboard::Value;
 use crate::flow::Flow;
 use crate::frame::Frame;
 use crate::leaves::{
-    ActionFn, Args, Call, ConditionFn, DecideFn, DecisionFlagsFn, Ending, EventFn, EventId, Input,
-    LeafFn, Leaves, scope_call,
+    ActionFn, Args, Call, ConditionFn, DecideCall, DecideFn, DecisionFlagsFn, Ending, EventFn,
+    EventId, Input, LeafFn, Leaves, scope_call,
 };
 use crate::request::AgentId;
 use crate::script::{Fault, FieldAccess, ScriptValue};
@@ -118,7 +118,8 @@ pub enum LinkError {
         index: usize,
     },
     /// A script reads or writes blackboard fields, or a `SendEvent` reads
-    /// its target from one, but the table gives no access to them.
+    /// its target (a `PostStimulus` its datum) from one, but the table
+    /// gives no access to them.
     FieldAccess,
 }
 
@@ -244,9 +245,11 @@ impl<B> Program<B> {
         }
         let access = leaves.script_access();
         let scripts_use_fields = shape.scripts().iter().any(|s| touches_fields(&s.words));
-        let sends_to_fields = (0..shape.len() as u32)
-            .map(NodeIdx::new)
-            .any(|n| shape.kind(n) == Kind::SendEvent && shape.params(n)[1] & FIELD_REF != 0);
+        // `SendEvent`'s `to` and `PostStimulus`'s `data` are int inputs.
+        let sends_to_fields = (0..shape.len() as u32).map(NodeIdx::new).any(|n| {
+            matches!(shape.kind(n), Kind::SendEvent | Kind::PostStimulus)
+                && shape.params(n)[1] & FIELD_REF != 0
+        });
         if (scripts_use_fields || sends_to_fields) && access.is_none() {
             return Err(LinkError::FieldAccess);
         }
@@ -383,6 +386,37 @@ impl<B> Program<B> {
             persistent: None,
         };
         (self.actions[item.import() as usize])(blackboard, &mut call);
+    }
+
+    /// Calls the Decide leaf at `node` as its group would ask it, with the
+    /// agent's stimuli `stimuli` (per declared stimulus its expiry, `f32`
+    /// bits, and its datum, as [`crate::ActorRef`] keeps them): its score
+    /// and the decider block it set (see [`Program::call_condition`]).
+    ///
+    /// # Panics
+    /// If `node` is not a Decide leaf.
+    pub fn call_decide(
+        &self,
+        node: NodeIdx,
+        blackboard: &B,
+        agent: AgentId,
+        frame: &Frame,
+        stimuli: &[u32],
+    ) -> (f32, u32) {
+        let args = self.args(node, agent, frame, Kind::Decide);
+        let mut call = DecideCall {
+            args: &args,
+            stimuli,
+            block: 0,
+        };
+        let score = (self.decides[args.item.import() as usize])(blackboard, &mut call);
+        (score, call.block)
+    }
+
+    /// The agent's decision flags, as its groups read them: by the
+    /// program's [`Leaves::decision_flags`], or 0.
+    pub fn decision_flags(&self, blackboard: &B) -> u32 {
+        self.decision_flags.map_or(0, |f| f(blackboard))
     }
 
     /// Runs the script `index` of the shape as a tick would, over

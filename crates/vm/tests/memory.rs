@@ -1,14 +1,14 @@
 //! Semantics tests of the tree-memory kinds: `Script`, `AssertScript`,
 //! `AssertCondition`, the gates `ScriptGate`, `IfCondition` and `IfTime`,
-//! `ScriptWrapper`, `WaitUntilTime`, `WaitForEvent` and `SendEvent`, with
-//! the tree declarations they use (variables, signals, timestamps) and
-//! `Interpreter::send_event`.
+//! `ScriptWrapper`, `WaitUntilTime`, `WaitForEvent`, `SendEvent` and
+//! `PostStimulus`, with the tree declarations they use (variables, signals,
+//! timestamps, stimuli) and `Interpreter::send_event`.
 //!
 //! Every test builds a small tree over this file's blackboard, leaves,
 //! events and declarations (below), compiles it with
 //! `treebeard_shape::compile_with`, links it with `Program::link`, and checks
 //! the root status, the exact leaf calls in order, the requests, the
-//! blackboard, the agent's variables and timestamps, and what the actor
+//! blackboard, the agent's variables, timestamps and stimuli, and what the actor
 //! stores between ticks. Item indices are pre-order positions (root 0); each
 //! test's tree is numbered in a comment.
 //!
@@ -159,7 +159,8 @@ fn leaves() -> Leaves<Npc> {
 /// Variables `Visible` (false), `Calm` (true), `Flag` (false); `Seen` and
 /// `Lost` set and clear `Visible`, `Alarm` clears `Calm`; timestamps
 /// `Spotted` (set by `Seen`) and `LostSight` (by `Lost`), exclusive, and
-/// `Damaged` (by `Hit`).
+/// `Damaged` (by `Hit`); stimuli `Struck` (0, 2 seconds) and `Invited` (1,
+/// half a second).
 fn declarations() -> Declarations {
     Declarations::new()
         .variable("Visible", false)
@@ -171,6 +172,8 @@ fn declarations() -> Declarations {
         .exclusive_timestamp("Spotted", "Seen", "LostSight")
         .timestamp("LostSight", "Lost")
         .timestamp("Damaged", "Hit")
+        .stimulus("Struck", 2.0)
+        .stimulus("Invited", 0.5)
 }
 
 /// Compiles `tree` with the declarations and links it.
@@ -343,6 +346,21 @@ impl Rig {
             .timestamp(i.unwrap_or_else(|| panic!("no timestamp {name}")))
     }
 
+    /// The datum of the agent's stimulus `name` while it is active at
+    /// `now`.
+    fn stimulus(&self, name: &str, now: f64) -> Option<u32> {
+        let shape = self.program.shape();
+        let i = shape.stimuli().iter().position(|s| &*s.name == name);
+        self.actor
+            .as_ref()
+            .stimulus(i.unwrap_or_else(|| panic!("no stimulus {name}")), now)
+    }
+
+    /// The agent's stimulus flags at `now`.
+    fn flags(&self, now: f64) -> u32 {
+        self.actor.as_ref().stimuli_flags(now)
+    }
+
     fn deciders(&self) -> Vec<DeciderState> {
         self.actor.as_ref().deciders().collect()
     }
@@ -436,6 +454,15 @@ fn send(event: &str) -> Node {
 
 fn send_to(event: &str, to: impl Into<ParamValue>) -> Node {
     send(event).arg("to", to)
+}
+
+/// `PostStimulus` of `stimulus` with the default datum, 0.
+fn post(stimulus: &str) -> Node {
+    decider_of(Kind::PostStimulus, none()).arg("stimulus", stimulus)
+}
+
+fn post_data(stimulus: &str, data: impl Into<ParamValue>) -> Node {
+    post(stimulus).arg("data", data)
 }
 
 fn wrapper(enter: &str, exit: &str, child: Node) -> Node {
@@ -2050,6 +2077,143 @@ fn send_event_under_a_loop_sends_once_per_run() {
 }
 
 // ---------------------------------------------------------------------------
+// PostStimulus
+// ---------------------------------------------------------------------------
+
+#[test]
+fn post_stimulus_posts_to_its_own_agent_and_succeeds() {
+    // 0 PostStimulus(Struck, 7)
+    let mut rig = Rig::new(post_data("Struck", 7));
+    // A fresh actor has no stimulus.
+    assert_eq!(rig.flags(0.0), 0);
+    assert_eq!(rig.stimulus("Struck", 0.0), None);
+    assert_eq!(rig.tick(), ran(Success, []));
+    // Nothing is requested, and nothing runs: the stimulus is memory.
+    assert_eq!(rig.requests, []);
+    rig.assert_idle();
+    // Posted at the tick's time, 0, for Struck's 2 seconds.
+    assert_eq!(rig.stimulus("Struck", 0.0), Some(7));
+    assert_eq!(rig.stimulus("Struck", 1.5), Some(7));
+    assert_eq!(rig.stimulus("Struck", 2.0), None);
+    assert_eq!(rig.stimulus("Invited", 0.0), None);
+    assert_eq!(rig.flags(0.0), 0b01);
+    assert_eq!(rig.flags(2.0), 0);
+}
+
+#[test]
+fn a_stimulus_is_active_for_its_declared_seconds_then_not() {
+    // 0 sequence, 1 c, 2 PostStimulus(Struck, 3): posts on the first tick
+    // only (time 0), while c holds.
+    let mut rig = Rig::with_dt(sequence([c(), post_data("Struck", 3)]), 0.5);
+    rig.set(1, Success);
+    assert_eq!(rig.tick(), ran(Success, [tested(1, true)]));
+    rig.set(1, Failure);
+    // Ticks at 0.5, 1.0, 1.5 see it; the tick at 2.0 does not.
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        rig.tick();
+        seen.push((rig.frame.time, rig.stimulus("Struck", rig.frame.time)));
+    }
+    assert_eq!(
+        seen,
+        [
+            (0.5, Some(3)),
+            (1.0, Some(3)),
+            (1.5, Some(3)),
+            (2.0, None),
+            (2.5, None)
+        ]
+    );
+    // The shorter Invited: half a second.
+    let mut rig = Rig::with_dt(sequence([c(), post("Invited")]), 0.25);
+    rig.set(1, Success);
+    rig.tick();
+    assert_eq!(rig.stimulus("Invited", 0.0), Some(0));
+    assert_eq!(rig.stimulus("Invited", 0.25), Some(0));
+    assert_eq!(rig.stimulus("Invited", 0.5), None);
+}
+
+#[test]
+fn post_stimulus_data_defaults_to_zero_or_is_a_literal() {
+    // 0 sequence, 1 PostStimulus(Struck), 2 PostStimulus(Invited, -1)
+    let mut rig = Rig::new(sequence([post("Struck"), post_data("Invited", -1)]));
+    assert_eq!(rig.tick(), ran(Success, []));
+    assert_eq!(rig.stimulus("Struck", 0.0), Some(0));
+    // A negative datum is kept as its 32 bits.
+    assert_eq!(rig.stimulus("Invited", 0.0), Some(u32::MAX));
+    assert_eq!(rig.stimulus("Invited", 0.0).map(|d| d as i32), Some(-1));
+    assert_eq!(rig.flags(0.0), 0b11);
+}
+
+#[test]
+fn post_stimulus_data_from_a_blackboard_field() {
+    // 0 PostStimulus(Struck, {ally})
+    let mut rig = Rig::new(post_data("Struck", field("ally")));
+    rig.bb.ally = 42;
+    assert_eq!(rig.tick(), ran(Success, []));
+    assert_eq!(rig.stimulus("Struck", 0.0), Some(42));
+    // Read when it runs: the next tick posts the field's new value.
+    rig.bb.ally = i64::from(u32::MAX);
+    assert_eq!(rig.tick(), ran(Success, []));
+    assert_eq!(rig.stimulus("Struck", 1.0), Some(u32::MAX));
+    rig.bb.ally = i64::from(i32::MIN);
+    assert_eq!(rig.tick(), ran(Success, []));
+    assert_eq!(rig.stimulus("Struck", 2.0), Some(i32::MIN as u32));
+}
+
+#[test]
+fn post_stimulus_with_a_datum_past_32_bits_fails_and_posts_nothing() {
+    // 0 sequence, 1 PostStimulus(Struck, {ally}), 2 a
+    let mut rig = Rig::new(sequence([post_data("Struck", field("ally")), a()]));
+    rig.set(2, Success);
+    for ally in [i64::from(u32::MAX) + 1, i64::from(i32::MIN) - 1, i64::MAX] {
+        rig.bb.ally = ally;
+        assert_eq!(rig.tick(), ran(Failure, []), "ally {ally}");
+        assert_eq!(rig.flags(rig.frame.time), 0, "ally {ally}");
+    }
+    rig.bb.ally = 9;
+    assert_eq!(rig.tick(), ran(Success, [start(2, Success)]));
+    assert_eq!(rig.stimulus("Struck", rig.frame.time), Some(9));
+}
+
+#[test]
+fn posting_again_restarts_the_stimulus_and_replaces_its_datum() {
+    // 0 sequence, 1 c, 2 PostStimulus(Struck, {ally}): posts while c holds.
+    let mut rig = Rig::new(sequence([c(), post_data("Struck", field("ally"))]));
+    rig.set(1, Success);
+    rig.bb.ally = 1;
+    rig.tick(); // time 0: expires at 2
+    rig.bb.ally = 2;
+    rig.tick(); // time 1: restarted, expires at 3
+    rig.set(1, Failure);
+    assert_eq!(rig.stimulus("Struck", 1.0), Some(2));
+    assert_eq!(rig.stimulus("Struck", 2.5), Some(2));
+    assert_eq!(rig.stimulus("Struck", 3.0), None);
+    rig.tick(); // time 2: not posted, still active
+    assert_eq!(rig.stimulus("Struck", rig.frame.time), Some(2));
+    rig.tick(); // time 3: expired
+    assert_eq!(rig.stimulus("Struck", rig.frame.time), None);
+}
+
+#[test]
+fn stimuli_persist_across_restarts_halts_and_failing_concurrents() {
+    // 0 concurrent (all succeed), 1 PostStimulus(Struck, 5), 2 c
+    let mut rig = Rig::new(concurrent([post_data("Struck", 5), c()]));
+    // c fails, so the concurrent fails; the post is not rolled back.
+    assert_eq!(rig.tick(), ran(Failure, [tested(2, false)]));
+    assert_eq!(rig.stimulus("Struck", 0.0), Some(5));
+    assert_eq!(rig.halt(), []);
+    assert_eq!(rig.stimulus("Struck", 1.0), Some(5));
+    // Cleared with the rest of the actor, or on its own.
+    rig.actor.as_mut().clear_stimulus(0);
+    assert_eq!(rig.stimulus("Struck", 1.0), None);
+    rig.actor.as_mut().post_stimulus(1, 8, 1.0, 0.5);
+    assert_eq!(rig.stimulus("Invited", 1.25), Some(8));
+    rig.actor.as_mut().clear();
+    assert_eq!(rig.flags(1.25), 0);
+}
+
+// ---------------------------------------------------------------------------
 // Traces
 // ---------------------------------------------------------------------------
 
@@ -2264,6 +2428,33 @@ fn trace_of_send_event() {
     assert_eq!(rig.requests, [sent(2, "Alarm", 1)]);
 }
 
+#[test]
+fn trace_of_post_stimulus() {
+    // 0 selector, 1 PostStimulus(Struck, {ally}), 2 PostStimulus(Invited, 4)
+    let mut rig = Rig::new(treebeard_shape::tree::selector([
+        post_data("Struck", field("ally")),
+        post_data("Invited", 4),
+    ]));
+    rig.bb.ally = i64::MAX;
+    use TraceEvent as T;
+    assert_eq!(
+        rig.tick_traced(),
+        (
+            Success,
+            vec![
+                (0, T::Start),
+                (1, T::Start),
+                (1, T::Failure),
+                (2, T::Start),
+                (2, T::Success),
+                (0, T::Success)
+            ]
+        )
+    );
+    assert_eq!(rig.flags(0.0), 0b10);
+    assert_eq!(rig.stimulus("Invited", 0.0), Some(4));
+}
+
 // ---------------------------------------------------------------------------
 // Compile and link errors
 // ---------------------------------------------------------------------------
@@ -2326,6 +2517,11 @@ fn events_and_timestamps_must_be_declared() {
         matches!(e.what(), Unbuildable::BadParam { name, .. } if &**name == "since"),
         "{e:?}"
     );
+    let e = compile_error(post("Stuck"));
+    assert!(
+        matches!(e.what(), Unbuildable::BadParam { name, .. } if &**name == "stimulus"),
+        "{e:?}"
+    );
 }
 
 #[test]
@@ -2339,15 +2535,23 @@ fn scripts_over_fields_need_field_access_to_link() {
         declarations: declarations(),
         ..Options::default()
     };
-    for tree in [script("hunger = 1"), send_to("Ping", field("ally"))] {
+    for tree in [
+        script("hunger = 1"),
+        send_to("Ping", field("ally")),
+        post_data("Struck", field("ally")),
+    ] {
         let shape = compile_with(&tree, &no_access, &options).unwrap_or_else(|e| panic!("{e}"));
         assert!(matches!(
             Program::link(shape, &no_access),
             Err(treebeard_vm::LinkError::FieldAccess)
         ));
     }
-    // Scripts over variables only, and literal targets, need none.
-    for tree in [script("Flag = !Flag"), send_to("Ping", 2)] {
+    // Scripts over variables only, and literal targets and data, need none.
+    for tree in [
+        script("Flag = !Flag"),
+        send_to("Ping", 2),
+        post_data("Struck", 2),
+    ] {
         let shape = compile_with(&tree, &no_access, &options).unwrap_or_else(|e| panic!("{e}"));
         let program = Program::link(shape, &no_access).unwrap_or_else(|e| panic!("{e}"));
         let mut actor = Actor::for_shape(program.shape());
@@ -2538,4 +2742,27 @@ fn ticking_memory_nodes_allocates_nothing_in_steady_state() {
     assert_eq!(bb.enters, bb.exits + i64::from(open));
     assert!(bb.exits > 100, "{}", bb.exits);
     assert!(bb.tests > 100, "{}", bb.tests);
+}
+
+#[test]
+fn posting_stimuli_allocates_nothing_in_steady_state() {
+    // 0 sequence, 1 PostStimulus(Struck, {ally}), 2 PostStimulus(Invited)
+    let tree = sequence([post_data("Struck", field("ally")), post("Invited")]);
+    let program = build(&tree).unwrap_or_else(|e| panic!("{e}"));
+    let mut actor = Actor::for_shape(program.shape());
+    let mut bb = Npc::default();
+    let mut interpreter = Interpreter::with_capacity(program.spec());
+    let mut requests = Vec::new();
+    let mut frame = Frame::default();
+    let mut run = |ticks: i64, bb: &mut Npc| {
+        for t in 0..ticks {
+            bb.ally = t;
+            frame = frame.next(0.25);
+            let status =
+                interpreter.tick(&program, &frame, ME, &mut actor.as_mut(), bb, &mut requests);
+            assert_eq!(status, Success);
+        }
+    };
+    run(3, &mut bb);
+    assert_eq!(allocations(|| run(200, &mut bb)), 0);
 }

@@ -164,7 +164,8 @@ pub fn declared_catalog() -> Catalog {
 /// The variables `TargetVisible` (0, false) and `Fleeing` (1, true); two
 /// signals setting `TargetVisible`; the timestamps `TargetSpotted` (0, set
 /// by `OnEnemySeen`) and `TargetLost` (1, set by `OnLostSightOfTarget`),
-/// exclusive to each other.
+/// exclusive to each other; the stimuli `Hit` (0, 2 s) and `Invited` (1,
+/// 0.5 s).
 pub fn declarations() -> Declarations {
     Declarations::new()
         .variable("TargetVisible", false)
@@ -173,6 +174,8 @@ pub fn declarations() -> Declarations {
         .signal("OnLostSightOfTarget", "TargetVisible", false)
         .exclusive_timestamp("TargetSpotted", "OnEnemySeen", "TargetLost")
         .timestamp("TargetLost", "OnLostSightOfTarget")
+        .stimulus("Hit", 2.0)
+        .stimulus("Invited", 0.5)
 }
 
 /// [`declarations`] as compile options.
@@ -196,11 +199,12 @@ pub const SCRIPTS: [&str; 7] = [
     "!Fleeing || speed >= 1.0",
 ];
 
-/// A sequence of the ten kinds of the declarations and scripts, in tag
-/// order (items 1, 2, 4, 5, 7, 9, 10, 12, 13, 14; their children between):
-/// Script, ScriptGate { Shoot }, AssertScript, ScriptWrapper { Eat },
-/// IfCondition { Walk(1) }, AssertCondition, IfTime { ready },
-/// WaitUntilTime, WaitForEvent(Alarm), SendEvent(Alarm, to: {ally}).
+/// A sequence of the eleven kinds of the declarations and scripts, in tag
+/// order (items 1, 2, 4, 5, 7, 9, 10, 12, 13, 14, 15; their children
+/// between): Script, ScriptGate { Shoot }, AssertScript, ScriptWrapper {
+/// Eat }, IfCondition { Walk(1) }, AssertCondition, IfTime { ready },
+/// WaitUntilTime, WaitForEvent(Alarm), SendEvent(Alarm, to: {ally}),
+/// PostStimulus(Invited, data: {ally}).
 pub fn scripted() -> Node {
     sequence([
         decider_of(Kind::Script, []).arg("script", SCRIPTS[0]),
@@ -223,6 +227,9 @@ pub fn scripted() -> Node {
         decider_of(Kind::SendEvent, [])
             .arg("event", "Alarm")
             .arg("to", field("ally")),
+        decider_of(Kind::PostStimulus, [])
+            .arg("stimulus", "Invited")
+            .arg("data", field("ally")),
     ])
 }
 

@@ -109,6 +109,17 @@ pub struct TimestampAt {
     pub exclusive_at: usize,
 }
 
+/// Where a stimulus entry is.
+#[derive(Clone, Debug)]
+pub struct StimulusAt {
+    /// The offset of the entry (its name's length).
+    pub at: usize,
+    /// Its name.
+    pub name: Str,
+    /// The offset of its `u32` seconds (`f32` bits).
+    pub seconds_at: usize,
+}
+
 /// Where a script entry is.
 #[derive(Clone, Debug)]
 pub struct ScriptAt {
@@ -176,6 +187,10 @@ pub struct Layout {
     pub timestamps_count_at: usize,
     /// The timestamp table.
     pub timestamps: Vec<TimestampAt>,
+    /// Offset of the stimulus count.
+    pub stimuli_count_at: usize,
+    /// The stimulus table.
+    pub stimuli: Vec<StimulusAt>,
     /// Offset of the script count.
     pub scripts_count_at: usize,
     /// The script table.
@@ -311,6 +326,20 @@ pub fn layout(bytes: &[u8]) -> Layout {
             }
         })
         .collect();
+    let stimuli_count_at = r.pos;
+    let stimuli = (0..r.u32())
+        .map(|_| {
+            let at = r.pos;
+            let name = r.string();
+            let seconds_at = r.pos;
+            r.pos += 4;
+            StimulusAt {
+                at,
+                name,
+                seconds_at,
+            }
+        })
+        .collect();
     let scripts_count_at = r.pos;
     let scripts = (0..r.u32())
         .map(|_| {
@@ -350,6 +379,8 @@ pub fn layout(bytes: &[u8]) -> Layout {
         signals,
         timestamps_count_at,
         timestamps,
+        stimuli_count_at,
+        stimuli,
         scripts_count_at,
         scripts,
         end: r.pos,
@@ -459,9 +490,15 @@ impl Wire {
     }
 
     /// [`Wire::up_to_events`] and empty event, variable, signal and
-    /// timestamp tables: up to the script table's count.
-    pub fn up_to_scripts() -> Wire {
+    /// timestamp tables: up to the stimulus table's count.
+    pub fn up_to_stimuli() -> Wire {
         Wire::up_to_events().u32(0).u32(0).u32(0).u32(0)
+    }
+
+    /// [`Wire::up_to_stimuli`] and an empty stimulus table: up to the
+    /// script table's count.
+    pub fn up_to_scripts() -> Wire {
+        Wire::up_to_stimuli().u32(0)
     }
 
     /// Raw bytes.

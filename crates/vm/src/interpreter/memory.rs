@@ -1,12 +1,12 @@
 //! The nodes of an agent's tree memory: scripts, variables, timestamps and
-//! events (seed 002's MBT nodes), and the scopes that open and close around
-//! a child.
+//! events (seed 002's MBT nodes), stimuli (seed 000's), and the scopes that
+//! open and close around a child.
 //!
 //! An agent's memory lives at the end of its actor block (see the `actor`
-//! module): variable bits stored `^` their initial values, and timestamp
-//! words. Nodes change it in place during a tick; it is the agent's
-//! knowledge, like its blackboard, so a failing concurrent decider does not
-//! roll it back. Between ticks, [`Interpreter::send_event`] applies an
+//! module): variable bits stored `^` their initial values, timestamp words,
+//! and two words a stimulus (its expiry time and its datum). Nodes change it
+//! in place during a tick; it is the agent's knowledge, like its blackboard,
+//! so a failing concurrent decider does not roll it back. Between ticks, [`Interpreter::send_event`] applies an
 //! event's signals and timestamps and wakes the `WaitForEvent` nodes that
 //! wait for it.
 //!
@@ -15,7 +15,9 @@
 //! back when the script may assign: a word or two for most trees.
 
 use super::{Agent, Batch, Decision, Interpreter, Sent};
-use crate::actor::{ActorMut, StateEntry, action_tag, stamp_time, stamp_word};
+use crate::actor::{
+    ActorMut, StateEntry, action_tag, stamp_time, stamp_word, stimuli_flags, stimulus_expiry,
+};
 use crate::blackboard::Value;
 use crate::frame::Frame;
 use crate::leaves::{Ending, EventId, Input};
@@ -78,6 +80,45 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         }
     }
 
+    /// The agent's stimuli words: per declared stimulus, its expiry (`f32`
+    /// bits) and its datum.
+    pub(super) fn stimuli_words<'m>(&self, a: &'m Agent<'_, B>) -> &'m [u32] {
+        let words = a.memory.get(self.stimuli_at..).unwrap_or_default();
+        &words[..(2 * self.stimuli).min(words.len())]
+    }
+
+    /// Bit i set while the agent's stimulus i is active at this frame's time
+    /// (a decider's stimuli preconditions).
+    pub(super) fn stimuli_flags(&self, a: &Agent<'_, B>) -> u32 {
+        stimuli_flags(self.stimuli_words(a), self.args.frame.time)
+    }
+
+    /// `PostStimulus`: posts its stimulus to the agent with its datum, for
+    /// the stimulus's declared seconds from this frame's time. False (and
+    /// nothing posted) when the datum is not a 32-bit value.
+    fn post_stimulus(&mut self, a: &mut Agent<'_, B>, item: ShapeItem) -> bool {
+        let i = self.param(item, 0) as usize;
+        let input = Input::of(self.param(item, 1), self.args.table, self.args.strings);
+        let Value::Int(data) = input.read_with(self.access.get, a.bb, FieldType::Int) else {
+            return false;
+        };
+        let Some(data) = stimulus_datum(data) else {
+            return false;
+        };
+        let Some(stimulus) = self.shape.stimuli().get(i) else {
+            return false;
+        };
+        let expiry = stimulus_expiry(self.args.frame.time, f64::from(stimulus.seconds));
+        let at = self.stimuli_at + 2 * i;
+        match a.memory.get_mut(at..at + 2) {
+            Some(words) => {
+                words.copy_from_slice(&[expiry, data]);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// Executes a memory node: a gate decides whether to descend, the
     /// others return a status.
     pub(super) fn memory_node(
@@ -120,7 +161,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
     }
 
     /// The childless memory nodes: scripts, assertions, waits for a time or
-    /// an event, and sending an event.
+    /// an event, sending an event and posting a stimulus.
     fn memory_leaf(
         &mut self,
         a: &mut Agent<'_, B>,
@@ -151,6 +192,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
                 }
                 None => Status::Failure,
             },
+            Kind::PostStimulus => pass(self.post_stimulus(a, item)),
             Kind::WaitUntilTime => {
                 self.take_action(a, ip);
                 if self.time_test(a, item) {
@@ -208,6 +250,16 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         }
         self.scope_hook(a, node, Some(how));
     }
+}
+
+/// A stimulus's datum from an int: its 32 bits, for a value from
+/// `i32::MIN` to `u32::MAX` (a negative value as its two's complement, so
+/// that `datum as i32` gives it back); `None` past that range.
+#[inline]
+pub(crate) fn stimulus_datum(value: i64) -> Option<u32> {
+    (i64::from(i32::MIN)..=i64::from(u32::MAX))
+        .contains(&value)
+        .then_some(value as u32)
 }
 
 impl Interpreter {
@@ -302,5 +354,94 @@ impl Interpreter {
             }
         }
         delivered
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actor::Actor;
+    use crate::leaves::Leaves;
+    use crate::trace::Quiet;
+    use treebeard_shape::tree::{act, decider_of, sequence};
+    use treebeard_shape::{Declarations, Options, compile_with};
+
+    /// The flags and data a batch reads, for a tree with a variable, a
+    /// timestamp and three stimuli (so the stimuli start past the others).
+    #[test]
+    fn a_batch_reads_the_stimuli_at_its_frame_s_time() {
+        let mut leaves = Leaves::<()>::new();
+        leaves.action("a", |_, _| Status::Success);
+        leaves.event("E");
+        let declarations = Declarations::new()
+            .variable("V", true)
+            .timestamp("T", "E")
+            .stimulus("A", 1.0)
+            .stimulus("B", 2.0)
+            .stimulus("C", 3.0);
+        let options = Options {
+            declarations,
+            ..Options::default()
+        };
+        let tree = sequence([
+            decider_of(Kind::PostStimulus, [])
+                .arg("stimulus", "B")
+                .arg("data", 9),
+            act("a"),
+        ]);
+        let shape = compile_with(&tree, &leaves, &options).unwrap_or_else(|e| panic!("{e}"));
+        let program = Program::link(shape, &leaves).unwrap_or_else(|e| panic!("{e}"));
+        let mut actor = Actor::for_shape(program.shape());
+        actor.as_mut().post_stimulus(2, 5, 0.0, 3.0);
+        let mut interpreter = Interpreter::new();
+        let frame = Frame {
+            time: 1.5,
+            ..Frame::default()
+        };
+        let status = interpreter.tick(
+            &program,
+            &frame,
+            AgentId(0),
+            &mut actor.as_mut(),
+            &mut (),
+            &mut Vec::new(),
+        );
+        assert_eq!(status, Status::Success);
+        // B was posted at 1.5 for 2 seconds; C at 0 for 3.
+        let layout = actor.as_ref().layout();
+        let mut bb = ();
+        let mut words = actor.as_mut().words_mut().to_vec();
+        let mut flags_at = |time: f64, words: &mut [u32], bb: &mut ()| {
+            let frame = Frame {
+                time,
+                ..Frame::default()
+            };
+            let batch = interpreter.batch(&program, &frame, layout, Quiet);
+            let a = Agent::new(words, layout, bb);
+            let data: Vec<Option<u32>> = (0..4).map(|i| actor.as_ref().stimulus(i, time)).collect();
+            (batch.stimuli_flags(&a), data)
+        };
+        assert_eq!(
+            flags_at(1.5, &mut words, &mut bb),
+            (0b110, vec![None, Some(9), Some(5), None])
+        );
+        assert_eq!(
+            flags_at(3.0, &mut words, &mut bb),
+            (0b010, vec![None, Some(9), None, None])
+        );
+        assert_eq!(flags_at(3.5, &mut words, &mut bb), (0, vec![None; 4]));
+        // What the actor reads agrees.
+        assert_eq!(actor.as_ref().stimuli_flags(1.5), 0b110);
+        assert_eq!(actor.as_ref().stimulus(1, 1.5), Some(9));
+    }
+
+    #[test]
+    fn a_datum_is_a_value_that_32_bits_hold() {
+        assert_eq!(stimulus_datum(0), Some(0));
+        assert_eq!(stimulus_datum(-1), Some(u32::MAX));
+        assert_eq!(stimulus_datum(i64::from(u32::MAX)), Some(u32::MAX));
+        assert_eq!(stimulus_datum(i64::from(i32::MIN)), Some(1 << 31));
+        assert_eq!(stimulus_datum(i64::from(u32::MAX) + 1), None);
+        assert_eq!(stimulus_datum(i64::from(i32::MIN) - 1), None);
     }
 }

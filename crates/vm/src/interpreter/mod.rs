@@ -272,6 +272,8 @@ impl Interpreter {
             access: program.script_access(),
             initial: &program.initial,
             var_words: layout.variable_words(),
+            stimuli_at: layout.stimuli_in_memory(),
+            stimuli: shape.stimuli().len(),
             items: shape.items(),
             links: program.flow.links(),
             conditions: &program.conditions,
@@ -495,6 +497,10 @@ struct Batch<'r, B, T> {
     initial: &'r [u32],
     /// Words of variable bits in the actors' memory, before the timestamps.
     var_words: usize,
+    /// Where the stimuli start in the actors' memory (after the variables
+    /// and the timestamps), and how many the program's shape declares.
+    stimuli_at: usize,
+    stimuli: usize,
     items: &'r [ShapeItem],
     links: &'r [Link],
     conditions: &'r [ConditionFn<B>],
@@ -519,7 +525,7 @@ struct Agent<'a, B> {
     prev_actions: &'a [StateEntry],
     persistent: &'a [u32],
     /// The agent's memory: its variable bits (`^ initial`), then its
-    /// timestamp words (see `memory`). Nodes change it in place: it is not
+    /// timestamp words, then its stimuli (see `memory`). Nodes change it in place: it is not
     /// state a failing concurrent decider rolls back.
     memory: &'a mut [u32],
     /// Read cursor into `prev_deciders`, and the item of the state under it
@@ -732,6 +738,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     | Kind::WaitUntilTime
                     | Kind::WaitForEvent
                     | Kind::SendEvent
+                    | Kind::PostStimulus
                     | Kind::Repeat
                     | Kind::Monitor
                     | Kind::Group => match self.configured(a, ip, item, kind) {

@@ -517,7 +517,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
             }
         }
         let stimuli = masks(decider_param::STIMULI);
-        if stimuli != (0, 0, 0) && !passes(self.active_stimuli(a), stimuli) {
+        if stimuli != (0, 0, 0) && !passes(self.stimuli_flags(a), stimuli) {
             return Asked::Rejected;
         }
         let every = f64::from_bits(words[decider_param::EVERY]);
@@ -557,24 +557,6 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         } else {
             Asked::Rejected
         }
-    }
-
-    /// The agent's stimuli words: per declared stimulus, its expiry (f32
-    /// bits) and its datum, after the variables and timestamps.
-    fn stimuli_words<'m>(&self, a: &'m Agent<'_, B>) -> &'m [u32] {
-        let at = self.var_words + self.shape.timestamps().len();
-        a.memory.get(at..).unwrap_or_default()
-    }
-
-    /// Bit `i` set while the agent's stimulus `i` is active.
-    fn active_stimuli(&self, a: &Agent<'_, B>) -> u32 {
-        let now = self.args.frame.time;
-        self.stimuli_words(a)
-            .chunks_exact(2)
-            .take(32)
-            .enumerate()
-            .filter(|(_, s)| now < f64::from(f32::from_bits(s[0])))
-            .fold(0, |flags, (i, _)| flags | bit(i as u32))
     }
 
     /// Runs the pending exits (group behaviors' cancels, scopes' exits) of
