@@ -82,6 +82,9 @@ pub enum Action {
     Event(String, Span),
     /// Report a deferred action's outcome.
     Complete(NodeRef, Outcome),
+    /// Post the named stimulus with a datum (a 32-bit value), active for
+    /// its declared seconds from this tick's time.
+    Stimulus(String, u32, Span),
 }
 
 /// What must hold after a tick.
@@ -121,6 +124,8 @@ pub enum CheckKind {
     Requests(Vec<(String, NodeRef)>),
     /// Keys hold these values.
     Blackboard(Vec<(usize, DynValue, Span)>),
+    /// Exactly these stimuli are active at the tick's time (names, where).
+    Stimuli(Vec<(String, Span)>),
 }
 
 const TOP: &[&str] = &[
@@ -139,7 +144,7 @@ const TOP: &[&str] = &[
     "expect",
 ];
 const STEP: &[&str] = &[
-    "tick", "agent", "agents", "set", "event", "complete", "status",
+    "tick", "agent", "agents", "set", "event", "complete", "status", "stimulus", "data",
 ];
 const EXPECT: &[&str] = &[
     "tick",
@@ -151,6 +156,7 @@ const EXPECT: &[&str] = &[
     "trace_contains",
     "requests",
     "blackboard",
+    "stimuli",
 ];
 
 /// Reads the scenario file `file` of `map`.
@@ -224,6 +230,32 @@ impl Decoder<'_> {
                 self.error(
                     v.span,
                     format!("{what} must be a whole number from 0, not {}", v.describe()),
+                );
+                None
+            }
+        }
+    }
+
+    /// A stimulus's datum: a 32-bit value, from `i32::MIN` to `u32::MAX`
+    /// (a negative one is kept as its two's complement, as `PostStimulus`
+    /// keeps it).
+    fn datum(&mut self, v: &Value) -> Option<u32> {
+        match v.kind {
+            ValueKind::Int(i) if (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&i) => {
+                Some(i as u32)
+            }
+            _ => {
+                let found = match v.kind {
+                    ValueKind::Int(i) => i.to_string(),
+                    _ => v.describe().to_owned(),
+                };
+                self.error(
+                    v.span,
+                    format!(
+                        "`data` must be a 32-bit whole number (from {} to {}), not {found}",
+                        i32::MIN,
+                        u32::MAX,
+                    ),
                 );
                 None
             }
@@ -602,14 +634,14 @@ impl Decoder<'_> {
     fn step(&mut self, v: &Value, cx: &Context<'_>) -> Option<Step> {
         let f = self.fields(v, "a script step", STEP)?;
         let (tick, agents) = self.when(&f, v, cx)?;
-        let given: Vec<&str> = ["set", "event", "complete"]
+        let given: Vec<&str> = ["set", "event", "complete", "stimulus"]
             .into_iter()
             .filter(|k| f.get(k).is_some())
             .collect();
         if given.len() != 1 {
             self.error(
                 v.span,
-                "a script step does one thing: `set`, `event` or `complete`",
+                "a script step does one thing: `set`, `event`, `complete` or `stimulus`",
             );
             return None;
         }
@@ -618,6 +650,14 @@ impl Decoder<'_> {
             "event" => {
                 let e = f.get("event")?;
                 Action::Event(self.string(e, "`event`")?, e.span)
+            }
+            "stimulus" => {
+                let name = f.get("stimulus")?;
+                let data = match f.get("data") {
+                    None => 0,
+                    Some(d) => self.datum(d)?,
+                };
+                Action::Stimulus(self.string(name, "`stimulus`")?, data, name.span)
             }
             _ => {
                 let node = self.node_ref(f.get("complete")?)?;
@@ -634,6 +674,9 @@ impl Decoder<'_> {
         };
         if f.get("status").is_some() && !matches!(action, Action::Complete(..)) {
             self.error(v.span, "`status` goes with `complete`");
+        }
+        if f.get("data").is_some() && !matches!(action, Action::Stimulus(..)) {
+            self.error(v.span, "`data` goes with `stimulus`");
         }
         Some(Step {
             tick,
@@ -699,17 +742,24 @@ impl Decoder<'_> {
                 }
                 "trace" => CheckKind::Trace(self.events(&e.value, EVENTS)?),
                 "trace_contains" => CheckKind::TraceContains(self.events(&e.value, EVENTS)?),
-                "requests" => {
-                    CheckKind::Requests(self.events(&e.value, &["launch", "cancel", "send"])?)
-                }
+                "requests" => CheckKind::Requests(
+                    self.events(&e.value, &["launch", "cancel", "send", "redecide_limit"])?,
+                ),
                 "blackboard" => CheckKind::Blackboard(self.assignments(&e.value, cx)),
+                "stimuli" => {
+                    let mut names = Vec::new();
+                    for n in self.list(&e.value, "`stimuli`") {
+                        names.extend(self.string(n, "a stimulus").map(|s| (s, n.span)));
+                    }
+                    CheckKind::Stimuli(names)
+                }
                 _ => continue,
             };
             checks.push(Check { what, span });
         }
         if checks.is_empty() {
             if !given {
-                self.error(v.span, "an expectation checks something: `status`, `running`, `trace`, `trace_contains`, `requests` or `blackboard`");
+                self.error(v.span, "an expectation checks something: `status`, `running`, `trace`, `trace_contains`, `requests`, `blackboard` or `stimuli`");
             }
             return None;
         }

@@ -12,6 +12,10 @@
 //! | `Chance` | condition | `percent` | succeeds with that chance, decided by the scenario's seed, the agent, the tick and the node |
 //! | `Deferred` | deferred | `name`, `ticks` = -1, `outcome` = success | a game-system action: the scenario's script completes it, or it completes by itself `ticks` ticks after its launch |
 //! | `WaitEvent` | action | `event` | runs until the named event is sent to the agent, then succeeds (an event hook) |
+//! | `Score` | decide | `test` = "", `score` = "1", `block` = 0, `stimulus` = "" | a Spore Decide: `score` (a number or `{key}`) when `test` holds (no test: always), else 0; its decider block is `block`, or, with a `stimulus`, that stimulus's datum, and it scores 0 while the stimulus is not active |
+//!
+//! An int key named `decision_flags`, when the scenario declares one, holds
+//! each agent's decision flags (the deciders' `decision_*` preconditions).
 //!
 //! Parameters that need the scenario's keys (`test`, `key`, `value`,
 //! `statuses`) are parsed once, when the tree loads, into a table by node:
@@ -23,7 +27,8 @@ use treebeard_load::Stub;
 use treebeard_shape::{FieldDecl, FieldType, NodeIdx, ParamSpec, ParamType, Shape, suggest};
 use treebeard_vm::script::FieldAccess;
 use treebeard_vm::{
-    Args, Behavior, Blackboard, Call, Ending, EventId, Leaves, ScopeHooks, Signal, Status, Value,
+    Args, Behavior, Blackboard, Call, DecideCall, Ending, EventId, Leaves, ScopeHooks, Signal,
+    Status, Value,
 };
 
 /// One scenario agent: its blackboard, and what the built-in leaves share.
@@ -53,6 +58,8 @@ impl Agent {
 pub(crate) struct Setup {
     pub(crate) nodes: Vec<Config>,
     pub(crate) seed: u64,
+    /// The int key holding the agents' decision flags, if declared.
+    pub(crate) decision_flags: Option<usize>,
 }
 
 /// A built-in leaf's parsed parameters.
@@ -63,6 +70,22 @@ pub(crate) enum Config {
     Test(Test),
     Set(usize, Operand),
     Statuses(Vec<Status>),
+    Score(Score),
+}
+
+/// A `Score` Decide's parsed parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Score {
+    test: Option<Test>,
+    score: Operand,
+    block: u32,
+    stimulus: Option<usize>,
+}
+
+/// The key named `decision_flags`, if `keys` declare it as an int.
+pub(crate) fn decision_flags_key(keys: &[FieldDecl]) -> Option<usize> {
+    keys.iter()
+        .position(|k| &*k.name == "decision_flags" && k.ty == FieldType::Int)
 }
 
 /// A condition's test.
@@ -108,7 +131,39 @@ impl Setup {
         let Config::Test(test) = self.config(node) else {
             return false;
         };
-        match test {
+        test.holds(bb)
+    }
+
+    /// `Score`: its score, 0 when its test or its stimulus is not met.
+    fn score(&self, bb: &DynBlackboard, call: &mut DecideCall<'_>) -> f32 {
+        let Config::Score(score) = self.config(call.node()) else {
+            return 0.0;
+        };
+        if score.test.as_ref().is_some_and(|t| !t.holds(bb)) {
+            return 0.0;
+        }
+        let block = match score.stimulus {
+            None => score.block,
+            Some(stimulus) => match call.stimulus(stimulus) {
+                Some(datum) => datum,
+                None => return 0.0,
+            },
+        };
+        call.set_block(block);
+        match score
+            .score
+            .get(bb)
+            .and_then(|v| v.to_type(FieldType::Float))
+        {
+            Some(DynValue::Float(x)) => x as f32,
+            _ => 0.0,
+        }
+    }
+}
+
+impl Test {
+    fn holds(&self, bb: &DynBlackboard) -> bool {
+        match self {
             Test::Key(k, want) => bb.value(*k) == Some(&DynValue::Bool(*want)),
             Test::Compare(k, op, right) => {
                 let (Some(left), Some(right)) = (bb.value(*k), right.get(bb)) else {
@@ -238,6 +293,7 @@ pub const BUILTIN: &[&str] = &[
     "Deferred",
     "WaitEvent",
     "Holding",
+    "Score",
 ];
 
 /// The built-in leaves over a blackboard of `keys`, with `events`
@@ -301,6 +357,22 @@ pub fn builtin(keys: &[FieldDecl], events: &[String]) -> Leaves<Agent> {
         .param("event", event)
         .never_fails()
         .describe("runs until the named event is sent to the agent");
+    l.decide("Score", |a, call| a.setup.score(&a.blackboard, call))
+        .with(ParamSpec::new("test", ParamType::Str).default(""))
+        .with(ParamSpec::new("score", ParamType::Str).default("1"))
+        .with(ParamSpec::new("block", ParamType::Int).default(0))
+        .with(ParamSpec::new("stimulus", ParamType::Str).default(""))
+        .describe(
+            "a Spore Decide: `score` (a number or `{key}`) when `test` holds (no test: always), \
+             else 0; its block is `block`, or the datum of `stimulus`, without which it scores 0",
+        );
+    l.decision_flags(|a| {
+        let flags = a.setup.decision_flags.and_then(|k| a.blackboard.value(k));
+        match flags {
+            Some(&DynValue::Int(f)) => f as u32,
+            _ => 0,
+        }
+    });
     l
 }
 
@@ -349,6 +421,7 @@ pub(crate) fn configure(
             "Statuses" => parse_statuses(text(0))
                 .map(Config::Statuses)
                 .map_err(|e| ("statuses", e)),
+            "Score" => parse_score(shape, [text(0), text(1), text(3)], words.get(2), keys),
             _ => continue,
         };
         match parsed {
@@ -470,6 +543,46 @@ fn parse_set(
     Ok(Config::Set(k, value))
 }
 
+/// `Score`'s parameters (`test`, `score`, `stimulus` as text; `block`'s
+/// word); an error names the parameter it is about.
+fn parse_score(
+    shape: &Shape,
+    [test, score, stimulus]: [&str; 3],
+    block: Option<&u64>,
+    keys: &[FieldDecl],
+) -> Result<Config, (&'static str, String)> {
+    let test = match test.trim() {
+        "" => None,
+        t => Some(parse_test(t, keys).map_err(|e| ("test", e))?),
+    };
+    let score = operand(score, FieldType::Float, keys).map_err(|e| ("score", e))?;
+    let block = block.map_or(0, |&w| w as i64);
+    let block = u32::try_from(block)
+        .or_else(|_| i32::try_from(block).map(|b| b as u32))
+        .map_err(|_| ("block", format!("{block} does not fit in 32 bits")))?;
+    let stimulus = match stimulus.trim() {
+        "" => None,
+        name => {
+            let declared = shape.stimuli();
+            let found = declared.iter().position(|s| &*s.name == name);
+            Some(found.ok_or_else(|| {
+                let mut e = format!("the tree declares no stimulus `{name}`");
+                match suggest(name, declared.iter().map(|s| &*s.name)) {
+                    Some(s) => e.push_str(&format!("; did you mean `{s}`?")),
+                    None => e.push_str("; declare it in the tree file's `stimuli`"),
+                }
+                ("stimulus", e)
+            })?)
+        }
+    };
+    Ok(Config::Score(Score {
+        test,
+        score,
+        block,
+        stimulus,
+    }))
+}
+
 fn parse_statuses(text: &str) -> Result<Vec<Status>, String> {
     let statuses: Result<Vec<Status>, String> = text
         .split(|c: char| c == ',' || c.is_whitespace())
@@ -566,6 +679,7 @@ mod tests {
         let setup = |t| Setup {
             nodes: vec![Config::Test(t)],
             seed: 0,
+            decision_flags: None,
         };
         let check = |text: &str| setup(parse_test(text, &keys()).unwrap()).test(NodeIdx::ROOT, &bb);
         assert!(check("hunger >= 70"));

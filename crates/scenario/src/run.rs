@@ -182,6 +182,7 @@ fn prepare_in(
         Ok(nodes) => Setup {
             nodes,
             seed: scenario.seed,
+            decision_flags: leaves::decision_flags_key(&scenario.keys),
         },
         Err(errors) => {
             let (tree_map, mut tree_diags) = warnings.parts.into_iter().next().unwrap_or_default();
@@ -261,12 +262,15 @@ fn key(span: Span) -> (u32, u32) {
 }
 
 impl Prepared {
-    /// Finds every node the script and expectations name.
+    /// Finds every node and stimulus the script and expectations name.
     fn resolve_refs(&mut self, diags: &mut Diagnostics) {
         let mut refs: Vec<NodeRef> = Vec::new();
+        let mut stimuli: Vec<(&str, Span)> = Vec::new();
         for step in &self.scenario.script {
-            if let Action::Complete(node, _) = &step.action {
-                refs.push(node.clone());
+            match &step.action {
+                Action::Complete(node, _) => refs.push(node.clone()),
+                Action::Stimulus(name, _, span) => stimuli.push((name, *span)),
+                Action::Set(_) | Action::Event(..) => {}
             }
         }
         for e in &self.scenario.expect {
@@ -278,8 +282,23 @@ impl Prepared {
                     | CheckKind::Requests(events) => {
                         refs.extend(events.iter().map(|(_, n)| n.clone()));
                     }
+                    CheckKind::Stimuli(names) => {
+                        stimuli.extend(names.iter().map(|(n, span)| (&**n, *span)));
+                    }
                     CheckKind::Status(_) | CheckKind::Blackboard(_) => {}
                 }
+            }
+        }
+        let declared = self.program.shape().stimuli();
+        for (name, span) in stimuli {
+            if self.stimulus(name).is_none() {
+                let mut d =
+                    Diagnostic::error(format!("the tree declares no stimulus `{name}`")).at(span);
+                d = match suggest(name, declared.iter().map(|s| &*s.name)) {
+                    Some(s) => d.help(format!("did you mean `{s}`?")),
+                    None => d.help("declare it in the tree file's `stimuli`"),
+                };
+                diags.push(d);
             }
         }
         let completions: Vec<Span> = self
@@ -319,6 +338,12 @@ impl Prepared {
                 }
             }
         }
+    }
+
+    /// The index of the tree's stimulus `name`.
+    fn stimulus(&self, name: &str) -> Option<usize> {
+        let declared = self.program.shape().stimuli();
+        declared.iter().position(|s| &*s.name == name)
     }
 
     /// The node a reference names: a path, a node name, or the end of a path.
@@ -467,6 +492,11 @@ impl Prepared {
                             }
                             due.remove(&(a, n));
                         }
+                        Action::Stimulus(name, data, _) => {
+                            let i = self.stimulus(name).unwrap_or_default();
+                            let seconds = f64::from(shape.stimuli()[i].seconds);
+                            engine.post_stimulus(a, i, *data, frame.time, seconds);
+                        }
                     }
                 }
             }
@@ -536,7 +566,7 @@ impl Prepared {
                         verdict.checks += 1;
                         if let Some(f) = self.check(
                             &c.what,
-                            tick,
+                            &frame,
                             a,
                             &results[a as usize],
                             engine,
@@ -576,12 +606,13 @@ impl Prepared {
     fn check(
         &self,
         what: &CheckKind,
-        tick: u64,
+        frame: &Frame,
         a: u32,
         result: &TickResult,
         engine: &dyn Engine,
         agent: &Agent,
     ) -> Option<Failure> {
+        let tick = frame.index;
         let fail = |what: &str, expected: Vec<String>, actual: Vec<String>| Failure {
             tick,
             agent: a,
@@ -658,6 +689,21 @@ impl Prepared {
                     }
                 }
                 None
+            }
+            CheckKind::Stimuli(names) => {
+                let declared = self.program.shape().stimuli();
+                let flags = engine.stimuli(a, frame.time);
+                let names_of = |flags: u32| -> Vec<String> {
+                    (0..declared.len())
+                        .filter(|&i| flags >> i & 1 != 0)
+                        .map(|i| declared[i].name.to_string())
+                        .collect()
+                };
+                let want = names
+                    .iter()
+                    .filter_map(|(n, _)| self.stimulus(n))
+                    .fold(0, |flags, i| flags | 1 << i);
+                (want != flags).then(|| fail("active stimuli", names_of(want), names_of(flags)))
             }
         }
     }
@@ -788,6 +834,11 @@ pub trait Engine {
     ) -> usize;
     /// The agent's leaves with running work, in item order.
     fn running(&self, agent: u32) -> Vec<NodeIdx>;
+    /// Posts the agent's stimulus `stimulus` with `data`, active from `now`
+    /// for `seconds` (as game code does, between ticks).
+    fn post_stimulus(&mut self, agent: u32, stimulus: usize, data: u32, now: f64, seconds: f64);
+    /// The agent's stimuli active at `now`: bit `i` for stimulus `i`.
+    fn stimuli(&self, agent: u32, now: f64) -> u32;
 }
 
 /// The stream interpreter as an [`Engine`].
@@ -844,6 +895,16 @@ impl Engine for Vm {
             .actions()
             .map(|(n, _)| n)
             .collect()
+    }
+
+    fn post_stimulus(&mut self, agent: u32, stimulus: usize, data: u32, now: f64, seconds: f64) {
+        self.actors
+            .get_mut(agent as usize)
+            .post_stimulus(stimulus, data, now, seconds);
+    }
+
+    fn stimuli(&self, agent: u32, now: f64) -> u32 {
+        self.actors.get(agent as usize).stimuli_flags(now)
     }
 }
 

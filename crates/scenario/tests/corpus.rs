@@ -104,13 +104,21 @@ impl Engine for RefEngine<'_> {
     fn running(&self, agent: u32) -> Vec<NodeIdx> {
         self.agents[agent as usize].running_leaves()
     }
+
+    fn post_stimulus(&mut self, agent: u32, stimulus: usize, data: u32, now: f64, seconds: f64) {
+        self.agents[agent as usize].post_stimulus(stimulus, data, now, seconds);
+    }
+
+    fn stimuli(&self, agent: u32, now: f64) -> u32 {
+        self.agents[agent as usize].stimuli_flags(now)
+    }
 }
 
 /// One thing an engine did, as the comparison sees it.
 #[derive(Clone, Debug, PartialEq)]
 enum Observed {
     /// A tick of an agent: the frame, the root's status, the requests, the
-    /// trace and the leaves left running.
+    /// trace, the leaves left running and the stimuli active.
     Tick {
         tick: u64,
         agent: u32,
@@ -118,6 +126,7 @@ enum Observed {
         requests: Vec<Request>,
         trace: Vec<(NodeIdx, TraceEvent)>,
         running: Vec<NodeIdx>,
+        stimuli: u32,
     },
     /// A completion the script or a `Deferred` leaf reported, and whether
     /// it was applied.
@@ -174,6 +183,7 @@ impl<E: Engine> Engine for Recorder<E> {
             requests: requests[before..].to_vec(),
             trace: events,
             running: self.inner.running(agent),
+            stimuli: self.inner.stimuli(agent, frame.time),
         });
         status
     }
@@ -208,6 +218,15 @@ impl<E: Engine> Engine for Recorder<E> {
     fn running(&self, agent: u32) -> Vec<NodeIdx> {
         self.inner.running(agent)
     }
+
+    fn post_stimulus(&mut self, agent: u32, stimulus: usize, data: u32, now: f64, seconds: f64) {
+        self.inner
+            .post_stimulus(agent, stimulus, data, now, seconds);
+    }
+
+    fn stimuli(&self, agent: u32, now: f64) -> u32 {
+        self.inner.stimuli(agent, now)
+    }
 }
 
 /// An observation with node paths, for messages.
@@ -226,6 +245,7 @@ fn describe(o: &Observed, paths: &[String]) -> String {
             requests,
             trace,
             running,
+            stimuli,
         } => {
             let requests: Vec<String> = requests
                 .iter()
@@ -237,7 +257,7 @@ fn describe(o: &Observed, paths: &[String]) -> String {
                 .collect();
             let running: Vec<String> = running.iter().map(node).collect();
             format!(
-                "tick {tick}, agent {agent}: {status:?}; requests {requests:?}; trace {trace:?}; running {running:?}"
+                "tick {tick}, agent {agent}: {status:?}; requests {requests:?}; trace {trace:?}; running {running:?}; stimuli {stimuli:#b}"
             )
         }
         Observed::Complete {

@@ -222,7 +222,7 @@ fn an_unknown_field_with_nothing_close_lists_the_fields() {
             "x.ron:1:75",
             "an expectation has no field `bogus`",
             Some(
-                "the fields are tick, agent, agents, status, running, trace, trace_contains, requests, blackboard"
+                "the fields are tick, agent, agents, status, running, trace, trace_contains, requests, blackboard, stimuli"
             )
         )
     );
@@ -398,7 +398,7 @@ fn agent_and_agents_together_is_an_error() {
 fn a_step_does_one_thing() {
     let want = error(
         "g.ron:9:14",
-        "a script step does one thing: `set`, `event` or `complete`",
+        "a script step does one thing: `set`, `event`, `complete` or `stimulus`",
         None,
     );
     assert_eq!(
@@ -706,7 +706,7 @@ fn an_expectation_checks_something() {
         only("z.ron", &guard("    expect: [(tick: 1, agent: 0)],")),
         error(
             "z.ron:9:14",
-            "an expectation checks something: `status`, `running`, `trace`, `trace_contains`, `requests` or `blackboard`",
+            "an expectation checks something: `status`, `running`, `trace`, `trace_contains`, `requests`, `blackboard` or `stimuli`",
             None
         )
     );
@@ -743,7 +743,7 @@ fn a_bad_trace_event_name_suggests_the_close_one() {
         ),
         error(
             "r.ron:9:35",
-            "`start` is not one of launch, cancel, send",
+            "`start` is not one of launch, cancel, send, redecide_limit",
             None
         )
     );
@@ -1365,5 +1365,116 @@ proptest! {
     ) {
         let (name, text) = SEEDS[seed];
         exercise(name, &mutate(text, &edits));
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Stimuli and Spore's Decides
+// ---------------------------------------------------------------------------
+
+/// A tree declaring the stimuli Noise and Touch, whose group asks a
+/// `Score` Decide with `score` parameters `params`; then `rest`.
+fn stimulating(params: &str, rest: &str) -> String {
+    format!(
+        r#"(
+    tree: (
+        stimuli: [(name: "Noise", seconds: 1.0), (name: "Touch", seconds: 0.5)],
+        trees: [(name: "mind", root: (type: "Group", children: [
+            (type: "Decider", children: [(type: "Score", params: {{{params}}}), (type: "Running")]),
+        ]))],
+    ),
+    ticks: 2,
+    blackboard: {{"loud": true, "level": 2}},
+{rest}
+)"#
+    )
+}
+
+#[test]
+fn a_stimulus_step_and_check_name_declared_stimuli() {
+    let p = prepared(
+        "s.ron",
+        &stimulating(
+            r#""stimulus": "Noise", "test": "loud", "score": "{level}""#,
+            r#"    script: [(tick: 1, stimulus: "Touch", data: -1)],
+    expect: [(tick: 0, stimuli: []), (tick: 1, stimuli: ["Touch"])],"#,
+        ),
+    );
+    let verdict = p.run(&mut p.vm(), None).expect("no trace file");
+    assert!(verdict.passed(), "{verdict:?}");
+    assert_eq!(
+        only(
+            "s.ron",
+            &stimulating("", "    script: [(tick: 1, stimulus: \"Nose\")],")
+        ),
+        error(
+            "s.ron:10:34",
+            "the tree declares no stimulus `Nose`",
+            Some("did you mean `Noise`?")
+        )
+    );
+    assert_eq!(
+        only(
+            "s.ron",
+            &stimulating("", "    expect: [(tick: 1, stimuli: [\"Smell\"])],")
+        ),
+        error(
+            "s.ron:10:34",
+            "the tree declares no stimulus `Smell`",
+            Some("declare it in the tree file's `stimuli`")
+        )
+    );
+}
+
+#[test]
+fn a_stimulus_datum_is_32_bits_and_goes_with_a_stimulus() {
+    assert_eq!(
+        only(
+            "d.ron",
+            &stimulating(
+                "",
+                "    script: [(tick: 1, stimulus: \"Noise\", data: 4294967296)],"
+            )
+        ),
+        error(
+            "d.ron:10:49",
+            "`data` must be a 32-bit whole number (from -2147483648 to 4294967295), not 4294967296",
+            None
+        )
+    );
+    assert_eq!(
+        only(
+            "d.ron",
+            &stimulating(
+                "",
+                "    script: [(tick: 1, set: {\"loud\": false}, data: 1)],"
+            )
+        ),
+        error("d.ron:10:14", "`data` goes with `stimulus`", None)
+    );
+}
+
+#[test]
+fn a_score_names_declared_keys_and_stimuli() {
+    for (params, message) in [
+        (
+            r#""test": "lound""#,
+            "parameter `test` of `Score`: the scenario declares no key `lound`",
+        ),
+        (
+            r#""score": "{levle}""#,
+            "parameter `score` of `Score`: the scenario declares no key `levle`",
+        ),
+        (
+            r#""score": "lots""#,
+            "parameter `score` of `Score`: expected float, found `lots`",
+        ),
+        (
+            r#""stimulus": "Tuch""#,
+            "parameter `stimulus` of `Score`: the tree declares no stimulus `Tuch`",
+        ),
+    ] {
+        let seen = only("k.ron", &stimulating(params, ""));
+        assert_eq!(seen.message, message, "{seen:?}");
     }
 }

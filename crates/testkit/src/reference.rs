@@ -1248,6 +1248,18 @@ impl Reference {
         }
     }
 
+    /// The agent's stimuli active at `now`: bit `i` for stimulus `i`.
+    pub fn stimuli_flags(&self, now: f64) -> u32 {
+        active_stimuli(&self.stimuli, now)
+    }
+
+    /// Posts the agent's stimulus `index` with `datum`, active from `now`
+    /// until `now + seconds` (kept as `f32`), as game code does
+    /// (`ActorMut::post_stimulus`).
+    pub fn post_stimulus(&mut self, index: usize, datum: u32, now: f64, seconds: f64) {
+        self.stimuli[index] = Some(((now + seconds) as f32, datum));
+    }
+
     /// The tree, with its current states.
     pub fn root(&self) -> &RefNode {
         &self.root
@@ -2468,11 +2480,10 @@ enum Asked {
     Delegates,
 }
 
-/// Bit `i` set while the agent's stimulus `i` is active: the tick's time is
-/// before its expiry.
-fn stimuli_flags(cx: &Tick<'_>) -> u32 {
-    let now = cx.world.clock().time;
-    cx.stimuli
+/// Bit `i` set while stimulus `i` of `stimuli` is active at `now`: posted,
+/// and `now` before its expiry.
+fn active_stimuli(stimuli: &[Option<(f32, u32)>], now: f64) -> u32 {
+    stimuli
         .iter()
         .enumerate()
         .filter(|(_, s)| s.is_some_and(|(expiry, _)| now < f64::from(expiry)))
@@ -2497,7 +2508,12 @@ fn ask_own(
         cx.coverage.flags_refused += 1;
         return Asked::Rejected;
     }
-    if params.stimuli != [0; 3] && !flags_pass(stimuli_flags(cx), params.stimuli) {
+    if params.stimuli != [0; 3]
+        && !flags_pass(
+            active_stimuli(cx.stimuli, cx.world.clock().time),
+            params.stimuli,
+        )
+    {
         cx.coverage.flags_refused += 1;
         return Asked::Rejected;
     }
