@@ -1185,6 +1185,7 @@ const LEAVES: &[(&str, &str)] = &[
     ("Fail", "Action"),
     ("Holding", "Scope"),
     ("Running", "Action"),
+    ("Score", "Decide"),
     ("Set", "Action"),
     ("Statuses", "Action"),
     ("Succeed", "Action"),

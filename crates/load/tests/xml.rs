@@ -402,6 +402,8 @@ fn mbt_built_in_nodes_and_their_attributes() {
   <SendEvent name="OnEnemySeen"/> <WaitForEvent name="OnEnemySeen"/>
   <LuaWrapper onExit="hunger = 0"> <Move/> </LuaWrapper>
   <LuaWrapper onEnter="hunger = 1"> <Move/> </LuaWrapper>
+  <SuppressFailure> <Move/> </SuppressFailure> <Inverter> <Move/> </Inverter>
+  <ForceSuccess> <Move/> </ForceSuccess> <ForceFailure> <Move/> </ForceFailure>
 </Sequence>"#;
     let l = read("b.xml", text, STRICT);
     assert!(l.diags.is_empty(), "{:?}", l.diags());
@@ -411,7 +413,8 @@ fn mbt_built_in_nodes_and_their_attributes() {
          Wait[seconds=2], IfCondition[condition=Alert](Move), AssertCondition[condition=!Alert], \
          SendEvent[event=OnEnemySeen], WaitForEvent[event=OnEnemySeen], \
          ScriptWrapper[exit=hunger = 0, enter=true](Move), \
-         ScriptWrapper[enter=hunger = 1, exit=true](Move))"
+         ScriptWrapper[enter=hunger = 1, exit=true](Move), \
+         ForceSuccess(Move), Inverter(Move), ForceSuccess(Move), ForceFailure(Move))"
     );
 }
 

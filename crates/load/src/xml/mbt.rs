@@ -74,6 +74,8 @@ const NODES: &[(&str, Map)] = &[
     ("LuaGate", Map::Decider(Kind::ScriptGate)),
     ("AssertLua", Map::Decider(Kind::AssertScript)),
     ("LuaWrapper", Map::Decider(Kind::ScriptWrapper)),
+    // Turns its child's failure into success, and passes the rest.
+    ("SuppressFailure", Map::Decider(Kind::ForceSuccess)),
     (
         "LimitConcurrentUsers",
         Map::Unsupported("MBT's LimitConcurrentUsers decorator"),
@@ -101,10 +103,6 @@ const NODES: &[(&str, Map)] = &[
     ),
     ("Monitor", Map::Unsupported("MBT's Monitor decorator")),
     ("RandomGate", Map::Unsupported("MBT's RandomGate decorator")),
-    (
-        "SuppressFailure",
-        Map::Unsupported("MBT's SuppressFailure decorator"),
-    ),
     ("Fail", Map::Unsupported("MBT's Fail action")),
     ("Halt", Map::Unsupported("MBT's Halt action")),
     ("Log", Map::Unsupported("MBT's Log action")),
