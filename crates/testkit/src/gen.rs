@@ -18,7 +18,10 @@
 //! false), `v1` (true) and `v2` (false); signals on the test leaves' events
 //! `e0` (`v0` = true), `e1` (`v0` = false, `v1` = false) and `e2` (`v2` =
 //! true); the timestamps `t0` (set by `e0`) and `t1` (set by `e1`),
-//! exclusive to each other, and `t2` (set by `e2`). Scripts, gates and
+//! exclusive to each other, and `t2` (set by `e2`); the stimuli
+//! [`STIMULI`], `s0` (active for half a second once posted) and `s1` (a
+//! second and a half), which `PostStimulus` nodes post with a datum from
+//! [`DATA`] and deciders' preconditions test. Scripts, gates and
 //! wrappers pick their scripts from [`SCRIPTS`], [`TESTS`] and
 //! [`CONDITIONS`], which read and flip these variables and, on some values,
 //! fault (an integer division by zero).
@@ -30,7 +33,7 @@
 //! writes as leaf calls ([`crate::Event::Entered`], [`crate::Event::Exited`]),
 //! so tests see every wrapper's enter and exit, as they see a scope's hooks.
 
-use crate::reference::{DeciderParams, GateTest, Memory, RefNode, Reference, SendTo, TimeTest};
+use crate::reference::{DeciderParams, GateTest, IntInput, Memory, RefNode, Reference, TimeTest};
 use crate::script::{MARKS, World, mix};
 use proptest::prelude::*;
 use std::fmt;
@@ -53,6 +56,16 @@ pub const SIGNALS: [(u32, u32, bool); 4] =
 /// index into [`crate::script::EVENTS`]), and the timestamp it clears.
 pub const TIMESTAMPS: [(&str, u32, Option<u32>); 3] =
     [("t0", 0, Some(1)), ("t1", 1, Some(0)), ("t2", 2, None)];
+
+/// The stimuli every spec declares: name and seconds, about one and three
+/// ticks' worth at a differential run's `dt` (see [`DURATIONS`]), so that
+/// they expire well within a 40-tick run.
+pub const STIMULI: [(&str, f64); 2] = [("s0", 0.5), ("s1", 1.5)];
+
+/// The data a spec's `PostStimulus` posts: 32-bit values (a negative one
+/// kept as its two's complement) and one past 32 bits, which fails the node
+/// and posts nothing.
+pub const DATA: [i64; 5] = [0, 1, 7, -2, 1 << 32];
 
 /// Scripts of any type, which may assign (for `Script` and
 /// `ScriptWrapper`): the fifth faults unless `v0` holds (after assigning),
@@ -128,6 +141,9 @@ pub fn declarations() -> Declarations {
             _ => d.timestamp(name, event),
         };
     }
+    for (name, seconds) in STIMULI {
+        d = d.stimulus(name, seconds);
+    }
     d
 }
 
@@ -152,8 +168,7 @@ pub fn memory() -> Memory {
                 exclusive,
             })
             .collect(),
-        // The generator makes no PostStimulus, and declares no stimuli.
-        stimuli: 0,
+        stimuli: STIMULI.len(),
     }
 }
 
@@ -213,15 +228,17 @@ impl fmt::Debug for TimeSpec {
 
 /// The preconditions a spec's `Decider` may have, by index: none, three
 /// over the decision flags (two bits, see [`World::decision_flags`]), and
-/// two over the stimuli flags (always 0: no tree declares stimuli), one
-/// that always passes and one that never does.
-pub const PRECONDITIONS: [(&str, i64); 6] = [
+/// four over the stimuli flags (bit `i` while [`STIMULI`]`[i]` is active):
+/// either stimulus, `s1`, both, and not `s0`.
+pub const PRECONDITIONS: [(&str, i64); 8] = [
     ("", 0),
     ("decision_any", 1),
     ("decision_all", 3),
     ("decision_none", 2),
+    ("stimuli_any", 3),
+    ("stimuli_all", 2),
+    ("stimuli_all", 3),
     ("stimuli_none", 1),
-    ("stimuli_any", 1),
 ];
 
 /// The parameters of a spec's `Decider`.
@@ -370,6 +387,14 @@ pub enum Spec {
     /// `Monitor` over its query: a child made by [`query_strategy`], which
     /// finishes in the tick it starts.
     Monitor(Box<Spec>),
+    /// `PostStimulus` of [`STIMULI`]`[stimulus]` with the literal datum
+    /// `data` (one of [`DATA`]).
+    PostStimulus {
+        /// The stimulus's index.
+        stimulus: u8,
+        /// The datum.
+        data: i64,
+    },
     /// Spore's `Group` with the policy [`POLICIES`]`[policy]` and the
     /// redecide limit `limit`: its children are an optional group behavior
     /// (an `a` leaf), then `Decider`s.
@@ -433,6 +458,7 @@ impl Spec {
             | Spec::WaitUntilTime(_)
             | Spec::WaitForEvent(_)
             | Spec::SendEvent { .. }
+            | Spec::PostStimulus { .. }
             | Spec::Decide
             | Spec::Wait(_) => &[],
         }
@@ -532,6 +558,9 @@ impl Spec {
             Spec::SendEvent { event, to } => decider_of(Kind::SendEvent, [])
                 .arg("event", crate::script::EVENTS[usize::from(*event)])
                 .arg("to", i64::from(*to)),
+            Spec::PostStimulus { stimulus, data } => decider_of(Kind::PostStimulus, [])
+                .arg("stimulus", STIMULI[usize::from(*stimulus)].0)
+                .arg("data", *data),
             Spec::Loop(count, child) => {
                 decider_of(Kind::Loop, [child.tree(next)]).arg("count", i64::from(*count))
             }
@@ -679,7 +708,13 @@ impl Spec {
                 Spec::SendEvent { event, to } => RefNode::SendEvent {
                     node,
                     event: EventId(u32::from(*event)),
-                    to: SendTo::Literal(i64::from(*to)),
+                    to: IntInput::Literal(i64::from(*to)),
+                },
+                Spec::PostStimulus { stimulus, data } => RefNode::PostStimulus {
+                    node,
+                    stimulus: usize::from(*stimulus),
+                    seconds: STIMULI[usize::from(*stimulus)].1 as f32,
+                    data: IntInput::Literal(*data),
                 },
                 Spec::Loop(count, child) => {
                     RefNode::looped(node, false, u64::from(*count), go(child, next))
@@ -777,7 +812,8 @@ fn marked_scripts(node: u32, enter: u8, exit: u8) -> (String, String) {
 /// !v0]`, `assert[..]` (`AssertScript`), `check[..]` (`AssertCondition`),
 /// `gate[..](..)`, `if[..](..)`, `iftime[t0 > 1.5 or never](..)`,
 /// `wrap[enter | exit](..)`, `until[t1 < 2]` (`WaitUntilTime`),
-/// `await[e0]` and `send[e1 to -1]` (the wrappers' marks are not shown).
+/// `await[e0]`, `send[e1 to -1]` and `post[s1=7]` (`PostStimulus`; the
+/// wrappers' marks are not shown).
 /// The configured kinds show their parameters: `loop[2](..)`, `retry[2](..)`
 /// (`LoopUntilSuccess`), `timeout[1.5](..)`, `wait[0.5]`, `cooldown[0](..)`,
 /// and the scope is `scope(..)`; `stored(..)`, `repeat(..)` and
@@ -824,6 +860,10 @@ impl fmt::Debug for Spec {
             Spec::SendEvent { event, to } => {
                 let event = crate::script::EVENTS[usize::from(*event)];
                 return write!(f, "send[{event} to {to}]");
+            }
+            Spec::PostStimulus { stimulus, data } => {
+                let stimulus = STIMULI[usize::from(*stimulus)].0;
+                return write!(f, "post[{stimulus}={data}]");
             }
             Spec::Loop(count, _) => write!(f, "loop[{count}]")?,
             Spec::LoopUntilSuccess(attempts, _) => write!(f, "retry[{attempts}]")?,
@@ -890,8 +930,8 @@ impl fmt::Display for Spec {
 /// the five configured one-child kinds (loops, `Timeout`, `Cooldown`, the
 /// scope) together weigh as much as one, and seed 001's nodes (stored
 /// state, repeats and monitors, mostly first in a composite) as two. The
-/// six memory leaves together weigh about a quarter of the leaves, `Wait`
-/// a twelfth. Spore groups (1 to 3 deciders, each over any subtree, so two
+/// seven memory leaves (`PostStimulus` among them) together weigh about a
+/// quarter of the leaves, `Wait` a twelfth. Spore groups (1 to 3 deciders, each over any subtree, so two
 /// levels more: up to 7) weigh one and a half.
 pub fn spec_strategy() -> impl Strategy<Value = Spec> {
     let leaf = prop_oneof![
@@ -1051,8 +1091,9 @@ pub fn random_cases(check: impl FnMut(&Spec, &crate::Run) -> Result<(), String>)
     }
 }
 
-/// A monitor's query: conditions, scripts, assertions and sends, under
-/// composites and inverters, two levels deep: nothing that can run.
+/// A monitor's query: conditions, scripts and assertions, under composites
+/// and inverters, two levels deep: nothing that can run. (The seeded
+/// queries of [`Spec::random`] post stimuli too.)
 pub fn query_strategy() -> impl Strategy<Value = Spec> {
     let index = |n: usize| 0..n as u8;
     let leaf = prop_oneof![
@@ -1073,7 +1114,8 @@ pub fn query_strategy() -> impl Strategy<Value = Spec> {
     })
 }
 
-/// The memory leaves, alike: scripts, assertions, waits and sends.
+/// The memory leaves, alike: scripts, assertions, waits, sends and
+/// stimulus posts.
 fn memory_leaf_strategy() -> impl Strategy<Value = Spec> {
     let index = |n: usize| 0..n as u8;
     prop_oneof![
@@ -1086,6 +1128,12 @@ fn memory_leaf_strategy() -> impl Strategy<Value = Spec> {
             Spec::SendEvent {
                 event,
                 to: SEND_TO[usize::from(to)],
+            }
+        }),
+        (index(STIMULI.len()), index(DATA.len())).prop_map(|(stimulus, data)| {
+            Spec::PostStimulus {
+                stimulus,
+                data: DATA[usize::from(data)],
             }
         }),
     ]
@@ -1328,14 +1376,17 @@ fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
     }
 }
 
-/// A random monitor query, as [`query_strategy`] makes them.
+/// A random monitor query, as [`query_strategy`] makes them, and now and
+/// then a `PostStimulus` among them (posting while the monitors are tested
+/// before the tree).
 fn random_query(rng: &mut Rng, depth: usize) -> Spec {
     if depth <= 1 || rng.below(2) == 0 {
-        return match rng.below(6) {
+        return match rng.below(7) {
             0..3 => Spec::Cond,
             3 => Spec::Script(rng.below(SCRIPTS.len()) as u8),
             4 => Spec::AssertScript(rng.below(TESTS.len()) as u8),
-            _ => Spec::AssertCondition(rng.below(CONDITIONS.len()) as u8),
+            5 => Spec::AssertCondition(rng.below(CONDITIONS.len()) as u8),
+            _ => random_post(rng),
         };
     }
     let n = rng.range(1, 3);
@@ -1362,14 +1413,22 @@ fn random_time(rng: &mut Rng) -> TimeSpec {
     }
 }
 
+fn random_post(rng: &mut Rng) -> Spec {
+    Spec::PostStimulus {
+        stimulus: rng.below(STIMULI.len()) as u8,
+        data: DATA[rng.below(DATA.len())],
+    }
+}
+
 fn random_memory_leaf(rng: &mut Rng) -> Spec {
     let events = crate::script::EVENTS.len();
-    match rng.below(6) {
+    match rng.below(7) {
         0 => Spec::Script(rng.below(SCRIPTS.len()) as u8),
         1 => Spec::AssertScript(rng.below(TESTS.len()) as u8),
         2 => Spec::AssertCondition(rng.below(CONDITIONS.len()) as u8),
         3 => Spec::WaitUntilTime(random_time(rng)),
         4 => Spec::WaitForEvent(rng.below(events) as u8),
+        5 => random_post(rng),
         _ => Spec::SendEvent {
             event: rng.below(events) as u8,
             to: SEND_TO[rng.below(SEND_TO.len())],
@@ -1429,6 +1488,7 @@ mod tests {
             Spec::WaitUntilTime(_) => Kind::WaitUntilTime,
             Spec::WaitForEvent(_) => Kind::WaitForEvent,
             Spec::SendEvent { .. } => Kind::SendEvent,
+            Spec::PostStimulus { .. } => Kind::PostStimulus,
             Spec::Loop(..) => Kind::Loop,
             Spec::LoopUntilSuccess(..) => Kind::LoopUntilSuccess,
             Spec::Timeout(..) => Kind::Timeout,
@@ -1445,8 +1505,8 @@ mod tests {
     }
 
     /// 0 sel, 1 script, 2 gate, 3 assert, 4 wrap, 5 check, 6 if, 7 until,
-    /// 8 iftime, 9 await, 10 send, 11 send: every memory kind, with scripts
-    /// 0 (1), 1 (2), 2 (3), 3 and 4 (4), 5 (5), 6 (6).
+    /// 8 iftime, 9 await, 10 send, 11 send, 12 post, 13 post: every memory
+    /// kind, with scripts 0 (1), 1 (2), 2 (3), 3 and 4 (4), 5 (5), 6 (6).
     fn every_memory_kind() -> Spec {
         let time = |since, halves, less_than, or_never| TimeSpec {
             since,
@@ -1466,6 +1526,14 @@ mod tests {
             Spec::IfTime(time(2, 5, false, true), Box::new(Spec::WaitForEvent(2))),
             Spec::SendEvent { event: 1, to: -1 },
             Spec::SendEvent { event: 0, to: -2 },
+            Spec::PostStimulus {
+                stimulus: 1,
+                data: -2,
+            },
+            Spec::PostStimulus {
+                stimulus: 0,
+                data: 1 << 32,
+            },
         ])
     }
 
@@ -1482,10 +1550,10 @@ mod tests {
             crate::script::EVENTS.map(Box::<str>::from).as_slice()
         );
         // The shape read back is the reference written from the spec, but
-        // for `to`, which the shape holds as an input word.
+        // for `to` and `data`, which the shape holds as input words.
         let mut from_shape = Reference::from_shape(shape).root().clone();
         let mut from_spec = spec.to_ref_node();
-        let mut sends = Vec::new();
+        let mut inputs = Vec::new();
         let mut world = World::new();
         let frame = treebeard_vm::Frame::default();
         let leaves = crate::reference::ProgramLeaves {
@@ -1497,21 +1565,24 @@ mod tests {
         for root in [&mut from_shape, &mut from_spec] {
             let mut stack = vec![root];
             while let Some(node) = stack.pop() {
-                if let RefNode::SendEvent { to, .. } = node {
-                    let value = match *to {
-                        SendTo::Literal(v) => Some(v),
-                        SendTo::Input(word) => {
+                if let RefNode::SendEvent { to: input, .. }
+                | RefNode::PostStimulus { data: input, .. } = node
+                {
+                    let value = match *input {
+                        IntInput::Literal(v) => Some(v),
+                        IntInput::Input(word) => {
                             crate::reference::RefLeaves::input_int(&leaves, word)
                         }
                     };
-                    sends.push(value);
-                    *to = SendTo::Literal(0);
+                    inputs.push(value);
+                    *input = IntInput::Literal(0);
                 }
                 stack.extend(node.children_mut());
             }
         }
         // Last child first, shape then spec.
-        assert_eq!(sends, [Some(-2), Some(-1), Some(-2), Some(-1)]);
+        let sides = [Some(1 << 32), Some(-2), Some(-2), Some(-1)];
+        assert_eq!(inputs, [sides, sides].concat());
         assert_eq!(from_shape, from_spec);
         // Script indices name the spec's sources; the wrapper at 4 marks
         // its runs.
@@ -1536,7 +1607,7 @@ mod tests {
             "sel(script[v2 = !v2; 6 * 7], gate[v0 || 1 / 0 == 0](assert[v2 = !v2; v2 || v0]), \
              wrap[v1 = !v1; v0 || 1 / 0 == 0 | v2 || 1 % 0 > 0](check[v2 || 2 % 0 == 0]), \
              if[v0 || v2](until[t1 < 1.5]), iftime[t2 > 2.5 or never](await[e2]), \
-             send[e1 to -1], send[e0 to -2])"
+             send[e1 to -1], send[e0 to -2], post[s1=-2], post[s0=4294967296])"
         );
     }
 
@@ -1684,6 +1755,7 @@ mod tests {
             Kind::WaitUntilTime,
             Kind::WaitForEvent,
             Kind::SendEvent,
+            Kind::PostStimulus,
             Kind::Wait,
             Kind::Decide,
         ])

@@ -9,15 +9,17 @@
 //! tick, agent and node), then the same events are delivered to both: those
 //! the agents' `SendEvent` nodes sent it on the last tick (routed as a crowd
 //! routes them: after the whole tick, in agent order) and, now and then, one
-//! from outside; now and then an agent is halted. The clock advances by a
-//! `dt` drawn per tick from a few values, some of them inexact in binary.
-//! After every step everything observable is compared: the root status,
-//! the leaf calls (scope hooks and wrapper marks included), the requests,
-//! the states each side remembers, the persistent slots, the tree's
-//! variables and timestamps and, for an event, how many running nodes it
-//! reached. The first difference stops the run with a [`Mismatch`] that
-//! shows the tree, its disassembly, the agent's recent history and both
-//! sides' outputs.
+//! from outside; now and then a stimulus is posted to the agent from
+//! outside, as game code posts one (`ActorMut::post_stimulus`); now and
+//! then an agent is halted. The clock advances by a `dt` drawn per tick
+//! from a few values, some of them inexact in binary. After every step
+//! everything observable is compared: the root status, the leaf calls
+//! (scope hooks and wrapper marks included), the requests, the states each
+//! side remembers, the persistent slots, the tree's variables, timestamps
+//! and active stimuli (at the step's time and the next tick's) and, for an
+//! event, how many running nodes it reached. The first difference stops
+//! the run with a [`Mismatch`] that shows the tree, its disassembly, the
+//! agent's recent history and both sides' outputs.
 //!
 //! What happens when (the leaf scripts, the clock, the reports, the events
 //! and the halts) is decided by the [`Run`]'s methods and the [`Mailbox`],
@@ -73,8 +75,9 @@ impl RefLeaves for RefWorld<'_> {
         self.world.scope(node, how);
     }
 
-    fn decide(&mut self, node: NodeIdx, _stimuli: &[u32]) -> (f32, u32) {
-        self.world.score(node)
+    fn decide(&mut self, node: NodeIdx, stimuli: &[u32]) -> (f32, u32) {
+        let stimuli = crate::script::active_stimuli(stimuli, self.frame.time);
+        self.world.score(node, stimuli)
     }
 
     fn decision_flags(&self) -> u32 {
@@ -156,6 +159,8 @@ pub struct Stats {
     pub events_routed: u64,
     /// Running nodes the delivered events reached (waits and hooks).
     pub events_reached: u64,
+    /// Stimuli posted to both sides from outside between ticks.
+    pub stimuli_posted: u64,
 }
 
 impl Stats {
@@ -176,6 +181,7 @@ impl Stats {
         self.events_delivered += other.events_delivered;
         self.events_routed += other.events_routed;
         self.events_reached += other.events_reached;
+        self.stimuli_posted += other.stimuli_posted;
     }
 }
 
@@ -200,6 +206,9 @@ pub struct Observed {
     pub variables: Vec<bool>,
     /// The tree's timestamps, by index: when each was last set.
     pub timestamps: Vec<Option<f32>>,
+    /// The tree's stimuli, by index: the datum of each while it is active
+    /// at the step's time, and at the next tick's.
+    pub stimuli: Vec<[Option<u32>; 2]>,
     /// Trace events, in order (traced runs only).
     pub trace: Vec<(NodeIdx, TraceEvent)>,
 }
@@ -225,6 +234,8 @@ impl Observed {
             Some("variables")
         } else if self.timestamps != vm.timestamps {
             Some("timestamps")
+        } else if self.stimuli != vm.stimuli {
+            Some("stimuli")
         } else if self.trace != vm.trace {
             Some("trace")
         } else {
@@ -252,6 +263,7 @@ impl fmt::Display for Observed {
         writeln!(f, "    persistent: {:?}", self.persistent)?;
         writeln!(f, "    variables:  {:?}", self.variables)?;
         writeln!(f, "    timestamps: {:?}", self.timestamps)?;
+        writeln!(f, "    stimuli:    {:?}", self.stimuli)?;
         if !self.trace.is_empty() {
             let events: Vec<String> = self.trace.iter().map(|(n, e)| format!("{e} {n}")).collect();
             writeln!(f, "    trace:      [{}]", events.join(", "))?;
@@ -391,27 +403,53 @@ impl Agent {
             .collect()
     }
 
-    /// What the VM side shows after a step (leaf calls taken from its log).
-    fn vm_observed(&mut self, program: &Program<World>) -> Observed {
+    /// The VM's stimuli at the times of `frame` and the tick after it.
+    fn vm_stimuli(&self, program: &Program<World>, frame: &Frame) -> Vec<[Option<u32>; 2]> {
+        let actor = self.actor.as_ref();
+        let next = frame.time + f64::from(frame.dt);
+        (0..program.shape().stimuli().len())
+            .map(|i| [actor.stimulus(i, frame.time), actor.stimulus(i, next)])
+            .collect()
+    }
+
+    /// The reference's stimuli at the times of `frame` and the tick after
+    /// it.
+    fn ref_stimuli(&self, program: &Program<World>, frame: &Frame) -> Vec<[Option<u32>; 2]> {
+        let next = frame.time + f64::from(frame.dt);
+        (0..program.shape().stimuli().len())
+            .map(|i| {
+                [
+                    self.reference.stimulus(i, frame.time),
+                    self.reference.stimulus(i, next),
+                ]
+            })
+            .collect()
+    }
+
+    /// What the VM side shows after a step in `frame` (leaf calls taken
+    /// from its log).
+    fn vm_observed(&mut self, program: &Program<World>, frame: &Frame) -> Observed {
         Observed {
             events: self.vm_world.take_log(),
             remembered: self.vm_remembered(),
             persistent: self.vm_persistent(program),
             variables: self.vm_variables(program),
             timestamps: self.vm_timestamps(program),
+            stimuli: self.vm_stimuli(program, frame),
             ..Observed::default()
         }
     }
 
-    /// What the reference side shows after a step (leaf calls taken from
-    /// its log).
-    fn ref_observed(&mut self) -> Observed {
+    /// What the reference side shows after a step in `frame` (leaf calls
+    /// taken from its log).
+    fn ref_observed(&mut self, program: &Program<World>, frame: &Frame) -> Observed {
         Observed {
             events: self.ref_world.take_log(),
             remembered: self.reference.remembered(),
             persistent: self.reference.persistent(),
             variables: self.reference.variables(),
             timestamps: self.reference.timestamps().to_vec(),
+            stimuli: self.ref_stimuli(program, frame),
             ..Observed::default()
         }
     }
@@ -427,6 +465,7 @@ const SALT_REPORT: u64 = 2;
 const SALT_HALT: u64 = 3;
 const SALT_EVENT: u64 = 4;
 const SALT_DT: u64 = 5;
+const SALT_STIMULUS: u64 = 6;
 
 /// The `dt`s a tick may cover: exact binary fractions, and 0.1 (an `f32`
 /// that a `f64` clock carries inexactly), so that the timestamps' `f32`
@@ -488,6 +527,24 @@ impl Run {
         let h = roll(self.seed, SALT_EVENT, tick, agent, 0);
         h.is_multiple_of(4)
             .then(|| EventId(((h >> 8) % EVENTS.len() as u64) as u32))
+    }
+
+    /// The stimulus posted to `agent` from outside before `tick`, if any,
+    /// of a tree that declares `stimuli`: one tick in eight, any of them,
+    /// with a datum of up to 8 bits.
+    pub fn outside_stimulus(
+        &self,
+        tick: u64,
+        agent: AgentId,
+        stimuli: usize,
+    ) -> Option<(usize, u32)> {
+        let h = roll(self.seed, SALT_STIMULUS, tick, agent, 0);
+        (stimuli > 0 && h.is_multiple_of(8)).then(|| {
+            (
+                ((h >> 8) % stimuli as u64) as usize,
+                (h >> 32) as u32 & 0xff,
+            )
+        })
     }
 
     /// Whether `agent` is halted before `tick` (with [`Run::halts`], about
@@ -681,7 +738,7 @@ pub fn differential_with(
                 let reached = agent.reference.send_event(&mut leaves, event);
                 let r = Observed {
                     delivered: Some(reached),
-                    ..agent.ref_observed()
+                    ..agent.ref_observed(&program, &last)
                 };
                 let delivered = match delivered {
                     Ok(delivered) => delivered,
@@ -693,7 +750,7 @@ pub fn differential_with(
                 };
                 let v = Observed {
                     delivered: Some(delivered),
-                    ..agent.vm_observed(&program)
+                    ..agent.vm_observed(&program, &last)
                 };
                 if let Some(what) = r.difference(&v) {
                     return Err(mismatch(agent, tick, step, what.into(), r, v));
@@ -701,6 +758,25 @@ pub fn differential_with(
                 stats.events_delivered += 1;
                 stats.events_reached += reached as u64;
                 agent.remember(format!("tick {tick}: {step}: reached {reached}"));
+            }
+
+            // Now and then a stimulus from outside, posted as a crowd posts
+            // one between ticks: from the next tick's time, for its
+            // declared seconds.
+            let stimuli = program.shape().stimuli();
+            if let Some((i, datum)) = run.outside_stimulus(tick, id, stimuli.len()) {
+                let now = last.time + f64::from(last.dt);
+                let seconds = f64::from(stimuli[i].seconds);
+                agent.actor.as_mut().post_stimulus(i, datum, now, seconds);
+                agent.reference.post_stimulus(i, datum, now, seconds);
+                let step = format!("stimulus {}={datum} from outside", stimuli[i].name);
+                let r = agent.ref_observed(&program, &last);
+                let v = agent.vm_observed(&program, &last);
+                if let Some(what) = r.difference(&v) {
+                    return Err(mismatch(agent, tick, step, what.into(), r, v));
+                }
+                stats.stimuli_posted += 1;
+                agent.remember(format!("tick {tick}: {step}"));
             }
 
             // Now and then the agent is halted.
@@ -725,7 +801,7 @@ pub fn differential_with(
                 let ref_requests = agent.reference.halt(&mut leaves, id);
                 let r = Observed {
                     requests: ref_requests,
-                    ..agent.ref_observed()
+                    ..agent.ref_observed(&program, &frame)
                 };
                 if let Err(panic) = halted {
                     let what = format!("a VM panic: {}", panic_message(&*panic));
@@ -734,7 +810,7 @@ pub fn differential_with(
                 }
                 let v = Observed {
                     requests: vm_requests,
-                    ..agent.vm_observed(&program)
+                    ..agent.vm_observed(&program, &frame)
                 };
                 if let Some(what) = r.difference(&v) {
                     return Err(mismatch(agent, tick, "halt".into(), what.into(), r, v));
@@ -790,7 +866,7 @@ pub fn differential_with(
                 status: Some(out.status),
                 requests: out.requests,
                 trace: ref_trace,
-                ..agent.ref_observed()
+                ..agent.ref_observed(&program, &frame)
             };
             let vm_status = match vm_status {
                 Ok(status) => status,
@@ -804,7 +880,7 @@ pub fn differential_with(
                 status: Some(vm_status),
                 requests: vm_requests,
                 trace: vm_trace,
-                ..agent.vm_observed(&program)
+                ..agent.vm_observed(&program, &frame)
             };
             if let Some(what) = r.difference(&v) {
                 return Err(mismatch(agent, tick, "tick".into(), what.into(), r, v));

@@ -3,7 +3,8 @@
 //! * [`script`]: a scripted world and the standard test leaves.
 //! * [`reference`](mod@reference): a plain recursive interpreter of docs/nodes.md.
 //! * `gen`: random trees over the test leaves and the memory kinds
-//!   (scripts, gates, wrappers, time tests, events), for both interpreters
+//!   (scripts, gates, wrappers, time tests, events, stimuli) and Spore
+//!   groups, for both interpreters
 //!   ([`Spec`], [`spec_strategy`]). `gen` is a reserved word in Rust 2024,
 //!   so the module is `r#gen`; its items are re-exported here.
 //! * [`harness`]: differential runs of the VM against the reference.

@@ -412,7 +412,7 @@ pub enum RefNode {
         /// The event.
         event: EventId,
         /// The agent it goes to.
-        to: SendTo,
+        to: IntInput,
     },
     /// `PostStimulus`: posts its stimulus to the agent, active for
     /// `seconds` from the tick's time, and succeeds; fails for a datum that
@@ -424,9 +424,8 @@ pub enum RefNode {
         stimulus: usize,
         /// The stimulus's declared seconds.
         seconds: f32,
-        /// The datum: an int input parameter's word, read through
-        /// [`RefLeaves::input_int`].
-        data: u64,
+        /// The datum.
+        data: IntInput,
     },
     /// `StoredState`: its child, whose composites keep their place (the
     /// compiler gives it only sequences and selectors).
@@ -592,10 +591,11 @@ impl TimeTest {
     }
 }
 
-/// Where a [`RefNode::SendEvent`] sends its event.
+/// An int input parameter: where a [`RefNode::SendEvent`] sends its
+/// event, a [`RefNode::PostStimulus`]'s datum.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SendTo {
-    /// A literal agent: -1 is the sender.
+pub enum IntInput {
+    /// A literal (for `to`, an agent: -1 is the sender).
     Literal(i64),
     /// An int input parameter's word, read through [`RefLeaves::input_int`].
     Input(u64),
@@ -1074,6 +1074,16 @@ pub struct Coverage {
     pub timers_blocked: u64,
     /// Deciders skipped by their decision or stimuli flags.
     pub flags_refused: u64,
+    /// Deciders whose stimuli flags passed them (they have stimuli masks).
+    pub stimuli_passed: u64,
+    /// Deciders skipped by their stimuli flags (counted in
+    /// `flags_refused` too).
+    pub stimuli_refused: u64,
+    /// Stimuli that `PostStimulus` nodes posted.
+    pub stimuli_posted: u64,
+    /// Decide leaves asked while one of the agent's stimuli was active
+    /// (so that they could read its datum).
+    pub decides_with_stimuli: u64,
     /// Immediate actions started with a non-zero decider block.
     pub decider_blocks: u64,
     /// `random` and `shuffle` groups' draws.
@@ -1120,6 +1130,10 @@ impl Coverage {
         self.delegations += other.delegations;
         self.timers_blocked += other.timers_blocked;
         self.flags_refused += other.flags_refused;
+        self.stimuli_passed += other.stimuli_passed;
+        self.stimuli_refused += other.stimuli_refused;
+        self.stimuli_posted += other.stimuli_posted;
+        self.decides_with_stimuli += other.decides_with_stimuli;
         self.decider_blocks += other.decider_blocks;
         self.random_draws += other.random_draws;
     }
@@ -1253,9 +1267,12 @@ impl Reference {
         active_stimuli(&self.stimuli, now)
     }
 
-    /// Posts the agent's stimulus `index` with `datum`, active from `now`
-    /// until `now + seconds` (kept as `f32`), as game code does
-    /// (`ActorMut::post_stimulus`).
+    /// Posts the agent's stimulus `index` with `datum` from outside the
+    /// tree (as `ActorMut::post_stimulus` does): active from `now` until
+    /// `now + seconds`, kept as `f32`; a stimulus still active restarts.
+    ///
+    /// # Panics
+    /// If the tree declares no stimulus `index`.
     pub fn post_stimulus(&mut self, index: usize, datum: u32, now: f64, seconds: f64) {
         self.stimuli[index] = Some(((now + seconds) as f32, datum));
     }
@@ -1982,8 +1999,8 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
         }
         RefNode::SendEvent { node, event, to } => {
             let to = match *to {
-                SendTo::Literal(to) => Some(to),
-                SendTo::Input(word) => cx.world.input_int(word),
+                IntInput::Literal(to) => Some(to),
+                IntInput::Input(word) => cx.world.input_int(word),
             };
             // -1 is the sender; any other value that is no agent index fails.
             let to = match to {
@@ -2041,16 +2058,18 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
         } => {
             // A datum is 32 bits: from i32::MIN to u32::MAX, kept as its
             // two's complement; any other value posts nothing.
-            let datum = cx
-                .world
-                .input_int(*data)
-                .filter(|d| (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(d));
+            let datum = match *data {
+                IntInput::Literal(d) => Some(d),
+                IntInput::Input(word) => cx.world.input_int(word),
+            };
+            let datum = datum.filter(|d| (i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(d));
             let Some(datum) = datum else {
                 return Status::Failure;
             };
             // Active until the tick's time plus its seconds, kept as f32.
             let expiry = (cx.world.clock().time + f64::from(*seconds)) as f32;
             cx.stimuli[*stimulus] = Some((expiry, datum as u32));
+            cx.coverage.stimuli_posted += 1;
             Status::Success
         }
         RefNode::Condition { node } => {
@@ -2508,14 +2527,14 @@ fn ask_own(
         cx.coverage.flags_refused += 1;
         return Asked::Rejected;
     }
-    if params.stimuli != [0; 3]
-        && !flags_pass(
-            active_stimuli(cx.stimuli, cx.world.clock().time),
-            params.stimuli,
-        )
-    {
-        cx.coverage.flags_refused += 1;
-        return Asked::Rejected;
+    if params.stimuli != [0; 3] {
+        let flags = active_stimuli(cx.stimuli, cx.world.clock().time);
+        if !flags_pass(flags, params.stimuli) {
+            cx.coverage.flags_refused += 1;
+            cx.coverage.stimuli_refused += 1;
+            return Asked::Rejected;
+        }
+        cx.coverage.stimuli_passed += 1;
     }
     if params.every > 0.0 {
         let Some(ready) = slot.as_mut() else {
@@ -2539,6 +2558,9 @@ fn ask_own(
         .iter()
         .flat_map(|s| s.map_or([0, 0], |(expiry, datum)| [expiry.to_bits(), datum]))
         .collect();
+    if active_stimuli(cx.stimuli, cx.world.clock().time) != 0 {
+        cx.coverage.decides_with_stimuli += 1;
+    }
     let (score, block) = cx.world.decide(leaf, &stimuli);
     if score > 0.0 {
         Asked::Accepted(score, block)
@@ -2896,7 +2918,7 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
         Kind::SendEvent => RefNode::SendEvent {
             node: at,
             event: EventId(shape.params(at)[0] as u32),
-            to: SendTo::Input(shape.params(at)[1]),
+            to: IntInput::Input(shape.params(at)[1]),
         },
         Kind::PostStimulus => {
             let stimulus = shape.params(at)[0] as usize;
@@ -2904,7 +2926,7 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
                 node: at,
                 stimulus,
                 seconds: shape.stimuli()[stimulus].seconds,
-                data: shape.params(at)[1],
+                data: IntInput::Input(shape.params(at)[1]),
             }
         }
         Kind::StoredState => RefNode::StoredState {
@@ -3028,7 +3050,7 @@ mod tests {
             node: n(0),
             stimulus: 1,
             seconds: 2.0,
-            data: 0,
+            data: IntInput::Input(0),
         };
         let memory = Memory {
             stimuli: 2,
@@ -3058,6 +3080,34 @@ mod tests {
             assert_eq!(r.tick(&mut world, AGENT).status, Status::Failure);
             assert_eq!(r.stimulus(1, 5.0), None);
         }
+        // Game code posts too, for the seconds it gives.
+        r.post_stimulus(0, 9, 6.0, 0.5);
+        assert_eq!(r.stimulus(0, 6.25), Some(9));
+        assert_eq!(r.stimulus(0, 6.5), None);
+    }
+
+    #[test]
+    fn post_stimulus_takes_a_literal_datum() {
+        // 0 PostStimulus(stimulus 0, 0.5 seconds, data -3)
+        let post = RefNode::PostStimulus {
+            node: n(0),
+            stimulus: 0,
+            seconds: 0.5,
+            data: IntInput::Literal(-3),
+        };
+        let memory = Memory {
+            stimuli: 1,
+            ..Memory::default()
+        };
+        let mut r = Reference::with_memory(post, memory);
+        // The leaves' input is not read.
+        let mut world = Posting {
+            time: 0.0,
+            data: None,
+        };
+        assert_eq!(r.tick(&mut world, AGENT).status, Status::Success);
+        assert_eq!(r.stimulus(0, 0.25), Some(-3i32 as u32));
+        assert_eq!(r.coverage().stimuli_posted, 1);
     }
 
     #[test]

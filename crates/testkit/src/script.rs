@@ -14,7 +14,7 @@
 //! | `p` | immediate action with a persistent slot | like `a`, and adds 1 to its slot on every success |
 //! | `d` | deferred action | runs in a test "game system" through requests and completions |
 //! | `s` | scope hooks | log the scope's enter and exit |
-//! | `score` | Decide (Spore) | logs the call; returns the scripted score ([`World::score`]) and sets a decider block |
+//! | `score` | Decide (Spore) | logs the call; returns the scripted score ([`World::score`], which the agent's active stimuli 0 and 1 and their data change) and sets a decider block |
 //!
 //! The agent's decision flags (`Leaves::decision_flags`) are
 //! [`World::decision_flags`]: two bits, scripted per tick.
@@ -173,11 +173,13 @@ impl World {
     }
 
     /// The test Decide `score` at `node`: logs the call and returns its
-    /// score and decider block. Scripted by the seed, the tick and the
-    /// item: a score of 0 (a third of the time), -1, 0.5, 1 or 2, and a
-    /// block of up to 8 bits. [`Script::Fixed`]: 1 for a leaf set to
-    /// succeed, 2 for one set to run, 0 otherwise; the block is 0.
-    pub fn score(&self, node: NodeIdx) -> (f32, u32) {
+    /// score and decider block. Scripted by the seed, the tick, the item
+    /// and `stimuli` (the data of the agent's stimuli 0 and 1 while they
+    /// are active, as the Decide reads them): a score of 0 (a third of the
+    /// time), -1, 0.5, 1 or 2, and a block of up to 8 bits.
+    /// [`Script::Fixed`]: 1 for a leaf set to succeed, 2 for one set to
+    /// run, 0 otherwise; the block is 0.
+    pub fn score(&self, node: NodeIdx, stimuli: [Option<u32>; 2]) -> (f32, u32) {
         self.log.borrow_mut().push(Event::Decide(node));
         match self.script {
             Script::Fixed => match self.outcomes.get(&node.get()) {
@@ -186,7 +188,12 @@ impl World {
                 _ => (0.0, 0),
             },
             Script::Random(seed) => {
-                let h = mix(seed ^ mix(0x5C0E ^ mix(self.tick ^ mix(u64::from(node.get())))));
+                let mut h = mix(seed ^ mix(0x5C0E ^ mix(self.tick ^ mix(u64::from(node.get())))));
+                for (i, datum) in stimuli.into_iter().enumerate() {
+                    if let Some(datum) = datum {
+                        h = mix(h ^ ((i as u64 + 1) << 32) ^ u64::from(datum));
+                    }
+                }
                 let score = match h % 6 {
                     0 | 1 => 0.0,
                     2 => -1.0,
@@ -276,6 +283,18 @@ pub fn answer_launches(requests: &[Request], turn: usize, answers: &mut Vec<Comp
     }
 }
 
+/// The data of the stimuli 0 and 1 among `words` (per stimulus its expiry,
+/// `f32` bits, and its datum, as a Decide gets them) that are active at
+/// `now`: before their expiry (docs/nodes.md, "Stimuli"). A stimulus never
+/// posted has the expiry 0, never ahead.
+pub fn active_stimuli(words: &[u32], now: f64) -> [Option<u32>; 2] {
+    let datum = |i: usize| match words.get(2 * i..2 * i + 2) {
+        Some(&[expiry, datum]) if now < f64::from(f32::from_bits(expiry)) => Some(datum),
+        _ => None,
+    };
+    [datum(0), datum(1)]
+}
+
 /// SplitMix64's finaliser: a good 64-bit mixing function.
 pub fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -322,7 +341,7 @@ pub fn leaves() -> Leaves<World> {
     leaves.deferred("d");
     leaves.scope::<TestScope>("s");
     leaves.decide("score", |w, call| {
-        let (score, block) = w.score(call.node());
+        let (score, block) = w.score(call.node(), [call.stimulus(0), call.stimulus(1)]);
         call.set_block(block);
         score
     });
@@ -353,8 +372,10 @@ impl crate::reference::RefLeaves for World {
         World::scope(self, node, how);
     }
 
-    fn decide(&mut self, node: NodeIdx, _stimuli: &[u32]) -> (f32, u32) {
-        self.score(node)
+    /// The score of [`World::score`] with the active stimuli at the
+    /// default clock's time 0 (these leaves know no other).
+    fn decide(&mut self, node: NodeIdx, stimuli: &[u32]) -> (f32, u32) {
+        self.score(node, active_stimuli(stimuli, 0.0))
     }
 
     fn decision_flags(&self) -> u32 {

@@ -4,9 +4,11 @@
 //!
 //! Each case compiles a random tree over the standard test leaves and runs
 //! a few agents on both interpreters with the same scripted leaf outcomes,
-//! game-system reports and halts, comparing the root status, every leaf
-//! call, the requests, the states remembered between ticks and the
-//! persistent slots after every step (see `treebeard_testkit::harness`).
+//! game-system reports, events, stimuli posted from outside and halts,
+//! comparing the root status, every leaf call, the requests, the states
+//! remembered between ticks, the persistent slots and the tree's memory
+//! (variables, timestamps, active stimuli) after every step (see
+//! `treebeard_testkit::harness`).
 //! The VM's states are also checked against the shape's capacity
 //! specification. A difference fails with the tree, its disassembly, the
 //! agent's recent history and both sides' outputs; proptest then shrinks
@@ -131,6 +133,74 @@ fn vm_matches_reference_on_a_busy_tree_for_many_ticks() {
     assert_exercised(&stats);
 }
 
+/// A group whose deciders' stimuli preconditions follow what its branches
+/// post (and what is posted from outside), with Decides that read the
+/// stimuli's data, for many ticks.
+#[test]
+fn vm_matches_reference_on_a_stimuli_tree_for_many_ticks() {
+    use treebeard_testkit::r#gen::{DeciderSpec, PRECONDITIONS};
+    let flags = |name: &str, mask: i64| {
+        PRECONDITIONS
+            .iter()
+            .position(|&p| p == (name, mask))
+            .expect("a generated precondition") as u8
+    };
+    let decider = |flags: u8, children: Vec<Spec>| Spec::Decider {
+        params: DeciderSpec {
+            flags,
+            ..DeciderSpec::default()
+        },
+        children,
+    };
+    let post = |stimulus: u8, data: i64| Spec::PostStimulus { stimulus, data };
+    let spec = Spec::Group {
+        policy: 4, // scored
+        limit: 8,
+        children: vec![
+            decider(flags("stimuli_all", 3), vec![Spec::Decide, Spec::Act]),
+            decider(
+                flags("stimuli_any", 3),
+                vec![
+                    Spec::Decide,
+                    Spec::Sequence(vec![Spec::Cond, post(1, 7), Spec::Deferred]),
+                ],
+            ),
+            decider(
+                flags("stimuli_none", 1),
+                vec![Spec::Selector(vec![Spec::Cond, post(0, -2), Spec::Act])],
+            ),
+            decider(
+                flags("stimuli_all", 2),
+                vec![
+                    Spec::Decide,
+                    Spec::Sequence(vec![post(0, 1), post(1, 1 << 32), Spec::Persistent]),
+                ],
+            ),
+        ],
+    };
+    let run = Run {
+        seed: 77,
+        agents: 3,
+        ticks: 2000,
+        halts: true,
+        trace: true,
+    };
+    let stats = differential(&spec, &run).unwrap_or_else(|mismatch| panic!("{mismatch}"));
+    let c = &stats.coverage;
+    for (what, count) in [
+        ("stimuli posted by PostStimulus", c.stimuli_posted),
+        ("stimuli posted from outside", stats.stimuli_posted),
+        ("stimuli preconditions passing", c.stimuli_passed),
+        ("stimuli preconditions refusing", c.stimuli_refused),
+        (
+            "Decides asked with an active stimulus",
+            c.decides_with_stimuli,
+        ),
+    ] {
+        assert!(count > 0, "the run never produced {what}: {stats:?}");
+    }
+}
+
 /// The random trees must reach the rare paths, or agreeing proves little.
 fn assert_exercised(totals: &Stats) {
     let c = &totals.coverage;
@@ -181,7 +251,9 @@ fn assert_exercised(totals: &Stats) {
     }
 }
 
-/// The random trees must reach the rarer paths of Spore's groups too. A
+/// The random trees must reach the rarer paths of Spore's groups too, and
+/// its stimuli: posted by `PostStimulus` nodes and from outside, passing
+/// and refusing deciders' stimuli preconditions, read by Decides. A
 /// group's own `redecide` decider refusing needs a group in a group, which
 /// the seeded trees make often and the strategy's 512 cases not always:
 /// only the seeded runs check it (`nested`).
@@ -198,6 +270,14 @@ fn assert_spore_exercised(totals: &Stats, nested: bool) {
         ("delegations", c.delegations),
         ("timers blocking", c.timers_blocked),
         ("flags refusing", c.flags_refused),
+        ("stimuli posted by PostStimulus", c.stimuli_posted),
+        ("stimuli posted from outside", totals.stimuli_posted),
+        ("stimuli preconditions passing", c.stimuli_passed),
+        ("stimuli preconditions refusing", c.stimuli_refused),
+        (
+            "Decides asked with an active stimulus",
+            c.decides_with_stimuli,
+        ),
         ("decider blocks", c.decider_blocks),
         ("random draws", c.random_draws),
     ];
