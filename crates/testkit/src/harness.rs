@@ -76,7 +76,7 @@ impl RefLeaves for RefWorld<'_> {
     }
 
     fn decide(&mut self, node: NodeIdx, stimuli: &[u32]) -> (f32, u32) {
-        let stimuli = crate::script::active_stimuli(stimuli, self.frame.time);
+        let stimuli = crate::script::stimulus_data(stimuli, self.frame.time);
         self.world.score(node, stimuli)
     }
 

@@ -287,7 +287,7 @@ pub fn answer_launches(requests: &[Request], turn: usize, answers: &mut Vec<Comp
 /// `f32` bits, and its datum, as a Decide gets them) that are active at
 /// `now`: before their expiry (docs/nodes.md, "Stimuli"). A stimulus never
 /// posted has the expiry 0, never ahead.
-pub fn active_stimuli(words: &[u32], now: f64) -> [Option<u32>; 2] {
+pub fn stimulus_data(words: &[u32], now: f64) -> [Option<u32>; 2] {
     let datum = |i: usize| match words.get(2 * i..2 * i + 2) {
         Some(&[expiry, datum]) if now < f64::from(f32::from_bits(expiry)) => Some(datum),
         _ => None,
@@ -375,7 +375,7 @@ impl crate::reference::RefLeaves for World {
     /// The score of [`World::score`] with the active stimuli at the
     /// default clock's time 0 (these leaves know no other).
     fn decide(&mut self, node: NodeIdx, stimuli: &[u32]) -> (f32, u32) {
-        self.score(node, active_stimuli(stimuli, 0.0))
+        self.score(node, stimulus_data(stimuli, 0.0))
     }
 
     fn decision_flags(&self) -> u32 {

@@ -428,19 +428,19 @@ impl<'a> ActorRef<'a> {
     /// before its expiry); `None` when it is not active, or the layout has
     /// no such stimulus.
     pub fn stimulus(&self, stimulus: usize, now: f64) -> Option<u32> {
-        if stimulus >= self.layout.stimuli as usize {
-            return None;
-        }
-        let at = self.layout.stimuli_at() + 2 * stimulus;
-        stimulus_active(self.words[at], now).then(|| self.words[at + 1])
+        stimulus_datum(self.stimuli_words(), stimulus, now)
     }
 
     /// The stimuli active at time `now`: bit `i` is set while stimulus `i`
     /// is (see [`ActorRef::stimulus`]).
     pub fn stimuli_flags(&self, now: f64) -> u32 {
+        stimuli_flags(self.stimuli_words(), now)
+    }
+
+    /// The stimuli words: per stimulus its expiry and its datum.
+    fn stimuli_words(&self) -> &[u32] {
         let at = self.layout.stimuli_at();
-        let n = self.layout.stimuli as usize;
-        stimuli_flags(&self.words[at..at + 2 * n], now)
+        &self.words[at..at + 2 * self.layout.stimuli as usize]
     }
 
     /// True when nothing runs: no decider or action state is stored.
@@ -454,6 +454,17 @@ impl<'a> ActorRef<'a> {
 #[inline]
 pub(crate) fn stimulus_active(expiry: u32, now: f64) -> bool {
     expiry != 0 && now < f64::from(f32::from_bits(expiry))
+}
+
+/// The datum of stimulus `stimulus` of the stimuli `words` (2 a stimulus)
+/// while it is active at `now`; `None` when it is not, or `words` hold no
+/// such stimulus.
+#[inline]
+pub(crate) fn stimulus_datum(words: &[u32], stimulus: usize, now: f64) -> Option<u32> {
+    match words.get(2 * stimulus..2 * stimulus + 2) {
+        Some(&[expiry, datum]) if stimulus_active(expiry, now) => Some(datum),
+        _ => None,
+    }
 }
 
 /// The expiry word of a stimulus posted at `now` for `seconds`.

@@ -35,7 +35,7 @@
 //!     .param("y", ParamType::Float);
 //! ```
 
-use crate::actor::stimulus_active;
+use crate::actor::stimulus_datum;
 use crate::blackboard::{FieldId, Value};
 use crate::frame::Frame;
 use crate::program::Program;
@@ -329,9 +329,7 @@ impl<'a> DecideCall<'a> {
     /// The datum of the agent's stimulus `stimulus` (its index in the tree's
     /// declared stimuli), if it is active at this tick's time.
     pub fn stimulus(&self, stimulus: usize) -> Option<u32> {
-        let expiry = *self.stimuli.get(2 * stimulus)?;
-        let datum = *self.stimuli.get(2 * stimulus + 1)?;
-        stimulus_active(expiry, self.args.frame.time).then_some(datum)
+        stimulus_datum(self.stimuli, stimulus, self.args.frame.time)
     }
 
     /// The decider block so far (0 when the Decide is called).

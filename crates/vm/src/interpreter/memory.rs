@@ -102,7 +102,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         let Value::Int(data) = input.read_with(self.access.get, a.bb, FieldType::Int) else {
             return false;
         };
-        let Some(data) = stimulus_datum(data) else {
+        let Some(data) = datum_word(data) else {
             return false;
         };
         let Some(stimulus) = self.shape.stimuli().get(i) else {
@@ -256,7 +256,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
 /// `i32::MIN` to `u32::MAX` (a negative value as its two's complement, so
 /// that `datum as i32` gives it back); `None` past that range.
 #[inline]
-pub(crate) fn stimulus_datum(value: i64) -> Option<u32> {
+pub(crate) fn datum_word(value: i64) -> Option<u32> {
     (i64::from(i32::MIN)..=i64::from(u32::MAX))
         .contains(&value)
         .then_some(value as u32)
@@ -437,11 +437,11 @@ mod tests {
 
     #[test]
     fn a_datum_is_a_value_that_32_bits_hold() {
-        assert_eq!(stimulus_datum(0), Some(0));
-        assert_eq!(stimulus_datum(-1), Some(u32::MAX));
-        assert_eq!(stimulus_datum(i64::from(u32::MAX)), Some(u32::MAX));
-        assert_eq!(stimulus_datum(i64::from(i32::MIN)), Some(1 << 31));
-        assert_eq!(stimulus_datum(i64::from(u32::MAX) + 1), None);
-        assert_eq!(stimulus_datum(i64::from(i32::MIN) - 1), None);
+        assert_eq!(datum_word(0), Some(0));
+        assert_eq!(datum_word(-1), Some(u32::MAX));
+        assert_eq!(datum_word(i64::from(u32::MAX)), Some(u32::MAX));
+        assert_eq!(datum_word(i64::from(i32::MIN)), Some(1 << 31));
+        assert_eq!(datum_word(i64::from(u32::MAX) + 1), None);
+        assert_eq!(datum_word(i64::from(i32::MIN) - 1), None);
     }
 }

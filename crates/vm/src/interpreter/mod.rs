@@ -824,7 +824,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                         continue 'execute;
                     }
                     Decision::Return(left) => {
-                        if std::mem::take(&mut self.b.aborted) {
+                        if self.b.aborted {
+                            self.b.aborted = false;
                             self.b.guards.clear();
                             return Status::Failure;
                         }
@@ -1376,12 +1377,19 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             }
             self.b.exits.pop();
             self.trace.cancel(node);
-            if group.is_some() {
-                let item = self.item(node);
-                self.call_action(a, node, item, Signal::Cancel, entry.value());
-            } else {
-                self.close_scope(a, node, Ending::Cancelled);
-            }
+            self.run_exit(a, entry, group.is_some());
+        }
+    }
+
+    /// Runs a pending exit taken from `exits`: a group behavior's cancel
+    /// call (`behavior`), or a scope's exit.
+    fn run_exit(&mut self, a: &mut Agent<'_, B>, entry: StateEntry, behavior: bool) {
+        let node = entry.node();
+        if behavior {
+            let item = self.item(node);
+            self.call_action(a, node, item, Signal::Cancel, entry.value());
+        } else {
+            self.close_scope(a, node, Ending::Cancelled);
         }
     }
 

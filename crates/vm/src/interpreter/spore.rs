@@ -13,10 +13,10 @@
 use super::{Agent, Batch, Decision, Guard, Marks, Origin, REDECIDE_LIMIT, Sent, UP, head};
 use crate::actor::{StateEntry, decider_tag};
 use crate::leaves::DecideCall;
-use crate::leaves::Ending;
 use crate::request::AgentId;
 use crate::status::{Signal, Status};
 use crate::trace::Tracer;
+use std::ops::ControlFlow;
 use treebeard_shape::{GroupPolicy, Kind, MAX_GROUP_DECIDERS, ShapeItem, decider_param};
 
 /// A draw from an agent's random stream: `word` (a `random` group's
@@ -158,7 +158,8 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         let chosen = match active {
             Some((decider, index)) => {
                 let earlier = if policy == GroupPolicy::Prioritized {
-                    self.first_accepting(a, (first, end), index, 0)
+                    // Only the deciders before the active one (hysteresis).
+                    self.first_accepting(a, (first, end), u32::MAX << index)
                 } else {
                     None
                 };
@@ -338,33 +339,48 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         Decision::Return(status)
     }
 
-    /// The first decider from `first` on, before `end` and among the first
-    /// `count`, that accepts and is not in `masked`.
-    fn first_accepting(
+    /// Asks the deciders from `first` to `end` that are not in `masked`, in
+    /// order, handing each that accepts to `take`, until `take` breaks.
+    fn walk_offers(
         &mut self,
         a: &mut Agent<'_, B>,
         (first, end): (u32, u32),
-        count: u32,
         masked: u32,
-    ) -> Option<Offer> {
-        let mut d = first;
-        for index in 0..count {
-            if d >= end {
-                break;
-            }
+        mut take: impl FnMut(Offer) -> ControlFlow<()>,
+    ) {
+        let (mut d, mut index) = (first, 0);
+        while d < end {
             if masked & bit(index) == 0
                 && let Some((score, block)) = self.ask(a, d)
-            {
-                return Some(Offer {
+                && take(Offer {
                     index,
                     decider: d,
                     score,
                     block,
-                });
+                })
+                .is_break()
+            {
+                return;
             }
             d = self.subtree_end(d);
+            index += 1;
         }
-        None
+    }
+
+    /// The first decider from `first` to `end`, not in `masked`, that
+    /// accepts.
+    fn first_accepting(
+        &mut self,
+        a: &mut Agent<'_, B>,
+        range: (u32, u32),
+        masked: u32,
+    ) -> Option<Offer> {
+        let mut found = None;
+        self.walk_offers(a, range, masked, |o| {
+            found = Some(o);
+            ControlFlow::Break(())
+        });
+        found
     }
 
     /// Chooses a decider of the group `item` at `ip` by `policy`, not one in
@@ -378,35 +394,21 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         masked: u32,
         after: Option<u32>,
     ) -> Option<Offer> {
-        let end = item.end();
-        let (first, _) = self.deciders_of(ip);
+        let range = (self.deciders_of(ip).0, item.end());
         match policy {
-            GroupPolicy::Prioritized => {
-                self.first_accepting(a, (first, end), MAX_GROUP_DECIDERS, masked)
-            }
+            GroupPolicy::Prioritized => self.first_accepting(a, range, masked),
             GroupPolicy::Sequential => {
                 let skip = after.map_or(0, |i| u32::MAX >> (31 - i));
-                self.first_accepting(a, (first, end), MAX_GROUP_DECIDERS, masked | skip)
+                self.first_accepting(a, range, masked | skip)
             }
             _ => {
                 let mut offers = [Offer::default(); MAX_GROUP_DECIDERS as usize];
                 let mut count = 0;
-                let (mut d, mut index) = (first, 0);
-                while d < end {
-                    if masked & bit(index) == 0
-                        && let Some((score, block)) = self.ask(a, d)
-                    {
-                        offers[count] = Offer {
-                            index,
-                            decider: d,
-                            score,
-                            block,
-                        };
-                        count += 1;
-                    }
-                    d = self.subtree_end(d);
-                    index += 1;
-                }
+                self.walk_offers(a, range, masked, |o| {
+                    offers[count] = o;
+                    count += 1;
+                    ControlFlow::Continue(())
+                });
                 let offers = &offers[..count];
                 match policy {
                     GroupPolicy::Scored => offers
@@ -564,7 +566,8 @@ impl<B, T: Tracer> Batch<'_, B, T> {
     fn run_exits_within(&mut self, a: &mut Agent<'_, B>, node: u32) {
         let end = self.subtree_end(node);
         while let Some(&entry) = self.b.exits.last() {
-            let owner = self.group_of_behavior(entry.node()).unwrap_or(entry.node());
+            let group = self.group_of_behavior(entry.node());
+            let owner = group.unwrap_or(entry.node());
             if owner < node || owner >= end {
                 break;
             }
@@ -573,12 +576,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
             if entry.node() != 0 {
                 self.trace.cancel(entry.node());
             }
-            if owner != entry.node() {
-                let item = self.item(entry.node());
-                self.call_action(a, entry.node(), item, Signal::Cancel, entry.value());
-            } else {
-                self.close_scope(a, entry.node(), Ending::Cancelled);
-            }
+            self.run_exit(a, entry, group.is_some());
         }
     }
 
