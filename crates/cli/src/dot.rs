@@ -90,6 +90,8 @@ fn symbol(kind: Kind) -> &'static str {
         Kind::Monitor => "👁 Monitor",
         Kind::Group => "⊞ Group",
         Kind::Decider => "◇ Decider",
+        Kind::Gate => "⛩ Gate",
+        Kind::GlobalCooldown => "❄❄ GlobalCooldown",
         Kind::Condition | Kind::Action | Kind::Deferred | Kind::Decide => kind.name(),
     }
 }

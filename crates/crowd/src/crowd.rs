@@ -203,6 +203,17 @@ impl<B> Crowd<B> {
         self.undelivered
     }
 
+    /// After a tick's barrier, with the requests merged in agent order:
+    /// settles the requests for the tree's global state (gates and global
+    /// cool-downs; see `Program::settle`), then routes the events sent.
+    fn end_tick(&mut self) {
+        if !self.program.globals().is_empty() {
+            self.program
+                .settle(&self.frame, &self.requests, &mut self.actors);
+        }
+        self.route_events();
+    }
+
     /// Delivers the events the tick's `SendEvent` nodes sent, in agent
     /// order (the order of the requests), so that each arrives before its
     /// agent's next tick whatever the number of threads.
@@ -247,7 +258,7 @@ impl<B> Crowd<B> {
             );
         }
         drop(interpreter);
-        self.route_events();
+        self.end_tick();
     }
 
     /// The chunking of the next tick.
@@ -335,7 +346,7 @@ impl<B: Send> Crowd<B> {
                 |id, bb| before(id, bb),
             );
             drop(interpreter);
-            self.route_events();
+            self.end_tick();
             return;
         }
 
@@ -366,6 +377,6 @@ impl<B: Send> Crowd<B> {
         for requests in &self.chunk_requests {
             self.requests.extend_from_slice(requests);
         }
-        self.route_events();
+        self.end_tick();
     }
 }

@@ -143,7 +143,8 @@ impl Checker<'_> {
             | Kind::AssertCondition
             | Kind::SendEvent
             | Kind::PostStimulus => both,
-            Kind::Timeout | Kind::Cooldown => Outcomes {
+            // A timeout, a cool-down or a gate fails when it is closed.
+            Kind::Timeout | Kind::Cooldown | Kind::Gate | Kind::GlobalCooldown => Outcomes {
                 success: any(|o| o.success),
                 failure: true,
             },

@@ -525,7 +525,11 @@ impl Prepared {
                         RequestKind::Cancel => {
                             due.remove(&(a, r.node));
                         }
-                        RequestKind::Event { .. } | RequestKind::RedecideLimit => {}
+                        RequestKind::Event { .. }
+                        | RequestKind::RedecideLimit
+                        | RequestKind::Enter
+                        | RequestKind::Leave
+                        | RequestKind::StartCooldown => {}
                     }
                 }
                 if let Some(out) = trace.as_deref_mut() {
@@ -670,6 +674,9 @@ impl Prepared {
                             RequestKind::Cancel => "cancel",
                             RequestKind::Event { .. } => "send",
                             RequestKind::RedecideLimit => "redecide_limit",
+                            RequestKind::Enter => "enter",
+                            RequestKind::Leave => "leave",
+                            RequestKind::StartCooldown => "start_cooldown",
                         };
                         self.describe(kind, r.node)
                     })

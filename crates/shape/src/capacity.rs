@@ -37,6 +37,10 @@ pub struct CapacitySpec {
     /// Spore `Group` nodes: a tick a group's redecide limit stops emits one
     /// more request, naming the group.
     pub groups: u32,
+    /// Nodes with state shared by the crowd (`Gate`, `GlobalCooldown`):
+    /// each can ask for a slot, or give one back or start its cool-down,
+    /// once per pass through it in a tick.
+    pub globals: u32,
 }
 
 impl CapacitySpec {
@@ -55,14 +59,18 @@ impl CapacitySpec {
             events_sent: self.events_sent.max(other.events_sent),
             monitors: self.monitors.max(other.monitors),
             groups: self.groups.max(other.groups),
+            globals: self.globals.max(other.globals),
         }
     }
 
-    /// Most requests one agent's tick can emit: every deferred action that
-    /// ran last tick cancelled, as many launched, every event sent, and a
-    /// redecide limit's report.
+    /// Most requests one agent's tick emits when each node runs once: every
+    /// deferred action that ran last tick cancelled, as many launched, every
+    /// event sent, a redecide limit's report, and for each node with crowd
+    /// state a slot given back and one asked for. (A node passed again in
+    /// the same tick, by a loop of instantly finishing children, may add
+    /// more; buffers keep their high-water mark.)
     pub fn requests(&self) -> u32 {
-        self.deferred_states * 2 + self.events_sent + u32::from(self.groups > 0)
+        self.deferred_states * 2 + self.events_sent + u32::from(self.groups > 0) + 2 * self.globals
     }
 
     /// Whether `self` is at least as large as `other` in every field.
@@ -79,6 +87,7 @@ impl CapacitySpec {
             && self.events_sent >= other.events_sent
             && self.monitors >= other.monitors
             && self.groups >= other.groups
+            && self.globals >= other.globals
     }
 }
 

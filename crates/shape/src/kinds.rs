@@ -434,6 +434,16 @@ node_kinds! {
     /// stimulus's declared seconds, and succeeds.
     33 => PostStimulus: Configured children(0, 0) fields("", "")
         params[param("stimulus", KindParamType::Stimulus), KindParam { name: "data", ty: KindParamType::Int, default: Some(0) }];
+    /// Seed 001's gate (MBT's LimitConcurrentUsers): at most `max` agents of
+    /// the crowd run its child at any moment; an agent that finds it full
+    /// fails, one that finds room asks the crowd for a slot and enters on its
+    /// next tick if granted (in agent order), else fails.
+    34 => Gate: Configured children(1, 1) fields("", "") params[param("max", KindParamType::Count)];
+    /// A cool-down shared by the crowd: fails without ticking its child for
+    /// `seconds` after any agent's child succeeded (or, `on_enter`, after
+    /// the one agent admitted entered it).
+    35 => GlobalCooldown: Configured children(1, 1) fields("", "")
+        params[duration("seconds"), flag("on_enter")];
 }
 
 /// The most `Decider` children a [`Kind::Group`] may have: a group's masks
@@ -506,11 +516,11 @@ impl Kind {
             && !self.passes_through())
     }
 
-    /// True for the gates: configured kinds that test something when they
-    /// start, fail if it does not hold, and otherwise pass their child's
-    /// statuses through unchanged.
+    /// True for the kinds that test the agent when they start, fail if the
+    /// test does not hold, and otherwise pass their child's statuses through
+    /// unchanged (a `ScriptGate` and its kin; not a crowd's [`Kind::Gate`]).
     #[inline]
-    pub const fn is_gate(self) -> bool {
+    pub const fn tests_on_entry(self) -> bool {
         matches!(self, Kind::ScriptGate | Kind::IfCondition | Kind::IfTime)
     }
 
@@ -519,7 +529,7 @@ impl Kind {
     /// entry) and `StoredState` (which only marks its sub-tree).
     #[inline]
     pub const fn passes_through(self) -> bool {
-        self.is_gate() || matches!(self, Kind::StoredState | Kind::Decider)
+        self.tests_on_entry() || matches!(self, Kind::StoredState | Kind::Decider)
     }
 
     /// True for the kinds a `Monitor`'s query may hold: none whose tick can
@@ -539,6 +549,14 @@ impl Kind {
                 | Kind::LoopUntilSuccess
                 | Kind::Monitor
         )
+    }
+
+    /// True for the kinds with state shared by the whole crowd (seed 001's
+    /// global tree state): one word each in a program's `Globals`, read by
+    /// every agent during a tick and changed only between ticks.
+    #[inline]
+    pub const fn is_global(self) -> bool {
+        matches!(self, Kind::Gate | Kind::GlobalCooldown)
     }
 
     /// Whether a configured node of this kind with parameter words `words`
@@ -681,7 +699,9 @@ mod tests {
                 Kind::ScriptWrapper,
                 Kind::Repeat,
                 Kind::Monitor,
-                Kind::Group
+                Kind::Group,
+                Kind::Gate,
+                Kind::GlobalCooldown
             ]
         );
         // Dense, and `ALL` in tag order: every tag below the number of kinds

@@ -215,6 +215,19 @@ pub fn decide(name: &str) -> Node {
     leaf_ref(name, Expect::Decide)
 }
 
+/// A [`Kind::Gate`] (seed 001's gate, MBT's LimitConcurrentUsers): at most
+/// `max` agents of a crowd run `child` at any moment.
+pub fn gate(max: u32, child: Node) -> Node {
+    decider_node(Kind::Gate, [child]).arg("max", i64::from(max))
+}
+
+/// A [`Kind::GlobalCooldown`] over `child`: after any agent's `child`
+/// finishes, no agent of the crowd enters it for `seconds`. Pass
+/// `.arg("on_enter", true)` to start it when the one agent admitted enters.
+pub fn global_cooldown(seconds: f64, child: Node) -> Node {
+    decider_node(Kind::GlobalCooldown, [child]).arg("seconds", seconds)
+}
+
 /// A decider of any kind with `children` (for loaders that map names to
 /// kinds).
 ///

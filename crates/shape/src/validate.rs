@@ -123,6 +123,9 @@ impl Open {
             | Kind::ScriptWrapper
             | Kind::WaitUntilTime
             | Kind::WaitForEvent => bound.actions += 1,
+            // The agent's ticket is counted for the whole shape (see
+            // `check`): it stays while the branches after a refused node run.
+            Kind::Gate | Kind::GlobalCooldown => {}
             // Finish at once, or pass their child's statuses through (the
             // gates test on entry only, and know a child is running by its
             // states).
@@ -339,6 +342,9 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
                 if kind == Kind::Group {
                     spec.groups += 1;
                 }
+                if kind.is_global() {
+                    spec.globals += 1;
+                }
                 if kind == Kind::Repeat
                     && let Some(parent) = stack.last_mut()
                 {
@@ -385,7 +391,9 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
 
     // Each monitor may hold a registration besides its branch's states.
     spec.decider_states = root.deciders + spec.monitors;
-    spec.action_states = root.actions;
+    // Each gate or global cool-down may hold a ticket besides the running
+    // branch's states.
+    spec.action_states = root.actions + spec.globals;
     spec.deferred_states = root.deferred;
     spec.persistent_states = persistent.len() as u32;
     spec.variables = parts.variables.len() as u32;
@@ -557,6 +565,9 @@ fn check_configured(
         if let Some(reason) = bad_kind_word(param.ty, word, parts, script_types) {
             return Err(bad(param.name, word, reason));
         }
+    }
+    if kind == Kind::Gate && words[0] == 0 {
+        return Err(bad("max", 0, "is 0: a gate must admit at least one agent"));
     }
     Ok(())
 }

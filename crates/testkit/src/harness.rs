@@ -280,6 +280,9 @@ fn short_request(r: &Request) -> String {
             format!("send {} to {to} from {}", event_name(event), r.node)
         }
         RequestKind::RedecideLimit => format!("redecide limit of {}", r.node),
+        RequestKind::Enter => format!("enter {}", r.node),
+        RequestKind::Leave => format!("leave {}", r.node),
+        RequestKind::StartCooldown => format!("start cool-down {}", r.node),
     }
 }
 
@@ -366,8 +369,12 @@ impl Agent {
                 RequestKind::Cancel => self.launched.remove(&r.node),
                 // Routed by the run, not run by a game system.
                 RequestKind::Event { .. } => false,
-                // Reported to the game, which runs nothing for it.
-                RequestKind::RedecideLimit => false,
+                // Reported to the game, which runs nothing for it; or the
+                // crowd's own.
+                RequestKind::RedecideLimit
+                | RequestKind::Enter
+                | RequestKind::Leave
+                | RequestKind::StartCooldown => false,
             };
         }
     }

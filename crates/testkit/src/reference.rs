@@ -2875,6 +2875,9 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
         Kind::Wait => RefNode::wait(at, seconds()),
         Kind::Cooldown => RefNode::cooldown(at, seconds(), only()),
         Kind::Scope => RefNode::scope(at, only()),
+        Kind::Gate | Kind::GlobalCooldown => {
+            todo!("the reference interpreter has no crowd state yet")
+        }
         Kind::Script => RefNode::Script {
             node: at,
             script: shape.params(at)[0],

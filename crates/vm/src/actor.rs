@@ -26,6 +26,7 @@
 //! copy of the tree; a crowd packs all its actors into one allocation
 //! ([`Actors`]).
 
+use crate::globals::ticket;
 use crate::request::Outcome;
 use bytemuck::{Pod, Zeroable};
 use std::fmt;
@@ -611,13 +612,9 @@ impl<'a> ActorMut<'a> {
     /// Applies a game system's report on the deferred action at `node`. The
     /// result is consumed on the next tick that reaches the action.
     pub fn complete(&mut self, node: NodeIdx, outcome: Outcome) -> Result<(), Stale> {
-        let (_, n) = header(self.words);
-        let at = self.layout.actions_at();
-        let entries: &mut [StateEntry] = bytemuck::cast_slice_mut(&mut self.words[at..at + 2 * n]);
-        let Ok(i) = entries.binary_search_by_key(&node.get(), |e| e.node()) else {
+        let Some(entry) = self.action_mut(node.get()) else {
             return Err(Stale::NotRunning);
         };
-        let entry = &mut entries[i];
         match entry.tag() {
             action_tag::LAUNCHING | action_tag::LAUNCHED | action_tag::ACKNOWLEDGED => {
                 entry.set_tag(match outcome {
@@ -630,6 +627,38 @@ impl<'a> ActorMut<'a> {
             action_tag::SUCCEEDED | action_tag::FAILED => Err(Stale::AlreadyDone),
             // An immediate action at this item: no game system runs it.
             _ => Err(Stale::NotRunning),
+        }
+    }
+
+    /// The action state at `node`, for a change between ticks.
+    fn action_mut(&mut self, node: u32) -> Option<&mut StateEntry> {
+        let (_, n) = header(self.words);
+        let at = self.layout.actions_at();
+        let entries: &mut [StateEntry] = bytemuck::cast_slice_mut(&mut self.words[at..at + 2 * n]);
+        let i = entries.binary_search_by_key(&node, |e| e.node()).ok()?;
+        Some(&mut entries[i])
+    }
+
+    /// If the agent's ticket at the crowd node `node` (a `Gate`, a
+    /// `GlobalCooldown`) waits for an answer, the frame it asks since (see
+    /// the `globals` module).
+    pub(crate) fn ticket_waits(&mut self, node: u32) -> Option<u32> {
+        let e = self.action_mut(node)?;
+        (e.tag() == action_tag::RUNNING && e.value() & ticket::STATE == ticket::WAITING)
+            .then(|| ticket::since(e.value()))
+    }
+
+    /// Answers the agent's waiting ticket at `node`: admitted, or refused
+    /// (still asking since the same frame).
+    pub(crate) fn answer_ticket(&mut self, node: u32, admit: bool) {
+        if let Some(e) = self.action_mut(node) {
+            debug_assert_eq!(e.value() & ticket::STATE, ticket::WAITING);
+            let answer = if admit {
+                ticket::ADMITTED
+            } else {
+                e.value() | ticket::REFUSED
+            };
+            e.set_value(answer);
         }
     }
 

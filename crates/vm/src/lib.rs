@@ -63,6 +63,7 @@ mod actor;
 mod blackboard;
 mod flow;
 mod frame;
+mod globals;
 mod interpreter;
 mod leaves;
 mod program;
@@ -77,6 +78,7 @@ pub use actor::{
 };
 pub use blackboard::{Blackboard, FieldId, FieldValue, Value};
 pub use frame::Frame;
+pub use globals::Globals;
 pub use interpreter::{Interpreter, random_draw};
 pub use leaves::{
     ActionFn, Args, Behavior, Call, ConditionFn, DecideCall, DecideFn, DecisionFlagsFn, Ending,

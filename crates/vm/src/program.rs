@@ -1,13 +1,15 @@
 //! Programs: a validated shape linked to the application's leaf functions.
 
+use crate::actor::Actors;
 use crate::blackboard::Value;
 use crate::flow::Flow;
 use crate::frame::Frame;
+use crate::globals::Globals;
 use crate::leaves::{
     ActionFn, Args, Call, ConditionFn, DecideCall, DecideFn, DecisionFlagsFn, Ending, EventFn,
     EventId, Input, LeafFn, Leaves, scope_call,
 };
-use crate::request::AgentId;
+use crate::request::{AgentId, Request};
 use crate::script::{Fault, FieldAccess, ScriptValue};
 use crate::status::{Signal, Status};
 use std::fmt;
@@ -39,6 +41,9 @@ pub struct Program<B> {
     /// The variables' initial values, 32 a word: an actor stores each
     /// variable's bit `^` its initial one (see the `actor` module).
     pub(crate) initial: Arc<[u32]>,
+    /// The global tree state of the crowd running the program (see the
+    /// `globals` module): a clone carries a copy.
+    pub(crate) globals: Globals,
 }
 
 impl<B> Clone for Program<B> {
@@ -54,6 +59,7 @@ impl<B> Clone for Program<B> {
             slots: Arc::clone(&self.slots),
             access: self.access,
             initial: Arc::clone(&self.initial),
+            globals: self.globals.clone(),
         }
     }
 }
@@ -268,6 +274,7 @@ impl<B> Program<B> {
             }
         }
         Ok(Program {
+            globals: Globals::for_shape(&shape),
             flow: Arc::new(Flow::of(&shape)),
             shape,
             conditions: conditions.into_boxed_slice(),
@@ -294,6 +301,24 @@ impl<B> Program<B> {
     #[inline]
     pub fn shape(&self) -> &Arc<Shape> {
         &self.shape
+    }
+
+    /// The global tree state: what the shape's `Gate` and `GlobalCooldown`
+    /// nodes share across the crowd running the program.
+    pub fn globals(&self) -> &Globals {
+        &self.globals
+    }
+
+    /// Settles the crowd requests of a tick of `frame` that ticked agents
+    /// of `actors` (agent `i` is actor `i`), after the tick: gate slots
+    /// given back and cool-downs started, then requests to enter a gate or
+    /// an entering cool-down, answered in agent order in the agents'
+    /// actors. `requests` is the tick's request stream, in agent order; its
+    /// other requests are ignored. A crowd calls this after every tick;
+    /// code that ticks agents one by one calls it after each round. See the
+    /// `globals` module for the latency it implies.
+    pub fn settle(&mut self, frame: &Frame, requests: &[Request], actors: &mut Actors) {
+        self.globals.settle(&self.shape, frame, requests, actors);
     }
 
     /// The arguments of the leaf at `node`.

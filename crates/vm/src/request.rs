@@ -58,6 +58,26 @@ pub enum RequestKind {
     /// agent's tick stopped, all its running work was cancelled, and it
     /// idled. The request's `action` is unused.
     RedecideLimit,
+    /// Ask the crowd to let the agent into the `Gate` or the entering
+    /// `GlobalCooldown` at `node` (the request's `action` is unused). The
+    /// crowd answers between ticks, in agent order, in the agent's actor
+    /// (see `Program::settle`).
+    Enter,
+    /// The agent left the `Gate` at `node`: its slot is free again from the
+    /// crowd's next settling.
+    Leave,
+    /// The child of the `GlobalCooldown` at `node` finished: the cool-down
+    /// runs from the time of this tick.
+    StartCooldown,
+}
+
+impl RequestKind {
+    /// Whether a game system acts on the request (a launch or a cancel);
+    /// the others are the crowd's own, settled or routed by it after the
+    /// tick and kept in the stream for inspection.
+    pub const fn is_for_game(self) -> bool {
+        matches!(self, RequestKind::Launch | RequestKind::Cancel)
+    }
 }
 
 /// A request from one agent's tick to the game system that runs a deferred

@@ -264,7 +264,11 @@ impl Ledger {
         match request.kind {
             RequestKind::Launch => self.start(Work::Deferred, request.node),
             RequestKind::Cancel => self.end(Work::Deferred, request.node, End::Cleaned),
-            RequestKind::Event { .. } | RequestKind::RedecideLimit => Ok(()),
+            RequestKind::Event { .. }
+            | RequestKind::RedecideLimit
+            | RequestKind::Enter
+            | RequestKind::Leave
+            | RequestKind::StartCooldown => Ok(()),
         }
     }
 

@@ -22,7 +22,7 @@ use crate::blackboard::Value;
 use crate::frame::Frame;
 use crate::leaves::{Ending, EventId, Input};
 use crate::program::Program;
-use crate::request::AgentId;
+use crate::request::{AgentId, RequestKind};
 use crate::script::{Fault, ScriptValue};
 use crate::status::Status;
 use crate::trace::Tracer;
@@ -128,7 +128,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         item: ShapeItem,
         kind: Kind,
     ) -> Decision {
-        if kind.is_gate() {
+        if kind.tests_on_entry() {
             self.gate(a, ip, item, kind)
         } else {
             Decision::Return(self.memory_leaf(a, ip, item, kind))
@@ -185,8 +185,10 @@ impl<B, T: Tracer> Batch<'_, B, T> {
                     let event = self.param(item, 0) as u32;
                     self.b.sent.push(Sent {
                         node: ip,
-                        event,
-                        to,
+                        kind: RequestKind::Event {
+                            event: EventId(event),
+                            to,
+                        },
                     });
                     Status::Success
                 }

@@ -51,8 +51,9 @@ use crate::actor::{
 };
 use crate::flow::{LEAVE_SUCCESS, Link, UP, is_item};
 use crate::frame::Frame;
+use crate::globals::Globals;
 use crate::leaves::{
-    ActionFn, Args, Call, ConditionFn, DecideFn, DecisionFlagsFn, Ending, EventId, scope_call,
+    ActionFn, Args, Call, ConditionFn, DecideFn, DecisionFlagsFn, Ending, scope_call,
 };
 use crate::program::Program;
 use crate::request::{AgentId, Request, RequestKind};
@@ -66,6 +67,7 @@ use treebeard_shape::{
 mod memory;
 mod spore;
 mod stored;
+mod tickets;
 
 pub use spore::random_draw;
 
@@ -142,6 +144,31 @@ impl NextStates {
     fn action(&self, i: usize) -> StateEntry {
         self.entries[self.deciders_cap + i]
     }
+
+    /// Takes out the action state of `node` recorded this tick, if there
+    /// is one. A decorator's own state goes in before its child's; what its
+    /// child leaves behind after it (a refused gate's ticket) stays.
+    fn remove_action(&mut self, node: u32) -> Option<StateEntry> {
+        let actions = &mut self.entries[self.deciders_cap..][..self.actions];
+        let i = actions.iter().rposition(|e| e.node() == node)?;
+        let entry = actions[i];
+        actions.copy_within(i + 1.., i);
+        self.actions -= 1;
+        Some(entry)
+    }
+
+    /// Records an action state for a node whose child ended this tick:
+    /// before the states its child left behind, in item order.
+    fn insert_action(&mut self, entry: StateEntry) {
+        self.push_action(entry);
+        let actions = &mut self.entries[self.deciders_cap..][..self.actions];
+        let mut i = actions.len() - 1;
+        while i > 0 && actions[i - 1].node() > entry.node() {
+            actions[i] = actions[i - 1];
+            i -= 1;
+        }
+        actions[i] = entry;
+    }
 }
 
 /// A dynamic decider being traversed: a concurrent decider (its child
@@ -181,17 +208,13 @@ struct Pending {
     action: u16,
 }
 
-/// The `event` of a [`Sent`] that reports a group's redecide limit (no
-/// event has this index).
-const REDECIDE_LIMIT: u32 = u32::MAX;
-
-/// An event sent by a `SendEvent` node, or a group's redecide limit
-/// (`event` is [`REDECIDE_LIMIT`]), waiting for the end of the tick.
+/// A request for the crowd made by a node, waiting for the end of the
+/// tick: an event a `SendEvent` sent, a group's redecide limit, a gate's or
+/// a global cool-down's request (see the `globals` module).
 #[derive(Clone, Copy, Debug)]
 struct Sent {
     node: u32,
-    event: u32,
-    to: AgentId,
+    kind: RequestKind,
 }
 
 /// Where a state being cancelled comes from.
@@ -231,8 +254,11 @@ impl Interpreter {
         reserve_total(&mut b.launches, spec.deferred_states as usize);
         reserve_total(&mut b.cancels, spec.deferred_states as usize);
         reserve_total(&mut b.exits, spec.guard_depth as usize);
-        // One more for a group's redecide limit.
-        reserve_total(&mut b.sent, spec.events_sent as usize + 1);
+        // One more for a group's redecide limit; two per global node.
+        reserve_total(
+            &mut b.sent,
+            (spec.events_sent + 1 + 2 * spec.globals) as usize,
+        );
         reserve_total(&mut b.monitored, spec.monitors as usize);
         if b.vars.len() < spec.variables.div_ceil(32) as usize {
             b.vars.resize(spec.variables.div_ceil(32) as usize, 0);
@@ -282,6 +308,7 @@ impl Interpreter {
             decision_flags: program.decision_flags,
             slots: &program.slots,
             monitors: program.spec().monitors > 0,
+            globals: &program.globals,
             args: Args {
                 table: shape.param_table(),
                 strings: shape.strings(),
@@ -452,14 +479,7 @@ impl Buffers {
             agent,
             node: NodeIdx::new(s.node),
             action: ActionId(0),
-            kind: if s.event == REDECIDE_LIMIT {
-                RequestKind::RedecideLimit
-            } else {
-                RequestKind::Event {
-                    event: EventId(s.event),
-                    to: s.to,
-                }
-            },
+            kind: s.kind,
         }));
         self.cancels.clear();
         self.launches.clear();
@@ -511,6 +531,9 @@ struct Batch<'r, B, T> {
     slots: &'r [u32],
     /// Whether the shape has monitors, tested before the tree.
     monitors: bool,
+    /// The crowd's state of the shape's gates and global cool-downs, as
+    /// the last settling left it (read only during a tick).
+    globals: &'r Globals,
     /// The leaf arguments, set up once; each call sets its item and node.
     args: Args<'r>,
     /// The tracer: [`Quiet`] but for traced ticks.
@@ -741,7 +764,9 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     | Kind::PostStimulus
                     | Kind::Repeat
                     | Kind::Monitor
-                    | Kind::Group => match self.configured(a, ip, item, kind) {
+                    | Kind::Group
+                    | Kind::Gate
+                    | Kind::GlobalCooldown => match self.configured(a, ip, item, kind) {
                         Decision::Descend(child) => ip = child,
                         Decision::Return(status) => break (status, ip),
                     },
@@ -1021,6 +1046,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         let value = match kind {
             Kind::Monitor => return self.enter_monitor(ip, item),
             Kind::Group => return self.enter_group(a, ip, item),
+            Kind::Gate | Kind::GlobalCooldown => return self.enter_ticket(a, ip, item, kind),
             Kind::Loop | Kind::LoopUntilSuccess => self.take_action(a, ip).map(StateEntry::value),
             Kind::Scope | Kind::ScriptWrapper => self.take_action(a, ip).map(|_| 1),
             _ => None,
@@ -1107,7 +1133,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         };
         let wait_for_next_run = |b: &mut Buffers, count: u32| {
             b.next
-                .push_action(StateEntry::new(g.node, action_tag::RUNNING, count));
+                .insert_action(StateEntry::new(g.node, action_tag::RUNNING, count));
             Decision::Return(Status::Running)
         };
         match (g.kind, status) {
@@ -1140,12 +1166,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                 Decision::Return(status)
             }
             (Kind::Scope | Kind::ScriptWrapper, Status::Success | Status::Failure) => {
-                let last = self.b.next.actions.checked_sub(1);
-                let entry = last.map(|i| self.b.next.action(i));
-                debug_assert_eq!(entry.map(StateEntry::node), Some(g.node));
-                if entry.is_some_and(|e| e.node() == g.node) {
-                    self.b.next.actions -= 1;
-                }
+                let entry = self.b.next.remove_action(g.node);
+                debug_assert!(entry.is_some(), "an open scope has a state");
                 let how = if status == Status::Success {
                     Ending::Success
                 } else {
@@ -1156,6 +1178,9 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             }
             (Kind::Repeat, Status::Success | Status::Failure) => self.repeat_returned(a, g, status),
             (Kind::Group, _) => self.group_returned(a, status),
+            (Kind::Gate | Kind::GlobalCooldown, Status::Success | Status::Failure) => {
+                self.ticket_returned(g.node, g.kind, status)
+            }
             (Kind::Monitor, _) => {
                 if g.after.is_none() {
                     self.b.monitored.push((g.node, status));
@@ -1594,6 +1619,9 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             Some(Kind::Action) => {
                 self.call_action(a, node, item, Signal::Cancel, entry.value());
             }
+            Some(kind @ (Kind::Gate | Kind::GlobalCooldown)) => {
+                self.ticket_cancelled(node, kind, entry);
+            }
             Some(Kind::Deferred) => match entry.tag() {
                 // Launched this tick and rolled back: the launch is dropped.
                 action_tag::LAUNCHING if origin == Origin::ThisTick => {}
@@ -1621,7 +1649,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<Guard>(), 60);
         assert_eq!(std::mem::size_of::<Pending>(), 8);
         assert_eq!(std::mem::size_of::<Request>(), 24);
-        assert_eq!(std::mem::size_of::<Sent>(), 12);
+        assert_eq!(std::mem::size_of::<Sent>(), 16);
         assert_eq!(std::mem::size_of::<StateEntry>(), 8);
         assert_eq!(std::mem::size_of::<Link>(), 12);
     }

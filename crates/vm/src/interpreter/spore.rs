@@ -10,10 +10,10 @@
 //! them (preconditions, then their `Decide` leaf) without running them.
 //! The semantics are written in docs/nodes.md ("Spore deciders").
 
-use super::{Agent, Batch, Decision, Guard, Marks, Origin, REDECIDE_LIMIT, Sent, UP, head};
+use super::{Agent, Batch, Decision, Guard, Marks, Origin, Sent, UP, head};
 use crate::actor::{StateEntry, decider_tag};
 use crate::leaves::DecideCall;
-use crate::request::AgentId;
+use crate::request::{AgentId, RequestKind};
 use crate::status::{Signal, Status};
 use crate::trace::Tracer;
 use std::ops::ControlFlow;
@@ -236,14 +236,12 @@ impl<B, T: Tracer> Batch<'_, B, T> {
     /// cancelled (Spore's Deactivate), after the work inside the group.
     fn stop_group_behavior(&mut self, a: &mut Agent<'_, B>, ip: u32) {
         let node = ip + 1;
-        let Some(last) = self.b.next.actions.checked_sub(1) else {
-            return;
-        };
-        let entry = self.b.next.action(last);
-        if entry.node() != node || self.item(node).kind() != Some(Kind::Action) {
+        if self.item(node).kind() != Some(Kind::Action) {
             return;
         }
-        self.b.next.actions = last;
+        let Some(entry) = self.b.next.remove_action(node) else {
+            return;
+        };
         self.trace.at(ip);
         self.trace.cancel(node);
         self.call_action(a, node, self.item(node), Signal::Cancel, entry.value());
@@ -623,8 +621,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         self.b.aborted = true;
         self.b.sent.push(Sent {
             node: group,
-            event: REDECIDE_LIMIT,
-            to: self.args.agent,
+            kind: RequestKind::RedecideLimit,
         });
         Decision::Return(Status::Failure)
     }

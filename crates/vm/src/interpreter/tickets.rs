@@ -1,0 +1,115 @@
+//! The nodes with crowd state: `Gate` and `GlobalCooldown` (seed 001's
+//! global tree state; see the `globals` module for the protocol).
+//!
+//! While an agent is in such a node, or asks to be, the node holds an
+//! action state, its **ticket**: waiting (asked this tick), admitted or
+//! refused. The crowd answers waiting tickets between ticks. A node that
+//! asks fails in that tick, so the branches after it run meanwhile (a
+//! squad member keeps shooting while it asks for the grenade); its ticket
+//! stays, and if the agent does not come back to the node on its next tick
+//! the ticket is abandoned like any state the tick passes over. An admitted
+//! ticket of a `Gate` is a slot: it is given back (a [`RequestKind::Leave`])
+//! exactly when the ticket ends, however it ends: the child succeeded or
+//! failed, or the node was cancelled, reset, rolled back or halted, which
+//! all end action states through [`Batch::cancel`].
+
+use super::{Agent, Batch, Decision, Sent};
+use crate::actor::{StateEntry, action_tag};
+use crate::globals::ticket;
+use crate::request::RequestKind;
+use crate::status::Status;
+use crate::trace::Tracer;
+use treebeard_shape::{Kind, ShapeItem};
+
+impl<B, T: Tracer> Batch<'_, B, T> {
+    /// Enters the `Gate` or `GlobalCooldown` at `ip`: with an admitted
+    /// ticket, descends to its child; otherwise fails, after asking to
+    /// enter if the node is open in the crowd's state (the ticket stays
+    /// while the branches after it run, and the crowd answers it before the
+    /// agent's next tick). A cool-down that starts when its child finishes
+    /// lets every agent in while it is ready, without asking.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn enter_ticket(
+        &mut self,
+        a: &mut Agent<'_, B>,
+        ip: u32,
+        item: ShapeItem,
+        kind: Kind,
+    ) -> Decision {
+        let held = self.take_action(a, ip).map(StateEntry::value);
+        let admitted = held == Some(ticket::ADMITTED)
+            || (kind == Kind::GlobalCooldown
+                && self.param(item, 1) == 0
+                && self.is_open(ip, item, kind));
+        if admitted {
+            self.push_ticket(ip, ticket::ADMITTED);
+            return self.push_decorator(ip, item, kind, 0, None);
+        }
+        if a.next_action < item.end() {
+            self.trace.at(ip);
+            self.flush_actions_below(a, item.end());
+        }
+        // Refused, never asked, or asked on an earlier tick that nobody
+        // settled (the agent is ticked outside a crowd): ask if it is open,
+        // keeping the agent's place in the queue.
+        let since = match held {
+            Some(value) => ticket::since(value) << 2,
+            None => ticket::waiting(self.args.frame.index),
+        };
+        if self.is_open(ip, item, kind) {
+            self.push_ticket(ip, since);
+            self.request(ip, RequestKind::Enter);
+        } else if held.is_some() {
+            // Closed: the agent keeps its place for when it opens.
+            self.push_ticket(ip, since | ticket::REFUSED);
+        }
+        Decision::Return(Status::Failure)
+    }
+
+    /// Whether the node at `ip` lets agents ask, in the crowd's state of
+    /// the last settling: a gate with a free slot, a cool-down that is
+    /// ready.
+    fn is_open(&self, ip: u32, item: ShapeItem, kind: Kind) -> bool {
+        let word = self.globals.word(ip);
+        if kind == Kind::Gate {
+            word < self.param(item, 0)
+        } else {
+            self.args.frame.time >= f64::from_bits(word)
+        }
+    }
+
+    /// The ticket goes before the child's states, in item order.
+    fn push_ticket(&mut self, ip: u32, value: u32) {
+        self.b
+            .next
+            .push_action(StateEntry::new(ip, action_tag::RUNNING, value));
+    }
+
+    fn request(&mut self, node: u32, kind: RequestKind) {
+        self.b.sent.push(Sent { node, kind });
+    }
+
+    /// The child of the node at `node` finished with `status` (success or
+    /// failure): the ticket ends, a gate's slot is given back, a cool-down
+    /// that starts when its child completes starts if it succeeded.
+    pub(super) fn ticket_returned(&mut self, node: u32, kind: Kind, status: Status) -> Decision {
+        let entry = self.b.next.remove_action(node);
+        debug_assert!(entry.is_some(), "an admitted node has its ticket");
+        if kind == Kind::Gate {
+            self.request(node, RequestKind::Leave);
+        } else if status == Status::Success && self.param(self.item(node), 1) == 0 {
+            self.request(node, RequestKind::StartCooldown);
+        }
+        Decision::Return(status)
+    }
+
+    /// The ticket `entry` of the node at `node` is abandoned: an admitted
+    /// gate ticket gives its slot back. (A waiting one is dropped: the crowd
+    /// answers only tickets still waiting in the actor.)
+    pub(super) fn ticket_cancelled(&mut self, node: u32, kind: Kind, entry: StateEntry) {
+        if kind == Kind::Gate && entry.value() == ticket::ADMITTED {
+            self.request(node, RequestKind::Leave);
+        }
+    }
+}
