@@ -1176,6 +1176,8 @@ const DECIDERS: &[&str] = &[
     "Group",
     "Decider",
     "PostStimulus",
+    "Gate",
+    "GlobalCooldown",
 ];
 
 const LEAVES: &[(&str, &str)] = &[
