@@ -420,3 +420,39 @@ fn global_state_is_part_of_the_program_and_unused_without_global_nodes() {
     assert_eq!(squad.globals().admitted(&shape, THROW), None);
     assert_eq!(squad.globals().ready_at(&shape, COOLDOWN), Some(0.0));
 }
+
+#[test]
+fn a_waiting_gate_runs_while_it_asks_so_a_memory_selector_comes_back_to_it() {
+    // Seed 002's monsters: one sounds the alarm, the others chase. The
+    // memory selector resumes its running child, so the gate must run
+    // while it asks.
+    fn alarm(s: &mut Soldier, _: &mut Call<'_>) -> Status {
+        s.doing = Doing::Throwing;
+        Status::Running
+    }
+    fn chase(s: &mut Soldier, _: &mut Call<'_>) -> Status {
+        s.doing = Doing::Charging;
+        Status::Running
+    }
+    let mut leaves = leaves();
+    leaves.action("alarm", alarm);
+    leaves.action("chase", chase);
+    let tree =
+        treebeard_shape::tree::selector([gate(1, act("alarm")).arg("wait", true), act("chase")]);
+    let program = leaves.compile(&tree).expect("tree");
+    let mut crowd = Crowd::with_agents(program, (0..3).map(Soldier::new).collect());
+    tick(&mut crowd);
+    assert_eq!(
+        doing(&crowd, Doing::Nothing),
+        [0, 1, 2],
+        "all wait at the gate"
+    );
+    tick(&mut crowd);
+    assert_eq!(doing(&crowd, Doing::Throwing), [0]);
+    assert_eq!(doing(&crowd, Doing::Charging), [1, 2]);
+    for _ in 0..5 {
+        tick(&mut crowd);
+        assert_eq!(doing(&crowd, Doing::Throwing), [0]);
+        assert_eq!(doing(&crowd, Doing::Charging), [1, 2]);
+    }
+}

@@ -436,9 +436,9 @@ node_kinds! {
         params[param("stimulus", KindParamType::Stimulus), KindParam { name: "data", ty: KindParamType::Int, default: Some(0) }];
     /// Seed 001's gate (MBT's LimitConcurrentUsers): at most `max` agents of
     /// the crowd run its child at any moment; an agent that finds it full
-    /// fails, one that finds room asks the crowd for a slot and enters on its
-    /// next tick if granted (in agent order), else fails.
-    34 => Gate: Configured children(1, 1) fields("", "") params[param("max", KindParamType::Count)];
+    /// fails, one that finds room asks the crowd for a slot (and fails, or
+    /// with `wait` runs, meanwhile) and enters on its next tick if granted.
+    34 => Gate: Configured children(1, 1) fields("", "") params[param("max", KindParamType::Count), flag("wait")];
     /// A cool-down shared by the crowd: fails without ticking its child for
     /// `seconds` after any agent's child succeeded (or, `on_enter`, after
     /// the one agent admitted entered it).

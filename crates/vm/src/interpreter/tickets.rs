@@ -26,8 +26,9 @@ impl<B, T: Tracer> Batch<'_, B, T> {
     /// ticket, descends to its child; otherwise fails, after asking to
     /// enter if the node is open in the crowd's state (the ticket stays
     /// while the branches after it run, and the crowd answers it before the
-    /// agent's next tick). A cool-down that starts when its child finishes
-    /// lets every agent in while it is ready, without asking.
+    /// agent's next tick). A gate with `wait` runs while it asks instead,
+    /// and fails when refused. A cool-down that starts when its child
+    /// succeeds lets every agent in while it is ready, without asking.
     #[cold]
     #[inline(never)]
     pub(super) fn enter_ticket(
@@ -57,10 +58,19 @@ impl<B, T: Tracer> Batch<'_, B, T> {
             Some(value) => ticket::since(value) << 2,
             None => ticket::waiting(self.args.frame.index),
         };
+        // A gate that waits: its refusal fails it, and the agent asks anew
+        // the next time it comes.
+        let waits = kind == Kind::Gate && self.param(item, 1) != 0;
+        if waits && held.is_some_and(|v| v & ticket::STATE == ticket::REFUSED) {
+            return Decision::Return(Status::Failure);
+        }
         if self.is_open(ip, item, kind) {
             self.push_ticket(ip, since);
             self.request(ip, RequestKind::Enter);
-        } else if held.is_some() {
+            if waits {
+                return Decision::Return(Status::Running);
+            }
+        } else if held.is_some() && !waits {
             // Closed: the agent keeps its place for when it opens.
             self.push_ticket(ip, since | ticket::REFUSED);
         }
