@@ -33,6 +33,16 @@ pub struct Crowd<B> {
     workers: Workers,
 }
 
+impl<B> std::fmt::Debug for Crowd<B> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Crowd")
+            .field("agents", &self.len())
+            .field("frame", &self.frame)
+            .field("program", &self.program)
+            .finish_non_exhaustive()
+    }
+}
+
 impl<B> Crowd<B> {
     /// A crowd without agents.
     pub fn new(program: Program<B>) -> Crowd<B> {
@@ -259,6 +269,42 @@ impl<B> Crowd<B> {
         }
         drop(interpreter);
         self.end_tick();
+    }
+
+    /// The actors, blackboards and frame, for snapshots.
+    pub(crate) fn parts(&self) -> (&Actors, &[B], &Frame) {
+        (&self.actors, &self.blackboards, &self.frame)
+    }
+
+    /// The queued completions, the last tick's requests and its stale and
+    /// undelivered counts, for snapshots.
+    pub(crate) fn queues(&self) -> (&[Completion], &[Request], usize, usize) {
+        (
+            &self.completions,
+            &self.requests,
+            self.stale,
+            self.undelivered,
+        )
+    }
+
+    /// Puts back what [`Crowd::parts`] and [`Crowd::queues`] gave, checked
+    /// by the caller (`Crowd::restore`).
+    pub(crate) fn restore_parts(
+        &mut self,
+        actors: Actors,
+        frame: Frame,
+        completions: Vec<Completion>,
+        requests: Vec<Request>,
+        stale: usize,
+        undelivered: usize,
+    ) {
+        self.actors = actors;
+        self.frame = frame;
+        self.completions = completions;
+        self.requests = requests;
+        self.stale = stale;
+        self.undelivered = undelivered;
+        self.replan();
     }
 
     /// The chunking of the next tick.

@@ -49,7 +49,9 @@
 
 mod crowd;
 mod plan;
+mod snapshot;
 mod workers;
 
 pub use crowd::Crowd;
 pub use plan::{Plan, PlanConfig, estimate_ns};
+pub use snapshot::{SNAPSHOT_FORMAT, Snapshot, SnapshotError, fingerprint, request_code};

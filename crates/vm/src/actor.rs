@@ -357,6 +357,67 @@ impl<'a> ActorRef<'a> {
         bytemuck::cast_slice(&self.words[at..at + 2 * n])
     }
 
+    /// Appends the block's words to `out` with the state slots past its
+    /// counts zeroed (a tick leaves scratch there), so that two blocks
+    /// holding the same states are equal word for word: what a snapshot
+    /// stores.
+    pub fn canonical_words(&self, out: &mut Vec<u32>) {
+        let (deciders, actions) = header(self.words);
+        let l = self.layout;
+        let start = out.len();
+        out.extend_from_slice(self.words);
+        let block = &mut out[start..];
+        let d = 1 + 2 * deciders.min(l.deciders as usize);
+        block[d..l.actions_at()].fill(0);
+        let a = l.actions_at() + 2 * actions.min(l.actions as usize);
+        block[a..l.persistent_at()].fill(0);
+    }
+
+    /// Checks that the block could have been left by ticks of `shape`: its
+    /// state counts fit the layout, its decider and action states are each
+    /// sorted by item without repeats, name items of the shape and carry
+    /// known tags. (For blocks from outside, such as a snapshot: the
+    /// interpreter relies on these, while the values inside are checked
+    /// where they are read.)
+    pub fn check(&self, shape: &Shape) -> Result<(), String> {
+        let (deciders, actions) = header(self.words);
+        let l = self.layout;
+        if deciders > l.deciders as usize || actions > l.actions as usize {
+            return Err(format!(
+                "{deciders} decider and {actions} action states, but the layout holds {} and {}",
+                l.deciders, l.actions
+            ));
+        }
+        let check = |entries: &[StateEntry], what: &str, max_tag: u8| {
+            for (i, e) in entries.iter().enumerate() {
+                if e.node() as usize >= shape.len() {
+                    let (node, len) = (e.node(), shape.len());
+                    return Err(format!(
+                        "{what} state {i} names item {node}, past the shape's {len}"
+                    ));
+                }
+                if e.tag() > max_tag {
+                    return Err(format!("{what} state {i} has the unknown tag {}", e.tag()));
+                }
+                // An item has one action state, and one decider state per
+                // tag.
+                let ordered = |p: StateEntry| match what {
+                    "action" => p.node() < e.node(),
+                    _ => p.key() < e.key(),
+                };
+                if i > 0 && !ordered(entries[i - 1]) {
+                    return Err(format!(
+                        "{what} states {} and {i} are out of item order",
+                        i - 1
+                    ));
+                }
+            }
+            Ok(())
+        };
+        check(self.decider_entries(), "decider", decider_tag::MONITOR)?;
+        check(self.action_entries(), "action", action_tag::FAILED)
+    }
+
     /// The persistent slots, in the order of the shape's persistent map.
     #[inline]
     pub fn persistent(&self) -> &'a [u32] {
@@ -633,6 +694,7 @@ impl<'a> ActorMut<'a> {
     /// The action state at `node`, for a change between ticks.
     fn action_mut(&mut self, node: u32) -> Option<&mut StateEntry> {
         let (_, n) = header(self.words);
+        let n = n.min(self.layout.actions as usize);
         let at = self.layout.actions_at();
         let entries: &mut [StateEntry] = bytemuck::cast_slice_mut(&mut self.words[at..at + 2 * n]);
         let i = entries.binary_search_by_key(&node, |e| e.node()).ok()?;

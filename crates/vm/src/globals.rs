@@ -36,7 +36,7 @@
 //! [`RequestKind::Leave`]: crate::RequestKind::Leave
 //! [`RequestKind::StartCooldown`]: crate::RequestKind::StartCooldown
 
-use crate::actor::Actors;
+use crate::actor::{Actors, action_tag};
 use crate::frame::Frame;
 use crate::request::{Request, RequestKind};
 use std::sync::Arc;
@@ -131,6 +131,26 @@ impl Globals {
             nodes: nodes.into(),
             asks: Vec::new(),
         }
+    }
+
+    /// The words, one per global node in stream order (for snapshots).
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// Replaces the words with `words` from a snapshot of a crowd running
+    /// the same shape; fails if there are not as many as the shape's global
+    /// nodes.
+    pub fn restore_words(&mut self, words: &[u64]) -> Result<(), String> {
+        if words.len() != self.words.len() {
+            return Err(format!(
+                "{} words of global tree state, but the shape has {} global nodes",
+                words.len(),
+                self.words.len()
+            ));
+        }
+        self.words.copy_from_slice(words);
+        Ok(())
     }
 
     /// Whether the shape has no global nodes.
@@ -247,6 +267,37 @@ impl Globals {
             }
             actors.get_mut(agent as usize).answer_ticket(node, admit);
         }
+    }
+}
+
+impl Globals {
+    /// Checks the state against the agents' tickets in `actors`: every
+    /// gate's count equals the number of actors holding an admitted ticket
+    /// at it, within its `max`. A crowd keeps this at every settling; a
+    /// restored snapshot must too.
+    pub(crate) fn check(&self, shape: &Shape, actors: &Actors) -> Result<(), String> {
+        for (node, word) in self.iter() {
+            if kind_at(shape, node) != Some(Kind::Gate) {
+                continue;
+            }
+            let holders = (0..actors.len())
+                .filter(|&i| {
+                    actors.get(i).action_entries().iter().any(|e| {
+                        e.node() == node.get()
+                            && e.tag() == action_tag::RUNNING
+                            && e.value() & ticket::STATE == ticket::ADMITTED
+                    })
+                })
+                .count() as u64;
+            let max = shape.params(node)[0];
+            if word != holders || word > max {
+                return Err(format!(
+                    "the gate at item {node} counts {word} agents admitted (at most {max}), \
+                     but {holders} actors hold its ticket"
+                ));
+            }
+        }
+        Ok(())
     }
 }
 

@@ -309,6 +309,20 @@ impl<B> Program<B> {
         &self.globals
     }
 
+    /// The global tree state, to restore from a snapshot (see
+    /// [`Globals::restore_words`]).
+    pub fn globals_mut(&mut self) -> &mut Globals {
+        &mut self.globals
+    }
+
+    /// Checks the global tree state against the agents' tickets in
+    /// `actors`: every `Gate`'s count is the number of actors admitted to
+    /// it, within its `max`. It holds after every settling; use it on state
+    /// from outside (a snapshot) and in tests.
+    pub fn check_globals(&self, actors: &Actors) -> Result<(), String> {
+        self.globals.check(&self.shape, actors)
+    }
+
     /// Settles the crowd requests of a tick of `frame` that ticked agents
     /// of `actors` (agent `i` is actor `i`), after the tick: gate slots
     /// given back and cool-downs started, then requests to enter a gate or

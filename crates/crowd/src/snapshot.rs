@@ -1,0 +1,308 @@
+//! Snapshots: a whole crowd between two ticks, saved and restored.
+//!
+//! A [`Snapshot`] holds everything the next tick reads: the frame, every
+//! actor block (decider, action and persistent states, with the random
+//! streams of `random` and `shuffle` groups, and the agents' memory), the
+//! blackboards (through serde: `B: Serialize`), the global tree state, the
+//! completions queued for the next tick, and the last tick's requests and
+//! counters. A crowd restored from it goes on bit-identically to one that
+//! was never stopped. It does not hold the program: restoring takes the
+//! program again, and refuses a shape other than the one saved (by a
+//! fingerprint of its bytes).
+//!
+//! [`Crowd::save`] and [`Crowd::load`] write and read it as JSON (exact for
+//! every float: the blackboards' and the frame's). Restoring checks
+//! everything it reads (sizes, states, items, agents, the gates' counts
+//! against the agents' tickets) and answers any damage with a
+//! [`SnapshotError`], never a panic.
+
+use crate::crowd::Crowd;
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+use std::fmt;
+use treebeard_shape::{ActionId, NodeIdx, Shape};
+use treebeard_vm::{
+    ActorLayout, Actors, AgentId, Completion, EventId, Frame, Outcome, Program, Request,
+    RequestKind,
+};
+
+/// The format version [`Crowd::snapshot`] writes.
+pub const SNAPSHOT_FORMAT: u32 = 1;
+
+/// A crowd between two ticks (see the module docs). Its fields are plain
+/// data, for any serde format.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot<B> {
+    /// [`SNAPSHOT_FORMAT`] when written.
+    pub format: u32,
+    /// The fingerprint of the shape the crowd ran (see [`fingerprint`]).
+    pub shape: u64,
+    /// The last tick's frame: index, time, dt.
+    pub frame: (u64, f64, f32),
+    /// Words per actor block.
+    pub actor_words: usize,
+    /// Every actor block, agent by agent, with unused state slots zeroed
+    /// (see `ActorRef::canonical_words`).
+    pub actors: Vec<u32>,
+    /// Every blackboard, agent by agent.
+    pub blackboards: Vec<B>,
+    /// The global tree state's words (see `Globals::words`).
+    pub globals: Vec<u64>,
+    /// Completions queued for the next tick: agent, node, outcome (0
+    /// running, 1 success, 2 failure).
+    pub completions: Vec<(u32, u32, u8)>,
+    /// The last tick's requests: agent, node, action, kind (see
+    /// [`request_code`]), and the kind's two data words.
+    pub requests: Vec<(u32, u32, u16, u8, u32, u32)>,
+    /// The last tick's stale completions and undelivered events.
+    pub stale: usize,
+    /// Events of the last tick addressed to no agent.
+    pub undelivered: usize,
+}
+
+/// Why a snapshot cannot be restored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SnapshotError {
+    message: String,
+}
+
+impl SnapshotError {
+    fn new(message: impl Into<String>) -> SnapshotError {
+        SnapshotError {
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for SnapshotError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot restore the snapshot: {}", self.message)
+    }
+}
+
+impl std::error::Error for SnapshotError {}
+
+/// A shape's fingerprint: the 64-bit FNV-1a hash of its bytes
+/// (`Shape::to_bytes`), so a snapshot names the shape it was taken with.
+pub fn fingerprint(shape: &Shape) -> u64 {
+    shape
+        .to_bytes()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+}
+
+/// A request kind's code in a snapshot, with its two data words.
+pub fn request_code(kind: RequestKind) -> (u8, u32, u32) {
+    match kind {
+        RequestKind::Cancel => (0, 0, 0),
+        RequestKind::Launch => (1, 0, 0),
+        RequestKind::Event { event, to } => (2, event.0, to.0),
+        RequestKind::RedecideLimit => (3, 0, 0),
+        RequestKind::Enter => (4, 0, 0),
+        RequestKind::Leave => (5, 0, 0),
+        RequestKind::StartCooldown => (6, 0, 0),
+    }
+}
+
+fn request_kind(code: u8, a: u32, b: u32) -> Option<RequestKind> {
+    Some(match code {
+        0 => RequestKind::Cancel,
+        1 => RequestKind::Launch,
+        2 => RequestKind::Event {
+            event: EventId(a),
+            to: AgentId(b),
+        },
+        3 => RequestKind::RedecideLimit,
+        4 => RequestKind::Enter,
+        5 => RequestKind::Leave,
+        6 => RequestKind::StartCooldown,
+        _ => return None,
+    })
+}
+
+fn outcome_code(outcome: Outcome) -> u8 {
+    match outcome {
+        Outcome::Running => 0,
+        Outcome::Success => 1,
+        Outcome::Failure => 2,
+    }
+}
+
+impl<B: Clone> Crowd<B> {
+    /// The crowd now, between ticks (see the module docs).
+    pub fn snapshot(&self) -> Snapshot<B> {
+        let (actors, blackboards, frame) = self.parts();
+        let (completions, requests, stale, undelivered) = self.queues();
+        Snapshot {
+            format: SNAPSHOT_FORMAT,
+            shape: fingerprint(self.program().shape()),
+            frame: (frame.index, frame.time, frame.dt),
+            actor_words: actors.layout().words(),
+            actors: {
+                let mut words = Vec::with_capacity(actors.words().len());
+                for i in 0..actors.len() {
+                    actors.get(i).canonical_words(&mut words);
+                }
+                words
+            },
+            blackboards: blackboards.to_vec(),
+            globals: self.program().globals().words().to_vec(),
+            completions: completions
+                .iter()
+                .map(|c| (c.agent.0, c.node.get(), outcome_code(c.outcome)))
+                .collect(),
+            requests: requests
+                .iter()
+                .map(|r| {
+                    let (kind, a, b) = request_code(r.kind);
+                    (r.agent.0, r.node.get(), r.action.0, kind, a, b)
+                })
+                .collect(),
+            stale,
+            undelivered,
+        }
+    }
+
+    /// Writes [`Crowd::snapshot`] as JSON.
+    ///
+    /// # Errors
+    /// If a blackboard's `Serialize` fails.
+    pub fn save(&self) -> Result<Vec<u8>, SnapshotError>
+    where
+        B: Serialize,
+    {
+        serde_json::to_vec(&self.snapshot())
+            .map_err(|e| SnapshotError::new(format!("a blackboard did not serialise: {e}")))
+    }
+}
+
+impl<B> Crowd<B> {
+    /// The crowd `snapshot` was taken of, running `program` (which must be
+    /// linked from the same shape). It goes on as the original would have.
+    ///
+    /// # Errors
+    /// If the snapshot is of another format or shape, or anything in it is
+    /// inconsistent: sizes, actor states, agents or items named by queued
+    /// completions and requests, or the gates' counts against the agents'
+    /// tickets.
+    pub fn restore(
+        mut program: Program<B>,
+        snapshot: Snapshot<B>,
+    ) -> Result<Crowd<B>, SnapshotError> {
+        let s = snapshot;
+        if s.format != SNAPSHOT_FORMAT {
+            return Err(SnapshotError::new(format!(
+                "it is of format {}, this version reads format {SNAPSHOT_FORMAT}",
+                s.format
+            )));
+        }
+        let shape = program.shape().clone();
+        if s.shape != fingerprint(&shape) {
+            return Err(SnapshotError::new(
+                "it was taken of another tree (its shape's fingerprint differs); restore it with the program it ran",
+            ));
+        }
+        let layout = ActorLayout::for_shape(&shape);
+        let agents = s.blackboards.len();
+        if s.actor_words != layout.words() || s.actors.len() != agents * layout.words() {
+            return Err(SnapshotError::new(format!(
+                "{} actor words of {} each for {agents} agents, but the shape's actors take {} words each",
+                s.actors.len(),
+                s.actor_words,
+                layout.words()
+            )));
+        }
+        if u32::try_from(agents).is_err() {
+            return Err(SnapshotError::new("more agents than a crowd numbers"));
+        }
+        let mut actors = Actors::new(layout, agents);
+        actors.words_mut().copy_from_slice(&s.actors);
+        for i in 0..agents {
+            actors
+                .get(i)
+                .check(&shape)
+                .map_err(|e| SnapshotError::new(format!("agent {i}'s actor: {e}")))?;
+        }
+        program
+            .globals_mut()
+            .restore_words(&s.globals)
+            .map_err(SnapshotError::new)?;
+        program.check_globals(&actors).map_err(SnapshotError::new)?;
+        let (index, time, dt) = s.frame;
+        if !time.is_finite() || !dt.is_finite() {
+            return Err(SnapshotError::new("the frame's time is not a number"));
+        }
+        let frame = Frame { index, time, dt };
+        let node = |n: u32, what: &str| {
+            if (n as usize) < shape.len() {
+                Ok(NodeIdx::new(n))
+            } else {
+                Err(SnapshotError::new(format!(
+                    "{what} names item {n}, past the shape's {}",
+                    shape.len()
+                )))
+            }
+        };
+        let agent = |a: u32, what: &str| {
+            if (a as usize) < agents {
+                Ok(AgentId(a))
+            } else {
+                Err(SnapshotError::new(format!(
+                    "{what} names agent {a} of {agents}"
+                )))
+            }
+        };
+        let mut completions = Vec::with_capacity(s.completions.len());
+        for (i, &(a, n, outcome)) in s.completions.iter().enumerate() {
+            let what = format!("queued completion {i}");
+            let outcome = match outcome {
+                0 => Outcome::Running,
+                1 => Outcome::Success,
+                2 => Outcome::Failure,
+                _ => {
+                    return Err(SnapshotError::new(format!(
+                        "{what} has the outcome code {outcome}"
+                    )));
+                }
+            };
+            completions.push(Completion {
+                agent: agent(a, &what)?,
+                node: node(n, &what)?,
+                outcome,
+            });
+        }
+        let mut requests = Vec::with_capacity(s.requests.len());
+        for (i, &(a, n, action, kind, x, y)) in s.requests.iter().enumerate() {
+            let what = format!("request {i}");
+            let Some(kind) = request_kind(kind, x, y) else {
+                return Err(SnapshotError::new(format!(
+                    "{what} has the kind code {kind}"
+                )));
+            };
+            requests.push(Request {
+                agent: agent(a, &what)?,
+                node: node(n, &what)?,
+                action: ActionId(action),
+                kind,
+            });
+        }
+        let mut crowd = Crowd::with_agents(program, s.blackboards);
+        crowd.restore_parts(actors, frame, completions, requests, s.stale, s.undelivered);
+        Ok(crowd)
+    }
+
+    /// Reads a crowd [`Crowd::save`] wrote, running `program`.
+    ///
+    /// # Errors
+    /// As [`Crowd::restore`], and for bytes that are not such a snapshot
+    /// (with the line and column where reading stopped).
+    pub fn load(program: Program<B>, bytes: &[u8]) -> Result<Crowd<B>, SnapshotError>
+    where
+        B: DeserializeOwned,
+    {
+        let snapshot: Snapshot<B> = serde_json::from_slice(bytes)
+            .map_err(|e| SnapshotError::new(format!("the bytes are not a snapshot ({e})")))?;
+        Crowd::restore(program, snapshot)
+    }
+}

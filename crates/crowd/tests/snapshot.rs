@@ -1,0 +1,351 @@
+//! Snapshots of a whole crowd: a run restored at any tick goes on
+//! bit-identically to the uninterrupted one (actors, blackboards, global
+//! tree state, queued completions, requests), and damaged or mismatched
+//! snapshots are errors, never panics.
+//!
+//! The tree mixes what a snapshot must carry: a gate and a global cool-down
+//! (global tree state and tickets), a deferred action (launches, queued
+//! completions), a `random` Spore group (each agent's random stream, in a
+//! persistent slot) and a per-agent cool-down.
+
+use serde::{Deserialize, Serialize};
+use treebeard_crowd::{Crowd, Snapshot, fingerprint};
+use treebeard_shape::Kind;
+use treebeard_shape::tree::{
+    Node, act, cond, decider, decider_of, gate, global_cooldown, group, leaf, priority, sequence,
+};
+use treebeard_vm::{
+    AgentId, Args, Call, Completion, Leaves, Outcome, Program, RequestKind, Status,
+};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct Trooper {
+    dice: u64,
+    grenades: u32,
+    log: Vec<(u64, u8)>,
+    energy: f64,
+}
+
+impl Trooper {
+    fn roll(&mut self) -> u64 {
+        self.dice ^= self.dice << 13;
+        self.dice ^= self.dice >> 7;
+        self.dice ^= self.dice << 17;
+        self.dice
+    }
+}
+
+fn has_grenade(t: &Trooper, _: &Args<'_>) -> bool {
+    t.grenades > 0
+}
+
+fn throw(t: &mut Trooper, call: &mut Call<'_>) -> Status {
+    t.log.push((call.frame().index, 1));
+    if call.state() == 0 {
+        *call.state_mut() = 1;
+        return Status::Running;
+    }
+    t.grenades = t.grenades.saturating_sub(1);
+    Status::Success
+}
+
+fn step(t: &mut Trooper, call: &mut Call<'_>) -> Status {
+    t.log.push((call.frame().index, 2));
+    t.energy += 0.1 * f64::from(call.frame().dt);
+    match t.roll() % 3 {
+        0 => Status::Success,
+        1 => Status::Failure,
+        _ => Status::Running,
+    }
+}
+
+fn rest(t: &mut Trooper, _: &mut Call<'_>) -> Status {
+    t.energy *= 0.5;
+    Status::Success
+}
+
+fn leaves() -> Leaves<Trooper> {
+    let mut leaves = Leaves::new();
+    leaves.condition("has_grenade", has_grenade);
+    leaves.action("throw", throw);
+    leaves.action("step", step);
+    leaves.action("rest", rest);
+    leaves.deferred("move");
+    leaves
+}
+
+fn tree() -> Node {
+    priority([
+        sequence([
+            cond("has_grenade"),
+            global_cooldown(2.0, gate(1, act("throw"))),
+        ]),
+        gate(3, leaf("move")),
+        decider_of(Kind::Cooldown, [act("rest")]).arg("seconds", 1.5),
+        group("random", [decider(act("step")), decider(act("rest"))]),
+    ])
+}
+
+fn program() -> Program<Trooper> {
+    leaves().compile(&tree()).expect("the tree compiles")
+}
+
+fn crowd(n: u64) -> Crowd<Trooper> {
+    let troopers = (0..n)
+        .map(|i| Trooper {
+            dice: (i + 7).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+            grenades: (i % 3) as u32,
+            ..Trooper::default()
+        })
+        .collect();
+    Crowd::with_agents(program(), troopers)
+}
+
+/// One frame of the game: the movement system completes every launch two
+/// ticks after it saw it (failing every fifth), then the crowd ticks.
+fn frame(crowd: &mut Crowd<Trooper>, launched: &mut Vec<(u64, AgentId, treebeard_shape::NodeIdx)>) {
+    let now = crowd.frame().index;
+    let mut i = 0;
+    while i < launched.len() {
+        let (at, agent, node) = launched[i];
+        if at + 2 <= now {
+            let outcome = if agent.0 % 5 == 0 {
+                Outcome::Failure
+            } else {
+                Outcome::Success
+            };
+            crowd.complete(Completion {
+                agent,
+                node,
+                outcome,
+            });
+            launched.remove(i);
+        } else {
+            i += 1;
+        }
+    }
+    crowd.tick(0.5);
+    for r in crowd.requests() {
+        match r.kind {
+            RequestKind::Launch => launched.push((crowd.frame().index, r.agent, r.node)),
+            RequestKind::Cancel => launched.retain(|&(_, a, n)| (a, n) != (r.agent, r.node)),
+            _ => {}
+        }
+    }
+}
+
+/// Asserts two snapshots are equal, naming the first part that differs
+/// (a whole snapshot is too long to print).
+fn same(a: &Snapshot<Trooper>, b: &Snapshot<Trooper>, when: &str) {
+    assert_eq!(a.frame, b.frame, "{when}: frame");
+    for (i, (x, y)) in a
+        .actors
+        .chunks(a.actor_words)
+        .zip(b.actors.chunks(b.actor_words))
+        .enumerate()
+    {
+        assert_eq!(x, y, "{when}: agent {i}'s actor");
+    }
+    for (i, (x, y)) in a.blackboards.iter().zip(&b.blackboards).enumerate() {
+        assert_eq!(x, y, "{when}: agent {i}'s blackboard");
+    }
+    assert_eq!(a.globals, b.globals, "{when}: globals");
+    assert_eq!(a.completions, b.completions, "{when}: completions");
+    assert!(a.requests == b.requests, "{when}: requests");
+    assert!(a == b, "{when}");
+}
+
+#[test]
+fn a_restored_crowd_goes_on_bit_identically() {
+    let ticks = 40;
+    for cut in [0, 1, 5, 17, 33] {
+        let mut original = crowd(300);
+        let mut launched = Vec::new();
+        for _ in 0..cut {
+            frame(&mut original, &mut launched);
+        }
+        // Queue some completions before saving: the snapshot carries them.
+        let now = original.frame().index + 2;
+        for &(at, agent, node) in launched.iter().take(3) {
+            if at + 2 <= now {
+                original.complete(Completion {
+                    agent,
+                    node,
+                    outcome: Outcome::Success,
+                });
+            }
+        }
+        let bytes = original.save().expect("saves");
+        let mut restored = Crowd::load(program(), &bytes).expect("loads");
+        same(
+            &restored.snapshot(),
+            &original.snapshot(),
+            &format!("cut at {cut}"),
+        );
+        let mut launched_again = launched.clone();
+        for t in cut..ticks {
+            frame(&mut original, &mut launched);
+            frame(&mut restored, &mut launched_again);
+            assert_eq!(
+                restored.requests(),
+                original.requests(),
+                "cut {cut}, tick {t}"
+            );
+            same(
+                &restored.snapshot(),
+                &original.snapshot(),
+                &format!("cut {cut}, tick {t}"),
+            );
+        }
+    }
+    // The run exercised what the snapshot must carry.
+    let mut c = crowd(300);
+    let mut launched = Vec::new();
+    let mut saw = (false, false);
+    for _ in 0..20 {
+        frame(&mut c, &mut launched);
+        saw.0 |= c.requests().iter().any(|r| r.kind == RequestKind::Enter);
+        saw.1 |= c.requests().iter().any(|r| r.kind == RequestKind::Launch);
+    }
+    assert!(saw.0 && saw.1, "gates and deferred actions ran: {saw:?}");
+    assert!(c.program().globals().words().iter().any(|&w| w != 0));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// Saved and loaded at a random tick of a random crowd, it goes on as
+    /// the uninterrupted one.
+    #[test]
+    fn snapshot_round_trips_at_random_ticks(agents in 1u64..120, cut in 0usize..30, more in 1usize..12) {
+        let mut original = crowd(agents);
+        let mut launched = Vec::new();
+        for _ in 0..cut {
+            frame(&mut original, &mut launched);
+        }
+        let mut restored = Crowd::load(program(), &original.save().expect("saves")).expect("loads");
+        let mut launched_again = launched.clone();
+        for _ in 0..more {
+            frame(&mut original, &mut launched);
+            frame(&mut restored, &mut launched_again);
+        }
+        proptest::prop_assert!(restored.snapshot() == original.snapshot());
+        proptest::prop_assert_eq!(restored.requests(), original.requests());
+    }
+}
+
+#[test]
+fn a_snapshot_of_another_tree_or_format_is_refused() {
+    let c = crowd(10);
+    let snapshot = c.snapshot();
+    let other = leaves().compile(&priority([act("rest")])).expect("tree");
+    let e = Crowd::restore(other, snapshot.clone()).expect_err("another tree");
+    assert!(e.to_string().contains("another tree"), "{e}");
+    let mut old = snapshot.clone();
+    old.format = 99;
+    assert!(Crowd::restore(program(), old).is_err());
+    assert_eq!(snapshot.shape, fingerprint(program().shape()));
+}
+
+#[test]
+fn damaged_snapshots_are_errors_never_panics() {
+    let mut c = crowd(40);
+    let mut launched = Vec::new();
+    for _ in 0..9 {
+        frame(&mut c, &mut launched);
+    }
+    let good = c.snapshot();
+    let damaged: Vec<(&str, Snapshot<Trooper>)> = vec![
+        (
+            "actor words",
+            Snapshot {
+                actors: good.actors[1..].to_vec(),
+                ..good.clone()
+            },
+        ),
+        (
+            "layout",
+            Snapshot {
+                actor_words: good.actor_words + 1,
+                ..good.clone()
+            },
+        ),
+        (
+            "globals",
+            Snapshot {
+                globals: vec![],
+                ..good.clone()
+            },
+        ),
+        (
+            "gate count",
+            Snapshot {
+                globals: good.globals.iter().map(|w| w + 1).collect(),
+                ..good.clone()
+            },
+        ),
+        (
+            "completion agent",
+            Snapshot {
+                completions: vec![(4000, 1, 1)],
+                ..good.clone()
+            },
+        ),
+        (
+            "completion node",
+            Snapshot {
+                completions: vec![(1, 4000, 1)],
+                ..good.clone()
+            },
+        ),
+        (
+            "outcome",
+            Snapshot {
+                completions: vec![(1, 1, 9)],
+                ..good.clone()
+            },
+        ),
+        (
+            "request kind",
+            Snapshot {
+                requests: vec![(1, 1, 0, 200, 0, 0)],
+                ..good.clone()
+            },
+        ),
+        (
+            "frame",
+            Snapshot {
+                frame: (1, f64::NAN, 0.5),
+                ..good.clone()
+            },
+        ),
+    ];
+    for (what, s) in damaged {
+        assert!(Crowd::restore(program(), s).is_err(), "{what} accepted");
+    }
+    // An actor whose header claims more states than its layout holds.
+    let mut s = good.clone();
+    s.actors[0] = u32::MAX;
+    let e = Crowd::restore(program(), s).expect_err("header");
+    assert!(e.to_string().contains("agent 0"), "{e}");
+
+    // Any bytes: an error or a crowd that ticks, never a panic.
+    let bytes = c.save().expect("saves");
+    assert!(Crowd::<Trooper>::load(program(), &bytes[..bytes.len() / 2]).is_err());
+    let mut dice = 0x2545_f491_4f6c_dd1d_u64;
+    for _ in 0..300 {
+        let mut b = bytes.clone();
+        for _ in 0..3 {
+            dice ^= dice << 13;
+            dice ^= dice >> 7;
+            dice ^= dice << 17;
+            let i = (dice % b.len() as u64) as usize;
+            b[i] = b"0123456789,[]{}\"-e."[(dice >> 32) as usize % 19];
+        }
+        if let Ok(mut restored) = Crowd::<Trooper>::load(program(), &b) {
+            for _ in 0..3 {
+                frame(&mut restored, &mut Vec::new());
+            }
+        }
+    }
+}
