@@ -49,6 +49,7 @@
 
 mod crowd;
 mod plan;
+mod schedule;
 mod workers;
 
 pub use crowd::Crowd;
