@@ -175,10 +175,20 @@ impl<B> Crowd<B> {
     /// the new rate is on the first such frame after this call; setting
     /// the rate it has changes nothing.
     ///
-    /// When it ticks, the agent sees the crowd's frame with a `dt` that
-    /// covers all the time since its previous tick (or since it joined),
-    /// so the tree's timers (`Wait`, `Timeout`, `Cooldown`, `IfTime`) run
-    /// in seconds, not ticks. `before` runs only when it ticks.
+    /// When it ticks, the agent sees the crowd's frame (its `index` and
+    /// `time`) with a `dt` that covers all the time since its previous
+    /// tick, or since it joined: the skipped frames' and this one's. A
+    /// rate-1 agent's `dt` is the frame's, bit for bit. The tree's timers
+    /// therefore count seconds, not ticks: at a steady rate a `Wait` or
+    /// `Timeout` ends on the agent's first tick at or past its seconds, at
+    /// most one of the agent's ticks after a rate-1 agent's would, and
+    /// `Cooldown`, `IfTime`, stimuli and Spore deciders read the crowd's
+    /// time. A `Wait` or `Timeout` that starts on the agent's first tick
+    /// after it joined, or runs across a change of its rate, is off by the
+    /// difference between the time covered by the tick it started on and
+    /// by the tick it ends on: late when the agent's ticks grew further
+    /// apart, early when they came closer. `before` runs only when the
+    /// agent ticks.
     ///
     /// # Panics
     /// If `every` is 0, or there is no such agent.
