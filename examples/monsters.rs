@@ -141,7 +141,7 @@ fn main() -> ExitCode {
             println!("tick {tick}: {alarms} sound the alarm, {chasing} chase");
         }
         // One tick to spot, one for the limit node to admit its monster.
-        if tick >= cli.spot + 1 && alarms != 1 {
+        if tick > cli.spot && alarms != 1 {
             eprintln!("error: at tick {tick}, {alarms} monsters sound the alarm");
             ok = false;
         }

@@ -1,12 +1,13 @@
 //! The crowd: many agents running one program, ticked in parallel batches.
 
 use crate::plan::{Plan, PlanConfig};
+use crate::schedule::{Lane, Schedule};
 use crate::workers::Workers;
 use rayon::prelude::*;
 use treebeard_shape::NodeIdx;
 use treebeard_vm::{
-    ActorLayout, ActorRef, Actors, ActorsMut, AgentId, Completion, EventId, Frame, Program,
-    Request, RequestKind, TraceEvent,
+    ActorLayout, ActorRef, Actors, ActorsMut, AgentId, Completion, EventId, Frame, Interpreter,
+    Program, Request, RequestKind, TraceEvent,
 };
 
 /// Many agents, each with a blackboard and an actor, running one program.
@@ -16,10 +17,20 @@ use treebeard_vm::{
 /// the agents' requests in [`Crowd::requests`], in agent order. Results do
 /// not depend on the number of threads: agents only read the shared program
 /// and write their own state, and requests are merged in agent order.
+///
+/// Agents join ([`Crowd::spawn`]) and leave ([`Crowd::remove`]) between
+/// ticks. An [`AgentId`] is a slot of the crowd: it stays the agent's while
+/// the agent lives, a leaving agent leaves its slot vacant (skipped by
+/// ticks, traces, events, stimuli and completions), and a joining agent
+/// takes the lowest vacant slot. Each agent may tick on one frame in `k`
+/// ([`Crowd::set_tick_rate`]), for level of detail.
 pub struct Crowd<B> {
     program: Program<B>,
     actors: Actors,
+    /// One per slot; a vacant slot's is `B::default()`.
     blackboards: Vec<B>,
+    /// Which slots are live, and when each agent ticks.
+    schedule: Schedule,
     frame: Frame,
     completions: Vec<Completion>,
     stale: usize,
@@ -31,6 +42,18 @@ pub struct Crowd<B> {
     plan: Plan,
     config: PlanConfig,
     workers: Workers,
+}
+
+/// A crowd's state besides its program and blackboards, read from a
+/// snapshot (see `Crowd::restore`).
+pub(crate) struct Restored {
+    pub(crate) actors: Actors,
+    pub(crate) frame: Frame,
+    pub(crate) lanes: Vec<(u64, f64, u32)>,
+    pub(crate) completions: Vec<Completion>,
+    pub(crate) requests: Vec<Request>,
+    pub(crate) stale: usize,
+    pub(crate) undelivered: usize,
 }
 
 impl<B> std::fmt::Debug for Crowd<B> {
@@ -60,11 +83,13 @@ impl<B> Crowd<B> {
         );
         let layout = ActorLayout::for_shape(program.shape());
         let actors = Actors::new(layout, blackboards.len());
+        let frame = Frame::default();
         let mut crowd = Crowd {
             program,
             actors,
+            schedule: Schedule::new(blackboards.len(), &frame),
             blackboards,
-            frame: Frame::default(),
+            frame,
             completions: Vec::new(),
             stale: 0,
             undelivered: 0,
@@ -84,26 +109,156 @@ impl<B> Crowd<B> {
         self.replan();
     }
 
-    /// Adds an agent with `blackboard`; it runs from the next tick.
+    /// Adds an agent with `blackboard`; it runs from the next tick, idle,
+    /// ticking every frame. It takes the lowest vacant slot, or a new slot
+    /// after the others.
     ///
     /// # Panics
-    /// If the crowd already has `u32::MAX` agents.
+    /// If the crowd already has `u32::MAX` slots.
     pub fn spawn(&mut self, blackboard: B) -> AgentId {
-        let id = AgentId(u32::try_from(self.blackboards.len()).expect("too many agents"));
-        self.blackboards.push(blackboard);
-        self.actors.push();
-        self.replan();
+        let (id, new) = self.schedule.join(&self.frame);
+        if new {
+            self.blackboards.push(blackboard);
+            self.actors.push();
+            self.replan();
+        } else {
+            // The slot's actor was cleared when its last agent left.
+            self.blackboards[id.index()] = blackboard;
+        }
         id
     }
 
-    /// Number of agents.
-    pub fn len(&self) -> usize {
-        self.blackboards.len()
+    /// Removes `agent`, between ticks, and returns its blackboard; `None`
+    /// (and nothing else happens) if there is no such agent.
+    ///
+    /// Its work is cancelled as by `Interpreter::halt`, with the last
+    /// tick's frame: running immediate actions get `Signal::Cancel`, open
+    /// scopes' exits run, each launched deferred action makes a cancel
+    /// request, and every gate slot it held is given back at once (its
+    /// `Leave` is settled here). Those requests are appended to
+    /// `requests`, which is the caller's: the cancels are for the game's
+    /// systems, as those of a tick, and the crowd does not keep them (nor
+    /// put them in [`Crowd::requests`]).
+    ///
+    /// The slot becomes vacant, with a cleared actor and a default
+    /// blackboard: ticks, traces, events and stimuli skip it, and
+    /// completions for it are stale, until [`Crowd::spawn`] reuses the id
+    /// for an agent that starts idle. Vacant slots at the end are dropped.
+    /// Once the game has the cancel requests it must not report on the
+    /// removed agent's actions (as after any cancel): a later report would
+    /// reach the slot's next agent.
+    pub fn remove(&mut self, agent: AgentId, requests: &mut Vec<Request>) -> Option<B>
+    where
+        B: Default,
+    {
+        if !self.schedule.is_alive(agent) {
+            return None;
+        }
+        self.schedule.sync(&self.frame);
+        let i = agent.index();
+        let start = requests.len();
+        self.workers.ensure(1, self.program.spec());
+        let mut interpreter = self.workers.get(0);
+        interpreter.halt(
+            &self.program,
+            &self.frame,
+            agent,
+            &mut self.actors.get_mut(i),
+            &mut self.blackboards[i],
+            requests,
+        );
+        drop(interpreter);
+        self.settle_between_ticks(&requests[start..]);
+        self.actors.get_mut(i).clear();
+        let blackboard = std::mem::take(&mut self.blackboards[i]);
+        let slots = self.schedule.leave(agent);
+        if slots < self.blackboards.len() {
+            self.blackboards.truncate(slots);
+            self.actors.truncate(slots);
+            self.replan();
+        }
+        Some(blackboard)
     }
 
-    /// True without agents.
+    /// Settles the crowd's own requests made between ticks by the halts of
+    /// [`Crowd::remove`] (`requests`, in the order they were made): the gate
+    /// slots the agent held come back at once. Those of a tick are settled
+    /// after its barrier ([`Crowd::end_tick`]).
+    fn settle_between_ticks(&mut self, requests: &[Request]) {
+        if !self.program.globals().is_empty() {
+            self.program.settle(&self.frame, requests, &mut self.actors);
+        }
+    }
+
+    /// Sets how often `agent` ticks: on one frame in `every` (1: every
+    /// frame), for level of detail. An agent of rate `k` ticks on the
+    /// frames whose index `i` satisfies `(i + id % k) % k == 0`, so agents
+    /// of one rate spread evenly over the `k` frames. Its first tick at
+    /// the new rate is on the first such frame after this call; setting
+    /// the rate it has changes nothing.
+    ///
+    /// When it ticks, the agent sees the crowd's frame (its `index` and
+    /// `time`) with a `dt` that covers all the time since its previous
+    /// tick, or since it joined: the skipped frames' and this one's. A
+    /// rate-1 agent's `dt` is the frame's, bit for bit. The tree's timers
+    /// therefore count seconds, not ticks: at a steady rate a `Wait` or
+    /// `Timeout` ends on the agent's first tick at or past its seconds, at
+    /// most one of the agent's ticks after a rate-1 agent's would, and
+    /// `Cooldown`, `IfTime`, stimuli and Spore deciders read the crowd's
+    /// time. A `Wait` or `Timeout` that starts on the agent's first tick
+    /// after it joined, or runs across a change of its rate, is off by the
+    /// difference between the time covered by the tick it started on and
+    /// by the tick it ends on: late when the agent's ticks grew further
+    /// apart, early when they came closer. `before` runs only when the
+    /// agent ticks.
+    ///
+    /// # Panics
+    /// If `every` is 0, or there is no such agent.
+    pub fn set_tick_rate(&mut self, agent: AgentId, every: u32) {
+        assert!(every > 0, "a tick rate of 0 (1 is every frame)");
+        assert!(self.is_alive(agent), "no agent {}", agent.0);
+        self.schedule.sync(&self.frame);
+        self.schedule.set_every(agent, every, &self.frame);
+    }
+
+    /// How often `agent` ticks: on one frame in this many (see
+    /// [`Crowd::set_tick_rate`]).
+    ///
+    /// # Panics
+    /// If there is no such agent.
+    pub fn tick_rate(&self, agent: AgentId) -> u32 {
+        assert!(self.is_alive(agent), "no agent {}", agent.0);
+        self.schedule.every(agent)
+    }
+
+    /// Number of live agents (not counting vacant slots; see
+    /// [`Crowd::slots`]).
+    pub fn len(&self) -> usize {
+        self.schedule.live()
+    }
+
+    /// True without live agents.
     pub fn is_empty(&self) -> bool {
-        self.blackboards.is_empty()
+        self.len() == 0
+    }
+
+    /// Number of slots, live or vacant: one more than the highest id in
+    /// use, and the length of [`Crowd::blackboards`].
+    pub fn slots(&self) -> usize {
+        self.schedule.slots()
+    }
+
+    /// Whether `agent` is an agent of the crowd (not a vacant slot, nor
+    /// past the last slot).
+    pub fn is_alive(&self, agent: AgentId) -> bool {
+        self.schedule.is_alive(agent)
+    }
+
+    /// The live agents, in id order.
+    pub fn agents(&self) -> impl Iterator<Item = AgentId> + '_ {
+        (0..self.slots() as u32)
+            .map(AgentId)
+            .filter(|&agent| self.is_alive(agent))
     }
 
     /// The program every agent runs.
@@ -122,21 +277,39 @@ impl<B> Crowd<B> {
         self.actors.layout().bytes()
     }
 
-    /// The agents' blackboards, by agent.
+    /// The blackboards, by slot: agent `i`'s is at `i`. A vacant slot
+    /// holds a default blackboard, which nothing reads.
     pub fn blackboards(&self) -> &[B] {
         &self.blackboards
     }
 
-    /// The agents' blackboards, to change between ticks.
+    /// The blackboards by slot, to change between ticks.
     pub fn blackboards_mut(&mut self) -> &mut [B] {
         &mut self.blackboards
+    }
+
+    /// One agent's blackboard; `None` for a vacant slot or no slot.
+    pub fn blackboard(&self, agent: AgentId) -> Option<&B> {
+        self.is_alive(agent)
+            .then(|| &self.blackboards[agent.index()])
+    }
+
+    /// One agent's blackboard, to change between ticks; `None` for a
+    /// vacant slot or no slot.
+    pub fn blackboard_mut(&mut self, agent: AgentId) -> Option<&mut B> {
+        if self.is_alive(agent) {
+            Some(&mut self.blackboards[agent.index()])
+        } else {
+            None
+        }
     }
 
     /// One agent's actor: its execution state, for inspection.
     ///
     /// # Panics
-    /// If there is no such agent.
+    /// If there is no such agent (a vacant slot has none).
     pub fn actor(&self, agent: AgentId) -> ActorRef<'_> {
+        assert!(self.is_alive(agent), "no agent {}", agent.0);
         self.actors.get(agent.index())
     }
 
@@ -154,8 +327,8 @@ impl<B> Crowd<B> {
     }
 
     /// How many completions the last tick found stale (for an action that
-    /// had been cancelled or had already completed, or an unknown agent)
-    /// and did not apply.
+    /// had been cancelled or had already completed, or an agent the crowd
+    /// does not have, such as a removed one) and did not apply.
     pub fn stale_completions(&self) -> usize {
         self.stale
     }
@@ -169,7 +342,7 @@ impl<B> Crowd<B> {
     /// If there is no such agent.
     pub fn send_event(&mut self, agent: AgentId, event: EventId) -> usize {
         let i = agent.index();
-        assert!(i < self.blackboards.len(), "no agent {}", agent.0);
+        assert!(self.is_alive(agent), "no agent {}", agent.0);
         self.workers.ensure(1, self.program.spec());
         let mut interpreter = self.workers.get(0);
         interpreter.send_event(
@@ -195,7 +368,7 @@ impl<B> Crowd<B> {
     /// If there is no such agent, or the tree declares no such stimulus.
     pub fn post_stimulus(&mut self, agent: AgentId, stimulus: usize, data: u32) {
         let i = agent.index();
-        assert!(i < self.blackboards.len(), "no agent {}", agent.0);
+        assert!(self.is_alive(agent), "no agent {}", agent.0);
         let Some(declared) = self.program.shape().stimuli().get(stimulus) else {
             panic!("the tree declares no stimulus {stimulus}");
         };
@@ -207,7 +380,8 @@ impl<B> Crowd<B> {
     }
 
     /// How many events sent by the last tick's `SendEvent` nodes named an
-    /// agent the crowd does not have. Their requests stay in
+    /// agent the crowd does not have (past the last slot, or a vacant
+    /// one). Their requests stay in
     /// [`Crowd::requests`], for the game to see.
     pub fn undelivered_events(&self) -> usize {
         self.undelivered
@@ -236,7 +410,7 @@ impl<B> Crowd<B> {
             let RequestKind::Event { event, to } = self.requests[i].kind else {
                 continue;
             };
-            if to.index() < self.len() {
+            if self.is_alive(to) {
                 self.send_event(to, event);
             } else {
                 self.undelivered += 1;
@@ -244,22 +418,28 @@ impl<B> Crowd<B> {
         }
     }
 
-    /// Ticks every agent once, serially, reporting what happened to which
+    /// Ticks the agents once, serially, reporting what happened to which
     /// node of which agent to `on_event`, in agent order (see
-    /// [`TraceEvent`]). Results are those of [`Crowd::tick`]; tracing is
-    /// for debugging, scenarios and recordings.
+    /// [`TraceEvent`]). Results are those of [`Crowd::tick`] (agents tick
+    /// at their rates; vacant slots are skipped); tracing is for
+    /// debugging, scenarios and recordings.
     pub fn tick_traced(&mut self, dt: f32, on_event: &mut dyn FnMut(AgentId, NodeIdx, TraceEvent)) {
         self.apply_completions();
+        self.schedule.sync(&self.frame);
         self.frame = self.frame.next(dt);
         self.workers.ensure(1, self.program.spec());
         let mut interpreter = self.workers.get(0);
         self.requests.clear();
-        for (i, blackboard) in self.blackboards.iter_mut().enumerate() {
+        let lanes = self.schedule.lanes_mut();
+        for (i, (blackboard, lane)) in self.blackboards.iter_mut().zip(lanes).enumerate() {
+            let Some(frame) = lane.due(&self.frame) else {
+                continue;
+            };
             let agent = AgentId(i as u32);
             let mut sink = |node, event| on_event(agent, node, event);
             interpreter.tick_traced(
                 &self.program,
-                &self.frame,
+                &frame,
                 agent,
                 &mut self.actors.get_mut(i),
                 blackboard,
@@ -276,6 +456,11 @@ impl<B> Crowd<B> {
         (&self.actors, &self.blackboards, &self.frame)
     }
 
+    /// Each slot's lane, for snapshots (see `Schedule::to_parts`).
+    pub(crate) fn lanes(&self) -> Vec<(u64, f64, u32)> {
+        self.schedule.to_parts(&self.frame)
+    }
+
     /// The queued completions, the last tick's requests and its stale and
     /// undelivered counts, for snapshots.
     pub(crate) fn queues(&self) -> (&[Completion], &[Request], usize, usize) {
@@ -287,24 +472,19 @@ impl<B> Crowd<B> {
         )
     }
 
-    /// Puts back what [`Crowd::parts`] and [`Crowd::queues`] gave, checked
-    /// by the caller (`Crowd::restore`).
-    pub(crate) fn restore_parts(
-        &mut self,
-        actors: Actors,
-        frame: Frame,
-        completions: Vec<Completion>,
-        requests: Vec<Request>,
-        stale: usize,
-        undelivered: usize,
-    ) {
-        self.actors = actors;
-        self.frame = frame;
-        self.completions = completions;
-        self.requests = requests;
-        self.stale = stale;
-        self.undelivered = undelivered;
+    /// Puts back what [`Crowd::parts`], [`Crowd::lanes`] and
+    /// [`Crowd::queues`] gave, checked by the caller (`Crowd::restore`);
+    /// fails if the lanes do not fit.
+    pub(crate) fn restore_parts(&mut self, parts: Restored) -> Result<(), String> {
+        self.schedule = Schedule::from_parts(&parts.lanes, self.blackboards.len(), &parts.frame)?;
+        self.actors = parts.actors;
+        self.frame = parts.frame;
+        self.completions = parts.completions;
+        self.requests = parts.requests;
+        self.stale = parts.stale;
+        self.undelivered = parts.undelivered;
         self.replan();
+        Ok(())
     }
 
     /// The chunking of the next tick.
@@ -316,20 +496,26 @@ impl<B> Crowd<B> {
         let plan = Plan::new(
             &self.config,
             self.program.shape(),
-            self.len(),
+            self.slots(),
             rayon::current_num_threads(),
         );
         let per_agent = self.program.spec().requests() as usize;
-        self.chunk_requests.resize_with(plan.chunks(), Vec::new);
-        self.chunk_requests.truncate(plan.chunks());
-        for buffer in &mut self.chunk_requests {
+        // Buffers past the plan's chunks are kept for when it grows again
+        // (agents leaving at the end and joining there must not allocate).
+        if self.chunk_requests.len() < plan.chunks() {
+            self.chunk_requests.resize_with(plan.chunks(), Vec::new);
+        }
+        for buffer in &mut self.chunk_requests[..plan.chunks()] {
             let want = plan.chunk_agents() * per_agent;
             buffer.reserve(want.saturating_sub(buffer.len()));
         }
         self.requests
-            .reserve((self.len() * per_agent).saturating_sub(self.requests.len()));
+            .reserve((self.slots() * per_agent).saturating_sub(self.requests.len()));
+        // Every agent asking at every gate and global cool-down at once.
+        let asks = self.len() * self.program.spec().globals as usize;
+        self.program.globals_mut().reserve(asks);
         // One report per running deferred action per tick needs no growth.
-        let reports = self.len() * self.program.spec().deferred_states as usize;
+        let reports = self.slots() * self.program.spec().deferred_states as usize;
         self.completions
             .reserve(reports.saturating_sub(self.completions.len()));
         self.plan = plan;
@@ -339,7 +525,7 @@ impl<B> Crowd<B> {
     fn apply_completions(&mut self) {
         self.stale = 0;
         for c in self.completions.drain(..) {
-            let applied = c.agent.index() < self.blackboards.len()
+            let applied = self.schedule.is_alive(c.agent)
                 && self
                     .actors
                     .get_mut(c.agent.index())
@@ -353,21 +539,34 @@ impl<B> Crowd<B> {
 }
 
 impl<B: Send> Crowd<B> {
-    /// Ticks every agent once; `dt` is the time the tick covers.
+    /// Ticks the agents once (each at its rate, see
+    /// [`Crowd::set_tick_rate`]); `dt` is the time the tick covers.
     pub fn tick(&mut self, dt: f32) {
         self.tick_with(dt, |_, _| {});
     }
 
-    /// Ticks every agent once, running `before` on each agent's blackboard
+    /// Ticks the agents once, running `before` on each agent's blackboard
     /// just before its tick (a world step, sensing). `before` runs on the
-    /// worker that ticks the agent, so the pair stays in its cache.
+    /// worker that ticks the agent, so the pair stays in its cache. It runs
+    /// only for the agents that tick this frame: not for vacant slots, nor
+    /// for an agent of tick rate `k` on the frames it skips (use
+    /// [`Crowd::tick_with_frame`] for its frame, whose `dt` covers them).
     ///
     /// The tick runs on the current rayon pool. Called from a thread of that
     /// pool (run the game loop inside `ThreadPool::install`), a tick
     /// allocates nothing once the crowd has warmed up. Called from outside,
     /// rayon's job injector allocates one small block about every 63 ticks.
     pub fn tick_with(&mut self, dt: f32, before: impl Fn(AgentId, &mut B) + Sync) {
+        self.tick_with_frame(dt, |agent, _, blackboard| before(agent, blackboard));
+    }
+
+    /// [`Crowd::tick_with`], with `before` also given the frame the agent
+    /// ticks with: the crowd's frame ([`Crowd::frame`] after the tick), but
+    /// for an agent that does not tick every frame a `dt` that covers all
+    /// the time since its previous tick.
+    pub fn tick_with_frame(&mut self, dt: f32, before: impl Fn(AgentId, &Frame, &mut B) + Sync) {
         self.apply_completions();
+        let scheduled = self.schedule.start_tick(&self.frame);
         self.frame = self.frame.next(dt);
         if self.plan.threads() != rayon::current_num_threads() {
             self.replan();
@@ -382,14 +581,16 @@ impl<B: Send> Crowd<B> {
         if self.plan.is_serial() {
             self.requests.clear();
             let mut interpreter = self.workers.get(0);
-            interpreter.tick_batch(
+            tick_chunk(
+                &mut interpreter,
                 program,
                 frame,
                 AgentId(0),
                 self.actors.as_mut(),
                 &mut self.blackboards,
+                scheduled.then(|| self.schedule.lanes_mut()),
                 &mut self.requests,
-                |id, bb| before(id, bb),
+                before,
             );
             drop(interpreter);
             self.end_tick();
@@ -402,27 +603,73 @@ impl<B: Send> Crowd<B> {
             .words_mut()
             .par_chunks_mut(chunk * layout.words())
             .zip(self.blackboards.par_chunks_mut(chunk))
+            .zip(self.schedule.lanes_mut().par_chunks_mut(chunk))
             .zip(self.chunk_requests.par_iter_mut())
             .enumerate()
-            .for_each(|(i, ((words, blackboards), requests))| {
+            .for_each(|(i, (((words, blackboards), lanes), requests))| {
                 // One lock per chunk, never per agent; each worker thread has
                 // its own interpreter, so the lock is never contended.
                 let mut interpreter = workers.get(rayon::current_thread_index().unwrap_or(0));
                 requests.clear();
-                interpreter.tick_batch(
+                tick_chunk(
+                    &mut interpreter,
                     program,
                     frame,
                     AgentId((i * chunk) as u32),
                     ActorsMut::new(words, layout),
                     blackboards,
+                    scheduled.then_some(lanes),
                     requests,
-                    |id, bb| before(id, bb),
+                    before,
                 );
             });
         self.requests.clear();
-        for requests in &self.chunk_requests {
+        for requests in &self.chunk_requests[..self.plan.chunks()] {
             self.requests.extend_from_slice(requests);
         }
         self.end_tick();
     }
+}
+
+/// Ticks a chunk of consecutive agents, from `first`: with `lanes` (the
+/// chunk's), each when its lane says and with its own frame (see
+/// `Lane::due`); without, every one with `frame` (the fast path, while
+/// every agent ticks every frame and no slot is vacant).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn tick_chunk<B>(
+    interpreter: &mut Interpreter,
+    program: &Program<B>,
+    frame: &Frame,
+    first: AgentId,
+    actors: ActorsMut<'_>,
+    blackboards: &mut [B],
+    lanes: Option<&mut [Lane]>,
+    requests: &mut Vec<Request>,
+    before: &impl Fn(AgentId, &Frame, &mut B),
+) {
+    let Some(lanes) = lanes else {
+        interpreter.tick_batch(
+            program,
+            frame,
+            first,
+            actors,
+            blackboards,
+            requests,
+            |agent, blackboard| before(agent, frame, blackboard),
+        );
+        return;
+    };
+    interpreter.tick_batch_scheduled(
+        program,
+        first,
+        actors,
+        blackboards,
+        requests,
+        |agent, blackboard| {
+            let own = lanes[(agent.0 - first.0) as usize].due(frame)?;
+            before(agent, &own, blackboard);
+            Some(own)
+        },
+    );
 }

@@ -9,6 +9,26 @@
 //! once the crowd has been ticked, and results are bit-identical at any
 //! number of threads.
 //!
+//! # Membership and level of detail
+//!
+//! Agents join ([`Crowd::spawn`]) and leave ([`Crowd::remove`]) between
+//! ticks. An `AgentId` is a slot of the crowd and stays its agent's while
+//! the agent lives: removing an agent renumbers no other. A removed agent's
+//! work is cancelled (as by `Interpreter::halt`), its cancel requests are
+//! appended to a buffer the caller passes, and its slot stays vacant until
+//! a joining agent takes it: [`Crowd::spawn`] reuses the lowest vacant slot,
+//! with a cleared actor. Vacant slots are skipped by ticks, traces, events
+//! and stimuli, and completions for them are stale. [`Crowd::len`] counts
+//! live agents, [`Crowd::slots`] ids.
+//!
+//! [`Crowd::set_tick_rate`] makes an agent tick on one frame in `k`: on the
+//! frames whose index `i` satisfies `(i + id % k) % k == 0`, so that agents
+//! of one rate share the work of every frame evenly. When it ticks, its
+//! leaves see the crowd's frame with a `dt` covering all the time since its
+//! previous tick, so timers count seconds. A crowd whose agents all tick
+//! every frame and that has no vacant slot ticks as fast as one that never
+//! had either.
+//!
 //! # Example
 //!
 //! ```
@@ -44,11 +64,22 @@
 //! flock.tick(0.1);
 //! assert!(flock.requests().is_empty());
 //! assert!(flock.actor(AgentId(7)).is_idle());
+//!
+//! // Far from the player, sheep 3 thinks on one frame in four.
+//! flock.set_tick_rate(AgentId(3), 4);
+//! // Sheep 7 leaves; the crowd keeps no requests of its leaving.
+//! let mut cancels = Vec::new();
+//! let sheep = flock.remove(AgentId(7), &mut cancels).unwrap();
+//! assert!(cancels.is_empty(), "it was not grazing");
+//! assert_eq!((flock.len(), flock.slots()), (99, 100));
+//! // The next sheep to join takes its place.
+//! assert_eq!(flock.spawn(sheep), AgentId(7));
 //! # Ok::<(), treebeard_shape::BuildError>(())
 //! ```
 
 mod crowd;
 mod plan;
+mod schedule;
 mod snapshot;
 mod workers;
 

@@ -1,7 +1,7 @@
 //! Snapshots: a whole crowd between two ticks, saved and restored.
 //!
-//! A [`Snapshot`] holds everything the next tick reads: the frame, every
-//! actor block (decider, action and persistent states, with the random
+//! A [`Snapshot`] holds everything the next tick reads: the frame, each
+//! slot's schedule (vacant, or its tick rate and phase), every actor block (decider, action and persistent states, with the random
 //! streams of `random` and `shuffle` groups, and the agents' memory), the
 //! blackboards (through serde: `B: Serialize`), the global tree state, the
 //! completions queued for the next tick, and the last tick's requests and
@@ -16,7 +16,7 @@
 //! against the agents' tickets) and answers any damage with a
 //! [`SnapshotError`], never a panic.
 
-use crate::crowd::Crowd;
+use crate::crowd::{Crowd, Restored};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use std::fmt;
 use treebeard_shape::{ActionId, NodeIdx, Shape};
@@ -43,8 +43,12 @@ pub struct Snapshot<B> {
     /// Every actor block, agent by agent, with unused state slots zeroed
     /// (see `ActorRef::canonical_words`).
     pub actors: Vec<u32>,
-    /// Every blackboard, agent by agent.
+    /// Every blackboard, agent by agent (a vacant slot's is the default).
     pub blackboards: Vec<B>,
+    /// Each slot's schedule: the frame index of its next tick
+    /// (`u64::MAX`: the slot is vacant), the time its ticks have covered up
+    /// to, and its tick rate.
+    pub lanes: Vec<(u64, f64, u32)>,
     /// The global tree state's words (see `Globals::words`).
     pub globals: Vec<u64>,
     /// Completions queued for the next tick: agent, node, outcome (0
@@ -147,6 +151,7 @@ impl<B: Clone> Crowd<B> {
                 words
             },
             blackboards: blackboards.to_vec(),
+            lanes: self.lanes(),
             globals: self.program().globals().words().to_vec(),
             completions: completions
                 .iter()
@@ -288,7 +293,17 @@ impl<B> Crowd<B> {
             });
         }
         let mut crowd = Crowd::with_agents(program, s.blackboards);
-        crowd.restore_parts(actors, frame, completions, requests, s.stale, s.undelivered);
+        crowd
+            .restore_parts(Restored {
+                actors,
+                frame,
+                lanes: s.lanes,
+                completions,
+                requests,
+                stale: s.stale,
+                undelivered: s.undelivered,
+            })
+            .map_err(SnapshotError::new)?;
         Ok(crowd)
     }
 

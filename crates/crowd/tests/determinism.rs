@@ -1,20 +1,24 @@
 //! Same inputs give bit-identical results at any thread count and any
-//! chunking: blackboards, actors and the request stream, tick by tick.
+//! chunking: blackboards, actors and the request stream, tick by tick,
+//! also while agents join, leave and tick at different rates.
 
 use rayon::ThreadPoolBuilder;
 use treebeard_crowd::{Crowd, PlanConfig};
 use treebeard_shape::tree::{act, concurrent, cond, leaf, priority, sequence};
+use treebeard_testkit::script::mix;
 use treebeard_testkit::{World, answer_launches, leaves as test_leaves};
 use treebeard_vm::{ActionState, AgentId, DeciderState, Request};
 use treebeard_workload::{Checksum, Critter, Machine, leaves, run_handcoded, spawn, tree};
 
-/// Every agent's stored state: decider states, action states, persistent slots.
+/// Every live agent's stored state: decider states, action states,
+/// persistent slots.
 type Actors = Vec<(Vec<DeciderState>, Vec<(u32, ActionState)>, Vec<u32>)>;
 
 fn actors<B>(crowd: &Crowd<B>) -> Actors {
-    (0..crowd.len() as u32)
-        .map(|i| {
-            let a = crowd.actor(AgentId(i));
+    crowd
+        .agents()
+        .map(|agent| {
+            let a = crowd.actor(agent);
             (
                 a.deciders().collect(),
                 a.actions().map(|(n, s)| (n.get(), s)).collect(),
@@ -135,5 +139,92 @@ fn requests_are_identical_at_any_thread_count() {
             deferred(500, 120, threads) == reference,
             "{threads} threads"
         );
+    }
+}
+
+/// The tick rates agents get, by a hash.
+const RATES: [u32; 6] = [1, 1, 2, 3, 4, 7];
+
+/// The request-heavy crowd of `deferred`, with membership and tick rates
+/// changing between ticks (from hashes of the tick): agents leave (their
+/// cancel requests join the stream), others join in the vacant slots or at
+/// the end, and rates change. Every agent's world sees its frame's index
+/// and `dt`, so its outcomes depend on when it ticks and what it is told.
+fn churn(
+    n: usize,
+    ticks: usize,
+    threads: usize,
+    chunk_agents: usize,
+) -> (Vec<Vec<Request>>, Vec<Option<u64>>, Actors) {
+    let tree = priority([
+        sequence([cond("c"), leaf("d"), act("p")]),
+        concurrent([leaf("d"), sequence([act("a"), leaf("d")]), act("a")]),
+        leaf("d"),
+    ]);
+    let program = test_leaves().compile(&tree).expect("test tree");
+    on_threads(threads, || {
+        let mut crowd =
+            Crowd::with_agents(program, (0..n).map(|i| World::random(i as u64)).collect());
+        crowd.set_plan_config(PlanConfig {
+            chunk_agents,
+            ..PlanConfig::default()
+        });
+        let rate = |h: u64| RATES[(h % RATES.len() as u64) as usize];
+        for i in 0..n as u32 {
+            crowd.set_tick_rate(AgentId(i), rate(mix(u64::from(i))));
+        }
+        let mut stream = Vec::new();
+        let mut answers = Vec::new();
+        for t in 0..ticks {
+            answer_launches(crowd.requests(), t, &mut answers);
+            for &answer in &answers {
+                crowd.complete(answer);
+            }
+            let mut cancels = Vec::new();
+            for k in 0..6u64 {
+                let h = mix((t as u64) << 8 | k);
+                let slot = AgentId((h % crowd.slots() as u64) as u32);
+                match (h >> 32) % 4 {
+                    0 => {
+                        crowd.remove(slot, &mut cancels);
+                    }
+                    1 => {
+                        let id = crowd.spawn(World::random(h));
+                        crowd.set_tick_rate(id, rate(h >> 40));
+                    }
+                    2 if crowd.is_alive(slot) => crowd.set_tick_rate(slot, rate(h >> 40)),
+                    _ => {}
+                }
+            }
+            stream.push(cancels);
+            crowd.tick_with_frame(0.1 + 0.01 * (t % 4) as f32, |_, frame, w| {
+                w.tick = frame.index ^ u64::from(frame.dt.to_bits()) << 32;
+                w.clear_log();
+            });
+            stream.push(crowd.requests().to_vec());
+        }
+        let seen = (0..crowd.slots() as u32)
+            .map(|i| crowd.blackboard(AgentId(i)).map(|w| w.tick))
+            .collect();
+        (stream, seen, actors(&crowd))
+    })
+}
+
+#[test]
+fn joins_leaves_and_tick_rates_are_identical_at_any_thread_count_and_chunking() {
+    let reference = churn(600, 150, 1, 0);
+    let requests: usize = reference.0.iter().map(Vec::len).sum();
+    assert!(requests > 1000, "the tree should request a lot: {requests}");
+    let cancels: usize = reference.0.iter().step_by(2).map(Vec::len).sum();
+    assert!(cancels > 20, "leaving agents should cancel work: {cancels}");
+    let vacant = reference.1.iter().filter(|w| w.is_none()).count();
+    assert!(vacant > 0, "some slots should be vacant at the end");
+    for threads in [1, 2, 3, 8] {
+        for chunk_agents in [0, 7, 64, 1000] {
+            assert!(
+                churn(600, 150, threads, chunk_agents) == reference,
+                "{threads} threads, chunks of {chunk_agents}"
+            );
+        }
     }
 }

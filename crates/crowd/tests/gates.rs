@@ -150,8 +150,10 @@ fn squad(n: usize) -> Crowd<Soldier> {
 
 /// The agents holding an admitted ticket at the gate `node`.
 fn holders(crowd: &Crowd<Soldier>, node: NodeIdx) -> Vec<u32> {
-    (0..crowd.len() as u32)
-        .filter(|&i| crowd.actor(AgentId(i)).action(node) == Some(ActionState::Running(1)))
+    crowd
+        .agents()
+        .filter(|&id| crowd.actor(id).action(node) == Some(ActionState::Running(1)))
+        .map(|id| id.0)
         .collect()
 }
 
@@ -454,5 +456,36 @@ fn a_waiting_gate_runs_while_it_asks_so_a_memory_selector_comes_back_to_it() {
         tick(&mut crowd);
         assert_eq!(doing(&crowd, Doing::Throwing), [0]);
         assert_eq!(doing(&crowd, Doing::Charging), [1, 2]);
+    }
+}
+
+#[test]
+fn removing_an_agent_gives_its_slot_back_at_once() {
+    let mut crowd = squad(5);
+    tick(&mut crowd);
+    tick(&mut crowd);
+    let holders_before = holders(&crowd, SHOOT_GATE);
+    assert!(!holders_before.is_empty());
+    let leaving = AgentId(holders_before[0]);
+    let mut requests = Vec::new();
+    crowd.remove(leaving, &mut requests).expect("a live agent");
+    assert!(
+        requests
+            .iter()
+            .any(|r| r.kind == RequestKind::Leave && r.node == SHOOT_GATE)
+    );
+    let shape = crowd.program().shape().clone();
+    assert_eq!(
+        crowd.program().globals().admitted(&shape, SHOOT_GATE),
+        Some(holders_before.len() as u32 - 1),
+        "the slot came back with the removal, before any tick"
+    );
+    for _ in 0..10 {
+        tick(&mut crowd);
+        let program = crowd.program();
+        assert_eq!(
+            program.globals().admitted(program.shape(), SHOOT_GATE),
+            Some(holders(&crowd, SHOOT_GATE).len() as u32)
+        );
     }
 }

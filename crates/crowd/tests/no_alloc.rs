@@ -1,6 +1,8 @@
 //! Ticking a crowd allocates nothing once it has warmed up: a counting global
 //! allocator sees no allocation during the measured ticks, serial or
-//! parallel, for the crowd workload and for a tree full of deferred actions.
+//! parallel, for the crowd workload and for a tree full of deferred actions,
+//! also with agents at mixed tick rates, vacant slots, and an agent leaving
+//! and one joining before every tick.
 //!
 //! This file holds one test so that nothing else runs (and allocates) while
 //! it counts.
@@ -10,10 +12,11 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use treebeard_crowd::Crowd;
 use treebeard_shape::tree::{
-    act, concurrent, cond, leaf, monitor, priority, repeat, selector, sequence, stored_state,
+    act, concurrent, cond, gate, global_cooldown, leaf, monitor, priority, repeat, selector,
+    sequence, stored_state,
 };
 use treebeard_testkit::{World, answer_launches, leaves as test_leaves};
-use treebeard_vm::Completion;
+use treebeard_vm::{AgentId, Completion, Request};
 use treebeard_workload::{Critter, leaves, spawn, tree};
 
 /// Counts allocations while `COUNTING` is set.
@@ -82,6 +85,20 @@ fn deferred_crowd(n: usize) -> Crowd<World> {
     Crowd::with_agents(program, (0..n).map(|i| World::random(i as u64)).collect())
 }
 
+/// A tree with gates and a global cool-down over deferred and immediate
+/// work: agents ask, are admitted and refused, and give slots back every
+/// tick, so the crowd settles its global tree state after every tick.
+fn gated_crowd(n: usize) -> Crowd<World> {
+    let tree = priority([
+        sequence([cond("c"), global_cooldown(0.3, gate(2, act("a")))]),
+        gate(40, leaf("d")),
+        sequence([cond("c"), gate(100, act("p")).arg("wait", true)]),
+        leaf("d"),
+    ]);
+    let program = test_leaves().compile(&tree).expect("gated tree");
+    Crowd::with_agents(program, (0..n).map(|i| World::random(i as u64)).collect())
+}
+
 /// Ticks `crowd`, a scripted game system answering its launches.
 fn run_deferred(crowd: &mut Crowd<World>, answers: &mut Vec<Completion>, ticks: usize) {
     for t in 0..ticks {
@@ -93,6 +110,35 @@ fn run_deferred(crowd: &mut Crowd<World>, answers: &mut Vec<Completion>, ticks: 
             w.tick += 1;
             w.clear_log();
         });
+    }
+}
+
+/// Tick rates 1 to 4 by id, and agent 1 gone: the crowd's scheduled path.
+fn mix_rates<B: Default>(crowd: &mut Crowd<B>) {
+    for id in crowd.agents().collect::<Vec<_>>() {
+        crowd.set_tick_rate(id, 1 + id.0 % 4);
+    }
+    crowd.remove(AgentId(1), &mut Vec::new());
+}
+
+/// Before tick `t`: an agent leaves (its cancel requests go to `cancels`,
+/// cleared first) and its blackboard, after `reset`, comes back as a new
+/// agent's, in the lowest vacant slot, at a tick rate of its own. The slot
+/// moves through the crowd, the last one included.
+fn churn<B: Default>(
+    crowd: &mut Crowd<B>,
+    t: usize,
+    cancels: &mut Vec<Request>,
+    reset: fn(&mut B),
+) {
+    cancels.clear();
+    let leaving = AgentId((t * 7919 % crowd.slots()) as u32);
+    if let Some(blackboard) = crowd.blackboard_mut(leaving) {
+        reset(blackboard);
+    }
+    if let Some(blackboard) = crowd.remove(leaving, cancels) {
+        let id = crowd.spawn(blackboard);
+        crowd.set_tick_rate(id, 1 + (t % 5) as u32);
     }
 }
 
@@ -121,6 +167,50 @@ fn ticking_allocates_nothing_in_steady_state() {
             run_deferred(&mut crowd, &mut answers, 50);
             let n = allocations(|| run_deferred(&mut crowd, &mut answers, 200));
             assert_eq!(n, 0, "deferred crowd, {threads} threads");
+
+            // Global tree state: gates and a global cool-down.
+            let mut crowd = gated_crowd(3000);
+            let mut answers = Vec::new();
+            run_deferred(&mut crowd, &mut answers, 50);
+            let n = allocations(|| run_deferred(&mut crowd, &mut answers, 200));
+            assert_eq!(n, 0, "gated crowd, {threads} threads");
+            assert!(
+                crowd.program().globals().words().iter().any(|&w| w != 0),
+                "the gates were used"
+            );
+
+            // Mixed tick rates, vacancies and agents leaving and joining.
+            let mut crowd = workload_crowd(5000);
+            mix_rates(&mut crowd);
+            let mut cancels = Vec::new();
+            let mut run = |crowd: &mut Crowd<Critter>, ticks| {
+                for t in 0..ticks {
+                    churn(crowd, t, &mut cancels, |_| {});
+                    crowd.tick_with(1.0, |_, c| c.world_step());
+                }
+            };
+            run(&mut crowd, 50);
+            let n = allocations(|| run(&mut crowd, 200));
+            assert_eq!(n, 0, "workload crowd at mixed rates, {threads} threads");
+
+            let mut crowd = deferred_crowd(3000);
+            // Agents that tick on one frame in four reach their worlds'
+            // longest logs of a tick late: make room for them.
+            for world in crowd.blackboards_mut() {
+                world.reserve_log(64);
+            }
+            mix_rates(&mut crowd);
+            let mut run = |crowd: &mut Crowd<World>, ticks| {
+                for t in 0..ticks {
+                    // The test world logs the cancels of its leaving: in
+                    // the memory its log had for a tick.
+                    churn(crowd, t, &mut cancels, World::clear_log);
+                    run_deferred(crowd, &mut answers, 1);
+                }
+            };
+            run(&mut crowd, 50);
+            let n = allocations(|| run(&mut crowd, 200));
+            assert_eq!(n, 0, "deferred crowd at mixed rates, {threads} threads");
         });
     }
 }

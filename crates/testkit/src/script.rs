@@ -114,6 +114,14 @@ impl World {
         self.log.get_mut().clear();
     }
 
+    /// Makes room in the log for `calls` calls in all, so that recording
+    /// up to that many between clears does not allocate (for tests that
+    /// count allocations).
+    pub fn reserve_log(&mut self, calls: usize) {
+        let log = self.log.get_mut();
+        log.reserve(calls.saturating_sub(log.len()));
+    }
+
     /// The outcome the script gives the leaf at `node` holding `state`.
     pub fn outcome(&self, node: NodeIdx, state: u32) -> Status {
         match self.script {

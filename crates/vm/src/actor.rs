@@ -894,6 +894,12 @@ impl Actors {
         self.words.resize(self.words.len() + self.layout.words(), 0);
     }
 
+    /// Keeps the first `len` actors and drops the others (none if there
+    /// are not more).
+    pub fn truncate(&mut self, len: usize) {
+        self.words.truncate(len * self.layout.words());
+    }
+
     /// Removes actor `i`, moving the last one into its place.
     pub fn swap_remove(&mut self, i: usize) {
         let w = self.layout.words();

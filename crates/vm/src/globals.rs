@@ -153,6 +153,14 @@ impl Globals {
         Ok(())
     }
 
+    /// Makes room to settle `asks` requests to enter at once, so settling
+    /// does not allocate (a crowd reserves one per agent and global node).
+    pub fn reserve(&mut self, asks: usize) {
+        if !self.is_empty() {
+            self.asks.reserve(asks.saturating_sub(self.asks.len()));
+        }
+    }
+
     /// Whether the shape has no global nodes.
     pub fn is_empty(&self) -> bool {
         self.words.is_empty()
@@ -250,6 +258,12 @@ impl Globals {
             .sort_unstable_by_key(|a| (std::cmp::Reverse(a.age), a.agent, a.node));
         for i in 0..self.asks.len() {
             let Ask { agent, node, .. } = self.asks[i];
+            // An agent that asked twice at a node in one tick (it came back
+            // to it) is answered once.
+            let mut actor = actors.get_mut(agent as usize);
+            if actor.ticket_waits(node).is_none() {
+                continue;
+            }
             let Some(word) = self.word_mut(node) else {
                 continue;
             };
@@ -265,7 +279,7 @@ impl Globals {
                     _ => (frame.time + seconds(shape, at)).to_bits(),
                 };
             }
-            actors.get_mut(agent as usize).answer_ticket(node, admit);
+            actor.answer_ticket(node, admit);
         }
     }
 }

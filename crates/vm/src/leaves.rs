@@ -85,7 +85,9 @@ pub struct Args<'a> {
     pub(crate) item: ShapeItem,
     pub(crate) node: u32,
     pub(crate) agent: AgentId,
-    pub(crate) frame: &'a Frame,
+    /// The agent's frame: held by value, so that a batch can give each
+    /// agent its own (see `Interpreter::tick_batch_scheduled`).
+    pub(crate) frame: Frame,
 }
 
 impl<'a> Args<'a> {
@@ -200,10 +202,11 @@ impl<'a> Args<'a> {
         self.agent
     }
 
-    /// The tick's clock.
+    /// The tick's clock, as the agent sees it: an agent that does not tick
+    /// every frame gets a `dt` covering the time since its previous tick.
     #[inline]
-    pub fn frame(&self) -> &'a Frame {
-        self.frame
+    pub fn frame(&self) -> &Frame {
+        &self.frame
     }
 }
 

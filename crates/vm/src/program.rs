@@ -350,7 +350,7 @@ impl<B> Program<B> {
             item,
             node: node.get(),
             agent,
-            frame,
+            frame: *frame,
         }
     }
 

@@ -65,6 +65,7 @@ use treebeard_shape::{
 };
 
 mod memory;
+mod scheduled;
 mod spore;
 mod stored;
 mod tickets;
@@ -276,7 +277,7 @@ impl Interpreter {
     fn batch<'r, B, T: Tracer>(
         &'r mut self,
         program: &'r Program<B>,
-        frame: &'r Frame,
+        frame: &Frame,
         layout: ActorLayout,
         trace: T,
     ) -> Batch<'r, B, T> {
@@ -315,7 +316,7 @@ impl Interpreter {
                 item: ShapeItem::from_bits(0),
                 node: 0,
                 agent: AgentId(0),
-                frame,
+                frame: *frame,
             },
             trace,
         }
