@@ -16,19 +16,21 @@
 //! crowd has merged its chunks' requests in agent order,
 //! [`Program::settle`] applies them: first every slot given back and every
 //! cool-down started (their order does not matter), then the requests to
-//! enter, in agent order. An answer is written into the asking agent's
-//! actor (its ticket at the node: admitted or refused), so it survives
-//! until the agent's next tick whenever that is, and a slot is counted
-//! exactly while an actor holds an admitted ticket.
+//! enter, the agent that has asked longest first, then in agent order. An
+//! answer is written into the asking agent's actor (its ticket at the node:
+//! admitted, or refused and still in its place), so it survives until the
+//! agent's next tick whenever that is, and a slot is counted exactly while
+//! an actor holds an admitted ticket.
 //!
-//! The latency this implies: an agent that reaches a gate with room waits
-//! one tick (the node runs) and enters its child on its next tick, or fails
-//! then if agents before it in agent order took the room. A gate already
-//! full, or a cool-down still cooling, in the state of the last tick fails
-//! at once. A slot given back in tick t can be granted at the barrier of
-//! tick t (slots are given back before requests are answered), and a
-//! cool-down started in tick t holds off agents from tick t + 1; agents that
-//! passed a `GlobalCooldown` in the same tick t all run.
+//! The latency this implies: an agent that reaches a gate with room asks
+//! and fails there in that tick (a `Gate` with `wait` runs instead), and
+//! enters its child on its next tick if admitted. A gate already full, or a
+//! cool-down still cooling, in the state of the last tick fails at once. A
+//! slot given back in tick t can be granted at the barrier of tick t (slots
+//! are given back before requests are answered), and a cool-down started in
+//! tick t holds off agents from tick t + 1; agents that passed a
+//! `GlobalCooldown` in the same tick t all run. docs/nodes.md has the rules
+//! node by node.
 //!
 //! [`Program`]: crate::Program
 //! [`Program::settle`]: crate::Program::settle
