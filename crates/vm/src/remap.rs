@@ -59,10 +59,10 @@
 //! Everything else is dropped: a sequence whose running work was all
 //! cancelled starts again from its first child, a group chooses afresh.
 //! When in doubt the remap cancels: a state it cannot place is never kept.
-//! The carried states always fit the new capacity specification for the
-//! states a tick of the new tree can reach; should they not (a tree whose
-//! bounds shrank around an unusual state), everything of that agent is
-//! cancelled instead.
+//! The new actors are laid out for the new shape's capacity specification,
+//! which bounds what a tick of the new tree leaves. Carried states are
+//! states such a tick could leave in all but unusual edits; should an
+//! agent's not fit, all of that agent's work is cancelled instead.
 //!
 //! **Persistent slots** follow the nodes owning them (a `Group`'s only if
 //! its policy is unchanged: a random stream and a shuffle round differ),
