@@ -9,6 +9,7 @@
 
 mod dot;
 mod nodes;
+mod watch;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
@@ -80,6 +81,13 @@ enum Command {
         json: bool,
     },
     /// Run scenario files; print a diff of the first unmet expectation.
+    ///
+    /// With `--watch`, one scenario runs as usual and then its agents tick
+    /// on past its script, a status line per tick, while its tree file is
+    /// polled: an edit is reloaded into the running agents (running work
+    /// keeps its place where it still can; see docs/trees.md, "Node ids and
+    /// hot reload"), with a one-line summary, and a tree that no longer
+    /// loads prints its errors while the old tree runs on.
     #[command(after_help = EXIT_CODES)]
     Run {
         /// Scenario files (docs/scenarios.md).
@@ -91,6 +99,19 @@ enum Command {
         /// Stub leaves the built-in leaves lack.
         #[arg(long)]
         stub_unknown: bool,
+        /// After the scenario, keep ticking its agents (no world script, no
+        /// expectations) and reload the tree whenever its file changes;
+        /// runs until interrupted, or until `--ticks`.
+        #[arg(long)]
+        watch: bool,
+        /// With `--watch`: stop once this many ticks have run in all, the
+        /// scenario's own included.
+        #[arg(long, value_name = "N", requires = "watch")]
+        ticks: Option<u64>,
+        /// With `--watch`: milliseconds between the ticks past the scenario
+        /// [default: the scenario's `dt`, in real time].
+        #[arg(long, value_name = "MS", requires = "watch")]
+        interval: Option<u64>,
     },
 }
 
@@ -144,7 +165,17 @@ fn main() -> ExitCode {
             scenarios,
             trace,
             stub_unknown,
+            watch: false,
+            ..
         } => run(&scenarios, trace, stub_unknown, color),
+        Command::Run {
+            scenarios,
+            trace,
+            stub_unknown,
+            watch: true,
+            ticks,
+            interval,
+        } => watch(&scenarios, trace, stub_unknown, color, ticks, interval),
     }
 }
 
@@ -257,4 +288,41 @@ fn run(scenarios: &[PathBuf], trace: Option<PathBuf>, stub_unknown: bool, color:
         return ExitCode::from(2);
     }
     code
+}
+
+/// `run --watch`: one scenario, run on and reloaded (see the `watch`
+/// module).
+fn watch(
+    scenarios: &[PathBuf],
+    trace: Option<PathBuf>,
+    stub_unknown: bool,
+    color: bool,
+    ticks: Option<u64>,
+    interval: Option<u64>,
+) -> ExitCode {
+    let [scenario] = scenarios else {
+        eprintln!(
+            "error: `--watch` runs one scenario, not {}; give one file",
+            scenarios.len()
+        );
+        return ExitCode::from(2);
+    };
+    let mut trace_file = match &trace {
+        Some(path) => match std::fs::File::create(path) {
+            Ok(f) => Some(std::io::BufWriter::new(f)),
+            Err(e) => {
+                eprintln!("error: cannot write the trace to `{}`: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
+    };
+    watch::run(watch::Watch {
+        scenario,
+        trace: trace_file.as_mut().map(|f| f as &mut dyn Write),
+        stub_unknown,
+        color,
+        ticks,
+        interval,
+    })
 }

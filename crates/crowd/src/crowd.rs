@@ -1,5 +1,9 @@
 //! The crowd: many agents running one program, ticked in parallel batches.
 
+mod reload;
+
+pub use reload::ReloadReport;
+
 use crate::plan::{Plan, PlanConfig};
 use crate::schedule::{Lane, Schedule};
 use crate::workers::Workers;

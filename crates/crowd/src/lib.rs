@@ -7,7 +7,8 @@
 //! workers tick as batches, each worker with its own reusable interpreter.
 //! Requests come back merged in agent order. Nothing is allocated per tick
 //! once the crowd has been ticked, and results are bit-identical at any
-//! number of threads.
+//! number of threads. [`Crowd::reload`] replaces the program between ticks
+//! (hot reload), carrying every agent's state to the new tree.
 //!
 //! # Membership and level of detail
 //!
@@ -83,6 +84,7 @@ mod schedule;
 mod snapshot;
 mod workers;
 
-pub use crowd::Crowd;
+pub use crowd::{Crowd, ReloadReport};
 pub use plan::{Plan, PlanConfig, estimate_ns};
 pub use snapshot::{SNAPSHOT_FORMAT, Snapshot, SnapshotError, fingerprint, request_code};
+pub use treebeard_vm::ReloadError;

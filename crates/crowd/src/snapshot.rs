@@ -106,6 +106,7 @@ pub fn request_code(kind: RequestKind) -> (u8, u32, u32) {
         RequestKind::Enter => (4, 0, 0),
         RequestKind::Leave => (5, 0, 0),
         RequestKind::StartCooldown => (6, 0, 0),
+        RequestKind::Remap { from } => (7, from.get(), 0),
     }
 }
 
@@ -121,6 +122,9 @@ fn request_kind(code: u8, a: u32, b: u32) -> Option<RequestKind> {
         4 => RequestKind::Enter,
         5 => RequestKind::Leave,
         6 => RequestKind::StartCooldown,
+        7 => RequestKind::Remap {
+            from: NodeIdx::new(a),
+        },
         _ => return None,
     })
 }

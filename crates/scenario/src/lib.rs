@@ -35,6 +35,6 @@ mod run;
 pub use blackboard::{DynBlackboard, DynValue};
 pub use leaves::Agent;
 pub use run::{
-    Engine, Failure, PrepareOptions, Prepared, Report, Verdict, Vm, builtin_leaves, diff, prepare,
-    prepare_str,
+    Engine, Failure, Live, LiveTick, PrepareOptions, Prepared, Reloaded, Report, Verdict, Vm,
+    builtin_leaves, diff, prepare, prepare_str,
 };

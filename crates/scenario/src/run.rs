@@ -1,5 +1,9 @@
 //! Preparing and running scenarios.
 
+mod live;
+
+pub use live::{Live, LiveTick, Reloaded};
+
 use crate::blackboard::DynBlackboard;
 use crate::format::{self, Action, CheckKind, NodeRef, Scenario, TreeRef};
 use crate::leaves::{self, Agent, Setup};
@@ -439,18 +443,31 @@ impl Prepared {
     pub fn run(
         &self,
         engine: &mut dyn Engine,
+        trace: Option<&mut dyn Write>,
+    ) -> io::Result<Verdict> {
+        let mut world = World::new(self.agents());
+        self.run_ticks(engine, trace, &mut world, 0..self.scenario.ticks)
+    }
+
+    /// Runs the ticks `ticks` of the scenario on `engine` over `world` (see
+    /// [`Prepared::run`]); ticks past the script only tick the agents.
+    pub(crate) fn run_ticks(
+        &self,
+        engine: &mut dyn Engine,
         mut trace: Option<&mut dyn Write>,
+        world: &mut World,
+        ticks: std::ops::Range<u64>,
     ) -> io::Result<Verdict> {
         let s = &self.scenario;
-        let mut agents = self.agents();
+        let World {
+            agents,
+            due,
+            last,
+            statuses,
+        } = world;
         let shape = self.program.shape();
-        // Deferred leaves that complete by themselves: (agent, node) -> (tick, outcome).
-        let mut due: BTreeMap<(u32, NodeIdx), (u64, Outcome)> = BTreeMap::new();
         let mut verdict = Verdict::default();
-        // The last tick's frame: events sent between ticks arrive at the
-        // end of it (see `Interpreter::send_event`).
-        let mut last = Frame::default();
-        for tick in 0..s.ticks {
+        for tick in ticks {
             let frame = Frame {
                 index: tick,
                 time: tick as f64 * f64::from(s.dt),
@@ -468,7 +485,7 @@ impl Prepared {
                         }
                         Action::Event(name, _) => {
                             let i = s.events.iter().position(|e| e == name).unwrap_or(0);
-                            engine.send_event(a, agent, &last, self.events[i]);
+                            engine.send_event(a, agent, last, self.events[i]);
                         }
                         Action::Complete(node, outcome) => {
                             let n = self.node(node);
@@ -529,7 +546,8 @@ impl Prepared {
                         | RequestKind::RedecideLimit
                         | RequestKind::Enter
                         | RequestKind::Leave
-                        | RequestKind::StartCooldown => {}
+                        | RequestKind::StartCooldown
+                        | RequestKind::Remap { .. } => {}
                     }
                 }
                 if let Some(out) = trace.as_deref_mut() {
@@ -561,7 +579,8 @@ impl Prepared {
                     }
                 }
             }
-            last = frame;
+            *last = frame;
+            *statuses = results.iter().map(|r| r.status).collect();
             verdict.ticks = tick + 1;
             // The expectations.
             for e in s.expect.iter().filter(|e| e.tick == tick) {
@@ -677,6 +696,7 @@ impl Prepared {
                             RequestKind::Enter => "enter",
                             RequestKind::Leave => "leave",
                             RequestKind::StartCooldown => "start_cooldown",
+                            RequestKind::Remap { .. } => "remap",
                         };
                         self.describe(kind, r.node)
                     })
@@ -723,6 +743,31 @@ impl Prepared {
         let mut out = d.render(&self.map, color);
         out.push_str(&diff(&f.expected, &f.actual, color));
         out
+    }
+}
+
+/// What a run keeps between its ticks.
+pub(crate) struct World {
+    /// The agents, with their blackboards.
+    pub(crate) agents: Vec<Agent>,
+    /// Deferred leaves that complete by themselves: (agent, node) -> (tick,
+    /// outcome).
+    pub(crate) due: BTreeMap<(u32, NodeIdx), (u64, Outcome)>,
+    /// The last tick's frame: events sent between ticks arrive at the end
+    /// of it (see `Interpreter::send_event`).
+    pub(crate) last: Frame,
+    /// The agents' statuses in the last tick.
+    pub(crate) statuses: Vec<Status>,
+}
+
+impl World {
+    fn new(agents: Vec<Agent>) -> World {
+        World {
+            agents,
+            due: BTreeMap::new(),
+            last: Frame::default(),
+            statuses: Vec::new(),
+        }
     }
 }
 

@@ -57,6 +57,7 @@ mod compile;
 mod declare;
 mod disasm;
 mod error;
+mod identity;
 mod ids;
 mod item;
 mod kinds;
@@ -77,6 +78,7 @@ pub use declare::{
 };
 pub use disasm::Disassembly;
 pub use error::{Invalid, ValidationError};
+pub use identity::NodeMap;
 pub use ids::{ActionId, NodeId, NodeIdx};
 pub use item::{
     FLAG_PERSISTENT, KNOWN_FLAGS, MAX_ITEMS, MAX_LEAF_PARAMS, MAX_PARAM_WORDS, ParamRange,

@@ -283,6 +283,7 @@ fn short_request(r: &Request) -> String {
         RequestKind::Enter => format!("enter {}", r.node),
         RequestKind::Leave => format!("leave {}", r.node),
         RequestKind::StartCooldown => format!("start cool-down {}", r.node),
+        RequestKind::Remap { from } => format!("remap {from} to {}", r.node),
     }
 }
 
@@ -367,6 +368,9 @@ impl Agent {
             match r.kind {
                 RequestKind::Launch => self.launched.insert(r.node),
                 RequestKind::Cancel => self.launched.remove(&r.node),
+                RequestKind::Remap { from } => {
+                    self.launched.remove(&from) && self.launched.insert(r.node)
+                }
                 // Routed by the run, not run by a game system.
                 RequestKind::Event { .. } => false,
                 // Reported to the game, which runs nothing for it; or the

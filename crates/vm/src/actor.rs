@@ -418,6 +418,19 @@ impl<'a> ActorRef<'a> {
         check(self.action_entries(), "action", action_tag::FAILED)
     }
 
+    /// The whole block.
+    #[inline]
+    pub(crate) fn words(&self) -> &'a [u32] {
+        self.words
+    }
+
+    /// The agent's memory: its variable bits (stored `^ initial`), then its
+    /// timestamp words, then its stimuli.
+    #[inline]
+    pub(crate) fn memory(&self) -> &'a [u32] {
+        &self.words[self.layout.memory_at()..]
+    }
+
     /// The persistent slots, in the order of the shape's persistent map.
     #[inline]
     pub fn persistent(&self) -> &'a [u32] {

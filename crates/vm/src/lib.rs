@@ -13,6 +13,9 @@
 //!   actions, emits deferred-action [`Request`]s and writes the next states
 //!   back into the actor. It never allocates once reserved and never
 //!   recurses.
+//! * A [`Remap`] carries actors from a program to its replacement (hot
+//!   reload): state follows its nodes by identity, and work whose place
+//!   vanished is cancelled with its clean-up.
 //!
 //! # Example
 //!
@@ -67,6 +70,7 @@ mod globals;
 mod interpreter;
 mod leaves;
 mod program;
+mod remap;
 mod request;
 pub mod script;
 mod status;
@@ -85,6 +89,7 @@ pub use leaves::{
     EventFn, EventId, Input, Leaves, Registered, ScopeHooks,
 };
 pub use program::{LinkError, Program};
+pub use remap::{Carried, ReloadError, Remap};
 pub use request::{AgentId, Completion, Outcome, Request, RequestKind};
 pub use status::{Signal, Status};
 pub use trace::TraceEvent;

@@ -69,14 +69,30 @@ pub enum RequestKind {
     /// The child of the `GlobalCooldown` at `node` finished: the cool-down
     /// runs from the time of this tick.
     StartCooldown,
+    /// A hot reload (see `Remap`) carried the deferred action that was at
+    /// item `from` of the old shape to `node` of the new one, where it keeps
+    /// running; the request's `action` is its import in the new shape. The
+    /// game system that runs it reports its completion to `node` from now
+    /// on: a completion addressed to `from` is stale (or, once another
+    /// deferred action launches at that item, that action's). An agent's
+    /// remaps of one reload re-address at once: an item may be one
+    /// action's `from` and another's `node`, so take every `from` out
+    /// before putting the new items in.
+    Remap {
+        /// The action's item in the old shape.
+        from: NodeIdx,
+    },
 }
 
 impl RequestKind {
-    /// Whether a game system acts on the request (a launch or a cancel);
-    /// the others are the crowd's own, settled or routed by it after the
-    /// tick and kept in the stream for inspection.
+    /// Whether a game system acts on the request (a launch, a cancel, or a
+    /// reload's remap); the others are the crowd's own, settled or routed
+    /// by it after the tick and kept in the stream for inspection.
     pub const fn is_for_game(self) -> bool {
-        matches!(self, RequestKind::Launch | RequestKind::Cancel)
+        matches!(
+            self,
+            RequestKind::Launch | RequestKind::Cancel | RequestKind::Remap { .. }
+        )
     }
 }
 

@@ -269,6 +269,8 @@ impl Ledger {
             | RequestKind::Enter
             | RequestKind::Leave
             | RequestKind::StartCooldown => Ok(()),
+            // Ticks never remap: only a reload does.
+            RequestKind::Remap { .. } => Err(format!("a tick remapped {}", request.node)),
         }
     }
 
