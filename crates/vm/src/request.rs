@@ -78,6 +78,16 @@ impl RequestKind {
     pub const fn is_for_game(self) -> bool {
         matches!(self, RequestKind::Launch | RequestKind::Cancel)
     }
+
+    /// Whether the crowd settles the request after the tick (see
+    /// `Program::settle`): a request to enter, a slot given back, a
+    /// cool-down started. An agent's tick emits them last.
+    pub const fn is_for_crowd(self) -> bool {
+        matches!(
+            self,
+            RequestKind::Enter | RequestKind::Leave | RequestKind::StartCooldown
+        )
+    }
 }
 
 /// A request from one agent's tick to the game system that runs a deferred
