@@ -1066,8 +1066,9 @@ impl RefNode {
 pub struct TickOutput {
     /// The root's status.
     pub status: Status,
-    /// Cancel requests, then launch requests, then events sent, each in
-    /// order of occurrence.
+    /// Cancel requests, then launch requests, then events sent (and a
+    /// redecide limit's report), then the crowd's requests, each in order
+    /// of occurrence.
     pub requests: Vec<Request>,
 }
 
