@@ -682,9 +682,7 @@ fn check_of_a_file_that_is_no_tree_file_exits_1() {
 const MBT_STUBBED: &[(&str, &[&str])] = &[
     (
         "mbt/limit_concurrent_users.xml",
-        &[
-            "`LimitConcurrentUsers` (MBT's LimitConcurrentUsers decorator) is stubbed: its child runs in its place",
-        ],
+        &["`ChasePlayer` is not a registered leaf: stubbed, it succeeds at once"],
     ),
     (
         "mbt/logging.xml",
@@ -790,10 +788,14 @@ fn check_without_stubs_names_the_unknown_leaves_of_every_mbt_example() {
     );
     out.err_has("= help: register a leaf named `Shoot`, or pass --stub-unknown to stub it")
         .err_has("6 errors\n");
+    // LimitConcurrentUsers is seed 001's Gate: only the game's leaves are
+    // unknown.
     tb_trees(&["check", "mbt/limit_concurrent_users.xml"])
         .code(1)
-        .err_has("error: `LimitConcurrentUsers` (MBT's LimitConcurrentUsers decorator) is not supported by treebeard yet")
-        .err_has("= help: pass --stub-unknown to check, draw or run the tree with it stubbed");
+        .err_has("error: unknown node type `ChasePlayer`")
+        .err_has("limit_concurrent_users/Gate[0]/ChasePlayer[0] (ChasePlayer)")
+        .err_has("error: unknown node type `TauntPlayer`")
+        .err_lacks("not supported");
 }
 
 #[test]

@@ -318,7 +318,9 @@ impl<B> Crowd<B> {
     }
 
     /// The requests of the last tick, in agent order: per agent, cancels
-    /// first, then launches.
+    /// first, then launches, then the events sent (and a redecide limit's
+    /// report), then the crowd's own requests for its gates and global
+    /// cool-downs, which the tick has already settled.
     pub fn requests(&self) -> &[Request] {
         &self.requests
     }

@@ -167,7 +167,9 @@ fn kids(spec: &mut Spec) -> Vec<&mut Spec> {
         | Spec::Scope(c)
         | Spec::StoredState(c)
         | Spec::Repeat(c)
-        | Spec::Monitor(c) => vec![&mut **c],
+        | Spec::Monitor(c)
+        | Spec::Gate(_, c)
+        | Spec::GlobalCooldown { child: c, .. } => vec![&mut **c],
         _ => Vec::new(),
     }
 }

@@ -5,7 +5,8 @@ use treebeard_crowd::Crowd;
 use treebeard_shape::NodeIdx;
 use treebeard_testkit::{Spec, World, answer_launches};
 use treebeard_vm::{
-    Actor, AgentId, Completion, DeciderState, Frame, Interpreter, Request, RequestKind, TraceEvent,
+    ActorLayout, Actors, AgentId, Completion, DeciderState, Frame, Interpreter, Request,
+    RequestKind, TraceEvent,
 };
 
 const AGENTS: usize = 7;
@@ -38,10 +39,8 @@ fn crowd_traced_tick_matches_the_interpreter_and_the_plain_tick() {
         let spec = Spec::random(seed, 5, 4);
         let mut traced = Crowd::with_agents(spec.compile(), worlds(seed));
         let mut plain = Crowd::with_agents(spec.compile(), worlds(seed));
-        let program = spec.compile();
-        let mut actors: Vec<Actor> = (0..AGENTS)
-            .map(|_| Actor::for_shape(program.shape()))
-            .collect();
+        let mut program = spec.compile();
+        let mut actors = Actors::new(ActorLayout::for_shape(program.shape()), AGENTS);
         let mut solo = worlds(seed);
         let mut interpreter = Interpreter::new();
         let mut frame = Frame::default();
@@ -66,27 +65,29 @@ fn crowd_traced_tick_matches_the_interpreter_and_the_plain_tick() {
             frame = frame.next(DT);
             let mut solo_events = Vec::new();
             let mut solo_requests: Vec<Request> = Vec::new();
-            for (i, (actor, world)) in actors.iter_mut().zip(&mut solo).enumerate() {
+            for (i, world) in solo.iter_mut().enumerate() {
                 let agent = AgentId(i as u32);
                 interpreter.tick_traced(
                     &program,
                     &frame,
                     agent,
-                    &mut actor.as_mut(),
+                    &mut actors.get_mut(i),
                     world,
                     &mut solo_requests,
                     &mut |node, event| solo_events.push((agent, node, event)),
                 );
             }
 
-            // Events the tick sent, delivered in agent order, as a crowd
-            // routes them.
+            // The round's requests for the tree's gates and global
+            // cool-downs settled, then the events the tick sent delivered
+            // in agent order, as a crowd does after a tick.
+            program.settle(&frame, &solo_requests, &mut actors);
             for r in &solo_requests {
                 if let RequestKind::Event { event, to } = r.kind
                     && to.index() < AGENTS
                 {
-                    let (actor, world) = (&mut actors[to.index()], &mut solo[to.index()]);
-                    interpreter.send_event(&program, &frame, to, &mut actor.as_mut(), world, event);
+                    let (actor, world) = (&mut actors.get_mut(to.index()), &mut solo[to.index()]);
+                    interpreter.send_event(&program, &frame, to, actor, world, event);
                 }
             }
 
@@ -98,13 +99,13 @@ fn crowd_traced_tick_matches_the_interpreter_and_the_plain_tick() {
                 plain.requests(),
                 "{context}: plain requests"
             );
-            for i in 0..AGENTS {
+            for (i, world) in solo.iter_mut().enumerate() {
                 let agent = AgentId(i as u32);
                 let s = state(traced.actor(agent));
-                assert_eq!(s, state(actors[i].as_ref()), "{context}: agent {i}");
+                assert_eq!(s, state(actors.get(i)), "{context}: agent {i}");
                 assert_eq!(s, state(plain.actor(agent)), "{context}: plain agent {i}");
                 let calls = traced.blackboards_mut()[i].take_log();
-                assert_eq!(calls, solo[i].take_log(), "{context}: calls of {i}");
+                assert_eq!(calls, world.take_log(), "{context}: calls of {i}");
                 assert_eq!(
                     calls,
                     plain.blackboards_mut()[i].take_log(),
@@ -118,7 +119,7 @@ fn crowd_traced_tick_matches_the_interpreter_and_the_plain_tick() {
             for c in &answers {
                 traced.complete(*c);
                 plain.complete(*c);
-                let _ = actors[c.agent.index()].as_mut().complete(c.node, c.outcome);
+                let _ = actors.get_mut(c.agent.index()).complete(c.node, c.outcome);
             }
         }
     }

@@ -2047,3 +2047,59 @@ proptest! {
         check_sane(&load(name, &text))?;
     }
 }
+
+#[test]
+fn a_gate_that_admits_nobody_is_an_error_at_its_max() {
+    let json = r#"{"type": "Gate", "params": {"max": 0}, "children": [{"type": "enemy_visible"}]}"#;
+    let ron = r#"(type: "Gate", params: {"max": 0}, children: [(type: "enemy_visible")])"#;
+    let mbt = r#"<LimitConcurrentUsers max="0"><enemy_visible/></LimitConcurrentUsers>"#;
+    for (name, text, at) in [
+        ("g.json", json, "g.json:1:36"),
+        ("g.ron", ron, "g.ron:1:32"),
+        ("g.xml", mbt, "g.xml:1:28"),
+    ] {
+        assert_eq!(
+            only(&load(name, text)),
+            error(
+                at,
+                "parameter `max` of `Gate`: 0 would admit no agent",
+                Some(("g", "g", "Gate")),
+                Some("give at least 1"),
+            ),
+            "{name}"
+        );
+    }
+    // Deeper in a tree, and with the other crowd node's mistakes.
+    let load = load(
+        "t.json",
+        r#"{"type": "Sequence", "children": [
+  {"type": "GlobalCooldown", "params": {"on_enter": true}, "children": [
+    {"type": "Gate", "params": {"max": 0}, "children": [{"type": "enemy_visible"}]}
+  ]},
+  {"type": "Gate", "params": {"max": 1}, "children": []}
+]}"#,
+    );
+    assert_eq!(
+        all(&load),
+        [
+            error(
+                "t.json:2:12",
+                "`GlobalCooldown` needs parameter `seconds` (duration), which is not given",
+                Some(("t", "t/GlobalCooldown[0]", "GlobalCooldown")),
+                None,
+            ),
+            error(
+                "t.json:3:40",
+                "parameter `max` of `Gate`: 0 would admit no agent",
+                Some(("t", "t/GlobalCooldown[0]/Gate[0]", "Gate")),
+                Some("give at least 1"),
+            ),
+            error(
+                "t.json:5:12",
+                "`Gate` takes exactly 1 child, but has 0",
+                Some(("t", "t/Gate[1]", "Gate")),
+                None,
+            ),
+        ]
+    );
+}

@@ -1037,3 +1037,36 @@ fn declarations_are_written_back() {
     let plain = TreeFile::from_shape("p", &shape("p.json", r#"{"type": "enemy_visible"}"#));
     assert!(!plain.to_json().contains("variables"));
 }
+
+#[test]
+fn crowd_nodes_load_with_their_parameters() {
+    // Seed 001's global tree state: a gate's `max`, a global cool-down's
+    // seconds and mode (`on_enter`, false unless given), in JSON and RON.
+    let json = r#"{"type": "PrioritySelector", "children": [
+        {"type": "GlobalCooldown", "params": {"seconds": "3s"}, "children": [
+            {"type": "Gate", "params": {"max": 2}, "children": [{"type": "enemy_visible"}]}
+        ]},
+        {"type": "GlobalCooldown", "params": {"seconds": 0.5, "on_enter": true}, "children": [
+            {"type": "enemy_visible"}
+        ]}
+    ]}"#;
+    let ron = r#"(type: "PrioritySelector", children: [
+        (type: "GlobalCooldown", params: {"seconds": "3s"}, children: [
+            (type: "Gate", params: {"max": 2}, children: [(type: "enemy_visible")]),
+        ]),
+        (type: "GlobalCooldown", params: {"seconds": 0.5, "on_enter": true}, children: [
+            (type: "enemy_visible"),
+        ]),
+    ])"#;
+    for (name, text) in [("crowd.json", json), ("crowd.ron", ron)] {
+        let s = shape(name, text);
+        let at = |i: u32| NodeIdx::new(i);
+        assert_eq!(s.kind(at(1)), Kind::GlobalCooldown, "{name}");
+        assert_eq!(s.params(at(1)), [f(3.0), 0], "{name}");
+        assert_eq!(s.kind(at(2)), Kind::Gate, "{name}");
+        assert_eq!(s.params(at(2)), [2, 0], "{name}");
+        assert_eq!(s.kind(at(4)), Kind::GlobalCooldown, "{name}");
+        assert_eq!(s.params(at(4)), [f(0.5), 1], "{name}");
+        assert_eq!(s.spec().globals, 3, "{name}");
+    }
+}

@@ -171,15 +171,13 @@ fn mbt_limit_concurrent_users() {
     assert_eq!(l.diags(), [quotes("1:60")]);
     assert_eq!(
         l.outline_of("limit_concurrent_users"),
-        "Selector(!LimitConcurrentUsers[max=1](ChasePlayer), TauntPlayer)"
+        "Selector(Gate[max=1](ChasePlayer), TauntPlayer)"
     );
     let tree = l.tree("limit_concurrent_users");
     assert_eq!(l.map.text(tree.span), "BehaviorTree");
+    // Seed 001's gate, with MBT's attribute.
     let limit = &tree.root.children[0];
-    assert_eq!(
-        limit.what,
-        What::Unsupported("MBT's LimitConcurrentUsers decorator")
-    );
+    assert_eq!(limit.what, What::Decider(Kind::Gate, None));
     assert_eq!(l.at(limit.span), "1:35");
     assert_eq!(l.at(limit.attrs[0].span), "1:61");
     assert_eq!(l.at(limit.children[0].span), "1:66");

@@ -126,6 +126,10 @@ pub enum CheckKind {
     Blackboard(Vec<(usize, DynValue, Span)>),
     /// Exactly these stimuli are active at the tick's time (names, where).
     Stimuli(Vec<(String, Span)>),
+    /// The crowd's state of these `Gate` and `GlobalCooldown` nodes after
+    /// the tick's settling: a gate's agents admitted, a cool-down's ready
+    /// time (node, value, where the value is).
+    Globals(Vec<(NodeRef, f64, Span)>),
 }
 
 const TOP: &[&str] = &[
@@ -157,6 +161,7 @@ const EXPECT: &[&str] = &[
     "requests",
     "blackboard",
     "stimuli",
+    "globals",
 ];
 
 /// Reads the scenario file `file` of `map`.
@@ -522,6 +527,38 @@ impl Decoder<'_> {
         }
     }
 
+    /// The crowd state to expect: `{"node": number}`, a gate's agents
+    /// admitted or a cool-down's ready time.
+    fn crowd_values(&mut self, v: &Value) -> Vec<(NodeRef, f64, Span)> {
+        let mut out = Vec::new();
+        let Some(entries) = v.as_map() else {
+            self.error(v.span, "expected a map of nodes to numbers");
+            return out;
+        };
+        for e in entries {
+            let value = match e.value.kind {
+                ValueKind::Int(i) => i as f64,
+                ValueKind::Float(x) => x,
+                _ => {
+                    self.error(
+                        e.value.span,
+                        format!(
+                            "a gate's agents admitted or a cool-down's ready time is a number, not {}",
+                            e.value.describe()
+                        ),
+                    );
+                    continue;
+                }
+            };
+            let node = NodeRef {
+                text: e.key.to_string(),
+                span: e.key_span,
+            };
+            out.push((node, value, e.value.span));
+        }
+        out
+    }
+
     /// Key values to set or expect: `{"key": value}`, each of the key's type.
     fn assignments(&mut self, v: &Value, cx: &Context<'_>) -> Vec<(usize, DynValue, Span)> {
         let mut out = Vec::new();
@@ -742,9 +779,18 @@ impl Decoder<'_> {
                 }
                 "trace" => CheckKind::Trace(self.events(&e.value, EVENTS)?),
                 "trace_contains" => CheckKind::TraceContains(self.events(&e.value, EVENTS)?),
-                "requests" => CheckKind::Requests(
-                    self.events(&e.value, &["launch", "cancel", "send", "redecide_limit"])?,
-                ),
+                "requests" => CheckKind::Requests(self.events(
+                    &e.value,
+                    &[
+                        "launch",
+                        "cancel",
+                        "send",
+                        "redecide_limit",
+                        "enter",
+                        "leave",
+                        "start_cooldown",
+                    ],
+                )?),
                 "blackboard" => CheckKind::Blackboard(self.assignments(&e.value, cx)),
                 "stimuli" => {
                     let mut names = Vec::new();
@@ -753,13 +799,14 @@ impl Decoder<'_> {
                     }
                     CheckKind::Stimuli(names)
                 }
+                "globals" => CheckKind::Globals(self.crowd_values(&e.value)),
                 _ => continue,
             };
             checks.push(Check { what, span });
         }
         if checks.is_empty() {
             if !given {
-                self.error(v.span, "an expectation checks something: `status`, `running`, `trace`, `trace_contains`, `requests`, `blackboard` or `stimuli`");
+                self.error(v.span, "an expectation checks something: `status`, `running`, `trace`, `trace_contains`, `requests`, `blackboard`, `stimuli` or `globals`");
             }
             return None;
         }

@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::sync::Arc;
 use treebeard_load::{Diagnostic, Diagnostics, LoadOptions, Loader, SourceMap, Span};
-use treebeard_shape::{NodeIdx, Shape, suggest};
+use treebeard_shape::{Kind, NodeIdx, Shape, suggest};
 use treebeard_vm::{
     Actors, AgentId, EventId, Frame, Interpreter, Leaves, Outcome, Program, Request, RequestKind,
     Stale, Status, TraceEvent,
@@ -270,6 +270,8 @@ impl Prepared {
     fn resolve_refs(&mut self, diags: &mut Diagnostics) {
         let mut refs: Vec<NodeRef> = Vec::new();
         let mut stimuli: Vec<(&str, Span)> = Vec::new();
+        // Where `globals` checks name nodes: they must be crowd nodes.
+        let mut crowd: Vec<Span> = Vec::new();
         for step in &self.scenario.script {
             match &step.action {
                 Action::Complete(node, _) => refs.push(node.clone()),
@@ -288,6 +290,10 @@ impl Prepared {
                     }
                     CheckKind::Stimuli(names) => {
                         stimuli.extend(names.iter().map(|(n, span)| (&**n, *span)));
+                    }
+                    CheckKind::Globals(values) => {
+                        refs.extend(values.iter().map(|(n, _, _)| n.clone()));
+                        crowd.extend(values.iter().map(|(n, _, _)| n.span));
                     }
                     CheckKind::Status(_) | CheckKind::Blackboard(_) => {}
                 }
@@ -327,6 +333,19 @@ impl Prepared {
                         ))
                         .at(r.span)
                         .help("complete a `Deferred` leaf (or another deferred action)"),
+                    );
+                }
+                Ok(node)
+                    if crowd.contains(&r.span) && !self.program.shape().kind(node).is_global() =>
+                {
+                    diags.push(
+                        Diagnostic::error(format!(
+                            "`{}` ({}) holds no crowd state",
+                            self.paths[node.index()],
+                            self.program.shape().kind(node)
+                        ))
+                        .at(r.span)
+                        .help("`globals` checks `Gate` and `GlobalCooldown` nodes"),
                     );
                 }
                 Ok(node) => {
@@ -568,8 +587,15 @@ impl Prepared {
                     events,
                 });
             }
-            // Events the agents sent, delivered in agent order before the
-            // next tick, as a crowd routes them.
+            // The crowd settles the round's requests for its gates and
+            // global cool-downs, then delivers the events the agents sent in
+            // agent order before the next tick, as a crowd does after a
+            // tick.
+            let round: Vec<Request> = results
+                .iter()
+                .flat_map(|r| r.requests.iter().copied())
+                .collect();
+            engine.settle(&frame, &round);
             for result in &results {
                 for r in &result.requests {
                     if let RequestKind::Event { event, to } = r.kind
@@ -732,6 +758,28 @@ impl Prepared {
                     .fold(0, |flags, i| flags | 1 << i);
                 (want != flags).then(|| fail("active stimuli", names_of(want), names_of(flags)))
             }
+            CheckKind::Globals(values) => {
+                let shape = self.program.shape();
+                let words = engine.globals();
+                for (node, want, _) in values {
+                    let n = self.node(node);
+                    let word = words.iter().find(|(m, _)| *m == n).map_or(0, |&(_, w)| w);
+                    let (have, show): (f64, fn(f64) -> String) = match shape.kind(n) {
+                        Kind::Gate => (word as f64, |x| format!("{x}")),
+                        _ => (f64::from_bits(word), |x| format!("{x:?}")),
+                    };
+                    // Times add in f64: a cool-down's ready time is within
+                    // rounding of what a scenario writes.
+                    if (have - want).abs() > 1e-9 {
+                        return Some(fail(
+                            &format!("crowd state of `{}`", self.paths[n.index()]),
+                            vec![show(*want)],
+                            vec![show(have)],
+                        ));
+                    }
+                }
+                None
+            }
         }
     }
 
@@ -891,6 +939,13 @@ pub trait Engine {
     fn post_stimulus(&mut self, agent: u32, stimulus: usize, data: u32, now: f64, seconds: f64);
     /// The agent's stimuli active at `now`: bit `i` for stimulus `i`.
     fn stimuli(&self, agent: u32, now: f64) -> u32;
+    /// After every agent's tick at `frame`: settles the round's requests
+    /// (every agent's, in agent order) for the tree's gates and global
+    /// cool-downs, as a crowd does after a tick (see `Program::settle`).
+    fn settle(&mut self, frame: &Frame, requests: &[Request]);
+    /// The crowd state: the words of the tree's `Gate` and
+    /// `GlobalCooldown` nodes, in item order (`Program::globals`).
+    fn globals(&self) -> Vec<(NodeIdx, u64)>;
 }
 
 /// The stream interpreter as an [`Engine`].
@@ -942,10 +997,13 @@ impl Engine for Vm {
     }
 
     fn running(&self, agent: u32) -> Vec<NodeIdx> {
+        // A ticket at a crowd node is no running work.
+        let shape = self.program.shape();
         self.actors
             .get(agent as usize)
             .actions()
             .map(|(n, _)| n)
+            .filter(|&n| !shape.kind(n).is_global())
             .collect()
     }
 
@@ -957,6 +1015,14 @@ impl Engine for Vm {
 
     fn stimuli(&self, agent: u32, now: f64) -> u32 {
         self.actors.get(agent as usize).stimuli_flags(now)
+    }
+
+    fn settle(&mut self, frame: &Frame, requests: &[Request]) {
+        self.program.settle(frame, requests, &mut self.actors);
+    }
+
+    fn globals(&self) -> Vec<(NodeIdx, u64)> {
+        self.program.globals().iter().collect()
     }
 }
 

@@ -2,7 +2,8 @@
 //! and on the reference interpreter of `treebeard-testkit`: every scenario
 //! must pass on both, and both must do exactly the same thing on every tick
 //! (statuses, requests, trace events, running leaves, the outcome of every
-//! completion and event the script plays).
+//! completion and event the script plays, the crowd state after every
+//! settling).
 
 use std::collections::BTreeSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -10,6 +11,7 @@ use std::path::{Path, PathBuf};
 use treebeard_scenario::leaves::BUILTIN;
 use treebeard_scenario::{Agent, Engine, PrepareOptions, Prepared, Verdict, prepare};
 use treebeard_shape::{Kind, NodeIdx};
+use treebeard_testkit::CrowdState;
 use treebeard_testkit::reference::{ProgramLeaves, Reference};
 use treebeard_vm::{AgentId, EventId, Frame, Outcome, Program, Request, Stale, Status, TraceEvent};
 
@@ -43,20 +45,24 @@ fn scenario_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 /// The reference interpreter as an [`Engine`]: one [`Reference`] per agent,
-/// calling the program's own leaf functions.
+/// calling the program's own leaf functions, and the reference's crowd
+/// state for the tree's gates and global cool-downs.
 struct RefEngine<'p> {
     program: &'p Program<Agent>,
     agents: Vec<Reference>,
+    crowd: CrowdState,
 }
 
 impl<'p> RefEngine<'p> {
     fn new(prepared: &'p Prepared) -> RefEngine<'p> {
         let shape = prepared.program.shape();
+        let agents: Vec<Reference> = (0..prepared.scenario.agents)
+            .map(|_| Reference::from_shape(shape))
+            .collect();
         RefEngine {
             program: &prepared.program,
-            agents: (0..prepared.scenario.agents)
-                .map(|_| Reference::from_shape(shape))
-                .collect(),
+            crowd: CrowdState::for_tree(Reference::from_shape(shape).root()),
+            agents,
         }
     }
 }
@@ -75,6 +81,7 @@ impl Engine for RefEngine<'_> {
             blackboard,
             agent: AgentId(agent),
             frame,
+            crowd: Some(&self.crowd),
         };
         let out = self.agents[agent as usize].tick_traced(&mut leaves, AgentId(agent), trace);
         requests.extend(out.requests);
@@ -97,6 +104,7 @@ impl Engine for RefEngine<'_> {
             blackboard,
             agent: AgentId(agent),
             frame,
+            crowd: Some(&self.crowd),
         };
         self.agents[agent as usize].send_event(&mut leaves, event)
     }
@@ -111,6 +119,14 @@ impl Engine for RefEngine<'_> {
 
     fn stimuli(&self, agent: u32, now: f64) -> u32 {
         self.agents[agent as usize].stimuli_flags(now)
+    }
+
+    fn settle(&mut self, frame: &Frame, requests: &[Request]) {
+        self.crowd.settle_agents(frame, requests, &mut self.agents);
+    }
+
+    fn globals(&self) -> Vec<(NodeIdx, u64)> {
+        self.crowd.words()
     }
 }
 
@@ -141,6 +157,11 @@ enum Observed {
         agent: u32,
         event: EventId,
         delivered: usize,
+    },
+    /// The crowd settled a round: its state after.
+    Settle {
+        tick: u64,
+        globals: Vec<(NodeIdx, u64)>,
     },
 }
 
@@ -227,6 +248,18 @@ impl<E: Engine> Engine for Recorder<E> {
     fn stimuli(&self, agent: u32, now: f64) -> u32 {
         self.inner.stimuli(agent, now)
     }
+
+    fn settle(&mut self, frame: &Frame, requests: &[Request]) {
+        self.inner.settle(frame, requests);
+        self.log.push(Observed::Settle {
+            tick: frame.index,
+            globals: self.inner.globals(),
+        });
+    }
+
+    fn globals(&self) -> Vec<(NodeIdx, u64)> {
+        self.inner.globals()
+    }
 }
 
 /// An observation with node paths, for messages.
@@ -274,6 +307,13 @@ fn describe(o: &Observed, paths: &[String]) -> String {
             event,
             delivered,
         } => format!("agent {agent}: event {event:?} -> {delivered} hooks"),
+        Observed::Settle { tick, globals } => {
+            let globals: Vec<String> = globals
+                .iter()
+                .map(|(n, w)| format!("{} {w:#x}", node(n)))
+                .collect();
+            format!("tick {tick}: settled, globals {globals:?}")
+        }
     }
 }
 

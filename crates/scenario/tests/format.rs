@@ -222,7 +222,7 @@ fn an_unknown_field_with_nothing_close_lists_the_fields() {
             "x.ron:1:75",
             "an expectation has no field `bogus`",
             Some(
-                "the fields are tick, agent, agents, status, running, trace, trace_contains, requests, blackboard, stimuli"
+                "the fields are tick, agent, agents, status, running, trace, trace_contains, requests, blackboard, stimuli, globals"
             )
         )
     );
@@ -706,7 +706,7 @@ fn an_expectation_checks_something() {
         only("z.ron", &guard("    expect: [(tick: 1, agent: 0)],")),
         error(
             "z.ron:9:14",
-            "an expectation checks something: `status`, `running`, `trace`, `trace_contains`, `requests`, `blackboard` or `stimuli`",
+            "an expectation checks something: `status`, `running`, `trace`, `trace_contains`, `requests`, `blackboard`, `stimuli` or `globals`",
             None
         )
     );
@@ -743,7 +743,7 @@ fn a_bad_trace_event_name_suggests_the_close_one() {
         ),
         error(
             "r.ron:9:35",
-            "`start` is not one of launch, cancel, send, redecide_limit",
+            "`start` is not one of launch, cancel, send, redecide_limit, enter, leave, start_cooldown",
             None
         )
     );
@@ -846,6 +846,86 @@ fn an_ambiguous_node_lists_the_paths() {
         let ok = text.replace("success Succeed", &format!("success {path}"));
         prepared("p.ron", &ok);
     }
+}
+
+/// Two agents at a gate of one slot, over `rest` (expectations) and the
+/// closing parenthesis.
+fn gated(rest: &str) -> String {
+    format!(
+        r#"(
+    tree: (type: "PrioritySelector", name: "root", children: [
+        (type: "Gate", name: "gate", params: {{"max": 1}}, children: [(type: "Running", name: "dig")]),
+        (type: "Running", name: "idle"),
+    ]),
+    agents: 2,
+    ticks: 2,
+{rest}
+)"#
+    )
+}
+
+#[test]
+fn globals_checks_the_crowd_state_of_gates_and_cooldowns() {
+    let p = prepared(
+        "g.ron",
+        &gated(
+            r#"    expect: [
+        (tick: 0, requests: ["enter gate"], globals: {"gate": 1}),
+        (tick: 1, agent: 0, running: ["dig"], globals: {"root/gate": 1}),
+        (tick: 1, agent: 1, running: ["idle"], requests: []),
+    ],"#,
+        ),
+    );
+    let verdict = p.run(&mut p.vm(), None).expect("no trace to write");
+    assert!(verdict.passed(), "{:?}", verdict.failure);
+    // A wrong count fails at the value, showing both.
+    let p = prepared(
+        "h.ron",
+        &gated(r#"    expect: [(tick: 0, agent: 1, globals: {"gate": 2})],"#),
+    );
+    let verdict = p.run(&mut p.vm(), None).expect("no trace to write");
+    let failure = verdict.failure.expect("the gate admits one");
+    assert_eq!(
+        failure.what,
+        "crowd state of `root/gate` is not as expected"
+    );
+    assert_eq!(
+        (failure.expected, failure.actual),
+        (vec!["2".into()], vec!["1".into()])
+    );
+}
+
+#[test]
+fn globals_names_crowd_nodes_with_numbers() {
+    assert_eq!(
+        only(
+            "g.ron",
+            &gated(r#"    expect: [(tick: 0, globals: {"gate": "one"})],"#),
+        ),
+        error(
+            "g.ron:8:42",
+            "a gate's agents admitted or a cool-down's ready time is a number, not a string",
+            None
+        )
+    );
+    assert_eq!(
+        errors(
+            "g.ron",
+            &gated(r#"    expect: [(tick: 0, globals: {"dig": 1, "gat": 0})],"#),
+        ),
+        [
+            error(
+                "g.ron:8:34",
+                "`root/gate/dig` (Action) holds no crowd state",
+                Some("`globals` checks `Gate` and `GlobalCooldown` nodes")
+            ),
+            error(
+                "g.ron:8:44",
+                "the tree has no node `gat`",
+                Some("did you mean `gate`?")
+            ),
+        ]
+    );
 }
 
 #[test]

@@ -828,6 +828,22 @@ impl<'t> Compiler<'t, '_> {
         // Scripts are a configured kind's only strings: their sources are
         // kept in the script table, not twice.
         self.parts.strings.truncate(strings);
+        if kind == Kind::Gate && words.first() == Some(&0) {
+            let given = node.params.iter().find(|q| q.name.is_none());
+            let named = node
+                .params
+                .iter()
+                .find(|q| q.name.as_deref() == Some("max"));
+            let what = Unbuildable::BadParam {
+                leaf: kind.name().into(),
+                name: "max".into(),
+                problem: Mismatch::Zero {
+                    why: "would admit no agent",
+                },
+            };
+            self.report(node, position, given.or(named).and_then(|q| q.source), what);
+            return Ok(ParamRange::default());
+        }
         self.append_params(node, position, &words, &constants)
     }
 

@@ -274,6 +274,12 @@ pub enum Mismatch {
         /// The value given.
         found: i64,
     },
+    /// A count of 0 where the parameter needs at least 1 (a `Gate`'s
+    /// `max`).
+    Zero {
+        /// What 0 would do (`"would admit no agent"`).
+        why: &'static str,
+    },
     /// The field exists with another type.
     FieldType {
         /// The field.
@@ -308,6 +314,7 @@ impl fmt::Display for Mismatch {
             Mismatch::Count { found } => {
                 write!(f, "a count is from 0 to {}, found {found}", u32::MAX)
             }
+            Mismatch::Zero { why } => write!(f, "0 {why}; give at least 1"),
             Mismatch::FieldType {
                 name,
                 expected,

@@ -4,7 +4,8 @@
 //! policies and the parameters of the configured and memory kinds;
 //! decorators (inverter, `ForceSuccess`, `ForceFailure`), the configured
 //! one-child kinds (`Loop`, `LoopUntilSuccess`, `Timeout`, `Cooldown`, the
-//! scope `s`) and the gates and wrappers have exactly one child. It
+//! scope `s`), the gates and wrappers, and seed 001's crowd nodes (`Gate`,
+//! `GlobalCooldown`) have exactly one child. It
 //! converts to a [`treebeard_shape::tree::Node`] (to compile for the VM
 //! with [`crate::leaves`] and the [`declarations`]) and to a [`RefNode`]
 //! tree (for the [`Reference`] interpreter), numbered in the same
@@ -33,7 +34,9 @@
 //! writes as leaf calls ([`crate::Event::Entered`], [`crate::Event::Exited`]),
 //! so tests see every wrapper's enter and exit, as they see a scope's hooks.
 
-use crate::reference::{DeciderParams, GateTest, IntInput, Memory, RefNode, Reference, TimeTest};
+use crate::reference::{
+    CrowdRule, DeciderParams, GateTest, IntInput, Memory, RefNode, Reference, TimeTest,
+};
 use crate::script::{MARKS, World, mix};
 use proptest::prelude::*;
 use std::fmt;
@@ -109,6 +112,10 @@ fn seconds(i: u8) -> f64 {
 /// The largest count of a spec's `Loop` and `LoopUntilSuccess` (0, which
 /// never finishes by counting, to this).
 pub const MAX_LOOPS: u8 = 3;
+
+/// The largest `max` of a spec's `Gate` (from 1): a differential run's few
+/// agents contend for it.
+pub const MAX_GATE: u8 = 3;
 
 /// Agents a `SendEvent` of a spec may address (`to`): the sender (-1),
 /// agents 0 to 2 (which a differential run may have), agent 9 (which it does
@@ -416,6 +423,20 @@ pub enum Spec {
     },
     /// The test Decide leaf `score` (only a decider's first child).
     Decide,
+    /// Seed 001's `Gate` admitting `max` agents of the crowd (1 to
+    /// [`MAX_GATE`]), over its one child.
+    Gate(u8, Box<Spec>),
+    /// `GlobalCooldown` of [`DURATIONS`]`[seconds]` seconds, started when
+    /// an agent's child succeeds or, `on_enter`, when the one agent
+    /// admitted enters; over its one child.
+    GlobalCooldown {
+        /// The duration's index in [`DURATIONS`].
+        seconds: u8,
+        /// Agents ask, and the cool-down starts when one enters.
+        on_enter: bool,
+        /// The child.
+        child: Box<Spec>,
+    },
 }
 
 /// The deferred import every `d` leaf is requested as: `d` is the only
@@ -447,7 +468,9 @@ impl Spec {
             | Spec::Scope(child)
             | Spec::StoredState(child)
             | Spec::Repeat(child)
-            | Spec::Monitor(child) => std::slice::from_ref(&**child),
+            | Spec::Monitor(child)
+            | Spec::Gate(_, child)
+            | Spec::GlobalCooldown { child, .. } => std::slice::from_ref(&**child),
             Spec::Cond
             | Spec::Act
             | Spec::Persistent
@@ -594,6 +617,12 @@ impl Spec {
                 params.args(decider_of(Kind::Decider, kids(children, next)))
             }
             Spec::Decide => tree::decide("score"),
+            Spec::Gate(max, child) => tree::gate(u32::from(*max), child.tree(next)),
+            Spec::GlobalCooldown {
+                seconds: i,
+                on_enter,
+                child,
+            } => tree::global_cooldown(seconds(*i), child.tree(next)).arg("on_enter", *on_enter),
         }
     }
 
@@ -765,6 +794,25 @@ impl Spec {
                     slot: (params.every > 0).then_some(0),
                 },
                 Spec::Decide => RefNode::Decide { node },
+                Spec::Gate(max, child) => RefNode::Crowd {
+                    node,
+                    rule: CrowdRule::Gate {
+                        max: u32::from(*max),
+                    },
+                    child: Box::new(go(child, next)),
+                },
+                Spec::GlobalCooldown {
+                    seconds: i,
+                    on_enter,
+                    child,
+                } => RefNode::Crowd {
+                    node,
+                    rule: CrowdRule::Cooldown {
+                        seconds: seconds(*i),
+                        on_enter: *on_enter,
+                    },
+                    child: Box::new(go(child, next)),
+                },
             }
         }
         fn gate(node: NodeIdx, test: GateTest, child: RefNode) -> RefNode {
@@ -817,7 +865,10 @@ fn marked_scripts(node: u32, enter: u8, exit: u8) -> (String, String) {
 /// The configured kinds show their parameters: `loop[2](..)`, `retry[2](..)`
 /// (`LoopUntilSuccess`), `timeout[1.5](..)`, `wait[0.5]`, `cooldown[0](..)`,
 /// and the scope is `scope(..)`; `stored(..)`, `repeat(..)` and
-/// `monitor(..)` are seed 001's nodes.
+/// `monitor(..)` are seed 001's nodes, and so are its crowd nodes:
+/// `limit[2](..)` (a `Gate` of `max` 2, MBT's LimitConcurrentUsers) and
+/// `gcooldown[1.5](..)` or `gcooldown[1.5 on enter](..)`
+/// (`GlobalCooldown`).
 impl fmt::Debug for Spec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let count = |c: &Count| match c {
@@ -902,6 +953,15 @@ impl fmt::Debug for Spec {
                 }
             }
             Spec::Decide => return write!(f, "score"),
+            Spec::Gate(max, _) => write!(f, "limit[{max}]")?,
+            Spec::GlobalCooldown {
+                seconds: i,
+                on_enter,
+                ..
+            } => {
+                let when = if *on_enter { " on enter" } else { "" };
+                write!(f, "gcooldown[{}{when}]", seconds(*i))?
+            }
         }
         write!(f, "(")?;
         for (i, child) in self.children().iter().enumerate() {
@@ -932,7 +992,8 @@ impl fmt::Display for Spec {
 /// state, repeats and monitors, mostly first in a composite) as two. The
 /// seven memory leaves (`PostStimulus` among them) together weigh about a
 /// quarter of the leaves, `Wait` a twelfth. Spore groups (1 to 3 deciders, each over any subtree, so two
-/// levels more: up to 7) weigh one and a half.
+/// levels more: up to 7) weigh one and a half, and seed 001's crowd nodes
+/// (gates and global cool-downs) one.
 pub fn spec_strategy() -> impl Strategy<Value = Spec> {
     let leaf = prop_oneof![
         4 => Just(Spec::Cond),
@@ -1010,6 +1071,17 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
             query_strategy().prop_map(|q| Spec::Monitor(Box::new(q))),
             monitored,
         ];
+        // Seed 001's crowd nodes, over any subtree.
+        let crowd = prop_oneof![
+            (1..=MAX_GATE, inner.clone()).prop_map(|(max, c)| Spec::Gate(max, Box::new(c))),
+            (duration_strategy(), any::<bool>(), inner.clone()).prop_map(
+                |(seconds, on_enter, c)| Spec::GlobalCooldown {
+                    seconds,
+                    on_enter,
+                    child: Box::new(c),
+                }
+            ),
+        ];
         // Spore groups of 1 to 3 deciders; a decider over a group may
         // redecide or delegate.
         let decider = (
@@ -1042,6 +1114,7 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
             1 => gated,
             2 => configured,
             2 => stored,
+            2 => crowd,
             // Counts are drawn independently of the children (a flat map
             // would keep the children from shrinking) and fitted to them.
             4 => (children, count_strategy(), count_strategy()).prop_map(
@@ -1059,7 +1132,7 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
 
 /// Runs `check` on random cases, as proptest does (shrinking the tree on
 /// failure, which panics with the case): a tree from [`spec_strategy`] and
-/// a [`crate::Run`] of 1 to 3 agents for 40 ticks with halts, traced for
+/// a [`crate::Run`] of 1 to 4 agents for 40 ticks with halts, traced for
 /// odd seeds. 512 cases, unless `PROPTEST_CASES` asks for another number
 /// (for a long bulk run: `PROPTEST_CASES=100000 cargo test --release ...`).
 pub fn random_cases(check: impl FnMut(&Spec, &crate::Run) -> Result<(), String>) {
@@ -1075,7 +1148,7 @@ pub fn random_cases(check: impl FnMut(&Spec, &crate::Run) -> Result<(), String>)
     });
     // The runner takes a `Fn`; the cases run one at a time.
     let check = std::cell::RefCell::new(check);
-    let strategy = (spec_strategy(), any::<u64>(), 1u32..=3);
+    let strategy = (spec_strategy(), any::<u64>(), 1u32..=4);
     let result = runner.run(&strategy, |(spec, seed, agents)| {
         let run = crate::Run {
             seed,
@@ -1306,7 +1379,10 @@ fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
     // thin the trees out, and so do the four one-child memory kinds; the
     // five configured one-child kinds together weigh as much as one, and
     // concurrent deciders weigh double.
-    let kind = rng.below(18);
+    let kind = rng.below(20);
+    if kind >= 18 {
+        return random_crowd(rng, depth, max_children);
+    }
     if kind >= 16 && depth >= 3 {
         return random_group(rng, depth - 2, max_children);
     }
@@ -1372,6 +1448,23 @@ fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
             succeed: random_count(rng, n),
             fail: random_count(rng, n),
             children,
+        },
+    }
+}
+
+/// A random crowd node (a `Gate` or a `GlobalCooldown` of either mode) over
+/// a random subtree.
+fn random_crowd(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
+    let max = rng.range(1, usize::from(MAX_GATE)) as u8;
+    let seconds = random_duration(rng);
+    let which = rng.below(3);
+    let child = Box::new(random_spec(rng, depth - 1, max_children));
+    match which {
+        0 | 1 => Spec::Gate(max, child),
+        _ => Spec::GlobalCooldown {
+            seconds,
+            on_enter: rng.below(2) == 0,
+            child,
         },
     }
 }
@@ -1501,6 +1594,8 @@ mod tests {
             Spec::Group { .. } => Kind::Group,
             Spec::Decider { .. } => Kind::Decider,
             Spec::Decide => Kind::Decide,
+            Spec::Gate(..) => Kind::Gate,
+            Spec::GlobalCooldown { .. } => Kind::GlobalCooldown,
         })
     }
 
@@ -1561,6 +1656,7 @@ mod tests {
             blackboard: &mut world,
             agent: treebeard_vm::AgentId(0),
             frame: &frame,
+            crowd: None,
         };
         for root in [&mut from_shape, &mut from_spec] {
             let mut stack = vec![root];
@@ -1652,6 +1748,43 @@ mod tests {
         );
     }
 
+    /// 0 seq, 1 limit, 2 a, 3 gcooldown, 4 limit, 5 c, 6 gcooldown, 7 d:
+    /// seed 001's crowd nodes, both modes of the cool-down.
+    fn every_crowd_kind() -> Spec {
+        let boxed = Box::new;
+        Spec::Sequence(vec![
+            Spec::Gate(2, boxed(Spec::Act)),
+            Spec::GlobalCooldown {
+                seconds: 2,
+                on_enter: true,
+                child: boxed(Spec::Gate(MAX_GATE, boxed(Spec::Cond))),
+            },
+            Spec::GlobalCooldown {
+                seconds: 0,
+                on_enter: false,
+                child: boxed(Spec::Deferred),
+            },
+        ])
+    }
+
+    #[test]
+    fn crowd_kinds_compile_as_the_reference_reads_them() {
+        let spec = every_crowd_kind();
+        let program = spec.compile();
+        let shape = program.shape();
+        assert_eq!(shape.len(), spec.len());
+        assert_eq!(Reference::from_shape(shape).root(), &spec.to_ref_node());
+        // One word each in the program's global state, in item order.
+        let words: Vec<u32> = program.globals().iter().map(|(n, _)| n.get()).collect();
+        assert_eq!(words, [1, 3, 4, 6]);
+        let crowd = crate::CrowdState::for_tree(&spec.to_ref_node());
+        assert_eq!(crowd.words(), program.globals().iter().collect::<Vec<_>>());
+        assert_eq!(
+            format!("{spec:?}"),
+            "seq(limit[2](a), gcooldown[1.5 on enter](limit[3](c)), gcooldown[0](d))"
+        );
+    }
+
     /// Every node of the spec, in pre-order.
     fn pre_order(spec: &Spec) -> Vec<&Spec> {
         let mut out = vec![spec];
@@ -1730,6 +1863,8 @@ mod tests {
             Kind::Monitor,
             Kind::Group,
             Kind::Decider,
+            Kind::Gate,
+            Kind::GlobalCooldown,
         ])
     }
 

@@ -12,7 +12,13 @@
 //! from outside; now and then a stimulus is posted to the agent from
 //! outside, as game code posts one (`ActorMut::post_stimulus`); now and
 //! then an agent is halted. The clock advances by a `dt` drawn per tick
-//! from a few values, some of them inexact in binary. After every step
+//! from a few values, some of them inexact in binary. The agents share the
+//! tree's crowd state (its gates and global cool-downs): after every round
+//! of ticks the round's requests (halts' and ticks', in agent order) are
+//! settled on both sides, `Program::settle` for the VM and
+//! [`CrowdState::settle`] for the reference, and the global words and
+//! every agent's states (its tickets among them) are compared. After every
+//! step
 //! everything observable is compared: the root status, the leaf calls
 //! (scope hooks and wrapper marks included), the requests, the states each
 //! side remembers, the persistent slots, the tree's variables, timestamps
@@ -31,6 +37,7 @@
 //! the script evaluator is tested on its own; the comparison is about when
 //! and on which variables the tree runs them.
 
+use crate::crowd::{CrowdState, waiting_since};
 use crate::r#gen::Spec;
 use crate::reference::{Coverage, RefLeaves, Reference, Remembered};
 use crate::script::{EVENTS, Event, World, mix};
@@ -40,8 +47,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use treebeard_shape::NodeIdx;
 use treebeard_vm::script::{Fault, ScriptValue};
 use treebeard_vm::{
-    ActionState, Actor, AgentId, Ending, EventId, Frame, Interpreter, Outcome, Program, Request,
-    RequestKind, Signal, Stale, Status, TraceEvent,
+    ActionState, ActorLayout, ActorRef, Actors, AgentId, Ending, EventId, Frame, Interpreter,
+    Outcome, Program, Request, RequestKind, Signal, Stale, Status, TraceEvent,
 };
 
 /// The reference's leaves in a differential run: the scripted [`World`]
@@ -54,6 +61,8 @@ pub struct RefWorld<'a> {
     pub program: &'a Program<World>,
     /// The clock: the tick's, or between ticks the last tick's.
     pub frame: Frame,
+    /// The agent's crowd, if any.
+    pub crowd: Option<&'a CrowdState>,
 }
 
 impl RefLeaves for RefWorld<'_> {
@@ -99,6 +108,10 @@ impl RefLeaves for RefWorld<'_> {
 
     fn input_int(&self, word: u64) -> Option<i64> {
         self.program.input_int(word, self.world)
+    }
+
+    fn crowd(&self) -> Option<&CrowdState> {
+        self.crowd
     }
 }
 
@@ -161,6 +174,13 @@ pub struct Stats {
     pub events_reached: u64,
     /// Stimuli posted to both sides from outside between ticks.
     pub stimuli_posted: u64,
+    /// Rounds after which the crowd settled its requests (runs of trees
+    /// with gates or global cool-downs).
+    pub settles: u64,
+    /// Requests to enter the crowd admitted when it settled.
+    pub crowd_admitted: u64,
+    /// Requests to enter the crowd refused when it settled.
+    pub crowd_refused: u64,
 }
 
 impl Stats {
@@ -182,6 +202,9 @@ impl Stats {
         self.events_routed += other.events_routed;
         self.events_reached += other.events_reached;
         self.stimuli_posted += other.stimuli_posted;
+        self.settles += other.settles;
+        self.crowd_admitted += other.crowd_admitted;
+        self.crowd_refused += other.crowd_refused;
     }
 }
 
@@ -211,6 +234,9 @@ pub struct Observed {
     pub stimuli: Vec<[Option<u32>; 2]>,
     /// Trace events, in order (traced runs only).
     pub trace: Vec<(NodeIdx, TraceEvent)>,
+    /// After the crowd settled a round: the words of the tree's gates and
+    /// global cool-downs (`Program::globals`), shared by all agents.
+    pub globals: Vec<(NodeIdx, u64)>,
 }
 
 impl Observed {
@@ -238,6 +264,8 @@ impl Observed {
             Some("stimuli")
         } else if self.trace != vm.trace {
             Some("trace")
+        } else if self.globals != vm.globals {
+            Some("global words")
         } else {
             None
         }
@@ -267,6 +295,9 @@ impl fmt::Display for Observed {
         if !self.trace.is_empty() {
             let events: Vec<String> = self.trace.iter().map(|(n, e)| format!("{e} {n}")).collect();
             writeln!(f, "    trace:      [{}]", events.join(", "))?;
+        }
+        if !self.globals.is_empty() {
+            writeln!(f, "    globals:    {:?}", self.globals)?;
         }
         Ok(())
     }
@@ -341,10 +372,10 @@ impl fmt::Display for Mismatch {
 /// How many earlier steps a [`Mismatch`] shows.
 const HISTORY: usize = 12;
 
-/// One agent on both interpreters.
+/// One agent on both interpreters (its VM actor is in the run's
+/// [`Actors`], at its index).
 struct Agent {
     id: AgentId,
-    actor: Actor,
     vm_world: World,
     reference: Reference,
     ref_world: World,
@@ -383,40 +414,40 @@ impl Agent {
         }
     }
 
-    fn vm_remembered(&self) -> Remembered {
-        let actor = self.actor.as_ref();
+    fn vm_remembered(actor: ActorRef<'_>) -> Remembered {
         Remembered {
             deciders: actor.deciders().collect(),
             actions: actor.actions().collect(),
         }
     }
 
-    fn vm_persistent(&self, program: &Program<World>) -> Vec<(NodeIdx, u32)> {
+    fn vm_persistent(actor: ActorRef<'_>, program: &Program<World>) -> Vec<(NodeIdx, u32)> {
         let map = program.shape().persistent_map();
         map.iter()
             .copied()
-            .zip(self.actor.as_ref().persistent().iter().copied())
+            .zip(actor.persistent().iter().copied())
             .collect()
     }
 
-    fn vm_variables(&self, program: &Program<World>) -> Vec<bool> {
+    fn vm_variables(actor: ActorRef<'_>, program: &Program<World>) -> Vec<bool> {
         let shape = program.shape();
-        let actor = self.actor.as_ref();
         (0..shape.variables().len())
             .map(|i| actor.variable(shape, i).unwrap_or_default())
             .collect()
     }
 
-    fn vm_timestamps(&self, program: &Program<World>) -> Vec<Option<f32>> {
-        let actor = self.actor.as_ref();
+    fn vm_timestamps(actor: ActorRef<'_>, program: &Program<World>) -> Vec<Option<f32>> {
         (0..program.shape().timestamps().len())
             .map(|i| actor.timestamp(i))
             .collect()
     }
 
     /// The VM's stimuli at the times of `frame` and the tick after it.
-    fn vm_stimuli(&self, program: &Program<World>, frame: &Frame) -> Vec<[Option<u32>; 2]> {
-        let actor = self.actor.as_ref();
+    fn vm_stimuli(
+        actor: ActorRef<'_>,
+        program: &Program<World>,
+        frame: &Frame,
+    ) -> Vec<[Option<u32>; 2]> {
         let next = frame.time + f64::from(frame.dt);
         (0..program.shape().stimuli().len())
             .map(|i| [actor.stimulus(i, frame.time), actor.stimulus(i, next)])
@@ -438,15 +469,20 @@ impl Agent {
     }
 
     /// What the VM side shows after a step in `frame` (leaf calls taken
-    /// from its log).
-    fn vm_observed(&mut self, program: &Program<World>, frame: &Frame) -> Observed {
+    /// from its log), the agent's actor being `actor`.
+    fn vm_observed(
+        &mut self,
+        actor: ActorRef<'_>,
+        program: &Program<World>,
+        frame: &Frame,
+    ) -> Observed {
         Observed {
             events: self.vm_world.take_log(),
-            remembered: self.vm_remembered(),
-            persistent: self.vm_persistent(program),
-            variables: self.vm_variables(program),
-            timestamps: self.vm_timestamps(program),
-            stimuli: self.vm_stimuli(program, frame),
+            remembered: Agent::vm_remembered(actor),
+            persistent: Agent::vm_persistent(actor, program),
+            variables: Agent::vm_variables(actor, program),
+            timestamps: Agent::vm_timestamps(actor, program),
+            stimuli: Agent::vm_stimuli(actor, program, frame),
             ..Observed::default()
         }
     }
@@ -638,17 +674,18 @@ pub fn differential_with(
     run: &Run,
     interpreter: &mut Interpreter,
 ) -> Result<Stats, Box<Mismatch>> {
-    let program = spec.compile();
+    let mut program = spec.compile();
+    let shape = program.shape().clone();
     let capacity = *program.spec();
     let deferred = spec.deferred_nodes();
     let every_node: Vec<NodeIdx> = spec.indices(|_| true);
     let mut stats = Stats::default();
+    let mut actors = Actors::new(ActorLayout::for_shape(&shape), run.agents as usize);
     let mut agents: Vec<Agent> = (0..run.agents)
         .map(|i| {
             let id = AgentId(i);
             Agent {
                 id,
-                actor: Actor::for_shape(program.shape()),
                 vm_world: run.world(id),
                 reference: spec.to_reference(),
                 ref_world: run.world(id),
@@ -657,12 +694,15 @@ pub fn differential_with(
             }
         })
         .collect();
+    // The reference's crowd: the agents share the tree's gates and global
+    // cool-downs, as the VM's program shares its `Globals`.
+    let mut crowd = CrowdState::for_tree(&spec.to_ref_node());
 
     let mismatch = |agent: &Agent, tick: u64, step: String, what: String, r, v| {
         Box::new(Mismatch {
             run: *run,
             spec: spec.clone(),
-            disassembly: program.shape().disassemble().to_string(),
+            disassembly: shape.disassemble().to_string(),
             tick,
             agent: agent.id,
             step,
@@ -680,7 +720,10 @@ pub fn differential_with(
     for tick in 0..run.ticks {
         let frame = run.frame(tick, &last);
         let mut sent: Vec<Request> = Vec::new();
-        for agent in &mut agents {
+        // The round's requests, in agent order: each agent's halt, then
+        // its tick. The crowd settles them after the round.
+        let mut round: Vec<Request> = Vec::new();
+        for (i, agent) in agents.iter_mut().enumerate() {
             let id = agent.id;
 
             // The game system reports on deferred actions (and, now and
@@ -692,7 +735,7 @@ pub fn differential_with(
                     continue;
                 };
                 let r = agent.reference.complete(node, outcome);
-                let v = agent.actor.as_mut().complete(node, outcome);
+                let v = actors.get_mut(i).complete(node, outcome);
                 let step = format!("report {outcome:?} for {node}");
                 if r != v {
                     let r = Observed {
@@ -736,7 +779,7 @@ pub fn differential_with(
                         &program,
                         &last,
                         id,
-                        &mut agent.actor.as_mut(),
+                        &mut actors.get_mut(i),
                         &mut agent.vm_world,
                         event,
                     )
@@ -745,6 +788,7 @@ pub fn differential_with(
                     world: &mut agent.ref_world,
                     program: &program,
                     frame: last,
+                    crowd: Some(&crowd),
                 };
                 let reached = agent.reference.send_event(&mut leaves, event);
                 let r = Observed {
@@ -761,7 +805,7 @@ pub fn differential_with(
                 };
                 let v = Observed {
                     delivered: Some(delivered),
-                    ..agent.vm_observed(&program, &last)
+                    ..agent.vm_observed(actors.get(i), &program, &last)
                 };
                 if let Some(what) = r.difference(&v) {
                     return Err(mismatch(agent, tick, step, what.into(), r, v));
@@ -774,15 +818,15 @@ pub fn differential_with(
             // Now and then a stimulus from outside, posted as a crowd posts
             // one between ticks: from the next tick's time, for its
             // declared seconds.
-            let stimuli = program.shape().stimuli();
-            if let Some((i, datum)) = run.outside_stimulus(tick, id, stimuli.len()) {
+            let stimuli = shape.stimuli();
+            if let Some((s, datum)) = run.outside_stimulus(tick, id, stimuli.len()) {
                 let now = last.time + f64::from(last.dt);
-                let seconds = f64::from(stimuli[i].seconds);
-                agent.actor.as_mut().post_stimulus(i, datum, now, seconds);
-                agent.reference.post_stimulus(i, datum, now, seconds);
-                let step = format!("stimulus {}={datum} from outside", stimuli[i].name);
+                let seconds = f64::from(stimuli[s].seconds);
+                actors.get_mut(i).post_stimulus(s, datum, now, seconds);
+                agent.reference.post_stimulus(s, datum, now, seconds);
+                let step = format!("stimulus {}={datum} from outside", stimuli[s].name);
                 let r = agent.ref_observed(&program, &last);
-                let v = agent.vm_observed(&program, &last);
+                let v = agent.vm_observed(actors.get(i), &program, &last);
                 if let Some(what) = r.difference(&v) {
                     return Err(mismatch(agent, tick, step, what.into(), r, v));
                 }
@@ -790,7 +834,8 @@ pub fn differential_with(
                 agent.remember(format!("tick {tick}: {step}"));
             }
 
-            // Now and then the agent is halted.
+            // Now and then the agent is halted (as a crowd removes an
+            // agent): its gate slots come back at the round's settling.
             if run.halts_at(tick, id) {
                 stats.halts += 1;
                 let mut vm_requests = Vec::new();
@@ -799,7 +844,7 @@ pub fn differential_with(
                         &program,
                         &frame,
                         id,
-                        &mut agent.actor.as_mut(),
+                        &mut actors.get_mut(i),
                         &mut agent.vm_world,
                         &mut vm_requests,
                     )
@@ -808,6 +853,7 @@ pub fn differential_with(
                     world: &mut agent.ref_world,
                     program: &program,
                     frame,
+                    crowd: Some(&crowd),
                 };
                 let ref_requests = agent.reference.halt(&mut leaves, id);
                 let r = Observed {
@@ -821,12 +867,13 @@ pub fn differential_with(
                 }
                 let v = Observed {
                     requests: vm_requests,
-                    ..agent.vm_observed(&program, &frame)
+                    ..agent.vm_observed(actors.get(i), &program, &frame)
                 };
                 if let Some(what) = r.difference(&v) {
                     return Err(mismatch(agent, tick, "halt".into(), what.into(), r, v));
                 }
                 agent.track(&r.requests);
+                round.extend_from_slice(&r.requests);
                 agent.remember(format!(
                     "tick {tick}: halt: calls {:?}, requests {:?}",
                     r.events, r.requests
@@ -844,7 +891,7 @@ pub fn differential_with(
                         &program,
                         &frame,
                         id,
-                        &mut agent.actor.as_mut(),
+                        &mut actors.get_mut(i),
                         &mut agent.vm_world,
                         &mut vm_requests,
                         &mut |n, e| vm_trace.push((n, e)),
@@ -854,7 +901,7 @@ pub fn differential_with(
                         &program,
                         &frame,
                         id,
-                        &mut agent.actor.as_mut(),
+                        &mut actors.get_mut(i),
                         &mut agent.vm_world,
                         &mut vm_requests,
                     )
@@ -865,6 +912,7 @@ pub fn differential_with(
                 world: &mut agent.ref_world,
                 program: &program,
                 frame,
+                crowd: Some(&crowd),
             };
             let out = if run.trace {
                 agent
@@ -891,7 +939,7 @@ pub fn differential_with(
                 status: Some(vm_status),
                 requests: vm_requests,
                 trace: vm_trace,
-                ..agent.vm_observed(&program, &frame)
+                ..agent.vm_observed(actors.get(i), &program, &frame)
             };
             if let Some(what) = r.difference(&v) {
                 return Err(mismatch(agent, tick, "tick".into(), what.into(), r, v));
@@ -947,7 +995,62 @@ pub fn differential_with(
                     .iter()
                     .filter(|r| matches!(r.kind, RequestKind::Event { .. })),
             );
+            round.extend_from_slice(&r.requests);
         }
+
+        // After the round, the crowd settles its requests on both sides:
+        // the VM's program, the reference's crowd state. The global words
+        // and every agent's tickets must agree.
+        if !crowd.words().is_empty() {
+            let settled = catch_unwind(AssertUnwindSafe(|| {
+                program.settle(&frame, &round, &mut actors);
+            }));
+            let answers = crowd.settle(&frame, &round, |agent, node| {
+                waiting_since(&agents.get(agent.index())?.reference, node)
+            });
+            for a in &answers {
+                agents[a.agent.index()].reference.answer(a.node, a.admitted);
+                if a.admitted {
+                    stats.crowd_admitted += 1;
+                } else {
+                    stats.crowd_refused += 1;
+                }
+            }
+            stats.settles += 1;
+            let words = program.globals().iter().collect::<Vec<_>>();
+            for (i, agent) in agents.iter_mut().enumerate() {
+                let r = Observed {
+                    globals: crowd.words(),
+                    remembered: agent.reference.remembered(),
+                    ..Observed::default()
+                };
+                if let Err(panic) = &settled {
+                    let what = format!("a VM panic: {}", panic_message(&**panic));
+                    let v = Observed::default();
+                    return Err(mismatch(agent, tick, "settle".into(), what, r, v));
+                }
+                let v = Observed {
+                    globals: words.clone(),
+                    remembered: Agent::vm_remembered(actors.get(i)),
+                    ..Observed::default()
+                };
+                if let Some(what) = r.difference(&v) {
+                    return Err(mismatch(agent, tick, "settle".into(), what.into(), r, v));
+                }
+                let mine: Vec<String> = answers
+                    .iter()
+                    .filter(|a| a.agent == agent.id)
+                    .map(|a| {
+                        let answer = if a.admitted { "admitted" } else { "refused" };
+                        format!("{answer} at {}", a.node)
+                    })
+                    .collect();
+                if !mine.is_empty() {
+                    agent.remember(format!("tick {tick}: settle: {}", mine.join(", ")));
+                }
+            }
+        }
+
         // The events sent this tick reach their agents before their next
         // ticks, as a crowd routes them.
         stats.events_routed += mailbox.post(&sent);

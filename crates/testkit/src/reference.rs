@@ -21,10 +21,20 @@
 //! ([`Reference::variables`], [`Reference::timestamps`],
 //! [`Reference::stimulus`]); scripts run through [`RefLeaves::script`].
 //!
+//! Seed 001's crowd nodes (`Gate`, `GlobalCooldown`) read the crowd's state
+//! through [`RefLeaves::crowd`] and ask for changes with requests, which
+//! the crowd settles after every round ([`crate::crowd`]). The agent's
+//! [`Ticket`]s are kept beside the tree too, by node: the tick gives up a
+//! ticket of the last tick by where the walk goes in the whole tree (it
+//! reaches a later node, or a node holding it returns), not by what a
+//! single node does.
+//!
 //! Nothing here is fast: a tick allocates, abandoning a subtree walks it
 //! whole, and a concurrent decider snapshots the persistent slots below it
 //! on every entry.
 
+use crate::crowd::CrowdState;
+use std::collections::BTreeMap;
 use treebeard_shape::tree::{Count, Policy};
 use treebeard_shape::{
     ActionId, FLAG_PERSISTENT, GroupPolicy, Kind, NodeIdx, SELF_AGENT, Shape, Signal as SignalDecl,
@@ -104,6 +114,12 @@ pub trait RefLeaves {
     fn decision_flags(&self) -> u32 {
         0
     }
+    /// The state of the crowd the agent is in, as the last settling left
+    /// it (see [`CrowdState`]); `None` (by default) for a crowd that has not
+    /// run the tree yet: every gate empty, every cool-down ready.
+    fn crowd(&self) -> Option<&CrowdState> {
+        None
+    }
 }
 
 /// A program's leaf functions for one agent's blackboard, as [`RefLeaves`].
@@ -116,6 +132,8 @@ pub struct ProgramLeaves<'a, B> {
     pub agent: AgentId,
     /// The tick's clock.
     pub frame: &'a treebeard_vm::Frame,
+    /// The agent's crowd, if any.
+    pub crowd: Option<&'a CrowdState>,
 }
 
 impl<B> RefLeaves for ProgramLeaves<'_, B> {
@@ -190,6 +208,10 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
 
     fn decision_flags(&self) -> u32 {
         self.program.decision_flags(self.blackboard)
+    }
+
+    fn crowd(&self) -> Option<&CrowdState> {
+        self.crowd
     }
 }
 
@@ -453,6 +475,18 @@ pub enum RefNode {
         /// Tested before the tree on the next tick.
         registered: bool,
     },
+    /// `Gate` or `GlobalCooldown`: a node whose state the crowd shares
+    /// (docs/nodes.md, "Crowd nodes"). The agent's place at it, its
+    /// [`Ticket`], is kept by the [`Reference`], not here: the tick gives a
+    /// ticket up by where it goes in the whole tree.
+    Crowd {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// What it lets through.
+        rule: CrowdRule,
+        /// The only child.
+        child: Box<RefNode>,
+    },
     /// Spore's `Group`: chooses one of its deciders by its policy and runs
     /// it until it ends or (prioritized) an earlier one accepts.
     Group {
@@ -543,6 +577,70 @@ impl DeciderParams {
             stimuli: masks(decider_param::STIMULI),
             redecide: words[decider_param::REDECIDE] != 0,
             delegate: words[decider_param::DELEGATE] != 0,
+        }
+    }
+}
+
+/// What a [`RefNode::Crowd`] node lets through.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CrowdRule {
+    /// `Gate`: at most `max` agents of the crowd hold an admitted ticket.
+    Gate {
+        /// The most agents admitted at once.
+        max: u32,
+    },
+    /// `GlobalCooldown`: no agent enters for `seconds` after it started.
+    Cooldown {
+        /// How long it holds every agent off.
+        seconds: f64,
+        /// It starts when the one agent admitted enters (agents ask, as at
+        /// a gate), not when an agent's child succeeds.
+        on_enter: bool,
+    },
+}
+
+impl CrowdRule {
+    /// Whether agents ask to enter: at a gate and at a cool-down that
+    /// starts on entry.
+    pub fn asks(self) -> bool {
+        !matches!(
+            self,
+            CrowdRule::Cooldown {
+                on_enter: false,
+                ..
+            }
+        )
+    }
+}
+
+/// An agent's place at a [`RefNode::Crowd`] node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ticket {
+    /// It asked to enter in this tick; the crowd answers before the
+    /// agent's next tick. It has asked since frame `since`.
+    Waiting {
+        /// The frame index of the tick it started asking in.
+        since: u64,
+    },
+    /// Admitted: the agent enters the child (or runs it, while it runs).
+    Admitted,
+    /// Refused: it may ask again, keeping its place.
+    Refused {
+        /// The frame index of the tick it started asking in.
+        since: u64,
+    },
+}
+
+impl Ticket {
+    /// The ticket as the VM keeps it, an action state's value: its state
+    /// in the low two bits (waiting 0, admitted 1, refused 2) and, above
+    /// them, the frame it asks since, modulo 2^30.
+    pub fn value(self) -> u32 {
+        let since = |frame: u64| (frame as u32 & ((1 << 30) - 1)) << 2;
+        match self {
+            Ticket::Waiting { since: frame } => since(frame),
+            Ticket::Admitted => 1,
+            Ticket::Refused { since: frame } => since(frame) | 2,
         }
     }
 }
@@ -814,6 +912,7 @@ impl RefNode {
             | RefNode::StoredState { node, .. }
             | RefNode::Repeat { node, .. }
             | RefNode::Monitor { node, .. }
+            | RefNode::Crowd { node, .. }
             | RefNode::Group { node, .. }
             | RefNode::Decider { node, .. }
             | RefNode::Decide { node }
@@ -844,7 +943,8 @@ impl RefNode {
             | RefNode::ScriptWrapper { child, .. }
             | RefNode::StoredState { child, .. }
             | RefNode::Repeat { child, .. }
-            | RefNode::Monitor { child, .. } => std::slice::from_ref(&**child),
+            | RefNode::Monitor { child, .. }
+            | RefNode::Crowd { child, .. } => std::slice::from_ref(&**child),
             RefNode::Condition { .. }
             | RefNode::Decide { .. }
             | RefNode::Action { .. }
@@ -879,7 +979,8 @@ impl RefNode {
             | RefNode::ScriptWrapper { child, .. }
             | RefNode::StoredState { child, .. }
             | RefNode::Repeat { child, .. }
-            | RefNode::Monitor { child, .. } => std::slice::from_mut(&mut **child),
+            | RefNode::Monitor { child, .. }
+            | RefNode::Crowd { child, .. } => std::slice::from_mut(&mut **child),
             RefNode::Condition { .. }
             | RefNode::Decide { .. }
             | RefNode::Action { .. }
@@ -965,8 +1066,9 @@ impl RefNode {
 pub struct TickOutput {
     /// The root's status.
     pub status: Status,
-    /// Cancel requests, then launch requests, then events sent, each in
-    /// order of occurrence.
+    /// Cancel requests, then launch requests, then events sent (and a
+    /// redecide limit's report), then the crowd's requests, each in order
+    /// of occurrence.
     pub requests: Vec<Request>,
 }
 
@@ -1088,6 +1190,30 @@ pub struct Coverage {
     pub decider_blocks: u64,
     /// `random` and `shuffle` groups' draws.
     pub random_draws: u64,
+    /// Requests to enter a `Gate` or an entering `GlobalCooldown`.
+    pub crowd_asks: u64,
+    /// Agents that asked again keeping their place (a refused ticket, or
+    /// a waiting one nobody answered).
+    pub crowd_places_kept: u64,
+    /// Admitted tickets used: the agent entered the child.
+    pub crowd_entries: u64,
+    /// Full gates that failed at once, without asking.
+    pub gates_full: u64,
+    /// Cooling `GlobalCooldown`s that failed at once.
+    pub global_cooldowns_blocked: u64,
+    /// `GlobalCooldown`s started by a child's success.
+    pub global_cooldowns_started: u64,
+    /// Gate slots given back because the child finished.
+    pub slots_given_back: u64,
+    /// Gate slots given back because the ticket was abandoned: cancelled,
+    /// halted, rolled back, or admitted and passed over.
+    pub slots_given_back_abandoned: u64,
+    /// Admitted tickets the tick passed over without entering.
+    pub admissions_passed_over: u64,
+    /// Crowd nodes abandoned while their child ran (cancelled by a higher
+    /// priority, a finishing or failing concurrent decider, a timeout, a
+    /// monitor, a take-over, a redecide limit or a halt).
+    pub crowd_cancelled_inside: u64,
 }
 
 impl Coverage {
@@ -1136,6 +1262,16 @@ impl Coverage {
         self.decides_with_stimuli += other.decides_with_stimuli;
         self.decider_blocks += other.decider_blocks;
         self.random_draws += other.random_draws;
+        self.crowd_asks += other.crowd_asks;
+        self.crowd_places_kept += other.crowd_places_kept;
+        self.crowd_entries += other.crowd_entries;
+        self.gates_full += other.gates_full;
+        self.global_cooldowns_blocked += other.global_cooldowns_blocked;
+        self.global_cooldowns_started += other.global_cooldowns_started;
+        self.slots_given_back += other.slots_given_back;
+        self.slots_given_back_abandoned += other.slots_given_back_abandoned;
+        self.admissions_passed_over += other.admissions_passed_over;
+        self.crowd_cancelled_inside += other.crowd_cancelled_inside;
     }
 }
 
@@ -1154,6 +1290,10 @@ pub struct Reference {
     stamps: Vec<Option<f32>>,
     /// Per stimulus, once posted: its expiry time and its datum.
     stimuli: Vec<Option<(f32, u32)>>,
+    /// The tree's `Gate` and `GlobalCooldown` nodes and their rules.
+    rules: BTreeMap<NodeIdx, CrowdRule>,
+    /// The agent's tickets at them.
+    tickets: BTreeMap<NodeIdx, Ticket>,
 }
 
 /// What a tick collects while it walks.
@@ -1183,6 +1323,17 @@ struct Tick<'w> {
     redeciders: Vec<Redecider>,
     /// The group whose redecide limit stopped the tick.
     aborted: Option<NodeIdx>,
+    /// The crowd's requests (enter, leave, start a cool-down), in order.
+    crowd: Vec<Request>,
+    /// The tree's crowd nodes and their rules.
+    rules: &'w BTreeMap<NodeIdx, CrowdRule>,
+    /// The tickets the last tick left that this tick has not reached yet.
+    last: BTreeMap<NodeIdx, Ticket>,
+    /// The tickets this tick keeps.
+    tickets: &'w mut BTreeMap<NodeIdx, Ticket>,
+    /// Whether reaching a node gives up the tickets before it (not while
+    /// monitors are tested before the tree).
+    passing: bool,
 }
 
 /// A `redecide` decider whose group child runs: the group asks it again
@@ -1223,8 +1374,17 @@ impl Reference {
         for (i, &initial) in memory.initial.iter().enumerate() {
             vars[i / 32] |= u32::from(initial) << (i % 32);
         }
+        let rules = nodes
+            .iter()
+            .filter_map(|n| match n {
+                RefNode::Crowd { node, rule, .. } => Some((*node, *rule)),
+                _ => None,
+            })
+            .collect();
         Reference {
             open: vec![false; nodes.len()],
+            rules,
+            tickets: BTreeMap::new(),
             root,
             coverage: Coverage::default(),
             stamps: vec![None; memory.timestamps.len()],
@@ -1301,6 +1461,9 @@ impl Reference {
         agent: AgentId,
         trace: &mut dyn FnMut(NodeIdx, TraceEvent),
     ) -> TickOutput {
+        // The tickets the last tick left are kept only at the nodes this
+        // tick reaches again.
+        let last = std::mem::take(&mut self.tickets);
         let mut cx = Tick {
             world,
             agent,
@@ -1317,8 +1480,14 @@ impl Reference {
             block: 0,
             redeciders: Vec::new(),
             aborted: None,
+            crowd: Vec::new(),
+            rules: &self.rules,
+            last,
+            tickets: &mut self.tickets,
+            passing: false,
         };
         test_monitors(&mut self.root, &mut cx);
+        cx.passing = true;
         // A group past its redecide limit stops the tick where it is (it
         // unwinds with `RedecideLimit`): every running work is then
         // cancelled as by a halt, and the tick fails.
@@ -1346,6 +1515,8 @@ impl Reference {
                 Status::Failure
             }
         };
+        // Tickets of the last tick that the tick did not reach are given up.
+        cx.pass(u32::MAX);
         let tested = std::mem::take(&mut cx.tested);
         let requests = cx.finish();
         register_monitors(&mut self.root, status, &tested);
@@ -1359,17 +1530,21 @@ impl Reference {
             }
         });
         if status.is_done() {
+            // Only tickets may stay: an agent asks at a node and fails it,
+            // whatever the root then returns.
+            let mut left = self.remembered();
+            left.actions.retain(|(n, _)| !self.rules.contains_key(n));
             assert!(
-                self.is_idle(),
-                "reference bug: the root returned {status:?} but the tree still remembers {:?}",
-                self.remembered()
+                left == Remembered::default(),
+                "reference bug: the root returned {status:?} but the tree still remembers {left:?}"
             );
         }
         TickOutput { status, requests }
     }
 
     /// Cancels all running work, as if the root had been abandoned (the
-    /// VM's `Interpreter::halt`). Returns the cancel requests.
+    /// VM's `Interpreter::halt`), and gives up every ticket. Returns the
+    /// cancel requests and the gate slots given back.
     pub fn halt(&mut self, world: &mut dyn RefLeaves, agent: AgentId) -> Vec<Request> {
         let mut cx = Tick {
             world,
@@ -1387,6 +1562,11 @@ impl Reference {
             block: 0,
             redeciders: Vec::new(),
             aborted: None,
+            crowd: Vec::new(),
+            rules: &self.rules,
+            last: BTreeMap::new(),
+            tickets: &mut self.tickets,
+            passing: true,
         };
         abandon(&mut self.root, &mut cx);
         cx.finish()
@@ -1442,9 +1622,38 @@ impl Reference {
             .collect()
     }
 
-    /// Everything the tree remembers for the next tick.
+    /// Everything the tree remembers for the next tick, the agent's tickets
+    /// among the action states.
     pub fn remembered(&self) -> Remembered {
-        remembered(&self.root)
+        let mut out = remembered(&self.root);
+        out.actions.extend(
+            self.tickets
+                .iter()
+                .map(|(&n, t)| (n, ActionState::Running(t.value()))),
+        );
+        out.actions.sort_by_key(|&(n, _)| n);
+        out
+    }
+
+    /// The agent's ticket at the `Gate` or `GlobalCooldown` at `node`, if
+    /// it has one.
+    pub fn ticket(&self, node: NodeIdx) -> Option<Ticket> {
+        self.tickets.get(&node).copied()
+    }
+
+    /// The crowd's answer to the agent's waiting ticket at `node`:
+    /// admitted, or refused (keeping the frame it asks since). Anything
+    /// but a waiting ticket is left as it is.
+    pub fn answer(&mut self, node: NodeIdx, admitted: bool) {
+        if let Some(ticket) = self.tickets.get_mut(&node)
+            && let Ticket::Waiting { since } = *ticket
+        {
+            *ticket = if admitted {
+                Ticket::Admitted
+            } else {
+                Ticket::Refused { since }
+            };
+        }
     }
 
     /// Delivers `event` to the agent between ticks (the VM's
@@ -1503,12 +1712,18 @@ impl Reference {
     }
 
     /// The leaves with running work: running immediate actions and
-    /// launched deferred actions, in pre-order.
+    /// launched deferred actions, in pre-order (and the other nodes with an
+    /// action state, but for tickets).
     pub fn running_leaves(&self) -> Vec<NodeIdx> {
-        self.remembered().actions.iter().map(|&(n, _)| n).collect()
+        remembered(&self.root)
+            .actions
+            .iter()
+            .map(|&(n, _)| n)
+            .collect()
     }
 
-    /// True when the tree remembers nothing (persistent slots aside).
+    /// True when the tree remembers nothing (persistent slots aside), and
+    /// the agent holds no ticket.
     pub fn is_idle(&self) -> bool {
         self.remembered() == Remembered::default()
     }
@@ -1516,7 +1731,7 @@ impl Reference {
 
 impl Tick<'_> {
     /// The tick's requests: cancels first, then launches, then events,
-    /// then a redecide limit's report.
+    /// then a redecide limit's report, then the crowd's requests.
     fn finish(self) -> Vec<Request> {
         let mut requests = self.cancels;
         requests.extend(self.launches);
@@ -1529,7 +1744,52 @@ impl Tick<'_> {
                 kind: RequestKind::RedecideLimit,
             });
         }
+        requests.extend(self.crowd);
         requests
+    }
+
+    /// The walk has gone past every node before `upto` (in pre-order): the
+    /// tickets the last tick left there that it did not reach are given
+    /// up, in pre-order. An admitted gate ticket gives its slot back.
+    fn pass(&mut self, upto: u32) {
+        if !self.passing {
+            return;
+        }
+        while let Some(entry) = self.last.first_entry() {
+            if entry.key().get() >= upto {
+                return;
+            }
+            let (node, ticket) = entry.remove_entry();
+            if ticket == Ticket::Admitted {
+                self.coverage.admissions_passed_over += 1;
+            }
+            self.give_up(node, ticket);
+        }
+    }
+
+    /// The agent's `ticket` at `node` ends without the child finishing: a
+    /// gate's admitted ticket gives its slot back.
+    fn give_up(&mut self, node: NodeIdx, ticket: Ticket) {
+        if ticket == Ticket::Admitted
+            && matches!(self.rules.get(&node), Some(CrowdRule::Gate { .. }))
+        {
+            self.coverage.slots_given_back_abandoned += 1;
+            self.crowd
+                .push(self.request(node, ActionId(0), RequestKind::Leave));
+        }
+    }
+
+    /// Whether the node at `node` with `rule` is open in the crowd's state
+    /// as the last settling left it: a gate with a free slot, a cool-down
+    /// that is ready at this tick's time. Without a crowd, every gate is
+    /// empty and every cool-down ready.
+    fn is_open(&self, node: NodeIdx, rule: CrowdRule) -> bool {
+        let now = self.world.clock().time;
+        match (rule, self.world.crowd()) {
+            (_, Some(crowd)) => crowd.is_open(node, now),
+            (CrowdRule::Gate { max }, None) => max > 0,
+            (CrowdRule::Cooldown { .. }, None) => now >= 0.0,
+        }
     }
 
     /// Runs a script over the agent's variables.
@@ -1570,14 +1830,20 @@ fn find_mut(node: &mut RefNode, index: NodeIdx) -> Option<&mut RefNode> {
         .find_map(|child| find_mut(child, index))
 }
 
-/// Ticks one node, tracing its start and end.
+/// Ticks one node, tracing its start and end. Reaching it, the walk has
+/// gone past the nodes before it; returning, past its subtree too: the
+/// tickets the last tick left there are given up ("Crowd nodes").
 fn tick(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
     let i = node.index();
+    cx.pass(i.get());
     if !cx.open[i.index()] {
         cx.open[i.index()] = true;
         (cx.trace)(i, TraceEvent::Start);
     }
     let status = step(node, cx);
+    if !cx.last.is_empty() {
+        cx.pass(node.end());
+    }
     if status.is_done() {
         cx.open[i.index()] = false;
         let event = if status == Status::Success {
@@ -2017,6 +2283,7 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             cx.coverage.events_sent += 1;
             Status::Success
         }
+        RefNode::Crowd { node, rule, child } => tick_crowd(*node, *rule, child, cx),
         RefNode::Group { .. } => tick_group(node, cx),
         RefNode::Decider {
             node,
@@ -2367,7 +2634,8 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
         }
     }
     let i = node.index();
-    if cx.open[i.index()] {
+    let running = cx.open[i.index()];
+    if running {
         cx.open[i.index()] = false;
         (cx.trace)(i, TraceEvent::Cancel);
     }
@@ -2409,6 +2677,16 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
             *running = false;
         }
         RefNode::WaitForEvent { waiting, .. } => *waiting = None,
+        RefNode::Crowd { node, .. } => {
+            // Whatever the ticket: this tick's, or the last tick's.
+            let ticket = cx.tickets.remove(node).or(cx.last.remove(node));
+            if let Some(ticket) = ticket {
+                if running {
+                    cx.coverage.crowd_cancelled_inside += 1;
+                }
+                cx.give_up(*node, ticket);
+            }
+        }
         RefNode::Monitor { registered, .. } => *registered = false,
         // Its slot outlives cancellation; nothing else is kept.
         RefNode::Group { active, .. } => *active = None,
@@ -2712,6 +2990,76 @@ fn choose(
     Some(chosen)
 }
 
+/// One tick of a `Gate` or a `GlobalCooldown` at `node`: docs/nodes.md,
+/// "Crowd nodes".
+fn tick_crowd(node: NodeIdx, rule: CrowdRule, child: &mut RefNode, cx: &mut Tick<'_>) -> Status {
+    let held = cx.last.remove(&node);
+    let open = cx.is_open(node, rule);
+    // Inside: an admitted ticket enters, and stays while the child runs.
+    // A cool-down that starts when a child succeeds lets every agent in
+    // while it is ready, without asking.
+    if held == Some(Ticket::Admitted) || (!rule.asks() && open) {
+        if rule.asks() {
+            cx.coverage.crowd_entries += 1;
+        }
+        // Held while the child runs: abandoning the node (a redecide limit
+        // stopping the tick inside it) ends it.
+        cx.tickets.insert(node, Ticket::Admitted);
+        let status = tick(child, cx);
+        if status == Status::Running {
+            return Status::Running;
+        }
+        // The ticket ends with the child: a gate's slot is given back; a
+        // success starts a cool-down that does not start on entry.
+        cx.tickets.remove(&node);
+        let kind = match rule {
+            CrowdRule::Gate { .. } => {
+                cx.coverage.slots_given_back += 1;
+                Some(RequestKind::Leave)
+            }
+            CrowdRule::Cooldown {
+                on_enter: false, ..
+            } if status == Status::Success => {
+                cx.coverage.global_cooldowns_started += 1;
+                Some(RequestKind::StartCooldown)
+            }
+            CrowdRule::Cooldown { .. } => None,
+        };
+        if let Some(kind) = kind {
+            let request = cx.request(node, ActionId(0), kind);
+            cx.crowd.push(request);
+        }
+        return status;
+    }
+    // Not admitted: the node fails in this tick, its child passed over
+    // first. Open, the agent asks (a refused agent keeps the frame it asks
+    // since, its place); closed, it fails at once, and an agent that had
+    // asked keeps its place.
+    cx.pass(child.end());
+    let since = match held {
+        Some(Ticket::Waiting { since } | Ticket::Refused { since }) => {
+            cx.coverage.crowd_places_kept += 1;
+            since
+        }
+        _ => cx.world.clock().index,
+    };
+    if open {
+        cx.coverage.crowd_asks += 1;
+        cx.tickets.insert(node, Ticket::Waiting { since });
+        let request = cx.request(node, ActionId(0), RequestKind::Enter);
+        cx.crowd.push(request);
+    } else {
+        match rule {
+            CrowdRule::Gate { .. } => cx.coverage.gates_full += 1,
+            CrowdRule::Cooldown { .. } => cx.coverage.global_cooldowns_blocked += 1,
+        }
+        if held.is_some() {
+            cx.tickets.insert(node, Ticket::Refused { since });
+        }
+    }
+    Status::Failure
+}
+
 /// One tick of a Spore group: docs/nodes.md, "Spore deciders".
 fn tick_group(group: &mut RefNode, cx: &mut Tick<'_>) -> Status {
     let RefNode::Group {
@@ -2875,9 +3223,21 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
         Kind::Wait => RefNode::wait(at, seconds()),
         Kind::Cooldown => RefNode::cooldown(at, seconds(), only()),
         Kind::Scope => RefNode::scope(at, only()),
-        Kind::Gate | Kind::GlobalCooldown => {
-            todo!("the reference interpreter has no crowd state yet")
-        }
+        Kind::Gate => RefNode::Crowd {
+            node: at,
+            rule: CrowdRule::Gate {
+                max: shape.params(at)[0] as u32,
+            },
+            child: Box::new(only()),
+        },
+        Kind::GlobalCooldown => RefNode::Crowd {
+            node: at,
+            rule: CrowdRule::Cooldown {
+                seconds: seconds(),
+                on_enter: shape.params(at)[1] != 0,
+            },
+            child: Box::new(only()),
+        },
         Kind::Script => RefNode::Script {
             node: at,
             script: shape.params(at)[0],
@@ -3446,6 +3806,7 @@ mod tests {
                     world: &mut self.world,
                     program: &self.program,
                     frame: self.frame,
+                    crowd: None,
                 };
                 let mut trace = Vec::new();
                 let out = self
@@ -3459,6 +3820,7 @@ mod tests {
                     world: &mut self.world,
                     program: &self.program,
                     frame: self.frame,
+                    crowd: None,
                 };
                 self.reference.send_event(&mut leaves, EventId(event))
             }

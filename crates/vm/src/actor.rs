@@ -317,14 +317,6 @@ impl<'a> ActorRef<'a> {
         self.layout
     }
 
-    /// A view of a block the caller knows to be `layout.words()` long.
-    #[inline]
-    pub(crate) fn block(words: &'a [u32], layout: ActorLayout) -> ActorRef<'a> {
-        // The whole block, or the states before its memory.
-        debug_assert!(words.len() == layout.words() || words.len() == layout.memory_at());
-        ActorRef { words, layout }
-    }
-
     /// Decider states, action states and persistent slots, in one go.
     #[inline]
     pub(crate) fn parts(&self) -> (&'a [StateEntry], &'a [StateEntry], &'a [u32]) {
@@ -339,6 +331,30 @@ impl<'a> ActorRef<'a> {
             bytemuck::cast_slice(&words[1..1 + 2 * d]),
             bytemuck::cast_slice(&words[at..at + 2 * a]),
             &words[p..p + l.persistent as usize],
+        )
+    }
+
+    /// The states a tick reads from `states`, an actor block's words before
+    /// its memory: decider states, action states and persistent slots. The
+    /// action states are the tick's to rearrange (see `Batch::cancel_range`):
+    /// it overwrites them when it stores its own.
+    #[inline]
+    pub(crate) fn tick_parts(
+        states: &'a mut [u32],
+        layout: ActorLayout,
+    ) -> (&'a [StateEntry], &'a mut [StateEntry], &'a [u32]) {
+        debug_assert_eq!(states.len(), layout.memory_at());
+        let (deciders, actions) = header(states);
+        let d = deciders.min(layout.deciders as usize);
+        let n = actions.min(layout.actions as usize);
+        let (head, rest) = states.split_at_mut(layout.actions_at());
+        let (actions, persistent) = rest.split_at_mut(2 * layout.actions as usize);
+        let head: &'a [u32] = head;
+        let persistent: &'a [u32] = persistent;
+        (
+            bytemuck::cast_slice(&head[1..1 + 2 * d]),
+            bytemuck::cast_slice_mut(&mut actions[..2 * n]),
+            &persistent[..layout.persistent as usize],
         )
     }
 

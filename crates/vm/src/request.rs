@@ -94,6 +94,16 @@ impl RequestKind {
             RequestKind::Launch | RequestKind::Cancel | RequestKind::Remap { .. }
         )
     }
+
+    /// Whether the crowd settles the request after the tick (see
+    /// `Program::settle`): a request to enter, a slot given back, a
+    /// cool-down started. An agent's tick emits them last.
+    pub const fn is_for_crowd(self) -> bool {
+        matches!(
+            self,
+            RequestKind::Enter | RequestKind::Leave | RequestKind::StartCooldown
+        )
+    }
 }
 
 /// A request from one agent's tick to the game system that runs a deferred

@@ -27,7 +27,7 @@ use crate::actor::StateEntry;
 use crate::flow::{Link, UP};
 use crate::status::Status;
 use std::fmt;
-use treebeard_shape::{NodeIdx, Shape};
+use treebeard_shape::{Kind, NodeIdx, Shape};
 
 /// What happened to a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -143,7 +143,9 @@ pub(crate) struct Recorder<'s> {
 
 impl<'s> Recorder<'s> {
     /// A recorder for an agent whose previous tick left `running` action
-    /// states (every running leaf and its ancestors are open).
+    /// states (every running leaf and its ancestors are open). A ticket at
+    /// a `Gate` or `GlobalCooldown` is no running work: the node failed,
+    /// or its child runs, whose states open it.
     pub(crate) fn new(
         shape: &Shape,
         links: &[Link],
@@ -162,6 +164,14 @@ impl<'s> Recorder<'s> {
             sink,
         };
         for entry in running {
+            let ticket = shape
+                .items()
+                .get(entry.node() as usize)
+                .and_then(|i| i.kind())
+                .is_some_and(Kind::is_global);
+            if ticket {
+                continue;
+            }
             let mut node = entry.node();
             while node != UP && (node as usize) < n && !r.open[node as usize] {
                 r.open_node(node);

@@ -37,7 +37,7 @@ use treebeard_vm::{
 };
 
 /// Random trees from the proptest strategy (shrinking to a small tree on
-/// failure): 512 cases of 1 to 3 agents for 40 ticks, then a halt of each
+/// failure): 512 cases of 1 to 4 agents for 40 ticks, then a halt of each
 /// (see `treebeard_testkit::random_cases`).
 #[test]
 fn running_work_is_cleaned_up_exactly_once() {

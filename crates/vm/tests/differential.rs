@@ -7,8 +7,9 @@
 //! game-system reports, events, stimuli posted from outside and halts,
 //! comparing the root status, every leaf call, the requests, the states
 //! remembered between ticks, the persistent slots and the tree's memory
-//! (variables, timestamps, active stimuli) after every step (see
-//! `treebeard_testkit::harness`).
+//! (variables, timestamps, active stimuli) after every step, and the
+//! crowd's state of the tree's gates and global cool-downs after every
+//! round's settling (see `treebeard_testkit::harness`).
 //! The VM's states are also checked against the shape's capacity
 //! specification. A difference fails with the tree, its disassembly, the
 //! agent's recent history and both sides' outputs; proptest then shrinks
@@ -18,7 +19,7 @@ use treebeard_testkit::{Run, Spec, Stats, differential, differential_with, rando
 use treebeard_vm::{Interpreter, TraceEvent};
 
 /// Random trees from the proptest strategy (shrinking to a small tree on
-/// failure): 512 cases of 1 to 3 agents for 40 ticks (see
+/// failure): 512 cases of 1 to 4 agents for 40 ticks (see
 /// `treebeard_testkit::random_cases`).
 #[test]
 fn vm_matches_reference_on_random_trees() {
@@ -30,6 +31,7 @@ fn vm_matches_reference_on_random_trees() {
     });
     assert_exercised(&totals);
     assert_spore_exercised(&totals, false);
+    assert_crowd_exercised(&totals);
 }
 
 /// Seeded trees, longer runs: trees that stay running for many ticks reach
@@ -54,6 +56,8 @@ fn vm_matches_reference_on_fixed_seeds() {
     }
     assert_exercised(&totals);
     assert_spore_exercised(&totals, true);
+    assert_crowd_exercised(&totals);
+    println!("fixed seeds: {totals:?}");
 }
 
 /// A long run of one tree that keeps concurrent deciders, deferred actions,
@@ -201,6 +205,122 @@ fn vm_matches_reference_on_a_stimuli_tree_for_many_ticks() {
     }
 }
 
+/// Trees on which the VM and the reference once disagreed about seed 001's
+/// crowd nodes, each with the run that showed it.
+#[test]
+fn vm_matches_reference_on_crowd_regressions() {
+    use treebeard_testkit::r#gen::{DeciderSpec, PRECONDITIONS};
+    let boxed = Box::new;
+    let decider = |flags: u8, children| Spec::Decider {
+        params: DeciderSpec {
+            flags,
+            ..DeciderSpec::default()
+        },
+        children,
+    };
+    let decision_any = PRECONDITIONS
+        .iter()
+        .position(|&p| p == ("decision_any", 1))
+        .expect("a generated precondition") as u8;
+    let group = |policy, limit, children| Spec::Group {
+        policy,
+        limit,
+        children,
+    };
+    let cases = [
+        // A gate's trace: a node that failed last tick starts again.
+        (
+            group(
+                0,
+                8,
+                vec![decider(0, vec![Spec::Gate(1, boxed(Spec::Cond))])],
+            ),
+            1,
+        ),
+        // A cool-down's ticket ends after the work inside it.
+        (
+            Spec::Priority(vec![
+                Spec::Cond,
+                Spec::GlobalCooldown {
+                    seconds: 0,
+                    on_enter: false,
+                    child: boxed(Spec::Act),
+                },
+            ]),
+            1,
+        ),
+        // A cool-down that does not enter gives up the tickets inside it
+        // before it asks.
+        (
+            Spec::GlobalCooldown {
+                seconds: 0,
+                on_enter: true,
+                child: boxed(Spec::Gate(1, boxed(Spec::Cond))),
+            },
+            0,
+        ),
+        // A group that chooses an earlier decider after one that asked
+        // keeps the actor's states in item order.
+        (
+            group(
+                2,
+                8,
+                vec![
+                    decider(0, vec![Spec::Act]),
+                    decider(0, vec![Spec::Gate(1, boxed(Spec::Cond))]),
+                ],
+            ),
+            0,
+        ),
+        // A take-over keeps the admitted ticket of the decider taking over.
+        (
+            group(
+                0,
+                8,
+                vec![
+                    decider(0, vec![Spec::Gate(1, boxed(Spec::Cond))]),
+                    decider(0, vec![Spec::Act]),
+                ],
+            ),
+            0,
+        ),
+        // A redecide limit inside a root gate: the root fails, uncancelled.
+        (
+            Spec::Gate(
+                2,
+                boxed(Spec::Reactive(vec![
+                    group(
+                        0,
+                        1,
+                        vec![
+                            decider(0, vec![Spec::AssertCondition(3)]),
+                            decider(decision_any, vec![Spec::Cond]),
+                        ],
+                    ),
+                    Spec::Act,
+                ])),
+            ),
+            13_070_252_640_269_236_489,
+        ),
+    ];
+    let mut totals = Stats::default();
+    for (spec, seed) in cases {
+        for agents in 1..=4 {
+            let run = Run {
+                seed,
+                agents,
+                ticks: 200,
+                halts: true,
+                trace: true,
+            };
+            let stats = differential(&spec, &run)
+                .unwrap_or_else(|mismatch| panic!("{spec:?}, {agents} agents: {mismatch}"));
+            totals.add(&stats);
+        }
+    }
+    assert!(totals.coverage.redecide_limits > 0 && totals.coverage.group_take_overs > 0);
+}
+
 /// The random trees must reach the rare paths, or agreeing proves little.
 fn assert_exercised(totals: &Stats) {
     let c = &totals.coverage;
@@ -280,6 +400,43 @@ fn assert_spore_exercised(totals: &Stats, nested: bool) {
         ),
         ("decider blocks", c.decider_blocks),
         ("random draws", c.random_draws),
+    ];
+    for (what, count) in reached {
+        assert!(
+            count > 0,
+            "the random runs never produced {what}: {totals:?}"
+        );
+    }
+}
+
+/// The random trees must reach seed 001's crowd nodes in every way: gates
+/// admitting and refusing (the crowd settling after every round of the
+/// run's agents), full gates and cooling cool-downs failing at once,
+/// agents keeping their place, slots given back when the child ends and
+/// when the ticket is abandoned (while the child runs, or admitted and
+/// passed over), cool-downs started by a success.
+fn assert_crowd_exercised(totals: &Stats) {
+    let c = &totals.coverage;
+    let reached = [
+        ("settlings", totals.settles),
+        ("requests to enter", c.crowd_asks),
+        ("admissions", totals.crowd_admitted),
+        ("refusals", totals.crowd_refused),
+        ("places kept", c.crowd_places_kept),
+        ("admitted entries", c.crowd_entries),
+        ("full gates", c.gates_full),
+        ("cool-downs holding off", c.global_cooldowns_blocked),
+        ("cool-downs started", c.global_cooldowns_started),
+        ("slots given back by the child", c.slots_given_back),
+        (
+            "slots given back by abandonment",
+            c.slots_given_back_abandoned,
+        ),
+        (
+            "crowd nodes cancelled while inside",
+            c.crowd_cancelled_inside,
+        ),
+        ("admissions passed over", c.admissions_passed_over),
     ];
     for (what, count) in reached {
         assert!(

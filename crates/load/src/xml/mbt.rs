@@ -23,7 +23,8 @@
 //! attemptCount>`, `<Timeout duration>`, `<Wait duration>`, `<IfCondition
 //! condition>`, `<AssertCondition condition>`, `<IfTime since isMoreThan |
 //! isLessThan orNeverBeenSet>` and `<WaitUntilTime ...>` alike,
-//! `<WaitForEvent name>`, `<SendEvent name>`, and the Lua nodes, whose code
+//! `<WaitForEvent name>`, `<SendEvent name>`, `<LimitConcurrentUsers max>`
+//! (a `Gate`), and the Lua nodes, whose code
 //! runs as treebeard's script language: `<ExecuteLua code>` (Script),
 //! `<LuaGate code>` (ScriptGate), `<AssertLua code>` (AssertScript),
 //! `<LuaWrapper onEnter onExit>` (ScriptWrapper; a missing one does
@@ -76,10 +77,8 @@ const NODES: &[(&str, Map)] = &[
     ("LuaWrapper", Map::Decider(Kind::ScriptWrapper)),
     // Turns its child's failure into success, and passes the rest.
     ("SuppressFailure", Map::Decider(Kind::ForceSuccess)),
-    (
-        "LimitConcurrentUsers",
-        Map::Unsupported("MBT's LimitConcurrentUsers decorator"),
-    ),
+    // Seed 001's gate: at most `max` agents of the crowd run its child.
+    ("LimitConcurrentUsers", Map::Decider(Kind::Gate)),
     ("Priority", Map::Unsupported("MBT's Priority composite")),
     (
         "Case",
@@ -122,6 +121,7 @@ const TIME: &[(&str, &str)] = &[
 /// MBT's attribute names for the parameters of the built-in kinds its
 /// standard nodes map to: (attribute, parameter).
 pub const ATTRIBUTES: &[(Kind, &[(&str, &str)])] = &[
+    (Kind::Gate, &[("max", "max")]),
     (Kind::Loop, &[("count", "count")]),
     (Kind::LoopUntilSuccess, &[("attemptCount", "attempts")]),
     (Kind::Timeout, &[("duration", "seconds")]),

@@ -144,7 +144,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
             self.trace.at(ip);
             self.flush_actions_below(a, ip);
         }
-        if a.next_action < item.end() {
+        if self.child_runs(a, item.end()) {
             return Decision::Descend(ip + 1);
         }
         let pass = match kind {
@@ -158,6 +158,17 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         } else {
             Decision::Return(Status::Failure)
         }
+    }
+
+    /// Whether the previous tick left running work before `end`, past the
+    /// read cursor: a state that is not a crowd node's ticket (a ticket
+    /// alone is no running work: its node failed, or the states of the
+    /// child it holds show that the child runs).
+    fn child_runs(&self, a: &Agent<'_, B>, end: u32) -> bool {
+        a.prev_actions[a.acur..]
+            .iter()
+            .take_while(|e| e.node() < end)
+            .any(|e| !self.item(e.node()).kind().is_some_and(Kind::is_global))
     }
 
     /// The childless memory nodes: scripts, assertions, waits for a time or

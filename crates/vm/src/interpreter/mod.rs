@@ -37,7 +37,8 @@
 //! 4. **Complete**: decider states, recorded children before parents, are
 //!    sorted into item order; the new states replace the actor's with one
 //!    copy; persistent changes are applied; cancel requests, then launch
-//!    requests, are appended to the caller's request buffer.
+//!    requests, then the events sent and the crowd's requests, are appended
+//!    to the caller's request buffer.
 //!
 //! A concurrent decider's guard records where the buffers stood when it was
 //! entered. When it finishes while children still run, it cancels the
@@ -324,7 +325,8 @@ impl Interpreter {
 
     /// Ticks one agent: runs `program` over the agent's actor and blackboard,
     /// replaces the actor's states, and appends the agent's requests (cancels
-    /// first, then launches) to `requests`. Returns the root's status.
+    /// first, then launches, then events sent, then the crowd's requests) to
+    /// `requests`. Returns the root's status.
     ///
     /// # Panics
     /// If `actor` is too small to hold the program's states (an actor laid
@@ -474,14 +476,23 @@ impl Buffers {
                 kind,
             }
         };
-        requests.extend(self.cancels.iter().map(request(RequestKind::Cancel)));
-        requests.extend(self.launches.iter().map(request(RequestKind::Launch)));
-        requests.extend(self.sent.iter().map(|s| Request {
+        let sent = |s: &Sent| Request {
             agent,
             node: NodeIdx::new(s.node),
             action: ActionId(0),
             kind: s.kind,
-        }));
+        };
+        requests.extend(self.cancels.iter().map(request(RequestKind::Cancel)));
+        requests.extend(self.launches.iter().map(request(RequestKind::Launch)));
+        // The events sent (and a redecide limit's report), then the crowd's
+        // requests, each group in the order it happened.
+        requests.extend(
+            self.sent
+                .iter()
+                .filter(|s| !s.kind.is_for_crowd())
+                .map(sent),
+        );
+        requests.extend(self.sent.iter().filter(|s| s.kind.is_for_crowd()).map(sent));
         self.cancels.clear();
         self.launches.clear();
         self.sent.clear();
@@ -492,8 +503,9 @@ fn reserve_total<T>(v: &mut Vec<T>, total: usize) {
     v.reserve(total.saturating_sub(v.len()));
 }
 
-/// Decider states are recorded children before parents; the few out of
-/// order move back into item order.
+/// Decider states are recorded children before parents (and action states
+/// may follow a crowd node's ticket at a later item); the few out of order
+/// move back into item order.
 #[inline]
 fn sort_by_item(v: &mut [StateEntry]) {
     for i in 1..v.len() {
@@ -546,7 +558,9 @@ struct Batch<'r, B, T> {
 struct Agent<'a, B> {
     bb: &'a mut B,
     prev_deciders: &'a [StateEntry],
-    prev_actions: &'a [StateEntry],
+    /// The previous tick's action states: read in order, and rearranged
+    /// only by a group's take-over (see [`Batch::cancel_range`]).
+    prev_actions: &'a mut [StateEntry],
     persistent: &'a [u32],
     /// The agent's memory: its variable bits (`^ initial`), then its
     /// timestamp words, then its stimuli (see `memory`). Nodes change it in place: it is not
@@ -569,7 +583,8 @@ impl<'a, B> Agent<'a, B> {
         // PERF: one split, the memory's parts are found where they are
         // used (crowd bench: a second split costs every agent-tick).
         let (states, memory) = words.split_at_mut(layout.memory_at());
-        let (prev_deciders, prev_actions, persistent) = ActorRef::block(states, layout).parts();
+        let (prev_deciders, prev_actions, persistent) = ActorRef::tick_parts(states, layout);
+        let next_action = head(prev_actions, 0);
         Agent {
             bb,
             prev_deciders,
@@ -579,7 +594,7 @@ impl<'a, B> Agent<'a, B> {
             dcur: 0,
             next_decider: head(prev_deciders, 0),
             acur: 0,
-            next_action: head(prev_actions, 0),
+            next_action,
         }
     }
 }
@@ -671,6 +686,13 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         debug_assert!(b.guards.is_empty());
         let next = &mut b.next;
         sort_by_item(&mut next.entries[..next.deciders]);
+        if !self.globals.is_empty() {
+            // A crowd node's ticket outlives its node's failure, so a group
+            // that chooses an earlier decider after it records states out
+            // of item order.
+            let actions = next.deciders_cap..next.deciders_cap + next.actions;
+            sort_by_item(&mut next.entries[actions]);
+        }
         let region = &next.entries[..next.deciders_cap + next.actions];
         ActorMut::block(words, layout).store(
             region,
@@ -1380,13 +1402,45 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
     /// this tick did not reach.
     #[cold]
     fn flush_actions_below(&mut self, a: &mut Agent<'_, B>, end: u32) {
+        self.cancel_below(a, end);
+        self.run_exits_before(a, u32::MAX);
+    }
+
+    /// Cancels the previous tick's action states below `end` that this tick
+    /// did not reach, leaving the exits (scopes', tickets') of the nodes
+    /// that hold them to the caller.
+    fn cancel_below(&mut self, a: &mut Agent<'_, B>, end: u32) {
         while a.next_action < end {
             let entry = a.prev_actions[a.acur];
             a.acur += 1;
             a.next_action = head(a.prev_actions, a.acur);
             self.cancel(a, entry, Origin::Previous);
         }
+    }
+
+    /// Cancels the previous tick's action states from item `start` to `end`
+    /// that this tick did not reach, and keeps those before `start`, not
+    /// reached yet either, for the tick to read: they move up to end where
+    /// the cancelled ones ended. A prioritized group's take-over ends the
+    /// old path this way, while the deciders before it may hold tickets
+    /// that the new path reaches.
+    #[cold]
+    pub(super) fn cancel_range(&mut self, a: &mut Agent<'_, B>, start: u32, end: u32) {
+        let rest = &a.prev_actions[a.acur..];
+        let from = a.acur + rest.partition_point(|e| e.node() < start);
+        let to = a.acur + rest.partition_point(|e| e.node() < end);
+        if from == to {
+            return;
+        }
+        for i in from..to {
+            let entry = a.prev_actions[i];
+            self.cancel(a, entry, Origin::Previous);
+        }
         self.run_exits_before(a, u32::MAX);
+        let kept = from - a.acur;
+        a.prev_actions.copy_within(a.acur..from, to - kept);
+        a.acur = to - kept;
+        a.next_action = head(a.prev_actions, a.acur);
     }
 
     /// Runs the exits of the cancelled scopes that end at or before `limit`,
@@ -1408,12 +1462,15 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
     }
 
     /// Runs a pending exit taken from `exits`: a group behavior's cancel
-    /// call (`behavior`), or a scope's exit.
+    /// call (`behavior`), the end of a crowd node's ticket, or a scope's
+    /// exit.
     fn run_exit(&mut self, a: &mut Agent<'_, B>, entry: StateEntry, behavior: bool) {
         let node = entry.node();
         if behavior {
             let item = self.item(node);
             self.call_action(a, node, item, Signal::Cancel, entry.value());
+        } else if let Some(kind @ (Kind::Gate | Kind::GlobalCooldown)) = self.item(node).kind() {
+            self.ticket_cancelled(node, kind, entry);
         } else {
             self.close_scope(a, node, Ending::Cancelled);
         }
@@ -1608,10 +1665,13 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         let Some(&item) = self.items.get(node as usize) else {
             return;
         };
-        if matches!(item.kind(), Some(Kind::Scope | Kind::ScriptWrapper))
-            || self.group_of_behavior(node).is_some()
+        if matches!(
+            item.kind(),
+            Some(Kind::Scope | Kind::ScriptWrapper | Kind::Gate | Kind::GlobalCooldown)
+        ) || self.group_of_behavior(node).is_some()
         {
-            // Its exit runs once the work inside it is cleaned up.
+            // Its exit (a ticket's end) runs once the work inside it is
+            // cleaned up.
             self.b.exits.push(entry);
             return;
         }
@@ -1619,9 +1679,6 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         match item.kind() {
             Some(Kind::Action) => {
                 self.call_action(a, node, item, Signal::Cancel, entry.value());
-            }
-            Some(kind @ (Kind::Gate | Kind::GlobalCooldown)) => {
-                self.ticket_cancelled(node, kind, entry);
             }
             Some(Kind::Deferred) => match entry.tag() {
                 // Launched this tick and rolled back: the launch is dropped.

@@ -165,11 +165,13 @@ impl<B, T: Tracer> Batch<'_, B, T> {
                 };
                 match earlier {
                     Some(offer) => {
-                        // Take over: the old path ends before the new starts.
+                        // Take over: the old path ends before the new starts
+                        // (the deciders before it keep what they hold: tickets
+                        // the new path may reach).
                         let old_end = self.subtree_end(decider);
                         if a.next_action < old_end {
                             self.trace.at(ip);
-                            self.flush_actions_below(a, old_end);
+                            self.cancel_range(a, decider, old_end);
                         }
                         // Nothing of the old path is kept: its decider
                         // states (a concurrent's marks, a sequence's resume
@@ -601,9 +603,8 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         let mut node = group;
         while node != UP {
             let end = self.subtree_end(node);
-            if a.next_action < end {
-                self.flush_actions_below(a, end);
-            }
+            // The exits of the levels above wait for their levels.
+            self.cancel_below(a, end);
             self.run_exits_within(a, node);
             self.trace.at(0);
             if node == 0 {

@@ -179,11 +179,15 @@ impl<B, T: Tracer> Batch<'_, B, T> {
 
     /// Where the running branch starts, from action states in item order:
     /// the first that is not a scope's or wrapper's mark (which holds its
-    /// running child).
+    /// running child) nor a crowd node's ticket (which holds its running
+    /// child, or none).
     fn running_position(&self, actions: &[StateEntry]) -> u32 {
         let mark = |node: u32| {
             let kind = self.items.get(node as usize).and_then(|i| i.kind());
-            matches!(kind, Some(Kind::Scope | Kind::ScriptWrapper))
+            matches!(
+                kind,
+                Some(Kind::Scope | Kind::ScriptWrapper | Kind::Gate | Kind::GlobalCooldown)
+            )
         };
         actions
             .iter()

@@ -11,7 +11,13 @@
 //! ticket of a `Gate` is a slot: it is given back (a [`RequestKind::Leave`])
 //! exactly when the ticket ends, however it ends: the child succeeded or
 //! failed, or the node was cancelled, reset, rolled back or halted, which
-//! all end action states through [`Batch::cancel`].
+//! all end action states through [`Batch::cancel`]; like a scope's exit, a
+//! cancelled ticket ends after the work inside its node is cleaned up.
+//!
+//! A ticket alone is no running work: a node that asked failed, and one
+//! admitted has not entered its child yet. What looks for running work
+//! below a node (traces, a `ScriptGate`'s child, the monitors' running
+//! branch) passes tickets over.
 
 use super::{Agent, Batch, Decision, Sent};
 use crate::actor::{StateEntry, action_tag};
@@ -114,9 +120,10 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         Decision::Return(status)
     }
 
-    /// The ticket `entry` of the node at `node` is abandoned: an admitted
-    /// gate ticket gives its slot back. (A waiting one is dropped: the crowd
-    /// answers only tickets still waiting in the actor.)
+    /// The ticket `entry` of the node at `node` is abandoned (after the work
+    /// inside the node is cleaned up): an admitted gate ticket gives its
+    /// slot back. (A waiting one is dropped: the crowd answers only tickets
+    /// still waiting in the actor.)
     pub(super) fn ticket_cancelled(&mut self, node: u32, kind: Kind, entry: StateEntry) {
         if kind == Kind::Gate && entry.value() == ticket::ADMITTED {
             self.request(node, RequestKind::Leave);
