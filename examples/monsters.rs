@@ -68,9 +68,12 @@ fn player_spotted(m: &Monster, _: &Args<'_>) -> bool {
 
 fn doing(what: Doing) -> fn(&mut Monster, &mut Call<'_>) -> Status {
     match what {
+        // One step of the patrol a tick: the root ends, and the tree looks
+        // for the player again on the next tick (MBT's selector would
+        // otherwise resume a running patrol forever).
         Doing::Patrolling => |m, _| {
             m.doing = Doing::Patrolling;
-            Status::Running
+            Status::Success
         },
         Doing::Alarming => |m, _| {
             m.doing = Doing::Alarming;

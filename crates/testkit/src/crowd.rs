@@ -82,7 +82,7 @@ impl CrowdState {
     pub fn is_open(&self, node: NodeIdx, now: f64) -> bool {
         match self.nodes.get(&node) {
             Some(Shared {
-                rule: CrowdRule::Gate { max },
+                rule: CrowdRule::Gate { max, .. },
                 admitted,
                 ..
             }) => admitted < max,
@@ -156,7 +156,7 @@ impl CrowdState {
                 continue;
             };
             let admitted = match shared.rule {
-                CrowdRule::Gate { max } => shared.admitted < max,
+                CrowdRule::Gate { max, .. } => shared.admitted < max,
                 CrowdRule::Cooldown { .. } => frame.time >= shared.ready,
             };
             if admitted {
@@ -232,7 +232,7 @@ mod tests {
             vec![
                 RefNode::Crowd {
                     node: n(1),
-                    rule: CrowdRule::Gate { max },
+                    rule: CrowdRule::Gate { max, wait: false },
                     child: Box::new(RefNode::action(n(2), false)),
                 },
                 RefNode::action(n(3), false),
@@ -352,7 +352,10 @@ mod tests {
     fn slots_come_back_before_requests_are_answered() {
         let shared = RefNode::Crowd {
             node: n(0),
-            rule: CrowdRule::Gate { max: 1 },
+            rule: CrowdRule::Gate {
+                max: 1,
+                wait: false,
+            },
             child: Box::new(RefNode::condition(n(1))),
         };
         let mut crowd = CrowdState::for_tree(&shared);

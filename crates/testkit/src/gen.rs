@@ -117,6 +117,10 @@ pub const MAX_LOOPS: u8 = 3;
 /// agents contend for it.
 pub const MAX_GATE: u8 = 3;
 
+/// In a [`Spec::Gate`]'s byte, the bit that gives the gate `wait` (it runs
+/// while it asks); the low bits are its `max`.
+pub const GATE_WAITS: u8 = 0x80;
+
 /// Agents a `SendEvent` of a spec may address (`to`): the sender (-1),
 /// agents 0 to 2 (which a differential run may have), agent 9 (which it does
 /// not), and -2 (no agent: the node fails).
@@ -424,7 +428,8 @@ pub enum Spec {
     /// The test Decide leaf `score` (only a decider's first child).
     Decide,
     /// Seed 001's `Gate` admitting `max` agents of the crowd (1 to
-    /// [`MAX_GATE`]), over its one child.
+    /// [`MAX_GATE`]; with [`GATE_WAITS`] set, a gate that waits), over its
+    /// one child.
     Gate(u8, Box<Spec>),
     /// `GlobalCooldown` of [`DURATIONS`]`[seconds]` seconds, started when
     /// an agent's child succeeds or, `on_enter`, when the one agent
@@ -617,7 +622,8 @@ impl Spec {
                 params.args(decider_of(Kind::Decider, kids(children, next)))
             }
             Spec::Decide => tree::decide("score"),
-            Spec::Gate(max, child) => tree::gate(u32::from(*max), child.tree(next)),
+            Spec::Gate(max, child) => tree::gate(u32::from(*max & !GATE_WAITS), child.tree(next))
+                .arg("wait", *max & GATE_WAITS != 0),
             Spec::GlobalCooldown {
                 seconds: i,
                 on_enter,
@@ -797,7 +803,8 @@ impl Spec {
                 Spec::Gate(max, child) => RefNode::Crowd {
                     node,
                     rule: CrowdRule::Gate {
-                        max: u32::from(*max),
+                        max: u32::from(*max & !GATE_WAITS),
+                        wait: *max & GATE_WAITS != 0,
                     },
                     child: Box::new(go(child, next)),
                 },
@@ -953,6 +960,9 @@ impl fmt::Debug for Spec {
                 }
             }
             Spec::Decide => return write!(f, "score"),
+            Spec::Gate(max, _) if *max & GATE_WAITS != 0 => {
+                write!(f, "limit[{}, wait]", max & !GATE_WAITS)?;
+            }
             Spec::Gate(max, _) => write!(f, "limit[{max}]")?,
             Spec::GlobalCooldown {
                 seconds: i,
@@ -1073,7 +1083,9 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
         ];
         // Seed 001's crowd nodes, over any subtree.
         let crowd = prop_oneof![
-            (1..=MAX_GATE, inner.clone()).prop_map(|(max, c)| Spec::Gate(max, Box::new(c))),
+            (1..=MAX_GATE, any::<bool>(), inner.clone()).prop_map(|(max, wait, c)| {
+                Spec::Gate(if wait { max | GATE_WAITS } else { max }, Box::new(c))
+            }),
             (duration_strategy(), any::<bool>(), inner.clone()).prop_map(
                 |(seconds, on_enter, c)| Spec::GlobalCooldown {
                     seconds,
@@ -1460,7 +1472,8 @@ fn random_crowd(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
     let which = rng.below(3);
     let child = Box::new(random_spec(rng, depth - 1, max_children));
     match which {
-        0 | 1 => Spec::Gate(max, child),
+        0 => Spec::Gate(max, child),
+        1 => Spec::Gate(max | GATE_WAITS, child),
         _ => Spec::GlobalCooldown {
             seconds,
             on_enter: rng.below(2) == 0,

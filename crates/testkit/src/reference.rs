@@ -588,6 +588,9 @@ pub enum CrowdRule {
     Gate {
         /// The most agents admitted at once.
         max: u32,
+        /// It runs while it asks (and fails when refused, asking anew
+        /// without its place the next time).
+        wait: bool,
     },
     /// `GlobalCooldown`: no agent enters for `seconds` after it started.
     Cooldown {
@@ -1787,7 +1790,7 @@ impl Tick<'_> {
         let now = self.world.clock().time;
         match (rule, self.world.crowd()) {
             (_, Some(crowd)) => crowd.is_open(node, now),
-            (CrowdRule::Gate { max }, None) => max > 0,
+            (CrowdRule::Gate { max, .. }, None) => max > 0,
             (CrowdRule::Cooldown { .. }, None) => now >= 0.0,
         }
     }
@@ -3036,6 +3039,10 @@ fn tick_crowd(node: NodeIdx, rule: CrowdRule, child: &mut RefNode, cx: &mut Tick
     // since, its place); closed, it fails at once, and an agent that had
     // asked keeps its place.
     cx.pass(child.end());
+    let waits = matches!(rule, CrowdRule::Gate { wait: true, .. });
+    if waits && matches!(held, Some(Ticket::Refused { .. })) {
+        return Status::Failure;
+    }
     let since = match held {
         Some(Ticket::Waiting { since } | Ticket::Refused { since }) => {
             cx.coverage.crowd_places_kept += 1;
@@ -3048,12 +3055,15 @@ fn tick_crowd(node: NodeIdx, rule: CrowdRule, child: &mut RefNode, cx: &mut Tick
         cx.tickets.insert(node, Ticket::Waiting { since });
         let request = cx.request(node, ActionId(0), RequestKind::Enter);
         cx.crowd.push(request);
+        if waits {
+            return Status::Running;
+        }
     } else {
         match rule {
             CrowdRule::Gate { .. } => cx.coverage.gates_full += 1,
             CrowdRule::Cooldown { .. } => cx.coverage.global_cooldowns_blocked += 1,
         }
-        if held.is_some() {
+        if held.is_some() && !waits {
             cx.tickets.insert(node, Ticket::Refused { since });
         }
     }
@@ -3227,6 +3237,7 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
             node: at,
             rule: CrowdRule::Gate {
                 max: shape.params(at)[0] as u32,
+                wait: shape.params(at)[1] != 0,
             },
             child: Box::new(only()),
         },

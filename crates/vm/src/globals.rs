@@ -317,6 +317,20 @@ impl Globals {
     }
 }
 
+/// Whether the action state a tick left at item `node` of `shape` is
+/// running work: any state but a crowd node's ticket, whose node failed or
+/// holds a child that shows its own states; except the ticket of a `Gate`
+/// with `wait`, which ran while it asked. (The trace's open nodes, the
+/// tests on entry of `ScriptGate` and its kin, and the running branch that
+/// monitors must precede all read it so.)
+pub(crate) fn is_running_work(shape: &Shape, node: u32) -> bool {
+    match kind_at(shape, NodeIdx::new(node)) {
+        Some(Kind::Gate) => shape.params(NodeIdx::new(node))[1] != 0,
+        Some(kind) => !kind.is_global(),
+        None => true,
+    }
+}
+
 /// The kind of the item at `node`, if there is one.
 fn kind_at(shape: &Shape, node: NodeIdx) -> Option<Kind> {
     shape.items().get(node.index()).and_then(|i| i.kind())

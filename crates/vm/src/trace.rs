@@ -25,9 +25,10 @@
 
 use crate::actor::StateEntry;
 use crate::flow::{Link, UP};
+use crate::globals::is_running_work;
 use crate::status::Status;
 use std::fmt;
-use treebeard_shape::{Kind, NodeIdx, Shape};
+use treebeard_shape::{NodeIdx, Shape};
 
 /// What happened to a node.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -144,8 +145,9 @@ pub(crate) struct Recorder<'s> {
 impl<'s> Recorder<'s> {
     /// A recorder for an agent whose previous tick left `running` action
     /// states (every running leaf and its ancestors are open). A ticket at
-    /// a `Gate` or `GlobalCooldown` is no running work: the node failed,
-    /// or its child runs, whose states open it.
+    /// a `Gate` or `GlobalCooldown` is no running work (the node failed, or
+    /// its child runs, whose states open it), but for the ticket of a gate
+    /// with `wait`, which ran while it asked.
     pub(crate) fn new(
         shape: &Shape,
         links: &[Link],
@@ -164,12 +166,7 @@ impl<'s> Recorder<'s> {
             sink,
         };
         for entry in running {
-            let ticket = shape
-                .items()
-                .get(entry.node() as usize)
-                .and_then(|i| i.kind())
-                .is_some_and(Kind::is_global);
-            if ticket {
+            if !is_running_work(shape, entry.node()) {
                 continue;
             }
             let mut node = entry.node();

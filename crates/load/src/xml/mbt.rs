@@ -121,7 +121,7 @@ const TIME: &[(&str, &str)] = &[
 /// MBT's attribute names for the parameters of the built-in kinds its
 /// standard nodes map to: (attribute, parameter).
 pub const ATTRIBUTES: &[(Kind, &[(&str, &str)])] = &[
-    (Kind::Gate, &[("max", "max")]),
+    (Kind::Gate, &[("max", "max"), ("wait", "wait")]),
     (Kind::Loop, &[("count", "count")]),
     (Kind::LoopUntilSuccess, &[("attemptCount", "attempts")]),
     (Kind::Timeout, &[("duration", "seconds")]),
@@ -358,6 +358,16 @@ fn built_in(r: &mut Reader, element: Node, kind: Kind, decl: &mut NodeDecl) {
         }
     }
     let tag_span = r.tag_span(element);
+    // MBT's selector resumes its running child, so an agent waits at a
+    // LimitConcurrentUsers while it asks (docs/nodes.md, Gate's `wait`).
+    if kind == Kind::Gate && !decl.attrs.iter().any(|a| &*a.name == "wait") {
+        decl.attrs.push(Attr {
+            name: "wait".into(),
+            value: ParamValue::Bool(true),
+            span: tag_span,
+            name_span: tag_span,
+        });
+    }
     for p in kind.params() {
         if p.default.is_some() || decl.attrs.iter().any(|a| *a.name == *p.name) {
             continue;

@@ -20,6 +20,7 @@ use crate::actor::{
 };
 use crate::blackboard::Value;
 use crate::frame::Frame;
+use crate::globals::is_running_work;
 use crate::leaves::{Ending, EventId, Input};
 use crate::program::Program;
 use crate::request::{AgentId, RequestKind};
@@ -161,14 +162,13 @@ impl<B, T: Tracer> Batch<'_, B, T> {
     }
 
     /// Whether the previous tick left running work before `end`, past the
-    /// read cursor: a state that is not a crowd node's ticket (a ticket
-    /// alone is no running work: its node failed, or the states of the
-    /// child it holds show that the child runs).
+    /// read cursor (see `globals::is_running_work`: a ticket alone is none,
+    /// but a waiting gate's).
     fn child_runs(&self, a: &Agent<'_, B>, end: u32) -> bool {
         a.prev_actions[a.acur..]
             .iter()
             .take_while(|e| e.node() < end)
-            .any(|e| !self.item(e.node()).kind().is_some_and(Kind::is_global))
+            .any(|e| is_running_work(self.shape, e.node()))
     }
 
     /// The childless memory nodes: scripts, assertions, waits for a time or

@@ -27,6 +27,7 @@
 
 use super::{Agent, Batch, Decision, Guard, UP, head};
 use crate::actor::{StateEntry, decider_tag};
+use crate::globals::is_running_work;
 use crate::status::Status;
 use crate::trace::Tracer;
 use treebeard_shape::{Kind, ShapeItem};
@@ -179,20 +180,24 @@ impl<B, T: Tracer> Batch<'_, B, T> {
 
     /// Where the running branch starts, from action states in item order:
     /// the first that is not a scope's or wrapper's mark (which holds its
-    /// running child) nor a crowd node's ticket (which holds its running
-    /// child, or none).
+    /// running child), nor a crowd node's ticket that is no running work
+    /// (see `globals::is_running_work`), nor a waiting gate's ticket that
+    /// holds its running child (the next state lies inside it).
     fn running_position(&self, actions: &[StateEntry]) -> u32 {
-        let mark = |node: u32| {
+        let holds = |i: usize, node: u32| {
             let kind = self.items.get(node as usize).and_then(|i| i.kind());
-            matches!(
-                kind,
-                Some(Kind::Scope | Kind::ScriptWrapper | Kind::Gate | Kind::GlobalCooldown)
-            )
+            match kind {
+                Some(Kind::Scope | Kind::ScriptWrapper) => true,
+                Some(Kind::Gate) if is_running_work(self.shape, node) => actions
+                    .get(i + 1)
+                    .is_some_and(|next| next.node() < self.subtree_end(node)),
+                _ => !is_running_work(self.shape, node),
+            }
         };
         actions
             .iter()
-            .map(|e| e.node())
-            .find(|&node| !mark(node))
-            .unwrap_or(u32::MAX)
+            .enumerate()
+            .find(|&(i, e)| !holds(i, e.node()))
+            .map_or(u32::MAX, |(_, e)| e.node())
     }
 }
