@@ -100,6 +100,8 @@ impl Loaded {
                         ParamValue::Str(value) => value.to_string(),
                         // `isLessThan` sets `less_than`.
                         ParamValue::Bool(true) if &*a.name == "less_than" => "true".into(),
+                        // LimitConcurrentUsers is a gate that waits.
+                        ParamValue::Bool(true) if &*a.name == "wait" => "true".into(),
                         other => panic!("{other:?} is not text"),
                     };
                     let written = self.map.text(a.span);
@@ -113,7 +115,8 @@ impl Loaded {
                             || written == "-1" && value == "0"
                             || value == written.replace(":=", " =")
                             || value == written.replace("&gt;", ">").replace("&amp;", "&")
-                            || written == "LuaWrapper" && value == "true",
+                            || written == "LuaWrapper" && value == "true"
+                            || written == "LimitConcurrentUsers" && &*a.name == "wait",
                         "span of {}: {written}",
                         a.name
                     );
@@ -171,7 +174,7 @@ fn mbt_limit_concurrent_users() {
     assert_eq!(l.diags(), [quotes("1:60")]);
     assert_eq!(
         l.outline_of("limit_concurrent_users"),
-        "Selector(Gate[max=1](ChasePlayer), TauntPlayer)"
+        "Selector(Gate[max=1, wait=true](ChasePlayer), TauntPlayer)"
     );
     let tree = l.tree("limit_concurrent_users");
     assert_eq!(l.map.text(tree.span), "BehaviorTree");

@@ -1522,7 +1522,7 @@ impl Reference {
         cx.pass(u32::MAX);
         let tested = std::mem::take(&mut cx.tested);
         let requests = cx.finish();
-        register_monitors(&mut self.root, status, &tested);
+        register_monitors(&mut self.root, &self.tickets, status, &tested);
         // "Launched during this tick" ends with the tick.
         self.root.walk_mut(&mut |n| {
             if let RefNode::Deferred {
@@ -2541,20 +2541,39 @@ fn skipped(child: &RefNode, before_resume: bool, cx: &mut Tick<'_>) -> bool {
 }
 
 /// Where the running branch starts: the first node with running work that
-/// is not a scope's or wrapper's (they hold their running child).
-fn running_position(root: &RefNode) -> u32 {
+/// is not a scope's or wrapper's (they hold their running child). A gate
+/// with `wait` whose ticket is in `tickets` runs while it asks, unless it
+/// holds running work inside (then that work is the branch); other tickets
+/// are no running work.
+fn running_position(root: &RefNode, tickets: &BTreeMap<NodeIdx, Ticket>) -> u32 {
     let mut nodes = Vec::new();
     root.walk(&mut nodes);
-    remembered(root)
+    let actions: Vec<NodeIdx> = remembered(root)
         .actions
         .iter()
         .map(|&(n, _)| n)
-        .find(|n| {
+        .filter(|n| {
             !matches!(
                 nodes[n.index()],
                 RefNode::Scope { .. } | RefNode::ScriptWrapper { .. }
             )
         })
+        .collect();
+    let waiting = tickets.keys().copied().filter(|n| {
+        let end = nodes[n.index()].end();
+        matches!(
+            nodes[n.index()],
+            RefNode::Crowd {
+                rule: CrowdRule::Gate { wait: true, .. },
+                ..
+            }
+        ) && !actions.iter().any(|a| *n < *a && a.get() < end)
+    });
+    actions
+        .iter()
+        .copied()
+        .chain(waiting)
+        .min()
         .map_or(u32::MAX, NodeIdx::get)
 }
 
@@ -2562,7 +2581,7 @@ fn running_position(root: &RefNode) -> u32 {
 /// branch, in pre-order; the first whose query succeeds interrupts the
 /// tree, abandoning everything it remembers.
 fn test_monitors(root: &mut RefNode, cx: &mut Tick<'_>) {
-    let running = running_position(root);
+    let running = running_position(root, &cx.last);
     let mut nodes = Vec::new();
     root.walk(&mut nodes);
     let registered: Vec<NodeIdx> = nodes
@@ -2594,9 +2613,14 @@ fn test_monitors(root: &mut RefNode, cx: &mut Tick<'_>) {
 /// After the tree returned `status`: the monitors tested this tick whose
 /// queries failed and that lie before the running branch are registered;
 /// no others are.
-fn register_monitors(root: &mut RefNode, status: Status, tested: &[(NodeIdx, Status)]) {
+fn register_monitors(
+    root: &mut RefNode,
+    tickets: &BTreeMap<NodeIdx, Ticket>,
+    status: Status,
+    tested: &[(NodeIdx, Status)],
+) {
     let running = if status == Status::Running {
-        running_position(root)
+        running_position(root, tickets)
     } else {
         0
     };

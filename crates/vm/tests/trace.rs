@@ -1031,11 +1031,13 @@ fn check_trace(spec: &Spec, seed: u64, ticks: u64, seen: &mut Seen) -> Result<()
         }
 
         // Open nodes: the running leaves and their ancestors (a ticket at a
-        // gate or a global cool-down is no running work).
+        // gate or a global cool-down is no running work, but at a gate with
+        // `wait`, which runs while it asks).
+        let waits = |node: NodeIdx| shape.kind(node) == Kind::Gate && shape.params(node)[1] != 0;
         let expected: BTreeSet<u32> = actor
             .as_ref()
             .actions()
-            .filter(|(node, _)| !shape.kind(*node).is_global())
+            .filter(|&(node, _)| !shape.kind(node).is_global() || waits(node))
             .flat_map(|(node, _)| with_ancestors(&parents, node.get()).collect::<Vec<_>>())
             .collect();
         let actual: BTreeSet<u32> = (0..n as u32).filter(|&i| open[i as usize]).collect();
