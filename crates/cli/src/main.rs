@@ -9,6 +9,7 @@
 
 mod dot;
 mod nodes;
+mod report;
 mod watch;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -236,56 +237,35 @@ fn show(
 }
 
 fn run(scenarios: &[PathBuf], trace: Option<PathBuf>, stub_unknown: bool, color: bool) -> ExitCode {
-    let mut trace_file = match &trace {
-        Some(path) => match std::fs::File::create(path) {
-            Ok(f) => Some(std::io::BufWriter::new(f)),
-            Err(e) => {
-                eprintln!("error: cannot write the trace to `{}`: {e}", path.display());
-                return ExitCode::from(2);
-            }
-        },
-        None => None,
+    let mut trace_file = match report::open_trace(trace.as_ref()) {
+        Ok(file) => file,
+        Err(code) => return code,
     };
     let options = PrepareOptions { stub_unknown };
     let mut code = ExitCode::SUCCESS;
     for path in scenarios {
-        let prepared = match treebeard_scenario::prepare(path, &options) {
+        let prepared = match report::prepare(path, &options, color) {
             Ok(p) => p,
-            Err(report) => {
-                eprint!("{}", report.render(color));
-                let unreadable = report.parts.iter().all(|(m, _)| m.files().is_empty());
-                code = ExitCode::from(if unreadable { 2 } else { 1 });
+            Err(failed) => {
+                code = failed;
                 continue;
             }
         };
-        eprint!("{}", prepared.warnings.render(color));
         let mut engine = prepared.vm();
         let sink = trace_file.as_mut().map(|f| f as &mut dyn Write);
         match prepared.run(&mut engine, sink) {
-            Ok(verdict) => match &verdict.failure {
-                None => eprintln!(
-                    "{}: ok, {} ticks, {} checks",
-                    path.display(),
-                    verdict.ticks,
-                    verdict.checks
-                ),
-                Some(f) => {
-                    eprint!("{}", prepared.render_failure(f, color));
-                    eprintln!("{}: FAILED at tick {}", path.display(), f.tick);
+            Ok(verdict) => {
+                if report::verdict(path, &prepared, &verdict, color) != ExitCode::SUCCESS {
                     code = ExitCode::from(1);
                 }
-            },
-            Err(e) => {
-                eprintln!("error: cannot write the trace: {e}");
-                return ExitCode::from(2);
             }
+            Err(e) => return report::trace_error(&e),
         }
     }
     if let Some(mut f) = trace_file
         && let Err(e) = f.flush()
     {
-        eprintln!("error: cannot write the trace: {e}");
-        return ExitCode::from(2);
+        return report::trace_error(&e);
     }
     code
 }
@@ -307,15 +287,9 @@ fn watch(
         );
         return ExitCode::from(2);
     };
-    let mut trace_file = match &trace {
-        Some(path) => match std::fs::File::create(path) {
-            Ok(f) => Some(std::io::BufWriter::new(f)),
-            Err(e) => {
-                eprintln!("error: cannot write the trace to `{}`: {e}", path.display());
-                return ExitCode::from(2);
-            }
-        },
-        None => None,
+    let mut trace_file = match report::open_trace(trace.as_ref()) {
+        Ok(file) => file,
+        Err(code) => return code,
     };
     watch::run(watch::Watch {
         scenario,

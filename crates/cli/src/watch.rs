@@ -12,6 +12,7 @@
 //! with the old tree. The run ends when interrupted, or once `--ticks`
 //! ticks have run in all, the script's included.
 
+use crate::report::{self, trace_error};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -88,34 +89,16 @@ pub fn run(mut w: Watch<'_>) -> ExitCode {
         stub_unknown: w.stub_unknown,
     };
     let path = w.scenario;
-    let prepared = match treebeard_scenario::prepare(path, &options) {
-        Ok(p) => p,
-        Err(report) => {
-            eprint!("{}", report.render(w.color));
-            let unreadable = report.parts.iter().all(|(m, _)| m.files().is_empty());
-            return ExitCode::from(if unreadable { 2 } else { 1 });
-        }
+    let prepared = match report::prepare(path, &options, w.color) {
+        Ok(prepared) => prepared,
+        Err(code) => return code,
     };
-    eprint!("{}", prepared.warnings.render(w.color));
     let dt = prepared.scenario.dt;
     let (mut live, verdict) = match Live::start(prepared, reborrow(&mut w.trace)) {
         Ok(started) => started,
         Err(e) => return trace_error(&e),
     };
-    let mut code = ExitCode::SUCCESS;
-    match &verdict.failure {
-        None => eprintln!(
-            "{}: ok, {} ticks, {} checks",
-            path.display(),
-            verdict.ticks,
-            verdict.checks
-        ),
-        Some(f) => {
-            eprint!("{}", live.prepared().render_failure(f, w.color));
-            eprintln!("{}: FAILED at tick {}", path.display(), f.tick);
-            code = ExitCode::from(1);
-        }
-    }
+    let code = report::verdict(path, live.prepared(), &verdict, w.color);
     let interval = Duration::from_millis(
         w.interval
             .unwrap_or_else(|| (f64::from(dt.max(0.0)) * 1000.0).round() as u64),
@@ -204,11 +187,6 @@ fn reload(
             path.display()
         ),
     }
-}
-
-fn trace_error(e: &io::Error) -> ExitCode {
-    eprintln!("error: cannot write the trace: {e}");
-    ExitCode::from(2)
 }
 
 /// The trace writer, for one call.

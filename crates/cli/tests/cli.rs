@@ -5,6 +5,9 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod common;
+use common::TempDir;
+
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
@@ -154,28 +157,6 @@ fn mbt_examples() -> Vec<String> {
     files.sort();
     assert!(files.len() >= 7, "the MBT examples are there: {files:?}");
     files
-}
-
-/// A temporary directory for one test, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(test: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("treebeard-cli-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a temporary directory");
-        TempDir(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// Every `error:` / `warning:` headline of a rendered report, with the
@@ -1559,7 +1540,7 @@ fn run_of_a_scenario_with_format_errors_exits_1_with_located_diagnostics() {
         "(\n    tree: (type: \"Sequence\", children: [(type: \"Wiat\")]),\n    ticks: 1,\n)\n",
     )
     .expect("written");
-    let out = run_in(&dir.0, &["run", "tree.ron"]);
+    let out = run_in(dir.root(), &["run", "tree.ron"]);
     out.code(1)
         .err_has("error: unknown node type `Wiat`")
         .err_has(" --> tree.ron:2:48\n")
@@ -1590,7 +1571,12 @@ fn run_with_an_unwritable_trace_path_exits_2() {
         .err_has("trace.jsonl`: ")
         .err_lacks("pass.ron: ok");
     // A directory is no trace file either.
-    let out = tb(&["run", "pass.ron", "--trace", dir.0.to_str().expect("UTF-8")]);
+    let out = tb(&[
+        "run",
+        "pass.ron",
+        "--trace",
+        dir.root().to_str().expect("UTF-8"),
+    ]);
     out.code(2).err_has("error: cannot write the trace to `");
 }
 
@@ -1607,10 +1593,10 @@ fn run_stub_unknown_stubs_leaves_of_a_tree_file() {
         "(tree: \"t.json\", ticks: 1, expect: [(tick: 0, status: \"success\")])",
     )
     .expect("written");
-    run_in(&dir.0, &["run", "s.ron"])
+    run_in(dir.root(), &["run", "s.ron"])
         .code(1)
         .err_has("unknown node type `Shoot`");
-    run_in(&dir.0, &["run", "--stub-unknown", "s.ron"])
+    run_in(dir.root(), &["run", "--stub-unknown", "s.ron"])
         .code(0)
         .err_has("s.ron: ok, 1 ticks, 1 checks");
 }

@@ -4,33 +4,13 @@
 //! its tick limit.
 
 use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::Duration;
 
-/// A temporary directory for one test, removed when dropped.
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(test: &str) -> TempDir {
-        let dir =
-            std::env::temp_dir().join(format!("treebeard-watch-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a temporary directory");
-        TempDir(dir)
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+mod common;
+use common::TempDir;
 
 /// Replaces the file at `path` at once (a reader never sees half of it).
 fn replace(path: &Path, text: &str) {
@@ -105,7 +85,7 @@ fn an_edited_tree_is_reloaded_into_the_running_agents() {
     let mut child = Command::new(env!("CARGO_BIN_EXE_treebeard"))
         .args(["--color", "never", "run", "--watch", "s.ron"])
         .args(["--ticks", &ticks.to_string(), "--interval", "5"])
-        .current_dir(&dir.0)
+        .current_dir(dir.root())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -170,7 +150,7 @@ fn watch_runs_one_scenario() {
     std::fs::write(dir.path("s.ron"), SCENARIO).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_treebeard"))
         .args(["--color", "never", "run", "--watch", "s.ron", "s.ron"])
-        .current_dir(&dir.0)
+        .current_dir(dir.root())
         .output()
         .expect("the binary runs");
     assert_eq!(out.status.code(), Some(2));
@@ -182,7 +162,7 @@ fn watch_runs_one_scenario() {
     // `--ticks` belongs to `--watch`.
     let out = Command::new(env!("CARGO_BIN_EXE_treebeard"))
         .args(["run", "s.ron", "--ticks", "5"])
-        .current_dir(&dir.0)
+        .current_dir(dir.root())
         .output()
         .expect("the binary runs");
     assert_eq!(out.status.code(), Some(2));

@@ -270,18 +270,17 @@ impl Globals {
                 continue;
             };
             let at = NodeIdx::new(node);
-            let admit = match kind_at(shape, at) {
-                Some(Kind::Gate) => *word < shape.params(at)[0],
-                Some(Kind::GlobalCooldown) => frame.time >= f64::from_bits(*word),
-                _ => false,
+            // The word after admitting the agent, if the node has room.
+            let admitted = match kind_at(shape, at) {
+                Some(Kind::Gate) => (*word < shape.params(at)[0]).then(|| *word + 1),
+                Some(Kind::GlobalCooldown) => (frame.time >= f64::from_bits(*word))
+                    .then(|| (frame.time + seconds(shape, at)).to_bits()),
+                _ => None,
             };
-            if admit {
-                *word = match kind_at(shape, at) {
-                    Some(Kind::Gate) => *word + 1,
-                    _ => (frame.time + seconds(shape, at)).to_bits(),
-                };
+            if let Some(next) = admitted {
+                *word = next;
             }
-            actor.answer_ticket(node, admit);
+            actor.answer_ticket(node, admitted.is_some());
         }
     }
 }
