@@ -1178,6 +1178,8 @@ const DECIDERS: &[&str] = &[
     "PostStimulus",
     "Gate",
     "GlobalCooldown",
+    "Team",
+    "Sync",
 ];
 
 const LEAVES: &[(&str, &str)] = &[

@@ -282,6 +282,7 @@ impl<B> Crowd<B> {
         }
         self.requests
             .reserve((self.len() * per_agent).saturating_sub(self.requests.len()));
+        self.program.reserve_globals(self.len());
         // One report per running deferred action per tick needs no growth.
         let reports = self.len() * self.program.spec().deferred_states as usize;
         self.completions

@@ -1,6 +1,7 @@
 //! Ticking a crowd allocates nothing once it has warmed up: a counting global
 //! allocator sees no allocation during the measured ticks, serial or
-//! parallel, for the crowd workload and for a tree full of deferred actions.
+//! parallel, for the crowd workload, for a tree full of deferred actions,
+//! and for a crowd forming and breaking teams.
 //!
 //! This file holds one test so that nothing else runs (and allocates) while
 //! it counts.
@@ -10,10 +11,11 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use treebeard_crowd::Crowd;
 use treebeard_shape::tree::{
-    act, concurrent, cond, leaf, monitor, priority, repeat, selector, sequence, stored_state,
+    act, concurrent, cond, leaf, monitor, priority, repeat, selector, sequence, stored_state, sync,
+    team,
 };
 use treebeard_testkit::{World, answer_launches, leaves as test_leaves};
-use treebeard_vm::Completion;
+use treebeard_vm::{Args, Call, Completion, Leaves, Signal, Status};
 use treebeard_workload::{Critter, leaves, spawn, tree};
 
 /// Counts allocations while `COUNTING` is set.
@@ -96,6 +98,47 @@ fn run_deferred(crowd: &mut Crowd<World>, answers: &mut Vec<Completion>, ticks: 
     }
 }
 
+/// A team member: it works for a few ticks (by its number), and now and
+/// then (by its number and the tick) flees, breaking its team.
+#[derive(Clone, Copy, Default)]
+struct Mate {
+    id: u32,
+    tick: u32,
+}
+
+fn alarmed(m: &Mate, _: &Args<'_>) -> bool {
+    (m.id + m.tick).is_multiple_of(17)
+}
+
+fn work(m: &mut Mate, call: &mut Call<'_>) -> Status {
+    if call.signal() == Signal::Cancel || call.state() >= m.id % 3 {
+        return Status::Success;
+    }
+    *call.state_mut() += 1;
+    Status::Running
+}
+
+fn done(_: &mut Mate, _: &mut Call<'_>) -> Status {
+    Status::Success
+}
+
+/// Pairs that work, meet twice, and break up when one flees.
+fn team_crowd(n: usize) -> Crowd<Mate> {
+    let mut leaves = Leaves::new();
+    leaves.condition("alarmed", alarmed);
+    leaves.action("work", work);
+    leaves.action("flee", done);
+    leaves.action("idle", done);
+    let tree = priority([
+        sequence([cond("alarmed"), act("flee")]),
+        team(2, [sequence([act("work"), sync(1), act("work"), sync(2)])]),
+        act("idle"),
+    ]);
+    let program = leaves.compile(&tree).expect("team tree");
+    let mates = (0..n as u32).map(|id| Mate { id, tick: 0 }).collect();
+    Crowd::with_agents(program, mates)
+}
+
 #[test]
 fn ticking_allocates_nothing_in_steady_state() {
     for threads in [1, 2, 4] {
@@ -121,6 +164,19 @@ fn ticking_allocates_nothing_in_steady_state() {
             run_deferred(&mut crowd, &mut answers, 50);
             let n = allocations(|| run_deferred(&mut crowd, &mut answers, 200));
             assert_eq!(n, 0, "deferred crowd, {threads} threads");
+
+            let mut crowd = team_crowd(3000);
+            let tick = |crowd: &mut Crowd<Mate>| crowd.tick_with(1.0, |_, m| m.tick += 1);
+            for _ in 0..5 {
+                tick(&mut crowd);
+            }
+            let n = allocations(|| {
+                for _ in 0..200 {
+                    tick(&mut crowd);
+                }
+            });
+            assert_eq!(n, 0, "team crowd, {threads} threads");
+            assert!(crowd.program().globals().teams().count() > 100);
         });
     }
 }

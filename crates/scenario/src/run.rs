@@ -529,7 +529,10 @@ impl Prepared {
                         | RequestKind::RedecideLimit
                         | RequestKind::Enter
                         | RequestKind::Leave
-                        | RequestKind::StartCooldown => {}
+                        | RequestKind::StartCooldown
+                        | RequestKind::Arrive { .. }
+                        | RequestKind::LeaveTeam { .. }
+                        | RequestKind::BreakOut { .. } => {}
                     }
                 }
                 if let Some(out) = trace.as_deref_mut() {
@@ -677,6 +680,9 @@ impl Prepared {
                             RequestKind::Enter => "enter",
                             RequestKind::Leave => "leave",
                             RequestKind::StartCooldown => "start_cooldown",
+                            RequestKind::Arrive { .. } => "arrive",
+                            RequestKind::LeaveTeam { .. } => "leave_team",
+                            RequestKind::BreakOut { .. } => "break_out",
                         };
                         self.describe(kind, r.node)
                     })

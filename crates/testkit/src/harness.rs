@@ -283,6 +283,21 @@ fn short_request(r: &Request) -> String {
         RequestKind::Enter => format!("enter {}", r.node),
         RequestKind::Leave => format!("leave {}", r.node),
         RequestKind::StartCooldown => format!("start cool-down {}", r.node),
+        RequestKind::Arrive { seat } => {
+            format!("arrive {} (team {} role {})", r.node, seat.team, seat.role)
+        }
+        RequestKind::LeaveTeam { seat } => {
+            format!(
+                "leave team {} at {} (role {})",
+                seat.team, r.node, seat.role
+            )
+        }
+        RequestKind::BreakOut { seat } => {
+            format!(
+                "break out of team {} at {} (role {})",
+                seat.team, r.node, seat.role
+            )
+        }
     }
 }
 
@@ -374,7 +389,10 @@ impl Agent {
                 RequestKind::RedecideLimit
                 | RequestKind::Enter
                 | RequestKind::Leave
-                | RequestKind::StartCooldown => false,
+                | RequestKind::StartCooldown
+                | RequestKind::Arrive { .. }
+                | RequestKind::LeaveTeam { .. }
+                | RequestKind::BreakOut { .. } => false,
             };
         }
     }

@@ -2875,7 +2875,7 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
         Kind::Wait => RefNode::wait(at, seconds()),
         Kind::Cooldown => RefNode::cooldown(at, seconds(), only()),
         Kind::Scope => RefNode::scope(at, only()),
-        Kind::Gate | Kind::GlobalCooldown => {
+        Kind::Gate | Kind::GlobalCooldown | Kind::Team | Kind::Sync => {
             todo!("the reference interpreter has no crowd state yet")
         }
         Kind::Script => RefNode::Script {

@@ -78,14 +78,14 @@ pub use actor::{
 };
 pub use blackboard::{Blackboard, FieldId, FieldValue, Value};
 pub use frame::Frame;
-pub use globals::Globals;
+pub use globals::{Globals, Team};
 pub use interpreter::{Interpreter, random_draw};
 pub use leaves::{
     ActionFn, Args, Behavior, Call, ConditionFn, DecideCall, DecideFn, DecisionFlagsFn, Ending,
     EventFn, EventId, Input, Leaves, Registered, ScopeHooks,
 };
 pub use program::{LinkError, Program};
-pub use request::{AgentId, Completion, Outcome, Request, RequestKind};
+pub use request::{AgentId, Completion, Outcome, Request, RequestKind, Seat};
 pub use status::{Signal, Status};
 pub use trace::TraceEvent;
 

@@ -309,6 +309,12 @@ impl<B> Program<B> {
         &self.globals
     }
 
+    /// Makes room in the global state for a crowd of `agents`, so that
+    /// settling its ticks never allocates (a crowd calls this as it grows).
+    pub fn reserve_globals(&mut self, agents: usize) {
+        self.globals.reserve(&self.shape, agents);
+    }
+
     /// Settles the crowd requests of a tick of `frame` that ticked agents
     /// of `actors` (agent `i` is actor `i`), after the tick: gate slots
     /// given back and cool-downs started, then requests to enter a gate or

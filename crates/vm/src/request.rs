@@ -69,6 +69,39 @@ pub enum RequestKind {
     /// The child of the `GlobalCooldown` at `node` finished: the cool-down
     /// runs from the time of this tick.
     StartCooldown,
+    /// The agent reached the `Sync` at `node` in the branch of the team it
+    /// sits in at `seat`: from the crowd's next settling the team records
+    /// that the member reached the sync's point.
+    Arrive {
+        /// The agent's team and role.
+        seat: Seat,
+    },
+    /// The agent's branch of the `Team` at `node` succeeded: it gives its
+    /// place in the team at `seat` back, and the others go on without it.
+    /// (Its ticket is gone from the actor by then, so the request names the
+    /// seat.)
+    LeaveTeam {
+        /// The agent's team and role.
+        seat: Seat,
+    },
+    /// The agent left its branch of the `Team` at `node` other than by
+    /// success (its child failed, or the branch was cancelled, rolled back
+    /// or halted): the team at `seat` breaks, and the other members' `Team`
+    /// nodes fail on their next tick.
+    BreakOut {
+        /// The agent's team and role.
+        seat: Seat,
+    },
+}
+
+/// An agent's place in a team of a `Team` node: the team's index in the
+/// crowd's team table (`Globals::teams`) and the agent's role in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Seat {
+    /// The team's index in the team table.
+    pub team: u32,
+    /// The agent's role: 0 to the team's size − 1.
+    pub role: u32,
 }
 
 impl RequestKind {

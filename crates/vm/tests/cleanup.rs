@@ -268,7 +268,10 @@ impl Ledger {
             | RequestKind::RedecideLimit
             | RequestKind::Enter
             | RequestKind::Leave
-            | RequestKind::StartCooldown => Ok(()),
+            | RequestKind::StartCooldown
+            | RequestKind::Arrive { .. }
+            | RequestKind::LeaveTeam { .. }
+            | RequestKind::BreakOut { .. } => Ok(()),
         }
     }
 
