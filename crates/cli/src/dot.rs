@@ -92,6 +92,8 @@ fn symbol(kind: Kind) -> &'static str {
         Kind::Decider => "◇ Decider",
         Kind::Gate => "⛩ Gate",
         Kind::GlobalCooldown => "❄❄ GlobalCooldown",
+        Kind::Team => "👥 Team",
+        Kind::Sync => "⇄ Sync",
         Kind::Condition | Kind::Action | Kind::Deferred | Kind::Decide => kind.name(),
     }
 }

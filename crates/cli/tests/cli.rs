@@ -1161,6 +1161,8 @@ const DECIDERS: &[&str] = &[
     "PostStimulus",
     "Gate",
     "GlobalCooldown",
+    "Team",
+    "Sync",
 ];
 
 const LEAVES: &[(&str, &str)] = &[

@@ -138,8 +138,10 @@ impl<B> Crowd<B> {
     /// Its work is cancelled as by `Interpreter::halt`, with the last
     /// tick's frame: running immediate actions get `Signal::Cancel`, open
     /// scopes' exits run, each launched deferred action makes a cancel
-    /// request, and every gate slot it held is given back at once (its
-    /// `Leave` is settled here). Those requests are appended to
+    /// request, every gate slot it held is given back at once (its
+    /// `Leave` is settled here), and every team it sat in breaks at once
+    /// (its `BreakOut` is settled here: its seat is freed, and its
+    /// partners' branches fail on their next ticks, with their clean-up). Those requests are appended to
     /// `requests`, which is the caller's: the cancels are for the game's
     /// systems, as those of a tick, and the crowd does not keep them (nor
     /// put them in [`Crowd::requests`]).
@@ -186,7 +188,8 @@ impl<B> Crowd<B> {
 
     /// Settles the crowd's own requests made between ticks by the halts of
     /// [`Crowd::remove`] (`requests`, in the order they were made): the gate
-    /// slots the agent held come back at once. Those of a tick are settled
+    /// slots the agent held come back at once, and the teams it sat in
+    /// break (their records are freed; the partners' tickets say so). Those of a tick are settled
     /// after its barrier ([`Crowd::end_tick`]).
     fn settle_between_ticks(&mut self, requests: &[Request]) {
         if !self.program.globals().is_empty() {
@@ -457,6 +460,17 @@ impl<B> Crowd<B> {
         self.end_tick();
     }
 
+    /// Checks the global tree state against the agents' tickets
+    /// ([`Program::check_globals`]): every gate's count, every team's record
+    /// and every member's seat. The crowd keeps it between ticks, across
+    /// removals and reloads; tests and debuggers call it.
+    ///
+    /// # Errors
+    /// What disagrees, if anything.
+    pub fn check_globals(&self) -> Result<(), String> {
+        self.program.check_globals(&self.actors)
+    }
+
     /// The actors, blackboards and frame, for snapshots.
     pub(crate) fn parts(&self) -> (&Actors, &[B], &Frame) {
         (&self.actors, &self.blackboards, &self.frame)
@@ -517,9 +531,9 @@ impl<B> Crowd<B> {
         }
         self.requests
             .reserve((self.slots() * per_agent).saturating_sub(self.requests.len()));
-        // Every agent asking at every gate and global cool-down at once.
-        let asks = self.len() * self.program.spec().globals as usize;
-        self.program.globals_mut().reserve(asks);
+        // Every agent asking at every crowd node at once, and the teams
+        // they can form.
+        self.program.reserve_globals(self.len());
         // One report per running deferred action per tick needs no growth.
         let reports = self.slots() * self.program.spec().deferred_states as usize;
         self.completions

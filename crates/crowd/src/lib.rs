@@ -86,5 +86,7 @@ mod workers;
 
 pub use crowd::{Crowd, ReloadReport};
 pub use plan::{Plan, PlanConfig, estimate_ns};
-pub use snapshot::{SNAPSHOT_FORMAT, Snapshot, SnapshotError, fingerprint, request_code};
+pub use snapshot::{
+    SNAPSHOT_FORMAT, SavedTeam, Snapshot, SnapshotError, fingerprint, request_code,
+};
 pub use treebeard_vm::ReloadError;

@@ -22,11 +22,13 @@ use std::fmt;
 use treebeard_shape::{ActionId, NodeIdx, Shape};
 use treebeard_vm::{
     ActorLayout, Actors, AgentId, Completion, EventId, Frame, Outcome, Program, Request,
-    RequestKind,
+    RequestKind, Seat, Team,
 };
 
-/// The format version [`Crowd::snapshot`] writes.
-pub const SNAPSHOT_FORMAT: u32 = 1;
+/// The format version [`Crowd::snapshot`] writes: 2 since snapshots hold
+/// the team table (a format 1 snapshot, of a crowd without teams, still
+/// restores).
+pub const SNAPSHOT_FORMAT: u32 = 2;
 
 /// A crowd between two ticks (see the module docs). Its fields are plain
 /// data, for any serde format.
@@ -51,6 +53,9 @@ pub struct Snapshot<B> {
     pub lanes: Vec<(u64, f64, u32)>,
     /// The global tree state's words (see `Globals::words`).
     pub globals: Vec<u64>,
+    /// The team table (see `Globals::teams`), team by team.
+    #[serde(default)]
+    pub teams: Vec<SavedTeam>,
     /// Completions queued for the next tick: agent, node, outcome (0
     /// running, 1 success, 2 failure).
     pub completions: Vec<(u32, u32, u8)>,
@@ -62,6 +67,11 @@ pub struct Snapshot<B> {
     /// Events of the last tick addressed to no agent.
     pub undelivered: usize,
 }
+
+/// A team of the crowd's team table in a [`Snapshot`]: its index in the
+/// table, its `Team` node, which members are still in it (bit `r` for role
+/// `r`), its members by role and the highest `Sync` point each reached.
+pub type SavedTeam = (u32, u32, u32, Vec<u32>, Vec<u8>);
 
 /// Why a snapshot cannot be restored.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,6 +117,9 @@ pub fn request_code(kind: RequestKind) -> (u8, u32, u32) {
         RequestKind::Leave => (5, 0, 0),
         RequestKind::StartCooldown => (6, 0, 0),
         RequestKind::Remap { from } => (7, from.get(), 0),
+        RequestKind::Arrive { seat } => (8, seat.team, seat.role),
+        RequestKind::LeaveTeam { seat } => (9, seat.team, seat.role),
+        RequestKind::BreakOut { seat } => (10, seat.team, seat.role),
     }
 }
 
@@ -124,6 +137,15 @@ fn request_kind(code: u8, a: u32, b: u32) -> Option<RequestKind> {
         6 => RequestKind::StartCooldown,
         7 => RequestKind::Remap {
             from: NodeIdx::new(a),
+        },
+        8 => RequestKind::Arrive {
+            seat: Seat { team: a, role: b },
+        },
+        9 => RequestKind::LeaveTeam {
+            seat: Seat { team: a, role: b },
+        },
+        10 => RequestKind::BreakOut {
+            seat: Seat { team: a, role: b },
         },
         _ => return None,
     })
@@ -157,6 +179,16 @@ impl<B: Clone> Crowd<B> {
             blackboards: blackboards.to_vec(),
             lanes: self.lanes(),
             globals: self.program().globals().words().to_vec(),
+            teams: self
+                .program()
+                .globals()
+                .teams()
+                .map(|(index, t)| {
+                    let members = t.members().map(|m| m.0).collect();
+                    let reached = (0..t.size()).map(|r| t.reached(r) as u8).collect();
+                    (index, t.node().get(), t.alive(), members, reached)
+                })
+                .collect(),
             completions: completions
                 .iter()
                 .map(|c| (c.agent.0, c.node.get(), outcome_code(c.outcome)))
@@ -200,7 +232,7 @@ impl<B> Crowd<B> {
         snapshot: Snapshot<B>,
     ) -> Result<Crowd<B>, SnapshotError> {
         let s = snapshot;
-        if s.format != SNAPSHOT_FORMAT {
+        if !(1..=SNAPSHOT_FORMAT).contains(&s.format) {
             return Err(SnapshotError::new(format!(
                 "it is of format {}, this version reads format {SNAPSHOT_FORMAT}",
                 s.format
@@ -233,16 +265,6 @@ impl<B> Crowd<B> {
                 .check(&shape)
                 .map_err(|e| SnapshotError::new(format!("agent {i}'s actor: {e}")))?;
         }
-        program
-            .globals_mut()
-            .restore_words(&s.globals)
-            .map_err(SnapshotError::new)?;
-        program.check_globals(&actors).map_err(SnapshotError::new)?;
-        let (index, time, dt) = s.frame;
-        if !time.is_finite() || !dt.is_finite() {
-            return Err(SnapshotError::new("the frame's time is not a number"));
-        }
-        let frame = Frame { index, time, dt };
         let node = |n: u32, what: &str| {
             if (n as usize) < shape.len() {
                 Ok(NodeIdx::new(n))
@@ -262,6 +284,27 @@ impl<B> Crowd<B> {
                 )))
             }
         };
+        program
+            .globals_mut()
+            .restore_words(&s.globals)
+            .map_err(SnapshotError::new)?;
+        let mut teams = Vec::with_capacity(s.teams.len());
+        for (index, at, alive, members, reached) in &s.teams {
+            let members: Vec<AgentId> = members.iter().map(|&m| AgentId(m)).collect();
+            let team = Team::new(node(*at, "a team")?, &members, *alive, reached)
+                .map_err(|e| SnapshotError::new(format!("team {index}: {e}")))?;
+            teams.push((*index, team));
+        }
+        program
+            .globals_mut()
+            .restore_teams(&shape, &teams)
+            .map_err(SnapshotError::new)?;
+        program.check_globals(&actors).map_err(SnapshotError::new)?;
+        let (index, time, dt) = s.frame;
+        if !time.is_finite() || !dt.is_finite() {
+            return Err(SnapshotError::new("the frame's time is not a number"));
+        }
+        let frame = Frame { index, time, dt };
         let mut completions = Vec::with_capacity(s.completions.len());
         for (i, &(a, n, outcome)) in s.completions.iter().enumerate() {
             let what = format!("queued completion {i}");

@@ -1,8 +1,9 @@
 //! Ticking a crowd allocates nothing once it has warmed up: a counting global
 //! allocator sees no allocation during the measured ticks, serial or
-//! parallel, for the crowd workload and for a tree full of deferred actions,
-//! also with agents at mixed tick rates, vacant slots, and an agent leaving
-//! and one joining before every tick.
+//! parallel, for the crowd workload, for a tree full of deferred actions,
+//! and for a crowd forming and breaking teams, also with agents at mixed
+//! tick rates, vacant slots, and an agent leaving and one joining before
+//! every tick.
 //!
 //! This file holds one test so that nothing else runs (and allocates) while
 //! it counts.
@@ -13,10 +14,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use treebeard_crowd::Crowd;
 use treebeard_shape::tree::{
     act, concurrent, cond, gate, global_cooldown, leaf, monitor, priority, repeat, selector,
-    sequence, stored_state,
+    sequence, stored_state, sync, team,
 };
 use treebeard_testkit::{World, answer_launches, leaves as test_leaves};
-use treebeard_vm::{AgentId, Completion, Request};
+use treebeard_vm::{AgentId, Args, Call, Completion, Leaves, Request, Signal, Status};
 use treebeard_workload::{Critter, leaves, spawn, tree};
 
 /// Counts allocations while `COUNTING` is set.
@@ -60,6 +61,24 @@ fn allocations(f: impl FnOnce()) -> usize {
     f();
     COUNTING.store(false, Ordering::SeqCst);
     ALLOCATIONS.load(Ordering::SeqCst)
+}
+
+/// The allocations of `ticks` calls of `tick` on `crowd`, after `warm`
+/// calls that bring it to its steady state.
+fn steady_allocations<B>(
+    crowd: &mut Crowd<B>,
+    warm: usize,
+    ticks: usize,
+    mut tick: impl FnMut(&mut Crowd<B>),
+) -> usize {
+    for _ in 0..warm {
+        tick(crowd);
+    }
+    allocations(|| {
+        for _ in 0..ticks {
+            tick(crowd);
+        }
+    })
 }
 
 fn workload_crowd(n: usize) -> Crowd<Critter> {
@@ -142,6 +161,47 @@ fn churn<B: Default>(
     }
 }
 
+/// A team member: it works for a few ticks (by its number), and now and
+/// then (by its number and the tick) flees, breaking its team.
+#[derive(Clone, Copy, Default)]
+struct Mate {
+    id: u32,
+    tick: u32,
+}
+
+fn alarmed(m: &Mate, _: &Args<'_>) -> bool {
+    (m.id + m.tick).is_multiple_of(17)
+}
+
+fn work(m: &mut Mate, call: &mut Call<'_>) -> Status {
+    if call.signal() == Signal::Cancel || call.state() >= m.id % 3 {
+        return Status::Success;
+    }
+    *call.state_mut() += 1;
+    Status::Running
+}
+
+fn done(_: &mut Mate, _: &mut Call<'_>) -> Status {
+    Status::Success
+}
+
+/// Pairs that work, meet twice, and break up when one flees.
+fn team_crowd(n: usize) -> Crowd<Mate> {
+    let mut leaves = Leaves::new();
+    leaves.condition("alarmed", alarmed);
+    leaves.action("work", work);
+    leaves.action("flee", done);
+    leaves.action("idle", done);
+    let tree = priority([
+        sequence([cond("alarmed"), act("flee")]),
+        team(2, [sequence([act("work"), sync(1), act("work"), sync(2)])]),
+        act("idle"),
+    ]);
+    let program = leaves.compile(&tree).expect("team tree");
+    let mates = (0..n as u32).map(|id| Mate { id, tick: 0 }).collect();
+    Crowd::with_agents(program, mates)
+}
+
 #[test]
 fn ticking_allocates_nothing_in_steady_state() {
     for threads in [1, 2, 4] {
@@ -152,14 +212,7 @@ fn ticking_allocates_nothing_in_steady_state() {
         pool.install(|| {
             let mut crowd = workload_crowd(5000);
             let tick = |crowd: &mut Crowd<Critter>| crowd.tick_with(1.0, |_, c| c.world_step());
-            for _ in 0..50 {
-                tick(&mut crowd);
-            }
-            let n = allocations(|| {
-                for _ in 0..200 {
-                    tick(&mut crowd);
-                }
-            });
+            let n = steady_allocations(&mut crowd, 50, 200, tick);
             assert_eq!(n, 0, "workload crowd, {threads} threads");
 
             let mut crowd = deferred_crowd(3000);
@@ -211,6 +264,26 @@ fn ticking_allocates_nothing_in_steady_state() {
             run(&mut crowd, 50);
             let n = allocations(|| run(&mut crowd, 200));
             assert_eq!(n, 0, "deferred crowd at mixed rates, {threads} threads");
+
+            let mut crowd = team_crowd(3000);
+            let tick = |crowd: &mut Crowd<Mate>| crowd.tick_with(1.0, |_, m| m.tick += 1);
+            let n = steady_allocations(&mut crowd, 5, 200, tick);
+            assert_eq!(n, 0, "team crowd, {threads} threads");
+            assert!(crowd.program().globals().teams().count() > 100);
+
+            // Teams broken by agents leaving, at mixed rates.
+            let mut crowd = team_crowd(3000);
+            mix_rates(&mut crowd);
+            let mut run = |crowd: &mut Crowd<Mate>, ticks| {
+                for t in 0..ticks {
+                    churn(crowd, t, &mut cancels, |m| m.tick = 0);
+                    tick(crowd);
+                }
+            };
+            run(&mut crowd, 50);
+            let n = allocations(|| run(&mut crowd, 200));
+            assert_eq!(n, 0, "team crowd at mixed rates, {threads} threads");
+            assert!(crowd.program().globals().teams().count() > 50);
         });
     }
 }

@@ -152,6 +152,7 @@ fn kids(spec: &mut Spec) -> Vec<&mut Spec> {
         }
         Spec::Concurrent { children, .. }
         | Spec::Group { children, .. }
+        | Spec::Team(_, children)
         | Spec::Decider { children, .. } => children.iter_mut().collect(),
         Spec::Inverter(c)
         | Spec::ForceSuccess(c)
@@ -391,6 +392,8 @@ fn valid(shape: &Shape, actor: ActorRef<'_>) -> Result<(), String> {
                     | Kind::ScriptWrapper
                     | Kind::Gate
                     | Kind::GlobalCooldown
+                    | Kind::Team
+                    | Kind::Sync
             ),
             _ => kind == Kind::Deferred,
         };
@@ -430,6 +433,7 @@ fn check(crowd: &Crowd<World>, game: &Game) -> Result<(), String> {
             game.running
         ));
     }
+    crowd.check_globals()?;
     let globals = crowd.program().globals();
     for (node, _) in globals.iter() {
         let Some(count) = globals.admitted(shape, node) else {

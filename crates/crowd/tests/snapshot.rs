@@ -13,6 +13,7 @@ use treebeard_crowd::{Crowd, Snapshot, fingerprint};
 use treebeard_shape::Kind;
 use treebeard_shape::tree::{
     Node, act, cond, decider, decider_of, gate, global_cooldown, group, leaf, priority, sequence,
+    sync, team,
 };
 use treebeard_vm::{
     AgentId, Args, Call, Completion, Leaves, Outcome, Program, RequestKind, Status,
@@ -81,6 +82,16 @@ fn tree() -> Node {
             global_cooldown(2.0, gate(1, act("throw"))),
         ]),
         gate(3, leaf("move")),
+        // Pairs that step until they meet, then one throws (a grenade it
+        // may not have) and the other rests; a step that fails breaks the
+        // pair.
+        team(
+            2,
+            [
+                sequence([act("step"), sync(1), act("throw")]),
+                sequence([act("step"), sync(1), act("rest")]),
+            ],
+        ),
         decider_of(Kind::Cooldown, [act("rest")]).arg("seconds", 1.5),
         group("random", [decider(act("step")), decider(act("rest"))]),
     ])
@@ -201,13 +212,21 @@ fn a_restored_crowd_goes_on_bit_identically() {
     // The run exercised what the snapshot must carry.
     let mut c = crowd(300);
     let mut launched = Vec::new();
-    let mut saw = (false, false);
+    let mut saw = (false, false, false, false);
     for _ in 0..20 {
         frame(&mut c, &mut launched);
         saw.0 |= c.requests().iter().any(|r| r.kind == RequestKind::Enter);
         saw.1 |= c.requests().iter().any(|r| r.kind == RequestKind::Launch);
+        saw.2 |= c
+            .requests()
+            .iter()
+            .any(|r| matches!(r.kind, RequestKind::Arrive { .. }));
+        saw.3 |= c.program().globals().teams().count() > 3;
     }
-    assert!(saw.0 && saw.1, "gates and deferred actions ran: {saw:?}");
+    assert!(
+        saw.0 && saw.1 && saw.2 && saw.3,
+        "gates, deferred actions, syncs and teams ran: {saw:?}"
+    );
     assert!(c.program().globals().words().iter().any(|&w| w != 0));
 }
 
@@ -320,6 +339,35 @@ fn damaged_snapshots_are_errors_never_panics() {
             },
         ),
     ];
+    // The team table, damaged one way at a time.
+    assert!(!good.teams.is_empty(), "the snapshot holds teams");
+    type Damage = fn(&mut Snapshot<Trooper>);
+    let team_damage: [(&str, Damage); 9] = [
+        ("team dropped", |s| {
+            s.teams.pop();
+        }),
+        ("team duplicated", |s| {
+            let t = s.teams[0].clone();
+            s.teams.push(t);
+        }),
+        ("team index", |s| s.teams[0].0 = 1 << 26),
+        ("team node", |s| s.teams[0].1 = 0),
+        ("team node past the shape", |s| s.teams[0].1 = 4000),
+        ("team members", |s| s.teams[0].3.swap(0, 1)),
+        ("team size", |s| s.teams[0].3.push(0)),
+        ("team alive", |s| s.teams[0].2 = 0),
+        ("team points", |s| s.teams[0].4.clear()),
+    ];
+    for (what, damage) in team_damage {
+        let mut s = good.clone();
+        damage(&mut s);
+        let e = Crowd::restore(program(), s).expect_err(what);
+        assert!(!e.to_string().is_empty());
+    }
+    // A member agent's ticket no longer for its seat.
+    let mut s = good.clone();
+    s.teams[0].3[0] = s.teams[0].3[1];
+    assert!(Crowd::restore(program(), s).is_err(), "a member twice");
     for (what, s) in damaged {
         assert!(Crowd::restore(program(), s).is_err(), "{what} accepted");
     }

@@ -143,10 +143,19 @@ impl Checker<'_> {
             | Kind::AssertCondition
             | Kind::SendEvent
             | Kind::PostStimulus => both,
-            // A timeout, a cool-down or a gate fails when it is closed.
-            Kind::Timeout | Kind::Cooldown | Kind::Gate | Kind::GlobalCooldown => Outcomes {
-                success: any(|o| o.success),
-                failure: true,
+            // A timeout, a cool-down or a gate fails when it is closed, a
+            // team while it asks to join and when it breaks.
+            Kind::Timeout | Kind::Cooldown | Kind::Gate | Kind::GlobalCooldown | Kind::Team => {
+                Outcomes {
+                    success: any(|o| o.success),
+                    failure: true,
+                }
+            }
+            // A sync point waits for the team, then succeeds (a team that
+            // breaks fails at its `Team`).
+            Kind::Sync => Outcomes {
+                success: true,
+                failure: false,
             },
             Kind::Wait => Outcomes {
                 success: true,

@@ -940,6 +940,10 @@ fn every_kind_of_node_is_a_decider_or_a_leaf() {
             (Kind::Decider, _) => {
                 r#"[{"type": "Group", "children": [{"type": "Decider", "children": [{"type": "enemy_visible"}]}]}]"#
             }
+            // A team of `size` 3 has one child per role.
+            (Kind::Team, _) => {
+                r#"[{"type": "enemy_visible"}, {"type": "enemy_visible"}, {"type": "enemy_visible"}]"#
+            }
             (_, (0, 0)) => "[]",
             (_, (1, 1)) => r#"[{"type": "enemy_visible"}]"#,
             _ => r#"[{"type": "enemy_visible"}, {"type": "enemy_visible"}]"#,
@@ -960,6 +964,11 @@ fn every_kind_of_node_is_a_decider_or_a_leaf() {
         let mut at = NodeIdx::ROOT;
         if *kind == Kind::Decider {
             node = format!(r#"{{"type": "Group", "children": [{node}]}}"#);
+            at = NodeIdx::new(1);
+        }
+        // A sync point stands inside a team.
+        if *kind == Kind::Sync {
+            node = format!(r#"{{"type": "Team", "params": {{"size": 2}}, "children": [{node}]}}"#);
             at = NodeIdx::new(1);
         }
         let text = format!(r#"{{{DECLARATIONS}, "trees": [{{"name": "k", "root": {node}}}]}}"#);

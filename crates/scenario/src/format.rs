@@ -126,9 +126,9 @@ pub enum CheckKind {
     Blackboard(Vec<(usize, DynValue, Span)>),
     /// Exactly these stimuli are active at the tick's time (names, where).
     Stimuli(Vec<(String, Span)>),
-    /// The crowd's state of these `Gate` and `GlobalCooldown` nodes after
-    /// the tick's settling: a gate's agents admitted, a cool-down's ready
-    /// time (node, value, where the value is).
+    /// The crowd's state of these `Gate`, `GlobalCooldown` and `Team` nodes
+    /// after the tick's settling: a gate's agents admitted, a cool-down's
+    /// ready time, a team node's teams (node, value, where the value is).
     Globals(Vec<(NodeRef, f64, Span)>),
 }
 
@@ -543,7 +543,7 @@ impl Decoder<'_> {
                     self.error(
                         e.value.span,
                         format!(
-                            "a gate's agents admitted or a cool-down's ready time is a number, not {}",
+                            "a gate's agents admitted, a cool-down's ready time or a team node's teams is a number, not {}",
                             e.value.describe()
                         ),
                     );
@@ -789,6 +789,9 @@ impl Decoder<'_> {
                         "enter",
                         "leave",
                         "start_cooldown",
+                        "arrive",
+                        "leave_team",
+                        "break_out",
                     ],
                 )?),
                 "blackboard" => CheckKind::Blackboard(self.assignments(&e.value, cx)),

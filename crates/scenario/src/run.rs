@@ -345,7 +345,7 @@ impl Prepared {
                             self.program.shape().kind(node)
                         ))
                         .at(r.span)
-                        .help("`globals` checks `Gate` and `GlobalCooldown` nodes"),
+                        .help("`globals` checks `Gate`, `GlobalCooldown` and `Team` nodes"),
                     );
                 }
                 Ok(node) => {
@@ -566,6 +566,9 @@ impl Prepared {
                         | RequestKind::Enter
                         | RequestKind::Leave
                         | RequestKind::StartCooldown
+                        | RequestKind::Arrive { .. }
+                        | RequestKind::LeaveTeam { .. }
+                        | RequestKind::BreakOut { .. }
                         | RequestKind::Remap { .. } => {}
                     }
                 }
@@ -723,6 +726,9 @@ impl Prepared {
                             RequestKind::Leave => "leave",
                             RequestKind::StartCooldown => "start_cooldown",
                             RequestKind::Remap { .. } => "remap",
+                            RequestKind::Arrive { .. } => "arrive",
+                            RequestKind::LeaveTeam { .. } => "leave_team",
+                            RequestKind::BreakOut { .. } => "break_out",
                         };
                         self.describe(kind, r.node)
                     })
@@ -765,7 +771,7 @@ impl Prepared {
                     let n = self.node(node);
                     let word = words.iter().find(|(m, _)| *m == n).map_or(0, |&(_, w)| w);
                     let (have, show): (f64, fn(f64) -> String) = match shape.kind(n) {
-                        Kind::Gate => (word as f64, |x| format!("{x}")),
+                        Kind::Gate | Kind::Team => (word as f64, |x| format!("{x}")),
                         _ => (f64::from_bits(word), |x| format!("{x:?}")),
                     };
                     // Times add in f64: a cool-down's ready time is within

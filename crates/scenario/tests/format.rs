@@ -743,7 +743,7 @@ fn a_bad_trace_event_name_suggests_the_close_one() {
         ),
         error(
             "r.ron:9:35",
-            "`start` is not one of launch, cancel, send, redecide_limit, enter, leave, start_cooldown",
+            "`start` is not one of launch, cancel, send, redecide_limit, enter, leave, start_cooldown, arrive, leave_team, break_out",
             None
         )
     );
@@ -904,7 +904,7 @@ fn globals_names_crowd_nodes_with_numbers() {
         ),
         error(
             "g.ron:8:42",
-            "a gate's agents admitted or a cool-down's ready time is a number, not a string",
+            "a gate's agents admitted, a cool-down's ready time or a team node's teams is a number, not a string",
             None
         )
     );
@@ -917,7 +917,7 @@ fn globals_names_crowd_nodes_with_numbers() {
             error(
                 "g.ron:8:34",
                 "`root/gate/dig` (Action) holds no crowd state",
-                Some("`globals` checks `Gate` and `GlobalCooldown` nodes")
+                Some("`globals` checks `Gate`, `GlobalCooldown` and `Team` nodes")
             ),
             error(
                 "g.ron:8:44",

@@ -37,10 +37,14 @@ pub struct CapacitySpec {
     /// Spore `Group` nodes: a tick a group's redecide limit stops emits one
     /// more request, naming the group.
     pub groups: u32,
-    /// Nodes with state shared by the crowd (`Gate`, `GlobalCooldown`):
-    /// each can ask for a slot, or give one back or start its cool-down,
-    /// once per pass through it in a tick.
+    /// Nodes with state shared by the crowd (`Gate`, `GlobalCooldown`,
+    /// `Team`): each may hold a ticket, and can ask to enter, and give a
+    /// slot or a team place back or start its cool-down, once per pass
+    /// through it in a tick.
     pub globals: u32,
+    /// `Sync` nodes: each can report an arrival to its team once per pass
+    /// through it in a tick.
+    pub syncs: u32,
 }
 
 impl CapacitySpec {
@@ -60,17 +64,23 @@ impl CapacitySpec {
             monitors: self.monitors.max(other.monitors),
             groups: self.groups.max(other.groups),
             globals: self.globals.max(other.globals),
+            syncs: self.syncs.max(other.syncs),
         }
     }
 
     /// Most requests one agent's tick emits when each node runs once: every
     /// deferred action that ran last tick cancelled, as many launched, every
-    /// event sent, a redecide limit's report, and for each node with crowd
-    /// state a slot given back and one asked for. (A node passed again in
-    /// the same tick, by a loop of instantly finishing children, may add
-    /// more; buffers keep their high-water mark.)
+    /// event sent, a redecide limit's report, for each node with crowd
+    /// state a slot or a place given back and one asked for, and each sync
+    /// point's arrival. (A node passed again in the same tick, by a loop of
+    /// instantly finishing children, may add more; buffers keep their
+    /// high-water mark.)
     pub fn requests(&self) -> u32 {
-        self.deferred_states * 2 + self.events_sent + u32::from(self.groups > 0) + 2 * self.globals
+        self.deferred_states * 2
+            + self.events_sent
+            + u32::from(self.groups > 0)
+            + 2 * self.globals
+            + self.syncs
     }
 
     /// Whether `self` is at least as large as `other` in every field.
@@ -88,6 +98,7 @@ impl CapacitySpec {
             && self.monitors >= other.monitors
             && self.groups >= other.groups
             && self.globals >= other.globals
+            && self.syncs >= other.syncs
     }
 }
 

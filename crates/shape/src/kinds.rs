@@ -444,7 +444,28 @@ node_kinds! {
     /// the one agent admitted entered it).
     35 => GlobalCooldown: Configured children(1, 1) fields("", "")
         params[duration("seconds"), flag("on_enter")];
+    /// Seed 001's group behavior: its branch runs only with exactly `size`
+    /// agents of the crowd. Agents that reach it ask to join; the crowd
+    /// matches them into teams of `size` (the agent that has asked longest
+    /// first, then in agent order) and gives each a role, and the member of
+    /// role r runs child r (or the one child) from its next tick. A member
+    /// that leaves the branch other than by success breaks the team, and the
+    /// others' `Team` nodes fail on their next tick.
+    36 => Team: Configured children(1, MAX_TEAM_SIZE) fields("", "")
+        params[param("size", KindParamType::Count)];
+    /// A sync point inside a `Team`: runs until every member still in the
+    /// team has reached a `Sync` at `point` or a later one, then succeeds;
+    /// the members waiting there all pass in the same tick.
+    37 => Sync: Configured children(0, 0) fields("", "") params[param("point", KindParamType::Count)];
 }
+
+/// The most members of a [`Kind::Team`] (its `size`): a team's members
+/// still in it are a `u32` bit set.
+pub const MAX_TEAM_SIZE: u32 = 32;
+
+/// The highest `point` of a [`Kind::Sync`]: a team keeps a byte per member
+/// for the highest point it reached.
+pub const MAX_SYNC_POINT: u32 = 255;
 
 /// The most `Decider` children a [`Kind::Group`] may have: a group's masks
 /// and shuffle rounds are `u32` bit sets.
@@ -534,8 +555,8 @@ impl Kind {
 
     /// True for the kinds a `Monitor`'s query may hold: none whose tick can
     /// end running whatever its children do (leaves that take time, waits,
-    /// loops), and no other monitor. A query of them finishes in the tick it
-    /// starts.
+    /// loops, sync points), and no other monitor. A query of them finishes
+    /// in the tick it starts.
     #[inline]
     pub const fn fits_in_monitor(self) -> bool {
         !matches!(
@@ -548,15 +569,19 @@ impl Kind {
                 | Kind::Loop
                 | Kind::LoopUntilSuccess
                 | Kind::Monitor
+                | Kind::Sync
         )
     }
 
     /// True for the kinds with state shared by the whole crowd (seed 001's
-    /// global tree state): one word each in a program's `Globals`, read by
-    /// every agent during a tick and changed only between ticks.
+    /// global tree state): one word each in a program's `Globals` (and, for
+    /// a `Team`, the records of its teams), read by every agent during a
+    /// tick and changed only between ticks. Each holds an agent's ticket, an
+    /// action state, while the agent is in it or asks to be. (A `Sync`
+    /// reads its `Team`'s record and holds no ticket.)
     #[inline]
     pub const fn is_global(self) -> bool {
-        matches!(self, Kind::Gate | Kind::GlobalCooldown)
+        matches!(self, Kind::Gate | Kind::GlobalCooldown | Kind::Team)
     }
 
     /// Whether a configured node of this kind with parameter words `words`
@@ -701,7 +726,8 @@ mod tests {
                 Kind::Monitor,
                 Kind::Group,
                 Kind::Gate,
-                Kind::GlobalCooldown
+                Kind::GlobalCooldown,
+                Kind::Team
             ]
         );
         // Dense, and `ALL` in tag order: every tag below the number of kinds

@@ -228,6 +228,21 @@ pub fn global_cooldown(seconds: f64, child: Node) -> Node {
     decider_node(Kind::GlobalCooldown, [child]).arg("seconds", seconds)
 }
 
+/// A [`Kind::Team`] (seed 001's group behavior): its branch runs only with
+/// exactly `size` agents of a crowd, matched into a team, each with a role.
+/// `children` is one child, which every member runs, or `size` children:
+/// the member of role r runs child r.
+pub fn team(size: u32, children: impl IntoIterator<Item = Node>) -> Node {
+    decider_node(Kind::Team, children).arg("size", i64::from(size))
+}
+
+/// A [`Kind::Sync`] at `point` (1 to 255), inside a [`team`]: runs until
+/// every member still in the team has reached `point` or a later one, then
+/// succeeds, for all of them in the same tick.
+pub fn sync(point: u32) -> Node {
+    decider_node(Kind::Sync, []).arg("point", i64::from(point))
+}
+
 /// A decider of any kind with `children` (for loaders that map names to
 /// kinds).
 ///

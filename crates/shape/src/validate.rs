@@ -11,7 +11,9 @@ use crate::declare::MAX_STIMULI;
 use crate::error::{Invalid, ValidationError};
 use crate::ids::NodeIdx;
 use crate::item::{FLAG_PERSISTENT, KNOWN_FLAGS, MAX_ITEMS, MAX_PARAM_WORDS, ShapeItem};
-use crate::kinds::{Kind, KindParamType, Layout, POLICIES, decider_param};
+use crate::kinds::{
+    Kind, KindParamType, Layout, MAX_SYNC_POINT, MAX_TEAM_SIZE, POLICIES, decider_param,
+};
 use crate::params::{FIELD_REF, FieldType, ParamType};
 use crate::script::{self, ScriptType};
 use crate::shape::{Import, Limits, ShapeParts};
@@ -59,6 +61,10 @@ struct Open {
     kinds: Vec<Kind>,
     /// A Spore decider's `delegate`.
     delegates: bool,
+    /// The innermost `Team` holding this decider (or being it), if any.
+    team: Option<u32>,
+    /// A `Team`'s `size` (0 for other kinds).
+    size: u64,
 }
 
 impl Open {
@@ -126,6 +132,16 @@ impl Open {
             // The agent's ticket is counted for the whole shape (see
             // `check`): it stays while the branches after a refused node run.
             Kind::Gate | Kind::GlobalCooldown => {}
+            // Its ticket likewise; its children are one for every member,
+            // or one per role.
+            Kind::Team => {
+                if n != 1 && u64::from(n) != self.size {
+                    let rule = "a Team has one child, which every member runs, or `size` children, one per role";
+                    return Err(err(Invalid::Misplaced { rule }));
+                }
+            }
+            // A mark while it waits for the team.
+            Kind::Sync => bound.actions += 1,
             // Finish at once, or pass their child's statuses through (the
             // gates test on entry only, and know a child is running by its
             // states).
@@ -308,6 +324,12 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
         if let Some(rule) = kind.misplaced_in(parent.map(|p| p.kind)) {
             return Err(err(Invalid::Misplaced { rule }));
         }
+        let team = parent.and_then(|p| p.team);
+        if kind == Kind::Sync && team.is_none() {
+            let rule =
+                "a Sync stands only inside a Team (at any depth): it waits for the team's members";
+            return Err(err(Invalid::Misplaced { rule }));
+        }
         match kind.layout() {
             Layout::Decider | Layout::Configured => {
                 let end = item.end();
@@ -345,6 +367,9 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
                 if kind.is_global() {
                     spec.globals += 1;
                 }
+                if kind == Kind::Sync {
+                    spec.syncs += 1;
+                }
                 if kind == Kind::Repeat
                     && let Some(parent) = stack.last_mut()
                 {
@@ -370,6 +395,11 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
                         && parts.params[item.params().range()]
                             .get(decider_param::DELEGATE)
                             .is_some_and(|&w| w != 0),
+                    team: (kind == Kind::Team).then_some(i).or(team),
+                    size: match kind {
+                        Kind::Team => parts.params[item.params().range()][0],
+                        _ => 0,
+                    },
                 });
                 spec.guard_depth = spec.guard_depth.max(stack.len() as u32);
             }
@@ -391,8 +421,8 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
 
     // Each monitor may hold a registration besides its branch's states.
     spec.decider_states = root.deciders + spec.monitors;
-    // Each gate or global cool-down may hold a ticket besides the running
-    // branch's states.
+    // Each gate, global cool-down or team may hold a ticket besides the
+    // running branch's states.
     spec.action_states = root.actions + spec.globals;
     spec.deferred_states = root.deferred;
     spec.persistent_states = persistent.len() as u32;
@@ -568,6 +598,12 @@ fn check_configured(
     }
     if kind == Kind::Gate && words[0] == 0 {
         return Err(bad("max", 0, "is 0: a gate must admit at least one agent"));
+    }
+    if kind == Kind::Team && !(2..=u64::from(MAX_TEAM_SIZE)).contains(&words[0]) {
+        return Err(bad("size", words[0], "is not a team size (2 to 32)"));
+    }
+    if kind == Kind::Sync && !(1..=u64::from(MAX_SYNC_POINT)).contains(&words[0]) {
+        return Err(bad("point", words[0], "is not a sync point (1 to 255)"));
     }
     Ok(())
 }

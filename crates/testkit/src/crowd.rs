@@ -1,9 +1,10 @@
-//! The reference's crowd state: what the `Gate` and `GlobalCooldown` nodes
-//! of a tree share across the agents of a crowd (docs/nodes.md, "Crowd
-//! nodes"), and how the crowd settles its agents' requests after a round of
-//! ticks. Written as plainly as the [`Reference`] itself: a map from node
-//! to its count of agents admitted or its ready time, and the rules of
-//! settling in the order the docs give them.
+//! The reference's crowd state: what the `Gate`, `GlobalCooldown` and
+//! `Team` nodes of a tree share across the agents of a crowd (docs/nodes.md,
+//! "Crowd nodes"), and how the crowd settles its agents' requests after a
+//! round of ticks. Written as plainly as the [`Reference`] itself: a map
+//! from node to its count of agents admitted, its ready time or its count
+//! of teams, a map from team index to team, and the rules of settling in
+//! the order the docs give them.
 //!
 //! During a round every agent reads the state through
 //! [`RefLeaves::crowd`](crate::reference::RefLeaves::crowd); after the
@@ -13,12 +14,53 @@
 use crate::reference::{CrowdRule, RefNode, Reference, Ticket};
 use std::collections::BTreeMap;
 use treebeard_shape::NodeIdx;
-use treebeard_vm::{AgentId, Frame, Request, RequestKind};
+use treebeard_vm::{AgentId, Frame, Request, RequestKind, Seat};
 
 /// The shared state of a tree's crowd nodes in one crowd.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CrowdState {
     nodes: BTreeMap<NodeIdx, Shared>,
+    /// The tree's `Sync` nodes and their points.
+    points: BTreeMap<NodeIdx, u32>,
+    /// The teams formed, by their index in the team table.
+    teams: BTreeMap<u32, RefTeam>,
+}
+
+/// A team of a `Team` node (docs/nodes.md, "Team").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RefTeam {
+    /// The `Team` node.
+    pub node: NodeIdx,
+    /// The members, by role.
+    pub members: Vec<AgentId>,
+    /// Per role: the member is still in the team.
+    pub alive: Vec<bool>,
+    /// Per role: the highest `Sync` point the member reached (0: none).
+    pub reached: Vec<u32>,
+    /// A member broke out in the requests being settled.
+    broken: bool,
+}
+
+impl RefTeam {
+    /// The highest point the member of `role` reached.
+    pub fn reached(&self, role: u32) -> u32 {
+        self.reached.get(role as usize).copied().unwrap_or(0)
+    }
+
+    /// Whether every member still in the team reached `point` or a later
+    /// one.
+    pub fn all_reached(&self, point: u32) -> bool {
+        self.alive
+            .iter()
+            .zip(&self.reached)
+            .all(|(&alive, &at)| !alive || at >= point)
+    }
+
+    /// Whether `agent` sits at `role`, still in the team.
+    fn seats(&self, agent: AgentId, role: u32) -> bool {
+        let role = role as usize;
+        self.members.get(role) == Some(&agent) && self.alive[role]
+    }
 }
 
 /// One crowd node: its rule and what the crowd shares of it.
@@ -40,6 +82,9 @@ pub struct Answer {
     pub node: NodeIdx,
     /// Whether it may enter on its next tick.
     pub admitted: bool,
+    /// At a `Team`: the seat it was admitted to, or (not admitted) the seat
+    /// of the team that broke under it.
+    pub seat: Option<Seat>,
 }
 
 impl CrowdState {
@@ -47,19 +92,45 @@ impl CrowdState {
     /// every gate empty, every cool-down ready.
     pub fn for_tree(root: &RefNode) -> CrowdState {
         let mut nodes = BTreeMap::new();
+        let mut points = BTreeMap::new();
         let mut stack = vec![root];
         while let Some(n) = stack.pop() {
-            if let RefNode::Crowd { node, rule, .. } = n {
+            let rule = match n {
+                RefNode::Crowd { rule, .. } => Some(*rule),
+                RefNode::Team { size, .. } => Some(CrowdRule::Team { size: *size }),
+                RefNode::Sync { node, point, .. } => {
+                    points.insert(*node, *point);
+                    None
+                }
+                _ => None,
+            };
+            if let Some(rule) = rule {
                 let shared = Shared {
-                    rule: *rule,
+                    rule,
                     admitted: 0,
                     ready: 0.0,
                 };
-                nodes.insert(*node, shared);
+                nodes.insert(n.index(), shared);
             }
             stack.extend(n.children());
         }
-        CrowdState { nodes }
+        CrowdState {
+            nodes,
+            points,
+            teams: BTreeMap::new(),
+        }
+    }
+
+    /// The teams, by their index in the team table.
+    pub fn teams(&self) -> &BTreeMap<u32, RefTeam> {
+        &self.teams
+    }
+
+    /// The team `agent` sits in at `seat`, if it is still in it.
+    pub fn seated(&self, agent: AgentId, seat: Seat) -> Option<&RefTeam> {
+        self.teams
+            .get(&seat.team)
+            .filter(|t| t.seats(agent, seat.role))
     }
 
     /// How many agents the gate at `node` admits now; `None` if it is no
@@ -86,6 +157,10 @@ impl CrowdState {
                 admitted,
                 ..
             }) => admitted < max,
+            Some(Shared {
+                rule: CrowdRule::Team { .. },
+                ..
+            }) => true,
             Some(Shared { ready, .. }) => now >= *ready,
             None => true,
         }
@@ -101,6 +176,9 @@ impl CrowdState {
                 let word = match shared.rule {
                     CrowdRule::Gate { .. } => u64::from(shared.admitted),
                     CrowdRule::Cooldown { .. } => shared.ready.to_bits(),
+                    CrowdRule::Team { .. } => {
+                        self.teams.values().filter(|t| t.node == node).count() as u64
+                    }
                 };
                 (node, word)
             })
@@ -114,12 +192,20 @@ impl CrowdState {
     /// 1. every slot given back (`Leave`) and every cool-down started
     ///    (`StartCooldown`, at the frame's time plus its seconds; the later
     ///    time if several start it);
-    /// 2. then the requests to enter whose agents still wait at the node
+    ///    With them, the teams': arrivals at sync points (a member's highest
+    ///    point), places given back (`LeaveTeam`) and break-outs
+    ///    (`BreakOut`, which breaks the team);
+    /// 2. the teams broken or emptied end: every member still in a broken
+    ///    one gets a broken ticket (an answer with its seat, not admitted);
+    /// 3. then the requests to enter whose agents still wait at the node
     ///    (`waits` gives the frame an agent has asked since, if its ticket
     ///    at the node waits), the agent that has asked longest first, then
     ///    in agent order: each is admitted if the node is open in the state
     ///    as settled so far (a gate with a free slot, which it takes; a
-    ///    cool-down that is ready, which it starts), else refused.
+    ///    cool-down that is ready, which it starts), else refused. At a
+    ///    `Team`, the askers in that order are cut into teams of its size,
+    ///    each in the lowest free index of the table, a member's role its
+    ///    place in its team; fewer than the size left over are refused.
     ///
     /// Returns the answers in the order they were given; the caller writes
     /// each into its agent ([`Reference::answer`]).
@@ -130,6 +216,14 @@ impl CrowdState {
         waits: impl Fn(AgentId, NodeIdx) -> Option<u64>,
     ) -> Vec<Answer> {
         for r in requests {
+            if let RequestKind::Arrive { seat } = r.kind
+                && let Some(&point) = self.points.get(&r.node)
+                && let Some(team) = self.teams.get_mut(&seat.team)
+                && team.seats(r.agent, seat.role)
+            {
+                let at = &mut team.reached[seat.role as usize];
+                *at = (*at).max(point);
+            }
             let Some(shared) = self.nodes.get_mut(&r.node) else {
                 continue;
             };
@@ -141,7 +235,44 @@ impl CrowdState {
                 (RequestKind::StartCooldown, CrowdRule::Cooldown { seconds, .. }) => {
                     shared.ready = shared.ready.max(frame.time + seconds);
                 }
+                (
+                    RequestKind::LeaveTeam { seat } | RequestKind::BreakOut { seat },
+                    CrowdRule::Team { .. },
+                ) => {
+                    if let Some(team) = self.teams.get_mut(&seat.team)
+                        && team.node == r.node
+                        && team.seats(r.agent, seat.role)
+                    {
+                        team.alive[seat.role as usize] = false;
+                        team.broken |= matches!(r.kind, RequestKind::BreakOut { .. });
+                    }
+                }
                 _ => {}
+            }
+        }
+        let mut answers = Vec::new();
+        let ended: Vec<u32> = self
+            .teams
+            .iter()
+            .filter(|(_, t)| t.broken || !t.alive.contains(&true))
+            .map(|(&i, _)| i)
+            .collect();
+        for index in ended {
+            let team = self.teams.remove(&index).expect("an ended team");
+            if team.broken {
+                for (role, &member) in team.members.iter().enumerate() {
+                    if team.alive[role] {
+                        answers.push(Answer {
+                            agent: member,
+                            node: team.node,
+                            admitted: false,
+                            seat: Some(Seat {
+                                team: index,
+                                role: role as u32,
+                            }),
+                        });
+                    }
+                }
             }
         }
         let mut asks: Vec<(u64, AgentId, NodeIdx)> = requests
@@ -150,25 +281,84 @@ impl CrowdState {
             .filter_map(|r| Some((waits(r.agent, r.node)?, r.agent, r.node)))
             .collect();
         asks.sort_by_key(|&(since, agent, node)| (since, agent.0, node));
-        let mut answers = Vec::new();
+        // An agent that asked twice at a node in one round asks once.
+        let mut seen = std::collections::BTreeSet::new();
+        asks.retain(|&(_, agent, node)| seen.insert((agent, node)));
+        // Teams, node by node.
+        let mut team_asks: BTreeMap<NodeIdx, Vec<AgentId>> = BTreeMap::new();
+        for &(_, agent, node) in &asks {
+            if let Some(Shared {
+                rule: CrowdRule::Team { .. },
+                ..
+            }) = self.nodes.get(&node)
+            {
+                team_asks.entry(node).or_default().push(agent);
+            }
+        }
+        for (node, agents) in team_asks {
+            let Some(CrowdRule::Team { size }) = self.nodes.get(&node).map(|s| s.rule) else {
+                continue;
+            };
+            let mut teams = agents.chunks_exact(size as usize);
+            for members in teams.by_ref() {
+                let index = (0..)
+                    .find(|i| !self.teams.contains_key(i))
+                    .expect("a free index");
+                for (role, &agent) in members.iter().enumerate() {
+                    answers.push(Answer {
+                        agent,
+                        node,
+                        admitted: true,
+                        seat: Some(Seat {
+                            team: index,
+                            role: role as u32,
+                        }),
+                    });
+                }
+                self.teams.insert(
+                    index,
+                    RefTeam {
+                        node,
+                        members: members.to_vec(),
+                        alive: vec![true; members.len()],
+                        reached: vec![0; members.len()],
+                        broken: false,
+                    },
+                );
+            }
+            for &agent in teams.remainder() {
+                answers.push(Answer {
+                    agent,
+                    node,
+                    admitted: false,
+                    seat: None,
+                });
+            }
+        }
         for (_, agent, node) in asks {
             let Some(shared) = self.nodes.get_mut(&node) else {
                 continue;
             };
+            if matches!(shared.rule, CrowdRule::Team { .. }) {
+                continue;
+            }
             let admitted = match shared.rule {
                 CrowdRule::Gate { max, .. } => shared.admitted < max,
                 CrowdRule::Cooldown { .. } => frame.time >= shared.ready,
+                CrowdRule::Team { .. } => false,
             };
             if admitted {
                 match shared.rule {
                     CrowdRule::Gate { .. } => shared.admitted += 1,
                     CrowdRule::Cooldown { seconds, .. } => shared.ready = frame.time + seconds,
+                    CrowdRule::Team { .. } => {}
                 }
             }
             answers.push(Answer {
                 agent,
                 node,
                 admitted,
+                seat: None,
             });
         }
         answers
@@ -186,7 +376,9 @@ impl CrowdState {
             waiting_since(agents.get(agent.index())?, node)
         });
         for a in &answers {
-            agents[a.agent.index()].answer(a.node, a.admitted);
+            if let Some(agent) = agents.get_mut(a.agent.index()) {
+                agent.answer_with(a);
+            }
         }
         answers
     }
@@ -373,7 +565,8 @@ mod tests {
             [Answer {
                 agent: AgentId(1),
                 node: n(0),
-                admitted: true
+                admitted: true,
+                seat: None,
             }]
         );
         // A request whose agent no longer waits is dropped.

@@ -5,7 +5,8 @@
 //! decorators (inverter, `ForceSuccess`, `ForceFailure`), the configured
 //! one-child kinds (`Loop`, `LoopUntilSuccess`, `Timeout`, `Cooldown`, the
 //! scope `s`), the gates and wrappers, and seed 001's crowd nodes (`Gate`,
-//! `GlobalCooldown`) have exactly one child. It
+//! `GlobalCooldown`) have exactly one child; a `Team` has one child or one
+//! per role, and `Sync`s stand only in a `Team`'s branches. It
 //! converts to a [`treebeard_shape::tree::Node`] (to compile for the VM
 //! with [`crate::leaves`] and the [`declarations`]) and to a [`RefNode`]
 //! tree (for the [`Reference`] interpreter), numbered in the same
@@ -442,6 +443,11 @@ pub enum Spec {
         /// The child.
         child: Box<Spec>,
     },
+    /// Seed 001's `Team` of `size` agents (2 or 3), over one child or one
+    /// per role.
+    Team(u8, Vec<Spec>),
+    /// A `Sync` at a point (only inside a [`Spec::Team`]).
+    Sync(u8),
 }
 
 /// The deferred import every `d` leaf is requested as: `d` is the only
@@ -458,6 +464,7 @@ impl Spec {
             | Spec::Selector(children)
             | Spec::Concurrent { children, .. }
             | Spec::Group { children, .. }
+            | Spec::Team(_, children)
             | Spec::Decider { children, .. } => children,
             Spec::Inverter(child)
             | Spec::ForceSuccess(child)
@@ -488,6 +495,7 @@ impl Spec {
             | Spec::SendEvent { .. }
             | Spec::PostStimulus { .. }
             | Spec::Decide
+            | Spec::Sync(_)
             | Spec::Wait(_) => &[],
         }
     }
@@ -629,6 +637,8 @@ impl Spec {
                 on_enter,
                 child,
             } => tree::global_cooldown(seconds(*i), child.tree(next)).arg("on_enter", *on_enter),
+            Spec::Team(size, children) => tree::team(u32::from(*size), kids(children, next)),
+            Spec::Sync(point) => tree::sync(u32::from(*point)),
         }
     }
 
@@ -820,6 +830,16 @@ impl Spec {
                     },
                     child: Box::new(go(child, next)),
                 },
+                Spec::Team(size, children) => RefNode::Team {
+                    node,
+                    size: u32::from(*size),
+                    children: kids(children),
+                },
+                Spec::Sync(point) => RefNode::Sync {
+                    node,
+                    point: u32::from(*point),
+                    waiting: false,
+                },
             }
         }
         fn gate(node: NodeIdx, test: GateTest, child: RefNode) -> RefNode {
@@ -972,6 +992,8 @@ impl fmt::Debug for Spec {
                 let when = if *on_enter { " on enter" } else { "" };
                 write!(f, "gcooldown[{}{when}]", seconds(*i))?
             }
+            Spec::Team(size, _) => write!(f, "team[{size}]")?,
+            Spec::Sync(point) => return write!(f, "sync[{point}]"),
         }
         write!(f, "(")?;
         for (i, child) in self.children().iter().enumerate() {
@@ -1093,6 +1115,12 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
                     child: Box::new(c),
                 }
             ),
+            (
+                2..=3u8,
+                any::<bool>(),
+                prop::collection::vec((inner.clone(), inner.clone(), 0..4u8), 3)
+            )
+                .prop_map(|(size, per_role, branches)| team_spec(size, per_role, branches)),
         ];
         // Spore groups of 1 to 3 deciders; a decider over a group may
         // redecide or delegate.
@@ -1464,12 +1492,50 @@ fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
     }
 }
 
-/// A random crowd node (a `Gate` or a `GlobalCooldown` of either mode) over
-/// a random subtree.
+/// A `Team` of `size` over one branch or (`per_role`) one per role, each
+/// made from a `(before, after, syncs)` of `branches`: the branch runs
+/// `before`, and `after` between `Sync`s by the bits of `syncs` (points 1
+/// and 2, in order), so members meet mid-branch and at its end.
+fn team_spec(size: u8, per_role: bool, branches: Vec<(Spec, Spec, u8)>) -> Spec {
+    let roles = if per_role { usize::from(size) } else { 1 };
+    let children = branches
+        .into_iter()
+        .cycle()
+        .take(roles)
+        .map(|(before, after, syncs)| {
+            let mut steps = vec![before];
+            if syncs & 1 != 0 {
+                steps.push(Spec::Sync(1));
+            }
+            steps.push(after);
+            if syncs & 2 != 0 {
+                steps.push(Spec::Sync(2));
+            }
+            Spec::Sequence(steps)
+        })
+        .collect();
+    Spec::Team(size, children)
+}
+
+/// A random crowd node (a `Gate` or a `GlobalCooldown` of either mode, or
+/// a `Team`) over random subtrees.
 fn random_crowd(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
     let max = rng.range(1, usize::from(MAX_GATE)) as u8;
     let seconds = random_duration(rng);
-    let which = rng.below(3);
+    // A team and its branches' sequences take two levels over theirs.
+    let which = rng.below(if depth >= 3 { 4 } else { 3 });
+    if which == 3 {
+        let size = rng.range(2, 3) as u8;
+        let per_role = rng.below(2) == 0;
+        let branches = (0..3)
+            .map(|_| {
+                let before = random_spec(rng, depth - 2, max_children);
+                let after = random_spec(rng, depth - 2, max_children);
+                (before, after, rng.below(4) as u8)
+            })
+            .collect();
+        return team_spec(size, per_role, branches);
+    }
     let child = Box::new(random_spec(rng, depth - 1, max_children));
     match which {
         0 => Spec::Gate(max, child),
@@ -1609,6 +1675,8 @@ mod tests {
             Spec::Decide => Kind::Decide,
             Spec::Gate(..) => Kind::Gate,
             Spec::GlobalCooldown { .. } => Kind::GlobalCooldown,
+            Spec::Team(..) => Kind::Team,
+            Spec::Sync(_) => Kind::Sync,
         })
     }
 
@@ -1878,6 +1946,7 @@ mod tests {
             Kind::Decider,
             Kind::Gate,
             Kind::GlobalCooldown,
+            Kind::Team,
         ])
     }
 
@@ -1906,6 +1975,7 @@ mod tests {
             Kind::PostStimulus,
             Kind::Wait,
             Kind::Decide,
+            Kind::Sync,
         ])
     }
 
@@ -1967,9 +2037,11 @@ mod tests {
             }
         }
         // An inverter in a monitor's query keeps the monitor and the
-        // selector that holds it: `pri(monitor(inv(c)))`.
+        // selector that holds it, `pri(monitor(inv(c)))`, and the selector
+        // keeps a first monitor of its own: `sel(monitor(c),
+        // monitor(inv(c)))`.
         assert!(
-            smallest.len() <= 4 && smallest.depth() <= 4,
+            smallest.len() <= 6 && smallest.depth() <= 4,
             "shrunk to {smallest:?}"
         );
         let inverters = pre_order(&smallest)

@@ -13,11 +13,13 @@
 //! outside, as game code posts one (`ActorMut::post_stimulus`); now and
 //! then an agent is halted. The clock advances by a `dt` drawn per tick
 //! from a few values, some of them inexact in binary. The agents share the
-//! tree's crowd state (its gates and global cool-downs): after every round
-//! of ticks the round's requests (halts' and ticks', in agent order) are
-//! settled on both sides, `Program::settle` for the VM and
-//! [`CrowdState::settle`] for the reference, and the global words and
-//! every agent's states (its tickets among them) are compared. After every
+//! tree's crowd state (its gates, global cool-downs and teams): after every
+//! round of ticks the round's requests (halts' and ticks', in agent order)
+//! are settled on both sides, `Program::settle` for the VM and
+//! [`CrowdState::settle`] for the reference, and the global words, the
+//! team tables (index, node, members, who is still in, the sync points
+//! reached) and every agent's states (its tickets among them) are
+//! compared. After every
 //! step
 //! everything observable is compared: the root status, the leaf calls
 //! (scope hooks and wrapper marks included), the requests, the states each
@@ -315,6 +317,21 @@ fn short_request(r: &Request) -> String {
         RequestKind::Leave => format!("leave {}", r.node),
         RequestKind::StartCooldown => format!("start cool-down {}", r.node),
         RequestKind::Remap { from } => format!("remap {from} to {}", r.node),
+        RequestKind::Arrive { seat } => {
+            format!("arrive {} (team {} role {})", r.node, seat.team, seat.role)
+        }
+        RequestKind::LeaveTeam { seat } => {
+            format!(
+                "leave team {} at {} (role {})",
+                seat.team, r.node, seat.role
+            )
+        }
+        RequestKind::BreakOut { seat } => {
+            format!(
+                "break out of team {} at {} (role {})",
+                seat.team, r.node, seat.role
+            )
+        }
     }
 }
 
@@ -409,7 +426,10 @@ impl Agent {
                 RequestKind::RedecideLimit
                 | RequestKind::Enter
                 | RequestKind::Leave
-                | RequestKind::StartCooldown => false,
+                | RequestKind::StartCooldown
+                | RequestKind::Arrive { .. }
+                | RequestKind::LeaveTeam { .. }
+                | RequestKind::BreakOut { .. } => false,
             };
         }
     }
@@ -1009,7 +1029,7 @@ pub fn differential_with(
                 waiting_since(&agents.get(agent.index())?.reference, node)
             });
             for a in &answers {
-                agents[a.agent.index()].reference.answer(a.node, a.admitted);
+                agents[a.agent.index()].reference.answer_with(a);
                 if a.admitted {
                     stats.crowd_admitted += 1;
                 } else {
@@ -1018,6 +1038,32 @@ pub fn differential_with(
             }
             stats.settles += 1;
             let words = program.globals().iter().collect::<Vec<_>>();
+            // The team tables: index, node, members, who is still in, the
+            // points reached.
+            let ref_teams: Vec<_> = crowd
+                .teams()
+                .iter()
+                .map(|(&i, t)| {
+                    let alive: Vec<bool> = t.alive.clone();
+                    (i, t.node, t.members.clone(), alive, t.reached.clone())
+                })
+                .collect();
+            let vm_teams: Vec<_> = program
+                .globals()
+                .teams()
+                .map(|(i, t)| {
+                    let alive = (0..t.size()).map(|r| t.is_alive(r)).collect();
+                    let reached = (0..t.size()).map(|r| t.reached(r)).collect();
+                    (i, t.node(), t.members().collect(), alive, reached)
+                })
+                .collect();
+            if settled.is_ok() && ref_teams != vm_teams {
+                let agent = &agents[0];
+                let what =
+                    format!("the team tables differ: reference {ref_teams:?}, VM {vm_teams:?}");
+                let (r, v) = (Observed::default(), Observed::default());
+                return Err(mismatch(agent, tick, "settle".into(), what, r, v));
+            }
             for (i, agent) in agents.iter_mut().enumerate() {
                 let r = Observed {
                     globals: crowd.words(),

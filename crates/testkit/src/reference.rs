@@ -43,7 +43,7 @@ use treebeard_shape::{
 use treebeard_vm::script::{Fault, ScriptValue};
 use treebeard_vm::{
     ActionState, AgentId, DeciderState, Ending, EventId, Frame, Outcome, Request, RequestKind,
-    Signal, Stale, Status, TraceEvent,
+    Seat, Signal, Stale, Status, TraceEvent,
 };
 
 /// The leaves a reference tree calls, by the leaf's item: the scripted
@@ -487,6 +487,28 @@ pub enum RefNode {
         /// The only child.
         child: Box<RefNode>,
     },
+    /// `Team`: runs its branch only in a team of exactly `size` agents the
+    /// crowd matched (docs/nodes.md, "Team"). The agent's place, its
+    /// [`Ticket`] (with its seat once matched), is kept by the
+    /// [`Reference`], as at a [`RefNode::Crowd`] node.
+    Team {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// How many agents a team has.
+        size: u32,
+        /// One child every member runs, or one per role.
+        children: Vec<RefNode>,
+    },
+    /// `Sync`: waits until every member still in the agent's team has
+    /// reached `point` (docs/nodes.md, "Sync").
+    Sync {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// Its sync point.
+        point: u32,
+        /// It runs (reached on an earlier tick).
+        waiting: bool,
+    },
     /// Spore's `Group`: chooses one of its deciders by its policy and runs
     /// it until it ends or (prioritized) an earlier one accepts.
     Group {
@@ -600,6 +622,11 @@ pub enum CrowdRule {
         /// a gate), not when an agent's child succeeds.
         on_enter: bool,
     },
+    /// `Team`: agents asking are matched into teams of `size`.
+    Team {
+        /// The members of a team.
+        size: u32,
+    },
 }
 
 impl CrowdRule {
@@ -632,18 +659,26 @@ pub enum Ticket {
         /// The frame index of the tick it started asking in.
         since: u64,
     },
+    /// Admitted into a team at a `Team`: the team's index in the crowd's
+    /// team table and the agent's role.
+    Seated(Seat),
+    /// Its team at a `Team` broke: the node fails when it is next reached.
+    Broken,
 }
 
 impl Ticket {
     /// The ticket as the VM keeps it, an action state's value: its state
-    /// in the low two bits (waiting 0, admitted 1, refused 2) and, above
-    /// them, the frame it asks since, modulo 2^30.
+    /// in the low two bits (waiting 0, admitted 1, refused 2, broken 3)
+    /// and, above them, the frame it asks since, modulo 2^30, or a team
+    /// member's seat (the team's index above 5 bits of role).
     pub fn value(self) -> u32 {
         let since = |frame: u64| (frame as u32 & ((1 << 30) - 1)) << 2;
         match self {
             Ticket::Waiting { since: frame } => since(frame),
             Ticket::Admitted => 1,
             Ticket::Refused { since: frame } => since(frame) | 2,
+            Ticket::Seated(Seat { team, role }) => (team << 5 | role) << 2 | 1,
+            Ticket::Broken => 3,
         }
     }
 }
@@ -916,6 +951,8 @@ impl RefNode {
             | RefNode::Repeat { node, .. }
             | RefNode::Monitor { node, .. }
             | RefNode::Crowd { node, .. }
+            | RefNode::Team { node, .. }
+            | RefNode::Sync { node, .. }
             | RefNode::Group { node, .. }
             | RefNode::Decider { node, .. }
             | RefNode::Decide { node }
@@ -934,6 +971,7 @@ impl RefNode {
             | RefNode::Selector { children, .. }
             | RefNode::Concurrent { children, .. }
             | RefNode::Group { children, .. }
+            | RefNode::Team { children, .. }
             | RefNode::Decider { children, .. } => children,
             RefNode::Inverter { child, .. }
             | RefNode::ForceSuccess { child, .. }
@@ -958,6 +996,7 @@ impl RefNode {
             | RefNode::WaitUntilTime { .. }
             | RefNode::WaitForEvent { .. }
             | RefNode::SendEvent { .. }
+            | RefNode::Sync { .. }
             | RefNode::PostStimulus { .. } => &[],
         }
     }
@@ -970,6 +1009,7 @@ impl RefNode {
             | RefNode::Selector { children, .. }
             | RefNode::Concurrent { children, .. }
             | RefNode::Group { children, .. }
+            | RefNode::Team { children, .. }
             | RefNode::Decider { children, .. } => children,
             RefNode::Inverter { child, .. }
             | RefNode::ForceSuccess { child, .. }
@@ -994,6 +1034,7 @@ impl RefNode {
             | RefNode::WaitUntilTime { .. }
             | RefNode::WaitForEvent { .. }
             | RefNode::SendEvent { .. }
+            | RefNode::Sync { .. }
             | RefNode::PostStimulus { .. } => &mut [],
         }
     }
@@ -1213,6 +1254,15 @@ pub struct Coverage {
     pub slots_given_back_abandoned: u64,
     /// Admitted tickets the tick passed over without entering.
     pub admissions_passed_over: u64,
+    /// Team members whose child succeeded: they left their teams.
+    pub teams_left: u64,
+    /// Team members that broke out of their teams (their child failed, or
+    /// their admitted ticket was given up).
+    pub teams_broken_out: u64,
+    /// Team members that found their team broken.
+    pub teams_broken: u64,
+    /// Sync points passed.
+    pub syncs_passed: u64,
     /// Crowd nodes abandoned while their child ran (cancelled by a higher
     /// priority, a finishing or failing concurrent decider, a timeout, a
     /// monitor, a take-over, a redecide limit or a halt).
@@ -1275,6 +1325,10 @@ impl Coverage {
         self.slots_given_back_abandoned += other.slots_given_back_abandoned;
         self.admissions_passed_over += other.admissions_passed_over;
         self.crowd_cancelled_inside += other.crowd_cancelled_inside;
+        self.teams_left += other.teams_left;
+        self.teams_broken_out += other.teams_broken_out;
+        self.teams_broken += other.teams_broken;
+        self.syncs_passed += other.syncs_passed;
     }
 }
 
@@ -1337,6 +1391,9 @@ struct Tick<'w> {
     /// Whether reaching a node gives up the tickets before it (not while
     /// monitors are tested before the tree).
     passing: bool,
+    /// The seats of the teams whose branches the walk is in, innermost
+    /// last: a `Sync`'s team is the last.
+    seats: Vec<Seat>,
 }
 
 /// A `redecide` decider whose group child runs: the group asks it again
@@ -1381,6 +1438,7 @@ impl Reference {
             .iter()
             .filter_map(|n| match n {
                 RefNode::Crowd { node, rule, .. } => Some((*node, *rule)),
+                RefNode::Team { node, size, .. } => Some((*node, CrowdRule::Team { size: *size })),
                 _ => None,
             })
             .collect();
@@ -1488,6 +1546,7 @@ impl Reference {
             last,
             tickets: &mut self.tickets,
             passing: false,
+            seats: Vec::new(),
         };
         test_monitors(&mut self.root, &mut cx);
         cx.passing = true;
@@ -1570,6 +1629,7 @@ impl Reference {
             last: BTreeMap::new(),
             tickets: &mut self.tickets,
             passing: true,
+            seats: Vec::new(),
         };
         abandon(&mut self.root, &mut cx);
         cx.finish()
@@ -1656,6 +1716,29 @@ impl Reference {
             } else {
                 Ticket::Refused { since }
             };
+        }
+    }
+
+    /// The crowd's answer `answer` (see [`crate::crowd::Answer`]): to a
+    /// waiting ticket, admitted (at a `Team`, with a seat) or refused; to a
+    /// team member's ticket for the seat of a team that broke, broken.
+    pub fn answer_with(&mut self, answer: &crate::crowd::Answer) {
+        match answer.seat {
+            Some(seat) if !answer.admitted => {
+                if let Some(ticket) = self.tickets.get_mut(&answer.node)
+                    && *ticket == Ticket::Seated(seat)
+                {
+                    *ticket = Ticket::Broken;
+                }
+            }
+            Some(seat) => {
+                if let Some(ticket) = self.tickets.get_mut(&answer.node)
+                    && let Ticket::Waiting { .. } = *ticket
+                {
+                    *ticket = Ticket::Seated(seat);
+                }
+            }
+            None => self.answer(answer.node, answer.admitted),
         }
     }
 
@@ -1763,7 +1846,7 @@ impl Tick<'_> {
                 return;
             }
             let (node, ticket) = entry.remove_entry();
-            if ticket == Ticket::Admitted {
+            if matches!(ticket, Ticket::Admitted | Ticket::Seated(_)) {
                 self.coverage.admissions_passed_over += 1;
             }
             self.give_up(node, ticket);
@@ -1773,6 +1856,12 @@ impl Tick<'_> {
     /// The agent's `ticket` at `node` ends without the child finishing: a
     /// gate's admitted ticket gives its slot back.
     fn give_up(&mut self, node: NodeIdx, ticket: Ticket) {
+        if let Ticket::Seated(seat) = ticket {
+            self.coverage.teams_broken_out += 1;
+            self.crowd
+                .push(self.request(node, ActionId(0), RequestKind::BreakOut { seat }));
+            return;
+        }
         if ticket == Ticket::Admitted
             && matches!(self.rules.get(&node), Some(CrowdRule::Gate { .. }))
         {
@@ -1792,6 +1881,7 @@ impl Tick<'_> {
             (_, Some(crowd)) => crowd.is_open(node, now),
             (CrowdRule::Gate { max, .. }, None) => max > 0,
             (CrowdRule::Cooldown { .. }, None) => now >= 0.0,
+            (CrowdRule::Team { .. }, None) => true,
         }
     }
 
@@ -2287,6 +2377,12 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             Status::Success
         }
         RefNode::Crowd { node, rule, child } => tick_crowd(*node, *rule, child, cx),
+        RefNode::Team { node, children, .. } => tick_team(*node, children, cx),
+        RefNode::Sync {
+            node,
+            point,
+            waiting,
+        } => tick_sync(*node, *point, waiting, cx),
         RefNode::Group { .. } => tick_group(node, cx),
         RefNode::Decider {
             node,
@@ -2483,6 +2579,11 @@ fn remembered(root: &RefNode) -> Remembered {
                 running: true,
                 ..
             } => out.actions.push((*node, ActionState::Running(0))),
+            RefNode::Sync {
+                node,
+                point,
+                waiting: true,
+            } => out.actions.push((*node, ActionState::Running(*point))),
             RefNode::WaitForEvent {
                 node,
                 waiting: Some(arrived),
@@ -2704,7 +2805,8 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
             *running = false;
         }
         RefNode::WaitForEvent { waiting, .. } => *waiting = None,
-        RefNode::Crowd { node, .. } => {
+        RefNode::Sync { waiting, .. } => *waiting = false,
+        RefNode::Crowd { node, .. } | RefNode::Team { node, .. } => {
             // Whatever the ticket: this tick's, or the last tick's.
             let ticket = cx.tickets.remove(node).or(cx.last.remove(node));
             if let Some(ticket) = ticket {
@@ -3050,7 +3152,7 @@ fn tick_crowd(node: NodeIdx, rule: CrowdRule, child: &mut RefNode, cx: &mut Tick
                 cx.coverage.global_cooldowns_started += 1;
                 Some(RequestKind::StartCooldown)
             }
-            CrowdRule::Cooldown { .. } => None,
+            CrowdRule::Cooldown { .. } | CrowdRule::Team { .. } => None,
         };
         if let Some(kind) = kind {
             let request = cx.request(node, ActionId(0), kind);
@@ -3086,12 +3188,92 @@ fn tick_crowd(node: NodeIdx, rule: CrowdRule, child: &mut RefNode, cx: &mut Tick
         match rule {
             CrowdRule::Gate { .. } => cx.coverage.gates_full += 1,
             CrowdRule::Cooldown { .. } => cx.coverage.global_cooldowns_blocked += 1,
+            CrowdRule::Team { .. } => {}
         }
         if held.is_some() && !waits {
             cx.tickets.insert(node, Ticket::Refused { since });
         }
     }
     Status::Failure
+}
+
+/// A `Team`: docs/nodes.md, "Team". A member (a seated ticket) runs its
+/// role's child, and leaves the team when it succeeds or breaks out when it
+/// fails; any other agent abandons what it ran below the node (a member
+/// whose team broke), asks to join, keeping its place if it had asked, and
+/// fails.
+fn tick_team(node: NodeIdx, children: &mut [RefNode], cx: &mut Tick<'_>) -> Status {
+    let held = cx.last.remove(&node);
+    if let Some(Ticket::Seated(seat)) = held {
+        let role = if children.len() == 1 {
+            0
+        } else {
+            seat.role as usize
+        };
+        cx.coverage.crowd_entries += 1;
+        cx.tickets.insert(node, Ticket::Seated(seat));
+        cx.seats.push(seat);
+        let status = tick(&mut children[role], cx);
+        cx.seats.pop();
+        if status == Status::Running {
+            return Status::Running;
+        }
+        cx.tickets.remove(&node);
+        let kind = if status == Status::Success {
+            cx.coverage.teams_left += 1;
+            RequestKind::LeaveTeam { seat }
+        } else {
+            cx.coverage.teams_broken_out += 1;
+            RequestKind::BreakOut { seat }
+        };
+        let request = cx.request(node, ActionId(0), kind);
+        cx.crowd.push(request);
+        return status;
+    }
+    if held == Some(Ticket::Broken) {
+        cx.coverage.teams_broken += 1;
+    }
+    for child in children.iter_mut() {
+        abandon(child, cx);
+    }
+    let end = children.last().map_or(node.get() + 1, RefNode::end);
+    cx.pass(end);
+    let since = match held {
+        Some(Ticket::Waiting { since } | Ticket::Refused { since }) => {
+            cx.coverage.crowd_places_kept += 1;
+            since
+        }
+        _ => cx.world.clock().index,
+    };
+    cx.coverage.crowd_asks += 1;
+    cx.tickets.insert(node, Ticket::Waiting { since });
+    let request = cx.request(node, ActionId(0), RequestKind::Enter);
+    cx.crowd.push(request);
+    Status::Failure
+}
+
+/// A `Sync`: docs/nodes.md, "Sync". Reached, it reports the member's
+/// arrival while its team's record does not show it at `point`, and runs;
+/// on a later tick it succeeds once every member still in the team has
+/// reached `point`. Outside a team it fails.
+fn tick_sync(node: NodeIdx, point: u32, waiting: &mut bool, cx: &mut Tick<'_>) -> Status {
+    let waited = std::mem::take(waiting);
+    let Some(&seat) = cx.seats.last() else {
+        return Status::Failure;
+    };
+    let agent = cx.agent;
+    let Some(team) = cx.world.crowd().and_then(|c| c.seated(agent, seat)) else {
+        return Status::Failure;
+    };
+    if team.reached(seat.role) < point {
+        let request = cx.request(node, ActionId(0), RequestKind::Arrive { seat });
+        cx.crowd.push(request);
+    } else if waited && team.all_reached(point) {
+        cx.coverage.syncs_passed += 1;
+        return Status::Success;
+    }
+    *waiting = true;
+    Status::Running
 }
 
 /// One tick of a Spore group: docs/nodes.md, "Spore deciders".
@@ -3272,6 +3454,16 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
                 on_enter: shape.params(at)[1] != 0,
             },
             child: Box::new(only()),
+        },
+        Kind::Team => RefNode::Team {
+            node: at,
+            size: shape.params(at)[0] as u32,
+            children: children(),
+        },
+        Kind::Sync => RefNode::Sync {
+            node: at,
+            point: shape.params(at)[0] as u32,
+            waiting: false,
         },
         Kind::Script => RefNode::Script {
             node: at,

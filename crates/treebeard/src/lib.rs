@@ -49,7 +49,7 @@ pub mod prelude {
     pub use treebeard_crowd::Crowd;
     pub use treebeard_shape::tree::{
         Count, Node, Policy, act, concurrent, cond, force_failure, force_success, gate,
-        global_cooldown, inverter, leaf, priority, selector, sequence,
+        global_cooldown, inverter, leaf, priority, selector, sequence, sync, team,
     };
     pub use treebeard_shape::{BuildError, NodeIdx, ParamSpec, ParamType, Shape};
     pub use treebeard_vm::{

@@ -731,25 +731,41 @@ impl<'a> ActorMut<'a> {
     }
 
     /// If the agent's ticket at the crowd node `node` (a `Gate`, a
-    /// `GlobalCooldown`) waits for an answer, the frame it asks since (see
-    /// the `globals` module).
+    /// `GlobalCooldown`, a `Team`) waits for an answer, the frame it asks
+    /// since (see the `globals` module).
     pub(crate) fn ticket_waits(&mut self, node: u32) -> Option<u32> {
         let e = self.action_mut(node)?;
         (e.tag() == action_tag::RUNNING && e.value() & ticket::STATE == ticket::WAITING)
             .then(|| ticket::since(e.value()))
     }
 
-    /// Answers the agent's waiting ticket at `node`: admitted, or refused
-    /// (still asking since the same frame).
-    pub(crate) fn answer_ticket(&mut self, node: u32, admit: bool) {
+    /// Admits the agent's waiting ticket at `node`: its value becomes
+    /// `admitted` (an admitted ticket: a team member's holds its seat).
+    pub(crate) fn admit_ticket(&mut self, node: u32, admitted: u32) {
+        debug_assert_eq!(admitted & ticket::STATE, ticket::ADMITTED);
         if let Some(e) = self.action_mut(node) {
             debug_assert_eq!(e.value() & ticket::STATE, ticket::WAITING);
-            let answer = if admit {
-                ticket::ADMITTED
-            } else {
-                e.value() | ticket::REFUSED
-            };
-            e.set_value(answer);
+            e.set_value(admitted);
+        }
+    }
+
+    /// Refuses the agent's waiting ticket at `node`: it keeps asking since
+    /// the same frame.
+    pub(crate) fn refuse_ticket(&mut self, node: u32) {
+        if let Some(e) = self.action_mut(node) {
+            debug_assert_eq!(e.value() & ticket::STATE, ticket::WAITING);
+            e.set_value(e.value() | ticket::REFUSED);
+        }
+    }
+
+    /// The team the agent sits in with its ticket `held` at the `Team` at
+    /// `node` broke: the ticket says so, if the agent still holds it.
+    pub(crate) fn break_ticket(&mut self, node: u32, held: u32) {
+        if let Some(e) = self.action_mut(node)
+            && e.tag() == action_tag::RUNNING
+            && e.value() == held
+        {
+            e.set_value(ticket::BROKEN);
         }
     }
 

@@ -82,7 +82,7 @@ pub use actor::{
 };
 pub use blackboard::{Blackboard, FieldId, FieldValue, Value};
 pub use frame::Frame;
-pub use globals::Globals;
+pub use globals::{Globals, Team};
 pub use interpreter::{Interpreter, random_draw};
 pub use leaves::{
     ActionFn, Args, Behavior, Call, ConditionFn, DecideCall, DecideFn, DecisionFlagsFn, Ending,
@@ -90,7 +90,7 @@ pub use leaves::{
 };
 pub use program::{LinkError, Program};
 pub use remap::{Carried, ReloadError, Remap};
-pub use request::{AgentId, Completion, Outcome, Request, RequestKind};
+pub use request::{AgentId, Completion, Outcome, Request, RequestKind, Seat};
 pub use status::{Signal, Status};
 pub use trace::TraceEvent;
 

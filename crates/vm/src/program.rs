@@ -303,8 +303,8 @@ impl<B> Program<B> {
         &self.shape
     }
 
-    /// The global tree state: what the shape's `Gate` and `GlobalCooldown`
-    /// nodes share across the crowd running the program.
+    /// The global tree state: what the shape's `Gate`, `GlobalCooldown` and
+    /// `Team` nodes share across the crowd running the program.
     pub fn globals(&self) -> &Globals {
         &self.globals
     }
@@ -317,17 +317,30 @@ impl<B> Program<B> {
 
     /// Checks the global tree state against the agents' tickets in
     /// `actors`: every `Gate`'s count is the number of actors admitted to
-    /// it, within its `max`. It holds after every settling; use it on state
-    /// from outside (a snapshot) and in tests.
+    /// it, within its `max`; every `Team`'s count is its number of teams,
+    /// every member still in a team holds its seat's ticket, and every
+    /// admitted ticket at a `Team` is a seat of the table. It holds after
+    /// every settling; use it on state from outside (a snapshot) and in
+    /// tests.
     pub fn check_globals(&self, actors: &Actors) -> Result<(), String> {
         self.globals.check(&self.shape, actors)
     }
 
+    /// Makes room in the global state for a crowd of `agents`, so that
+    /// settling its ticks does not allocate: every agent asking at every
+    /// crowd node at once, and `agents / size` teams per `Team` node (a
+    /// crowd calls this as it grows).
+    pub fn reserve_globals(&mut self, agents: usize) {
+        self.globals.reserve(&self.shape, agents);
+    }
+
     /// Settles the crowd requests of a tick of `frame` that ticked agents
     /// of `actors` (agent `i` is actor `i`), after the tick: gate slots
-    /// given back and cool-downs started, then requests to enter a gate or
-    /// an entering cool-down, answered in agent order in the agents'
-    /// actors. `requests` is the tick's request stream, in agent order; its
+    /// given back, cool-downs started and the teams' arrivals, leaves and
+    /// break-outs; then the teams that broke or emptied end (their members
+    /// still in them get a broken ticket); then requests to enter a gate,
+    /// an entering cool-down or a team, answered in agent order in the
+    /// agents' actors (teams matched in that order). `requests` is the tick's request stream, in agent order; its
     /// other requests are ignored. A crowd calls this after every tick;
     /// code that ticks agents one by one calls it after each round. See the
     /// `globals` module for the latency it implies.

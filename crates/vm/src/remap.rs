@@ -70,11 +70,28 @@
 //! declaration name: variables keep their values (new ones start at their
 //! initial value), timestamps and stimuli their times and data.
 //!
-//! **Global tree state**: a `Gate`'s count and a `GlobalCooldown`'s ready
-//! time carry to the node they map to. The `Leave` requests of the cancelled
+//! **Global tree state**: a crowd node **survives** when it maps to a node
+//! with the same parameters (a `Gate`'s `max` and `wait`, a
+//! `GlobalCooldown`'s `seconds` and `on_enter`, a `Team`'s `size`), and, for
+//! a `Team`, children that are its children role by role (each maps to the
+//! new node's child at the same position). A crowd node that does not
+//! survive takes its agents' tickets there and the work below it: they are
+//! cancelled as above. A surviving `Gate`'s count and `GlobalCooldown`'s
+//! ready time carry to the node they map to. The `Leave` requests of the cancelled
 //! tickets are settled as they are produced, so a gate's count stays the
 //! number of actors holding an admitted ticket at it; a gate that vanished
 //! had all its tickets cancelled, and its count goes with it.
+//!
+//! **Teams** carry with their surviving `Team` node: its team records keep
+//! their indices in the crowd's team table (the seats in the
+//! members' tickets stay valid), naming the new node. A `Team` that does
+//! not survive (it vanished, or its size or children changed) breaks its
+//! teams cleanly: every member's ticket there is cancelled, with the work
+//! of its branch below (`BreakOut` requests, settled here), and the records
+//! go. A member whose ticket is cancelled by the rules above at a surviving
+//! `Team` breaks its team as in a tick: the partners that carried their
+//! tickets get a broken ticket, and their `Team` fails on their next tick,
+//! cancelling their branches with the usual clean-up.
 
 use crate::actor::{ActorLayout, ActorMut, ActorRef, Actors, StateEntry, action_tag, decider_tag};
 use crate::frame::Frame;
@@ -165,7 +182,7 @@ impl AddAssign for Carried {
 ///
 /// ```
 /// use treebeard_shape::tree::{act, priority, sequence};
-/// use treebeard_vm::{Actor, AgentId, Frame, Interpreter, Leaves, Remap, Status};
+/// use treebeard_vm::{Actor, Actors, AgentId, Frame, Interpreter, Leaves, Remap, Status};
 ///
 /// let mut leaves = Leaves::<u32>::new();
 /// leaves.action("Walk", |steps, _| { *steps += 1; Status::Running });
@@ -179,11 +196,11 @@ impl AddAssign for Carried {
 ///
 /// // Walk (item 2) runs; in the new tree it is item 3, and keeps running.
 /// let mut remap = Remap::new(&old, new)?;
-/// let mut moved = Actor::new(remap.layout());
-/// let carried = remap.actor(&frame, me, actor.as_ref(), &mut moved.as_mut(), &mut steps, &mut requests);
+/// let mut moved = Actors::new(remap.layout(), 1);
+/// let carried = remap.actor(&frame, me, actor.as_ref(), &mut moved.get_mut(0), &mut steps, &mut requests);
 /// assert_eq!((carried.kept, carried.cancelled), (1, 0));
-/// let program = remap.finish();
-/// assert_eq!(moved.as_ref().actions().next().unwrap().0.get(), 3);
+/// let program = remap.finish(&mut moved);
+/// assert_eq!(moved.get(0).actions().next().unwrap().0.get(), 3);
 /// # let _ = program;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -206,6 +223,9 @@ pub struct Remap<B> {
     variables: Box<[u32]>,
     timestamps: Box<[u32]>,
     stimuli: Box<[u32]>,
+    /// Per old item: a crowd node that survives (see the module docs); true
+    /// for every other node.
+    survives: Box<[bool]>,
     /// The old program's global tree state, as the cancelled tickets leave
     /// it.
     globals: Globals,
@@ -261,6 +281,9 @@ impl<B> Remap<B> {
             };
         }
         let in_order = in_order(from, to, &nodes, &parents);
+        let survives = (0..from.len() as u32)
+            .map(|o| survives(from, to, &nodes, NodeIdx::new(o)))
+            .collect();
         let slots = to
             .persistent_map()
             .iter()
@@ -294,6 +317,7 @@ impl<B> Remap<B> {
             parents,
             placed: placed.into_boxed_slice(),
             in_order,
+            survives,
             slots,
             variables,
             timestamps,
@@ -323,7 +347,8 @@ impl<B> Remap<B> {
     /// hold, writes the agent's states, slots and memory for the new shape
     /// into `to` (cleared first), and appends the agent's requests to
     /// `requests`: its cancels, then the `Leave`s of its cancelled gate
-    /// tickets (already settled here), then its remaps.
+    /// tickets and the `BreakOut`s of its cancelled team tickets (already
+    /// settled here), then its remaps.
     ///
     /// # Panics
     /// If `from` was not laid out for the old program's shape or `to` for
@@ -385,13 +410,7 @@ impl<B> Remap<B> {
                     .halt(&self.old, frame, agent, &mut copy, blackboard, requests);
             }
         }
-        for r in &requests[first..] {
-            if r.kind == RequestKind::Leave
-                && let Some(count) = self.globals.word_mut(r.node.get())
-            {
-                *count = count.saturating_sub(1);
-            }
-        }
+        self.globals.settle_cancelled(&requests[first..]);
 
         // The carried deferred actions whose address changed.
         let mut remapped = 0;
@@ -477,20 +496,34 @@ impl<B> Remap<B> {
     }
 
     /// The new program, with the old program's global tree state carried
-    /// over (after the cancelled tickets' `Leave`s): a gate's count and a
-    /// cool-down's ready time go to the node they map to; added nodes start
-    /// empty and ready.
-    pub fn finish(self) -> Program<B> {
+    /// over (after the cancelled tickets' `Leave`s and `BreakOut`s): a
+    /// gate's count and a cool-down's ready time go to the node they map
+    /// to; added nodes start empty and ready; the teams of a surviving
+    /// `Team` keep their records, and those a cancelled member broke give
+    /// the partners in `actors` (the carried actors, agent `i` actor `i`) a
+    /// broken ticket.
+    pub fn finish(self, actors: &mut Actors) -> Program<B> {
         let mut program = self.new;
         let mut globals = Globals::for_shape(program.shape());
         let nodes: Vec<NodeIdx> = globals.iter().map(|(n, _)| n).collect();
         for n in nodes {
+            // A team node's word counts its teams: `carry_teams` sets it.
             if let Some(o) = self.nodes.old_of(n)
+                && self.survives[o.index()]
+                && program.shape().kind(n) != Kind::Team
                 && let Some(word) = globals.word_mut(n.get())
             {
                 *word = self.globals.word(o.get());
             }
         }
+        let new_of = |o: u32| {
+            self.survives
+                .get(o as usize)
+                .is_some_and(|&t| t)
+                .then(|| self.nodes.new_of(NodeIdx::new(o)).map(NodeIdx::get))
+                .flatten()
+        };
+        globals.carry_teams(&self.globals, new_of, actors);
         program.globals = globals;
         program
     }
@@ -502,8 +535,15 @@ impl<B> Remap<B> {
             return false;
         }
         let shape = self.old.shape();
+        if !self.survives[node as usize] {
+            return false;
+        }
         let (mut child, mut parent) = (node, self.parents[node as usize]);
         while parent != NONE {
+            // A crowd node that does not survive takes the work below it.
+            if !self.survives[parent as usize] {
+                return false;
+            }
             if matches!(
                 shape.kind(NodeIdx::new(parent)),
                 Kind::Sequence | Kind::Selector
@@ -661,6 +701,27 @@ fn parents(shape: &Shape) -> Box<[u32]> {
         }
     }
     parents.into_boxed_slice()
+}
+
+/// Whether the old item `o` survives in the new shape: any node but a crowd
+/// node does; a crowd node maps to one of the same kind and parameters, and
+/// a `Team`'s children are its children, role by role.
+fn survives(old: &Shape, new: &Shape, nodes: &NodeMap, o: NodeIdx) -> bool {
+    if !old.kind(o).is_global() {
+        return true;
+    }
+    let Some(n) = nodes.new_of(o) else {
+        return false;
+    };
+    if old.kind(o) != new.kind(n) || old.params(o) != new.params(n) {
+        return false;
+    }
+    old.kind(o) != Kind::Team
+        || old.children(o).count() == new.children(n).count()
+            && old
+                .children(o)
+                .zip(new.children(n))
+                .all(|(oc, nc)| nodes.new_of(oc) == Some(nc))
 }
 
 /// Per old item whose parent is a `Sequence` or `Selector` mapped into the

@@ -82,6 +82,39 @@ pub enum RequestKind {
         /// The action's item in the old shape.
         from: NodeIdx,
     },
+    /// The agent reached the `Sync` at `node` in the branch of the team it
+    /// sits in at `seat`: from the crowd's next settling the team records
+    /// that the member reached the sync's point.
+    Arrive {
+        /// The agent's team and role.
+        seat: Seat,
+    },
+    /// The agent's branch of the `Team` at `node` succeeded: it gives its
+    /// place in the team at `seat` back, and the others go on without it.
+    /// (Its ticket is gone from the actor by then, so the request names the
+    /// seat.)
+    LeaveTeam {
+        /// The agent's team and role.
+        seat: Seat,
+    },
+    /// The agent left its branch of the `Team` at `node` other than by
+    /// success (its child failed, or the branch was cancelled, rolled back
+    /// or halted): the team at `seat` breaks, and the other members' `Team`
+    /// nodes fail on their next tick.
+    BreakOut {
+        /// The agent's team and role.
+        seat: Seat,
+    },
+}
+
+/// An agent's place in a team of a `Team` node: the team's index in the
+/// crowd's team table (`Globals::teams`) and the agent's role in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Seat {
+    /// The team's index in the team table.
+    pub team: u32,
+    /// The agent's role: 0 to the team's size − 1.
+    pub role: u32,
 }
 
 impl RequestKind {
@@ -97,11 +130,17 @@ impl RequestKind {
 
     /// Whether the crowd settles the request after the tick (see
     /// `Program::settle`): a request to enter, a slot given back, a
-    /// cool-down started. An agent's tick emits them last.
+    /// cool-down started, a team member's arrival at a sync point, place
+    /// given back or break-out. An agent's tick emits them last.
     pub const fn is_for_crowd(self) -> bool {
         matches!(
             self,
-            RequestKind::Enter | RequestKind::Leave | RequestKind::StartCooldown
+            RequestKind::Enter
+                | RequestKind::Leave
+                | RequestKind::StartCooldown
+                | RequestKind::Arrive { .. }
+                | RequestKind::LeaveTeam { .. }
+                | RequestKind::BreakOut { .. }
         )
     }
 }

@@ -268,7 +268,10 @@ impl Ledger {
             | RequestKind::RedecideLimit
             | RequestKind::Enter
             | RequestKind::Leave
-            | RequestKind::StartCooldown => Ok(()),
+            | RequestKind::StartCooldown
+            | RequestKind::Arrive { .. }
+            | RequestKind::LeaveTeam { .. }
+            | RequestKind::BreakOut { .. } => Ok(()),
             // Ticks never remap: only a reload does.
             RequestKind::Remap { .. } => Err(format!("a tick remapped {}", request.node)),
         }

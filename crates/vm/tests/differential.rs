@@ -8,8 +8,9 @@
 //! comparing the root status, every leaf call, the requests, the states
 //! remembered between ticks, the persistent slots and the tree's memory
 //! (variables, timestamps, active stimuli) after every step, and the
-//! crowd's state of the tree's gates and global cool-downs after every
-//! round's settling (see `treebeard_testkit::harness`).
+//! crowd's state of the tree's gates, global cool-downs and teams (the
+//! team table too) after every round's settling (see
+//! `treebeard_testkit::harness`).
 //! The VM's states are also checked against the shape's capacity
 //! specification. A difference fails with the tree, its disassembly, the
 //! agent's recent history and both sides' outputs; proptest then shrinks
@@ -414,7 +415,8 @@ fn assert_spore_exercised(totals: &Stats, nested: bool) {
 /// run's agents), full gates and cooling cool-downs failing at once,
 /// agents keeping their place, slots given back when the child ends and
 /// when the ticket is abandoned (while the child runs, or admitted and
-/// passed over), cool-downs started by a success.
+/// passed over), cool-downs started by a success; team members leaving,
+/// breaking out and finding their team broken, sync points passed.
 fn assert_crowd_exercised(totals: &Stats) {
     let c = &totals.coverage;
     let reached = [
@@ -437,6 +439,10 @@ fn assert_crowd_exercised(totals: &Stats) {
             c.crowd_cancelled_inside,
         ),
         ("admissions passed over", c.admissions_passed_over),
+        ("team members leaving by success", c.teams_left),
+        ("team members breaking out", c.teams_broken_out),
+        ("team members finding their team broken", c.teams_broken),
+        ("sync points passed", c.syncs_passed),
     ];
     for (what, count) in reached {
         assert!(

@@ -7,12 +7,15 @@
 //! from a crowd does), after every settling each gate's count of agents
 //! admitted (`Globals::admitted`) is the number of actors holding an
 //! admitted ticket at it, and never above its `max`; and halting every
-//! agent, then settling, leaves every gate empty.
+//! agent, then settling, leaves every gate empty. Teams the same way: after
+//! every settling the team table agrees with the members' tickets
+//! (`Program::check_globals`: each member still in a team holds its seat's
+//! ticket, each admitted ticket at a `Team` is a seat of its table), and
+//! halting every agent leaves no team record.
 //!
 //! The VM alone is checked here; the differential tests check the same
-//! runs against the reference interpreter. (There is no hot reload of a
-//! program yet: when there is, a reload that keeps or drops tickets must
-//! keep this count too.)
+//! runs against the reference interpreter, and `crates/crowd/tests/
+//! reload.rs` the counts and records across hot reloads.
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
@@ -50,12 +53,41 @@ fn gates(program: &Program<World>) -> Vec<(NodeIdx, u32)> {
         .collect()
 }
 
-/// Checks every gate's count against the actors' tickets.
+/// A tree with a team under a reactive guard, before a random branch: the
+/// guard's condition flips at random, so the branch after it takes over
+/// and breaks the team. The roles' branches meet at sync points; they and
+/// the other branch are random trees, which hold more crowd nodes now and
+/// then.
+fn teamed_tree() -> impl Strategy<Value = Spec> {
+    (
+        2..=3u8,
+        prop::collection::vec(spec_strategy(), 2..=3),
+        spec_strategy(),
+    )
+        .prop_map(|(size, branches, other)| {
+            let roles = branches
+                .into_iter()
+                .map(|b| Spec::Sequence(vec![b, Spec::Sync(1), Spec::Act, Spec::Sync(2)]))
+                .cycle()
+                .take(usize::from(size))
+                .collect();
+            Spec::Priority(vec![
+                Spec::Reactive(vec![Spec::Cond, Spec::Team(size, roles)]),
+                other,
+            ])
+        })
+}
+
+/// Checks every gate's count and every team's record against the actors'
+/// tickets.
 fn check_counts(
     program: &Program<World>,
     actors: &Actors,
     when: &str,
 ) -> Result<(), TestCaseError> {
+    if let Err(e) = program.check_globals(actors) {
+        return Err(TestCaseError::fail(format!("{when}: {e}")));
+    }
     for (gate, max) in gates(program) {
         let holders = (0..actors.len())
             .filter(|&i| actors.get(i).action(gate) == Some(ActionState::Running(1)))
@@ -80,8 +112,10 @@ fn check_counts(
 
 /// Runs `spec` for `agents` agents as `run` schedules the leaves, the
 /// reports and the halts, settling after every round and checking the
-/// counts; then halts every agent and checks that every gate is empty.
-fn no_slot_leaks(spec: &Spec, run: &Run) -> Result<(), TestCaseError> {
+/// counts; then halts every agent and checks that every gate is empty and
+/// no team is left. Returns how many settlings left teams in the table.
+fn no_slot_leaks(spec: &Spec, run: &Run) -> Result<usize, TestCaseError> {
+    let mut teamed = 0;
     let mut program = spec.compile();
     let mut interpreter = Interpreter::with_capacity(program.spec());
     let layout = ActorLayout::for_shape(program.shape());
@@ -123,6 +157,7 @@ fn no_slot_leaks(spec: &Spec, run: &Run) -> Result<(), TestCaseError> {
         }
         program.settle(&frame, &round, &mut actors);
         check_counts(&program, &actors, &format!("after tick {tick}"))?;
+        teamed += usize::from(program.globals().teams().next().is_some());
         last = frame;
     }
     // Every agent leaves: its slots come back at the next settling.
@@ -142,11 +177,16 @@ fn no_slot_leaks(spec: &Spec, run: &Run) -> Result<(), TestCaseError> {
             gate
         );
     }
-    Ok(())
+    let left: Vec<u32> = program.globals().teams().map(|(i, _)| i).collect();
+    prop_assert!(left.is_empty(), "teams {left:?} outlive their members");
+    Ok(teamed)
 }
 
-#[test]
-fn gate_counts_match_the_tickets_and_no_slot_leaks() {
+/// Runs `no_slot_leaks` on trees of `trees`, 256 cases (or
+/// `PROPTEST_CASES`) of 2 to 6 agents for 60 ticks. Returns how many
+/// settlings left teams in the table.
+fn random_runs(trees: impl Strategy<Value = Spec>) -> usize {
+    let teamed = std::cell::Cell::new(0);
     let cases = std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -156,7 +196,7 @@ fn gate_counts_match_the_tickets_and_no_slot_leaks() {
         failure_persistence: None,
         ..Config::default()
     });
-    let strategy = (gated_tree(), any::<u64>(), 2u32..=6);
+    let strategy = (trees, any::<u64>(), 2u32..=6);
     let result = runner.run(&strategy, |(spec, seed, agents)| {
         let run = Run {
             seed,
@@ -165,11 +205,24 @@ fn gate_counts_match_the_tickets_and_no_slot_leaks() {
             halts: true,
             trace: false,
         };
-        no_slot_leaks(&spec, &run)
+        teamed.set(teamed.get() + no_slot_leaks(&spec, &run)?);
+        Ok(())
     });
     if let Err(e) = result {
         panic!("{e}");
     }
+    teamed.get()
+}
+
+#[test]
+fn gate_counts_match_the_tickets_and_no_slot_leaks() {
+    random_runs(gated_tree());
+}
+
+#[test]
+fn team_records_match_the_seats_and_none_leak() {
+    let teamed = random_runs(teamed_tree());
+    assert!(teamed > 1000, "teams formed in {teamed} settlings only");
 }
 
 /// Many agents on one small tree for long: slots circulate among them.

@@ -162,14 +162,14 @@ impl Agent {
     fn reload(&mut self, program: Program<Log>) -> (Carried, Vec<Request>) {
         let mut remap = Remap::new(&self.program, program).unwrap();
         let mut requests = Vec::new();
-        let actors = remap.actors(
+        let mut actors = remap.actors(
             &self.frame,
             &self.actors,
             std::slice::from_mut(&mut self.log),
             &mut requests,
         );
         let carried = remap.carried();
-        self.program = remap.finish();
+        self.program = remap.finish(&mut actors);
         self.actors = actors;
         (carried, requests)
     }
@@ -610,6 +610,36 @@ fn a_gate_that_stays_counts_only_the_tickets_that_stay() {
         agent.program.globals().admitted(agent.program.shape(), g),
         Some(0)
     );
+}
+
+#[test]
+fn a_gate_whose_max_changed_cancels_its_tickets() {
+    // The gate keeps its path but admits fewer: carrying the count and the
+    // ticket could leave more agents admitted than its new `max`. It does
+    // not survive: the ticket and the work inside are cancelled, and the
+    // new gate starts empty.
+    let old = priority([gate(2, act("Walk")), act("Look")]);
+    let mut agent = Agent::new(program(&old));
+    agent.tick();
+    agent.settle();
+    agent.tick();
+    agent.log.take();
+    let (c, requests) = agent.reload(program(&priority([gate(1, act("Walk")), act("Look")])));
+    assert_eq!(c, carried(0, 2, 0));
+    assert_eq!(
+        requests
+            .iter()
+            .map(|r| (r.kind, r.node.get()))
+            .collect::<Vec<_>>(),
+        [(RequestKind::Leave, 1)]
+    );
+    assert_eq!(agent.log.take(), ["Walk#2 cancel 1"]);
+    let g = NodeIdx::new(1);
+    assert_eq!(
+        agent.program.globals().admitted(agent.program.shape(), g),
+        Some(0)
+    );
+    assert!(agent.program.check_globals(&agent.actors).is_ok());
 }
 
 #[test]

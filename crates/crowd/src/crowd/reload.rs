@@ -23,7 +23,8 @@ pub struct ReloadReport {
     /// The requests of the reload, per agent in agent order: the cancels of
     /// deferred actions whose place vanished (naming the old item and
     /// import, the address the game systems know), then the `Leave`s of
-    /// cancelled gate tickets (already settled), then the `Remap`s of
+    /// cancelled gate tickets and the `BreakOut`s of cancelled team tickets
+    /// (already settled), then the `Remap`s of
     /// deferred actions carried to a new item or import. The game systems
     /// act on the cancels and remaps (`RequestKind::is_for_game`) before
     /// they report again.
@@ -37,7 +38,9 @@ impl<B> Crowd<B> {
     /// and is cancelled with its clean-up by the old program where it does
     /// not; persistent slots and memory follow their nodes and names), the
     /// actors are laid out anew for the new shape, the global tree state
-    /// carries to the mapped `Gate` and `GlobalCooldown` nodes, and the
+    /// carries to the mapped `Gate`, `GlobalCooldown` and `Team` nodes that
+    /// survive (same parameters; a team's children role by role: see
+    /// `treebeard_vm::Remap`), and the
     /// crowd is planned anew. Completions queued before the reload are
     /// applied first, at their old addresses.
     ///
@@ -56,7 +59,7 @@ impl<B> Crowd<B> {
         // Reports the game made for the old shape go to the old addresses.
         self.apply_completions();
         let mut requests = Vec::new();
-        let mut actors = treebeard_vm::Actors::new(remap.layout(), self.len());
+        let mut actors = treebeard_vm::Actors::new(remap.layout(), self.slots());
         for (i, blackboard) in self.blackboards.iter_mut().enumerate() {
             remap.actor(
                 &self.frame,
@@ -73,7 +76,7 @@ impl<B> Crowd<B> {
             stale_completions: self.stale,
             requests,
         };
-        self.program = remap.finish();
+        self.program = remap.finish(&mut actors);
         self.actors = actors;
         self.replan();
         Ok(report)

@@ -190,7 +190,7 @@ impl Live {
     pub fn reload(&mut self, prepared: Prepared) -> Result<Reloaded, ReloadError> {
         let mut remap = Remap::new(&self.vm.program, prepared.program.clone())?;
         let mut requests = Vec::new();
-        let actors = remap.actors(
+        let mut actors = remap.actors(
             &self.world.last,
             &self.vm.actors,
             &mut self.world.agents,
@@ -201,7 +201,7 @@ impl Live {
             carried: remap.carried(),
             requests,
         };
-        self.vm.program = remap.finish();
+        self.vm.program = remap.finish(&mut actors);
         self.vm.actors = actors;
         self.vm.interpreter.reserve(self.vm.program.spec());
         for agent in &mut self.world.agents {

@@ -69,6 +69,7 @@ mod memory;
 mod scheduled;
 mod spore;
 mod stored;
+mod teams;
 mod tickets;
 
 pub use spore::random_draw;
@@ -211,8 +212,9 @@ struct Pending {
 }
 
 /// A request for the crowd made by a node, waiting for the end of the
-/// tick: an event a `SendEvent` sent, a group's redecide limit, a gate's or
-/// a global cool-down's request (see the `globals` module).
+/// tick: an event a `SendEvent` sent, a group's redecide limit, a gate's, a
+/// global cool-down's, a team's or a sync point's request (see the
+/// `globals` module).
 #[derive(Clone, Copy, Debug)]
 struct Sent {
     node: u32,
@@ -256,10 +258,11 @@ impl Interpreter {
         reserve_total(&mut b.launches, spec.deferred_states as usize);
         reserve_total(&mut b.cancels, spec.deferred_states as usize);
         reserve_total(&mut b.exits, spec.guard_depth as usize);
-        // One more for a group's redecide limit; two per global node.
+        // One more for a group's redecide limit; two per global node; one
+        // per sync point.
         reserve_total(
             &mut b.sent,
-            (spec.events_sent + 1 + 2 * spec.globals) as usize,
+            (spec.events_sent + 1 + 2 * spec.globals + spec.syncs) as usize,
         );
         reserve_total(&mut b.monitored, spec.monitors as usize);
         if b.vars.len() < spec.variables.div_ceil(32) as usize {
@@ -789,7 +792,9 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     | Kind::Monitor
                     | Kind::Group
                     | Kind::Gate
-                    | Kind::GlobalCooldown => match self.configured(a, ip, item, kind) {
+                    | Kind::GlobalCooldown
+                    | Kind::Team
+                    | Kind::Sync => match self.configured(a, ip, item, kind) {
                         Decision::Descend(child) => ip = child,
                         Decision::Return(status) => break (status, ip),
                     },
@@ -1047,6 +1052,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
     ) -> Decision {
         if kind == Kind::Wait {
             Decision::Return(self.wait(a, ip, item))
+        } else if kind == Kind::Sync {
+            Decision::Return(self.sync(a, ip, item))
         } else if kind.is_dynamic() {
             self.enter_decorator(a, ip, item, kind)
         } else {
@@ -1069,7 +1076,9 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         let value = match kind {
             Kind::Monitor => return self.enter_monitor(ip, item),
             Kind::Group => return self.enter_group(a, ip, item),
-            Kind::Gate | Kind::GlobalCooldown => return self.enter_ticket(a, ip, item, kind),
+            Kind::Gate | Kind::GlobalCooldown | Kind::Team => {
+                return self.enter_ticket(a, ip, item, kind);
+            }
             Kind::Loop | Kind::LoopUntilSuccess => self.take_action(a, ip).map(StateEntry::value),
             Kind::Scope | Kind::ScriptWrapper => self.take_action(a, ip).map(|_| 1),
             _ => None,
@@ -1201,7 +1210,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             }
             (Kind::Repeat, Status::Success | Status::Failure) => self.repeat_returned(a, g, status),
             (Kind::Group, _) => self.group_returned(a, status),
-            (Kind::Gate | Kind::GlobalCooldown, Status::Success | Status::Failure) => {
+            (Kind::Gate | Kind::GlobalCooldown | Kind::Team, Status::Success | Status::Failure) => {
                 self.ticket_returned(g.node, g.kind, status)
             }
             (Kind::Monitor, _) => {
@@ -1469,7 +1478,9 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         if behavior {
             let item = self.item(node);
             self.call_action(a, node, item, Signal::Cancel, entry.value());
-        } else if let Some(kind @ (Kind::Gate | Kind::GlobalCooldown)) = self.item(node).kind() {
+        } else if let Some(kind @ (Kind::Gate | Kind::GlobalCooldown | Kind::Team)) =
+            self.item(node).kind()
+        {
             self.ticket_cancelled(node, kind, entry);
         } else {
             self.close_scope(a, node, Ending::Cancelled);
@@ -1667,7 +1678,9 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         };
         if matches!(
             item.kind(),
-            Some(Kind::Scope | Kind::ScriptWrapper | Kind::Gate | Kind::GlobalCooldown)
+            Some(
+                Kind::Scope | Kind::ScriptWrapper | Kind::Gate | Kind::GlobalCooldown | Kind::Team
+            )
         ) || self.group_of_behavior(node).is_some()
         {
             // Its exit (a ticket's end) runs once the work inside it is

@@ -2,8 +2,10 @@
 //!
 //! Seed 001 makes the shared tree the crowd's synchronisation object: a
 //! `Gate` admits at most `max` agents into its branch, a `GlobalCooldown`
-//! holds every agent off after any one of them ran its branch. Their state
-//! is one 64-bit word per such node, [`Globals`], kept in the [`Program`]
+//! holds every agent off after any one of them ran its branch, a `Team`
+//! runs its branch only with exactly `size` agents matched into a team
+//! (see the `teams` module). Their state is one 64-bit word per such node,
+//! and a table of the teams formed, [`Globals`], kept in the [`Program`]
 //! beside the code every agent shares.
 //!
 //! # Deterministic at any thread count
@@ -32,6 +34,11 @@
 //! `GlobalCooldown` in the same tick t all run. docs/nodes.md has the rules
 //! node by node.
 //!
+//! Teams settle in the same pass: arrivals at sync points, places given
+//! back and break-outs first (with the gates' slots), then the teams that
+//! broke or emptied end, then the requests to join are matched into new
+//! teams (see the `teams` module).
+//!
 //! [`Program`]: crate::Program
 //! [`Program::settle`]: crate::Program::settle
 //! [`RequestKind::Enter`]: crate::RequestKind::Enter
@@ -44,9 +51,15 @@ use crate::request::{Request, RequestKind};
 use std::sync::Arc;
 use treebeard_shape::{Kind, NodeIdx, Shape};
 
-/// The state of a shape's `Gate` and `GlobalCooldown` nodes within one
-/// crowd: per node, one word (a gate's agents admitted; a cool-down's ready
-/// time as `f64` bits), in stream order.
+mod teams;
+
+pub use teams::Team;
+use teams::Teams;
+
+/// The state of a shape's `Gate`, `GlobalCooldown` and `Team` nodes within
+/// one crowd: per node, one word (a gate's agents admitted; a cool-down's
+/// ready time as `f64` bits; a team node's teams), in stream order, and the
+/// table of the teams formed (see [`Globals::teams`]).
 #[derive(Clone, Debug, Default)]
 pub struct Globals {
     /// Per item, its word's index (`u32::MAX` for none); empty without
@@ -55,9 +68,12 @@ pub struct Globals {
     /// The items with a word, in stream order.
     nodes: Arc<[u32]>,
     words: Vec<u64>,
-    /// Scratch for settling: the requests to enter, in the order they are
-    /// answered (kept, so settling does not allocate in steady state).
+    /// Scratch for settling: the requests to enter a gate or a cool-down,
+    /// in the order they are answered (kept, so settling does not allocate
+    /// in steady state).
     asks: Vec<Ask>,
+    /// The teams of the shape's `Team` nodes.
+    teams: Teams,
 }
 
 /// A request to enter, while it is settled.
@@ -69,10 +85,11 @@ struct Ask {
     node: u32,
 }
 
-/// Two states are equal when their nodes and words are.
+/// Two states are equal when their nodes, their words and their teams (the
+/// teams in the table, by index) are.
 impl PartialEq for Globals {
     fn eq(&self, other: &Globals) -> bool {
-        self.nodes == other.nodes && self.words == other.words
+        self.nodes == other.nodes && self.words == other.words && self.teams == other.teams
     }
 }
 
@@ -80,18 +97,53 @@ impl Eq for Globals {}
 
 /// A node's ticket: the value of its action state while the agent is in
 /// it or asks to be (see the module docs). The low two bits are its state;
-/// a waiting or refused ticket keeps, above them, the frame index (modulo
-/// 2^30) of the tick the agent started asking, so that the agent that has
-/// asked longest goes first.
+/// the 30 bits above them depend on it:
+///
+/// ```text
+///  bits 31..2                                         bits 1..0
+///  frame it started asking (modulo 2^30)              0 WAITING, 2 REFUSED
+///  0 (a Gate, a GlobalCooldown)                       1 ADMITTED
+///  team index (25 bits) << 5 | role (5 bits): a seat  1 ADMITTED (a Team)
+///  0                                                  3 BROKEN (a Team)
+/// ```
+///
+/// A waiting or refused ticket keeps the frame so that the agent that has
+/// asked longest goes first; a team member's admitted ticket says where it
+/// sits, so that its branch finds its team, and its requests name it.
 pub(crate) mod ticket {
+    use crate::request::Seat;
+
     /// Asked for this tick; the crowd answers before the agent's next tick.
     pub const WAITING: u32 = 0;
     /// Admitted: the agent runs the node's child.
     pub const ADMITTED: u32 = 1;
     /// Refused: the agent may ask again.
     pub const REFUSED: u32 = 2;
+    /// A team member's team broke: the `Team` fails on the agent's next
+    /// tick that reaches it, cancelling the branch.
+    pub const BROKEN: u32 = 3;
     /// The state bits.
     pub const STATE: u32 = 3;
+
+    /// Bits of a seat's role: a team has at most 32 members.
+    const ROLE_BITS: u32 = 5;
+
+    /// How many teams a crowd's table can number: the seat's other 25 bits.
+    pub const MAX_TEAMS: u32 = 1 << (30 - ROLE_BITS);
+
+    /// The admitted ticket of a team member sitting at `seat` (whose team
+    /// is below [`MAX_TEAMS`]).
+    pub const fn seated(seat: Seat) -> u32 {
+        (seat.team << ROLE_BITS | seat.role) << 2 | ADMITTED
+    }
+
+    /// The seat an admitted team ticket holds.
+    pub const fn seat(value: u32) -> Seat {
+        Seat {
+            team: value >> (2 + ROLE_BITS),
+            role: value >> 2 & ((1 << ROLE_BITS) - 1),
+        }
+    }
 
     /// Frame indices are kept modulo 2^30.
     const FRAMES: u32 = (1 << 30) - 1;
@@ -132,6 +184,7 @@ impl Globals {
             words: vec![0; nodes.len()],
             nodes: nodes.into(),
             asks: Vec::new(),
+            teams: Teams::default(),
         }
     }
 
@@ -153,14 +206,6 @@ impl Globals {
         }
         self.words.copy_from_slice(words);
         Ok(())
-    }
-
-    /// Makes room to settle `asks` requests to enter at once, so settling
-    /// does not allocate (a crowd reserves one per agent and global node).
-    pub fn reserve(&mut self, asks: usize) {
-        if !self.is_empty() {
-            self.asks.reserve(asks.saturating_sub(self.asks.len()));
-        }
     }
 
     /// Whether the shape has no global nodes.
@@ -197,6 +242,12 @@ impl Globals {
             .then(|| f64::from_bits(self.word(node.get())))
     }
 
+    /// How many teams the `Team` at `node` has now (formed, and not ended
+    /// yet); `None` if `node` is not one.
+    pub fn teams_at(&self, shape: &Shape, node: NodeIdx) -> Option<u32> {
+        (kind_at(shape, node) == Some(Kind::Team)).then(|| self.word(node.get()) as u32)
+    }
+
     /// The global nodes and their words, in stream order (for snapshots
     /// and debuggers).
     pub fn iter(&self) -> impl Iterator<Item = (NodeIdx, u64)> + '_ {
@@ -206,12 +257,27 @@ impl Globals {
             .map(|(&n, &w)| (NodeIdx::new(n), w))
     }
 
+    /// Makes room for a crowd of `agents` running `shape`, so that settling
+    /// its requests never allocates: every agent asking at every crowd node
+    /// in one settling, and the teams the agents can form at once (a crowd
+    /// calls it, through `Program::reserve_globals`, as it grows).
+    pub(crate) fn reserve(&mut self, shape: &Shape, agents: usize) {
+        if self.is_empty() {
+            return;
+        }
+        let asks = agents * self.nodes.len();
+        self.asks.reserve(asks.saturating_sub(self.asks.len()));
+        self.reserve_teams(shape, agents);
+    }
+
     /// Applies the crowd requests of a tick of `frame` (see the module
-    /// docs): slots given back and cool-downs started, then the requests to
-    /// enter, the agent that has asked longest first and then in agent
-    /// order, each answered in its agent's actor. A request to enter whose
-    /// agent no longer waits at the node (it left the node in the same
-    /// tick, or was halted) is dropped.
+    /// docs): slots given back, cool-downs started, and teams' arrivals,
+    /// places given back and break-outs; then the teams that broke or
+    /// emptied end; then the requests to enter, the agent that has asked
+    /// longest first and then in agent order, each answered in its agent's
+    /// actor (teams are matched among each node's askers in that order). A
+    /// request to enter whose agent no longer waits at the node (it left
+    /// the node in the same tick, or was halted) is dropped.
     pub(crate) fn settle(
         &mut self,
         shape: &Shape,
@@ -237,25 +303,38 @@ impl Globals {
                         *word = f64::from_bits(*word).max(ready).to_bits();
                     }
                 }
+                RequestKind::Arrive { seat } => {
+                    self.teams.arrive(r.agent, seat, sync_point(shape, r.node));
+                }
+                RequestKind::LeaveTeam { seat } => self.teams.leave(node, r.agent, seat, false),
+                RequestKind::BreakOut { seat } => self.teams.leave(node, r.agent, seat, true),
                 _ => {}
             }
         }
+        self.end_teams(actors);
         // The requests to enter whose agents still wait, longest asking
         // first, then in agent order.
         self.asks.clear();
+        self.teams.asks.clear();
         for r in requests {
             if r.kind != RequestKind::Enter || r.agent.index() >= actors.len() {
                 continue;
             }
             let node = r.node.get();
             if let Some(since) = actors.get_mut(r.agent.index()).ticket_waits(node) {
-                self.asks.push(Ask {
+                let ask = Ask {
                     age: ticket::age(frame.index, since),
                     agent: r.agent.0,
                     node,
-                });
+                };
+                if kind_at(shape, r.node) == Some(Kind::Team) {
+                    self.teams.asks.push(ask);
+                } else {
+                    self.asks.push(ask);
+                }
             }
         }
+        self.form_teams(shape, actors);
         self.asks
             .sort_unstable_by_key(|a| (std::cmp::Reverse(a.age), a.agent, a.node));
         for i in 0..self.asks.len() {
@@ -277,20 +356,44 @@ impl Globals {
                     .then(|| (frame.time + seconds(shape, at)).to_bits()),
                 _ => None,
             };
-            if let Some(next) = admitted {
-                *word = next;
+            match admitted {
+                Some(next) => {
+                    *word = next;
+                    actor.admit_ticket(node, ticket::ADMITTED);
+                }
+                None => actor.refuse_ticket(node),
             }
-            actor.answer_ticket(node, admitted.is_some());
         }
     }
 }
 
 impl Globals {
+    /// For a hot reload: settles at once the crowd requests of tickets the
+    /// reload cancelled (`requests`): gate slots given back and teams broken
+    /// out of (their ends wait for `carry_teams`).
+    pub(crate) fn settle_cancelled(&mut self, requests: &[Request]) {
+        for r in requests {
+            match r.kind {
+                RequestKind::Leave => {
+                    if let Some(count) = self.word_mut(r.node.get()) {
+                        *count = count.saturating_sub(1);
+                    }
+                }
+                RequestKind::BreakOut { seat } => {
+                    self.teams.leave(r.node.get(), r.agent, seat, true);
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// Checks the state against the agents' tickets in `actors`: every
     /// gate's count equals the number of actors holding an admitted ticket
-    /// at it, within its `max`. A crowd keeps this at every settling; a
+    /// at it, within its `max`; every team agrees with its members' tickets
+    /// (see `check_teams`). A crowd keeps this at every settling; a
     /// restored snapshot must too.
     pub(crate) fn check(&self, shape: &Shape, actors: &Actors) -> Result<(), String> {
+        self.check_teams(shape, actors)?;
         for (node, word) in self.iter() {
             if kind_at(shape, node) != Some(Kind::Gate) {
                 continue;
@@ -319,7 +422,10 @@ impl Globals {
 /// Whether the action state a tick left at item `node` of `shape` is
 /// running work: any state but a crowd node's ticket, whose node failed or
 /// holds a child that shows its own states; except the ticket of a `Gate`
-/// with `wait`, which ran while it asked. (The trace's open nodes, the
+/// with `wait`, which ran while it asked. A `Team`'s ticket is none in any
+/// state: asking, the node failed (a team has no `wait`); admitted, the
+/// member's branch shows its own states (a waiting `Sync` among them);
+/// broken, the node fails when it is reached. (The trace's open nodes, the
 /// tests on entry of `ScriptGate` and its kin, and the running branch that
 /// monitors must precede all read it so.)
 pub(crate) fn is_running_work(shape: &Shape, node: u32) -> bool {
@@ -338,4 +444,12 @@ fn kind_at(shape: &Shape, node: NodeIdx) -> Option<Kind> {
 /// A `GlobalCooldown`'s seconds.
 fn seconds(shape: &Shape, node: NodeIdx) -> f64 {
     f64::from_bits(shape.params(node)[0])
+}
+
+/// A `Sync`'s point (0 for an item that is not one).
+fn sync_point(shape: &Shape, node: NodeIdx) -> u32 {
+    match kind_at(shape, node) {
+        Some(Kind::Sync) => shape.params(node)[0] as u32,
+        _ => 0,
+    }
 }
