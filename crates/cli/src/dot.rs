@@ -92,6 +92,7 @@ fn symbol(kind: Kind) -> &'static str {
         Kind::Decider => "◇ Decider",
         Kind::Gate => "⛩ Gate",
         Kind::GlobalCooldown => "❄❄ GlobalCooldown",
+        Kind::ChildTree => "⧉ ChildTree",
         Kind::Condition | Kind::Action | Kind::Deferred | Kind::Decide => kind.name(),
     }
 }

@@ -1161,6 +1161,7 @@ const DECIDERS: &[&str] = &[
     "PostStimulus",
     "Gate",
     "GlobalCooldown",
+    "ChildTree",
 ];
 
 const LEAVES: &[(&str, &str)] = &[

@@ -444,7 +444,17 @@ node_kinds! {
     /// the one agent admitted entered it).
     35 => GlobalCooldown: Configured children(1, 1) fields("", "")
         params[duration("seconds"), flag("on_enter")];
+    /// Seed 001's child-tree connector: its children are the child trees
+    /// the environment may inject (each named, as its tree), shared by
+    /// every agent; each agent runs the one injected into it (kept in a
+    /// persistent slot), passing its statuses through, and fails while none
+    /// is. Injecting another one cancels the old one's running work on the
+    /// agent's next tick.
+    36 => ChildTree: Configured children(1, MAX_CHILD_TREES) fields("", "") params[];
 }
+
+/// The most child trees one [`Kind::ChildTree`] connector may offer.
+pub const MAX_CHILD_TREES: u32 = 255;
 
 /// The most `Decider` children a [`Kind::Group`] may have: a group's masks
 /// and shuffle rounds are `u32` bit sets.
@@ -562,10 +572,11 @@ impl Kind {
     /// Whether a configured node of this kind with parameter words `words`
     /// owns a persistent slot: a `Cooldown` (its time), a `random` or
     /// `shuffle` `Group` (its random stream or round), a `Decider` with a
-    /// timer (when it was last asked).
+    /// timer (when it was last asked), a `ChildTree` (which child tree is
+    /// injected: its position plus one, 0 for none).
     pub fn owns_slot(self, words: &[u64]) -> bool {
         match self {
-            Kind::Cooldown => true,
+            Kind::Cooldown | Kind::ChildTree => true,
             Kind::Group => words
                 .first()
                 .and_then(|&w| GroupPolicy::from_word(w))
@@ -701,7 +712,8 @@ mod tests {
                 Kind::Monitor,
                 Kind::Group,
                 Kind::Gate,
-                Kind::GlobalCooldown
+                Kind::GlobalCooldown,
+                Kind::ChildTree
             ]
         );
         // Dense, and `ALL` in tag order: every tag below the number of kinds

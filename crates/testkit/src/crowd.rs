@@ -19,6 +19,10 @@ use treebeard_vm::{AgentId, Frame, Request, RequestKind};
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CrowdState {
     nodes: BTreeMap<NodeIdx, Shared>,
+    /// A crowd node in a child tree offered again under the name of an
+    /// earlier connector's child tree: the node at the same place in that
+    /// first copy, whose state it shares (docs/nodes.md, `ChildTree`).
+    copies: BTreeMap<NodeIdx, NodeIdx>,
 }
 
 /// One crowd node: its rule and what the crowd shares of it.
@@ -47,9 +51,13 @@ impl CrowdState {
     /// every gate empty, every cool-down ready.
     pub fn for_tree(root: &RefNode) -> CrowdState {
         let mut nodes = BTreeMap::new();
-        let mut stack = vec![root];
-        while let Some(n) = stack.pop() {
-            if let RefNode::Crowd { node, rule, .. } = n {
+        let mut copies = BTreeMap::new();
+        // The first child tree of each name, in pre-order.
+        let mut first: BTreeMap<&str, &RefNode> = BTreeMap::new();
+        for n in pre_order(root) {
+            if let RefNode::Crowd { node, rule, .. } = n
+                && !copies.contains_key(node)
+            {
                 let shared = Shared {
                     rule: *rule,
                     admitted: 0,
@@ -57,22 +65,45 @@ impl CrowdState {
                 };
                 nodes.insert(*node, shared);
             }
-            stack.extend(n.children());
+            if let RefNode::ChildTree {
+                children, names, ..
+            } = n
+            {
+                for (tree, name) in children.iter().zip(names) {
+                    let Some(&original) = first.get(&**name) else {
+                        first.insert(name, tree);
+                        continue;
+                    };
+                    // The same tree: node by node in pre-order.
+                    for (copy, same) in pre_order(tree).into_iter().zip(pre_order(original)) {
+                        if matches!(copy, RefNode::Crowd { .. }) {
+                            let shared = copies.get(&same.index()).copied();
+                            copies.insert(copy.index(), shared.unwrap_or(same.index()));
+                        }
+                    }
+                }
+            }
         }
-        CrowdState { nodes }
+        CrowdState { nodes, copies }
+    }
+
+    /// The node whose state the crowd node at `node` shares: itself, or
+    /// the first copy's.
+    fn shared(&self, node: NodeIdx) -> NodeIdx {
+        self.copies.get(&node).copied().unwrap_or(node)
     }
 
     /// How many agents the gate at `node` admits now; `None` if it is no
     /// gate.
     pub fn admitted(&self, node: NodeIdx) -> Option<u32> {
-        let shared = self.nodes.get(&node)?;
+        let shared = self.nodes.get(&self.shared(node))?;
         matches!(shared.rule, CrowdRule::Gate { .. }).then_some(shared.admitted)
     }
 
     /// The frame time from which the cool-down at `node` lets agents in;
     /// `None` if it is no `GlobalCooldown`.
     pub fn ready_at(&self, node: NodeIdx) -> Option<f64> {
-        let shared = self.nodes.get(&node)?;
+        let shared = self.nodes.get(&self.shared(node))?;
         matches!(shared.rule, CrowdRule::Cooldown { .. }).then_some(shared.ready)
     }
 
@@ -80,7 +111,7 @@ impl CrowdState {
     /// slot, a cool-down that is ready. A node the crowd does not know is
     /// open.
     pub fn is_open(&self, node: NodeIdx, now: f64) -> bool {
-        match self.nodes.get(&node) {
+        match self.nodes.get(&self.shared(node)) {
             Some(Shared {
                 rule: CrowdRule::Gate { max, .. },
                 admitted,
@@ -130,7 +161,8 @@ impl CrowdState {
         waits: impl Fn(AgentId, NodeIdx) -> Option<u64>,
     ) -> Vec<Answer> {
         for r in requests {
-            let Some(shared) = self.nodes.get_mut(&r.node) else {
+            let at = self.shared(r.node);
+            let Some(shared) = self.nodes.get_mut(&at) else {
                 continue;
             };
             match (r.kind, shared.rule) {
@@ -152,7 +184,8 @@ impl CrowdState {
         asks.sort_by_key(|&(since, agent, node)| (since, agent.0, node));
         let mut answers = Vec::new();
         for (_, agent, node) in asks {
-            let Some(shared) = self.nodes.get_mut(&node) else {
+            let at = self.shared(node);
+            let Some(shared) = self.nodes.get_mut(&at) else {
                 continue;
             };
             let admitted = match shared.rule {
@@ -190,6 +223,17 @@ impl CrowdState {
         }
         answers
     }
+}
+
+/// The nodes of the tree under `root`, in pre-order.
+fn pre_order(root: &RefNode) -> Vec<&RefNode> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        out.push(n);
+        stack.extend(n.children().iter().rev());
+    }
+    out
 }
 
 /// The frame `agent` has asked at `node` since, if its ticket there waits

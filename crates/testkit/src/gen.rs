@@ -442,6 +442,30 @@ pub enum Spec {
         /// The child.
         child: Box<Spec>,
     },
+    /// Seed 001's `ChildTree` connector offering its children as child
+    /// trees, each named after its spec (so that connectors offering equal
+    /// trees share their crowd state); the run injects them.
+    ChildTree(Vec<Spec>),
+}
+
+/// The names of a [`Spec::ChildTree`]'s child trees: each its spec, so that
+/// connectors offering the same tree offer one tree (sharing its crowd
+/// state), with a position after the second of equal siblings.
+fn child_tree_names(children: &[Spec]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::with_capacity(children.len());
+    for child in children {
+        let name = format!("{child:?}");
+        let twins = names
+            .iter()
+            .filter(|n| n.split('#').next() == Some(&name))
+            .count();
+        names.push(if twins == 0 {
+            name
+        } else {
+            format!("{name}#{twins}")
+        });
+    }
+    names
 }
 
 /// The deferred import every `d` leaf is requested as: `d` is the only
@@ -458,6 +482,7 @@ impl Spec {
             | Spec::Selector(children)
             | Spec::Concurrent { children, .. }
             | Spec::Group { children, .. }
+            | Spec::ChildTree(children)
             | Spec::Decider { children, .. } => children,
             Spec::Inverter(child)
             | Spec::ForceSuccess(child)
@@ -629,6 +654,11 @@ impl Spec {
                 on_enter,
                 child,
             } => tree::global_cooldown(seconds(*i), child.tree(next)).arg("on_enter", *on_enter),
+            Spec::ChildTree(children) => {
+                let trees: Vec<tree::Node> = children.iter().map(|c| c.tree(next)).collect();
+                let names = child_tree_names(children);
+                tree::child_trees(names.iter().map(String::as_str).zip(trees))
+            }
         }
     }
 
@@ -820,6 +850,15 @@ impl Spec {
                     },
                     child: Box::new(go(child, next)),
                 },
+                Spec::ChildTree(children) => RefNode::ChildTree {
+                    node,
+                    names: child_tree_names(children)
+                        .into_iter()
+                        .map(String::into_boxed_str)
+                        .collect(),
+                    children: kids(children),
+                    injected: 0,
+                },
             }
         }
         fn gate(node: NodeIdx, test: GateTest, child: RefNode) -> RefNode {
@@ -972,6 +1011,7 @@ impl fmt::Debug for Spec {
                 let when = if *on_enter { " on enter" } else { "" };
                 write!(f, "gcooldown[{}{when}]", seconds(*i))?
             }
+            Spec::ChildTree(_) => write!(f, "child")?,
         }
         write!(f, "(")?;
         for (i, child) in self.children().iter().enumerate() {
@@ -1093,6 +1133,7 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
                     child: Box::new(c),
                 }
             ),
+            prop::collection::vec(inner.clone(), 1..=3).prop_map(Spec::ChildTree),
         ];
         // Spore groups of 1 to 3 deciders; a decider over a group may
         // redecide or delegate.
@@ -1465,11 +1506,19 @@ fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
 }
 
 /// A random crowd node (a `Gate` or a `GlobalCooldown` of either mode) over
-/// a random subtree.
+/// a random subtree, or a `ChildTree` connector offering one to three.
 fn random_crowd(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
     let max = rng.range(1, usize::from(MAX_GATE)) as u8;
     let seconds = random_duration(rng);
-    let which = rng.below(3);
+    let which = rng.below(4);
+    if which == 3 {
+        let n = rng.range(1, 3);
+        return Spec::ChildTree(
+            (0..n)
+                .map(|_| random_spec(rng, depth - 1, max_children))
+                .collect(),
+        );
+    }
     let child = Box::new(random_spec(rng, depth - 1, max_children));
     match which {
         0 => Spec::Gate(max, child),
@@ -1609,6 +1658,7 @@ mod tests {
             Spec::Decide => Kind::Decide,
             Spec::Gate(..) => Kind::Gate,
             Spec::GlobalCooldown { .. } => Kind::GlobalCooldown,
+            Spec::ChildTree(_) => Kind::ChildTree,
         })
     }
 
@@ -1878,6 +1928,7 @@ mod tests {
             Kind::Decider,
             Kind::Gate,
             Kind::GlobalCooldown,
+            Kind::ChildTree,
         ])
     }
 

@@ -38,7 +38,7 @@
 //! [`RequestKind::Leave`]: crate::RequestKind::Leave
 //! [`RequestKind::StartCooldown`]: crate::RequestKind::StartCooldown
 
-use crate::actor::{Actors, action_tag};
+use crate::actor::{Actors, StateEntry, action_tag};
 use crate::frame::Frame;
 use crate::request::{Request, RequestKind};
 use std::sync::Arc;
@@ -117,15 +117,22 @@ impl Globals {
     /// The state of a crowd that has not run `shape` yet: every gate empty,
     /// every cool-down ready.
     pub fn for_shape(shape: &Shape) -> Globals {
-        let nodes: Vec<u32> = (0..shape.len() as u32)
-            .filter(|&i| shape.kind(NodeIdx::new(i)).is_global())
-            .collect();
-        if nodes.is_empty() {
+        let global = |i: u32| shape.kind(NodeIdx::new(i)).is_global();
+        if !(0..shape.len() as u32).any(global) {
             return Globals::default();
         }
+        // Copies of a child tree offered by several connectors share the
+        // first copy's words (see `Shape::shared_nodes`).
+        let shared = shape.shared_nodes();
+        let nodes: Vec<u32> = (0..shape.len() as u32)
+            .filter(|&i| global(i) && shared[i as usize] == i)
+            .collect();
         let mut index = vec![u32::MAX; shape.len()];
         for (word, &node) in nodes.iter().enumerate() {
             index[node as usize] = word as u32;
+        }
+        for i in (0..shape.len() as u32).filter(|&i| global(i)) {
+            index[i as usize] = index[shared[i as usize] as usize];
         }
         Globals {
             index: index.into(),
@@ -287,8 +294,8 @@ impl Globals {
 
 impl Globals {
     /// Checks the state against the agents' tickets in `actors`: every
-    /// gate's count equals the number of actors holding an admitted ticket
-    /// at it, within its `max`. A crowd keeps this at every settling; a
+    /// gate's count equals the number of admitted tickets actors hold at it
+    /// (or at its copies under other connectors), within its `max`. A crowd keeps this at every settling; a
     /// restored snapshot must too.
     pub(crate) fn check(&self, shape: &Shape, actors: &Actors) -> Result<(), String> {
         for (node, word) in self.iter() {
@@ -296,14 +303,23 @@ impl Globals {
                 continue;
             }
             let holders = (0..actors.len())
-                .filter(|&i| {
-                    actors.get(i).action_entries().iter().any(|e| {
-                        e.node() == node.get()
-                            && e.tag() == action_tag::RUNNING
-                            && e.value() & ticket::STATE == ticket::ADMITTED
-                    })
+                .map(|i| {
+                    // At the node or at a copy of it in another connector.
+                    let shares = |e: &&StateEntry| {
+                        self.index.get(e.node() as usize) == self.index.get(node.index())
+                    };
+                    actors
+                        .get(i)
+                        .action_entries()
+                        .iter()
+                        .filter(shares)
+                        .filter(|e| {
+                            e.tag() == action_tag::RUNNING
+                                && e.value() & ticket::STATE == ticket::ADMITTED
+                        })
+                        .count()
                 })
-                .count() as u64;
+                .sum::<usize>() as u64;
             let max = shape.params(node)[0];
             if word != holders || word > max {
                 return Err(format!(

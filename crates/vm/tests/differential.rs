@@ -414,7 +414,8 @@ fn assert_spore_exercised(totals: &Stats, nested: bool) {
 /// run's agents), full gates and cooling cool-downs failing at once,
 /// agents keeping their place, slots given back when the child ends and
 /// when the ticket is abandoned (while the child runs, or admitted and
-/// passed over), cool-downs started by a success.
+/// passed over), cool-downs started by a success; and child trees injected,
+/// run, missing, and switched away from while they had work.
 fn assert_crowd_exercised(totals: &Stats) {
     let c = &totals.coverage;
     let reached = [
@@ -437,6 +438,13 @@ fn assert_crowd_exercised(totals: &Stats) {
             c.crowd_cancelled_inside,
         ),
         ("admissions passed over", c.admissions_passed_over),
+        ("child trees injected", totals.injections),
+        ("injected child trees run", c.child_trees_run),
+        ("connectors with nothing injected", c.child_trees_missing),
+        (
+            "child trees switched away from with work",
+            c.child_trees_cancelled,
+        ),
     ];
     for (what, count) in reached {
         assert!(
