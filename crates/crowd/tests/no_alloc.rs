@@ -199,7 +199,7 @@ fn ticking_allocates_nothing_in_steady_state() {
             let mut crowd = child_tree_crowd(3000);
             let connector = crowd.program().shape().find("use").expect("connector");
             let trees = [Some("gated"), Some("guarded"), Some("deferred"), None];
-            let mut switch = |crowd: &mut Crowd<World>, answers: &mut Vec<_>, ticks| {
+            let switch = |crowd: &mut Crowd<World>, answers: &mut Vec<_>, ticks| {
                 for t in 0..ticks {
                     for id in (t % 7..crowd.slots()).step_by(7) {
                         let tree = trees[(t + id) % trees.len()];
