@@ -94,6 +94,7 @@ fn symbol(kind: Kind) -> &'static str {
         Kind::GlobalCooldown => "❄❄ GlobalCooldown",
         Kind::Team => "👥 Team",
         Kind::Sync => "⇄ Sync",
+        Kind::ChildTree => "⧉ ChildTree",
         Kind::Condition | Kind::Action | Kind::Deferred | Kind::Decide => kind.name(),
     }
 }

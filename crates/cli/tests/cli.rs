@@ -1163,6 +1163,7 @@ const DECIDERS: &[&str] = &[
     "GlobalCooldown",
     "Team",
     "Sync",
+    "ChildTree",
 ];
 
 const LEAVES: &[(&str, &str)] = &[

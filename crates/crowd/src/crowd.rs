@@ -10,8 +10,8 @@ use crate::workers::Workers;
 use rayon::prelude::*;
 use treebeard_shape::NodeIdx;
 use treebeard_vm::{
-    ActorLayout, ActorRef, Actors, ActorsMut, AgentId, Completion, EventId, Frame, Interpreter,
-    Program, Request, RequestKind, TraceEvent,
+    ActorLayout, ActorRef, Actors, ActorsMut, AgentId, Completion, EventId, Frame, InjectError,
+    Interpreter, Program, Request, RequestKind, TraceEvent,
 };
 
 /// Many agents, each with a blackboard and an actor, running one program.
@@ -226,6 +226,26 @@ impl<B> Crowd<B> {
         assert!(self.is_alive(agent), "no agent {}", agent.0);
         self.schedule.sync(&self.frame);
         self.schedule.set_every(agent, every, &self.frame);
+    }
+
+    /// Injects the child tree named `tree` (`None`: none) into `agent`'s
+    /// `ChildTree` connector at `connector`, between ticks, as a smart
+    /// object hands its behaviour to the agent that uses it (see
+    /// `Program::inject`). The agent's next tick that reaches the connector
+    /// runs the new tree from its start, and cancels the old one's running
+    /// work with its clean-up: its cancel requests come with that tick's.
+    ///
+    /// # Panics
+    /// If there is no such agent.
+    pub fn inject(
+        &mut self,
+        agent: AgentId,
+        connector: NodeIdx,
+        tree: Option<&str>,
+    ) -> Result<(), InjectError> {
+        assert!(self.is_alive(agent), "no agent {}", agent.0);
+        let mut actor = self.actors.get_mut(agent.index());
+        self.program.inject(&mut actor, connector, tree)
     }
 
     /// How often `agent` ticks: on one frame in this many (see

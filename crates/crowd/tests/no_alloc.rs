@@ -13,8 +13,8 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use treebeard_crowd::Crowd;
 use treebeard_shape::tree::{
-    act, concurrent, cond, gate, global_cooldown, leaf, monitor, priority, repeat, selector,
-    sequence, stored_state, sync, team,
+    act, child_trees, concurrent, cond, gate, global_cooldown, leaf, monitor, priority, repeat,
+    selector, sequence, stored_state, sync, team,
 };
 use treebeard_testkit::{World, answer_launches, leaves as test_leaves};
 use treebeard_vm::{AgentId, Args, Call, Completion, Leaves, Request, Signal, Status};
@@ -115,6 +115,22 @@ fn gated_crowd(n: usize) -> Crowd<World> {
         leaf("d"),
     ]);
     let program = test_leaves().compile(&tree).expect("gated tree");
+    Crowd::with_agents(program, (0..n).map(|i| World::random(i as u64)).collect())
+}
+
+/// A `ChildTree` connector offering a gated tree, deferred work and
+/// immediate work; the test switches agents between them every tick.
+fn child_tree_crowd(n: usize) -> Crowd<World> {
+    let tree = priority([
+        child_trees([
+            ("gated", gate(3, leaf("d"))),
+            ("guarded", sequence([cond("c"), act("a")])),
+            ("deferred", leaf("d")),
+        ])
+        .named("use"),
+        leaf("d"),
+    ]);
+    let program = test_leaves().compile(&tree).expect("child tree");
     Crowd::with_agents(program, (0..n).map(|i| World::random(i as u64)).collect())
 }
 
@@ -231,6 +247,24 @@ fn ticking_allocates_nothing_in_steady_state() {
                 crowd.program().globals().words().iter().any(|&w| w != 0),
                 "the gates were used"
             );
+
+            // Child trees injected and switched between ticks.
+            let mut crowd = child_tree_crowd(3000);
+            let connector = crowd.program().shape().find("use").expect("connector");
+            let trees = [Some("gated"), Some("guarded"), Some("deferred"), None];
+            let switch = |crowd: &mut Crowd<World>, answers: &mut Vec<_>, ticks| {
+                for t in 0..ticks {
+                    for id in (t % 7..crowd.slots()).step_by(7) {
+                        let tree = trees[(t + id) % trees.len()];
+                        let injected = crowd.inject(AgentId(id as u32), connector, tree);
+                        assert!(injected.is_ok());
+                    }
+                    run_deferred(crowd, answers, 1);
+                }
+            };
+            switch(&mut crowd, &mut answers, 50);
+            let n = allocations(|| switch(&mut crowd, &mut answers, 200));
+            assert_eq!(n, 0, "child-tree crowd, {threads} threads");
 
             // Mixed tick rates, vacancies and agents leaving and joining.
             let mut crowd = workload_crowd(5000);

@@ -153,6 +153,7 @@ fn kids(spec: &mut Spec) -> Vec<&mut Spec> {
         Spec::Concurrent { children, .. }
         | Spec::Group { children, .. }
         | Spec::Team(_, children)
+        | Spec::ChildTree(children)
         | Spec::Decider { children, .. } => children.iter_mut().collect(),
         Spec::Inverter(c)
         | Spec::ForceSuccess(c)

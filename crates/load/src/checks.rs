@@ -162,9 +162,11 @@ impl Checker<'_> {
                 failure: false,
             },
             // A decider passes its child's statuses; a group ends with the
-            // status of its last child to end, or fails when none accepts.
+            // status of its last child to end.
             Kind::Decider => kids.last().copied().unwrap_or(both),
-            Kind::Group => Outcomes {
+            // A group fails when no decider accepts; a connector while no
+            // child tree is injected.
+            Kind::Group | Kind::ChildTree => Outcomes {
                 success: any(|o| o.success),
                 failure: true,
             },

@@ -2103,3 +2103,32 @@ fn a_gate_that_admits_nobody_is_an_error_at_its_max() {
         ]
     );
 }
+
+#[test]
+fn child_trees_with_one_name_are_errors_at_the_second() {
+    // Two child trees of one connector with one name.
+    let twice = r#"{"type": "ChildTree", "name": "use", "children": [
+  {"type": "enemy_visible", "name": "look"},
+  {"type": "enemy_visible", "name": "look"}
+]}"#;
+    let seen = only(&load("c.json", twice));
+    assert_eq!(seen.location.as_deref(), Some("c.json:3:12"), "{seen:?}");
+    assert!(
+        seen.message
+            .contains("this connector offers two child trees named `look`"),
+        "{seen:?}"
+    );
+    // Two connectors offering different trees under one name.
+    let differ = r#"{"type": "Sequence", "children": [
+  {"type": "ChildTree", "name": "left", "children": [{"type": "enemy_visible", "name": "bench"}]},
+  {"type": "ChildTree", "name": "right", "children": [
+    {"type": "Inverter", "name": "bench", "children": [{"type": "enemy_visible"}]}
+  ]}
+]}"#;
+    let seen = only(&load("d.json", differ));
+    assert_eq!(seen.location.as_deref(), Some("d.json:4:14"), "{seen:?}");
+    assert!(
+        seen.message.contains("the child tree `bench` differs"),
+        "{seen:?}"
+    );
+}

@@ -944,6 +944,10 @@ fn every_kind_of_node_is_a_decider_or_a_leaf() {
             (Kind::Team, _) => {
                 r#"[{"type": "enemy_visible"}, {"type": "enemy_visible"}, {"type": "enemy_visible"}]"#
             }
+            // A connector's child trees have names of their own.
+            (Kind::ChildTree, _) => {
+                r#"[{"type": "enemy_visible", "name": "look"}, {"type": "enemy_visible", "name": "peek"}]"#
+            }
             (_, (0, 0)) => "[]",
             (_, (1, 1)) => r#"[{"type": "enemy_visible"}]"#,
             _ => r#"[{"type": "enemy_visible"}, {"type": "enemy_visible"}]"#,

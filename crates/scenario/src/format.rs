@@ -85,6 +85,9 @@ pub enum Action {
     /// Post the named stimulus with a datum (a 32-bit value), active for
     /// its declared seconds from this tick's time.
     Stimulus(String, u32, Span),
+    /// Inject the named child tree (`None`: none) into the `ChildTree`
+    /// connector, as a smart object does.
+    Inject(NodeRef, Option<(String, Span)>),
 }
 
 /// What must hold after a tick.
@@ -148,7 +151,8 @@ const TOP: &[&str] = &[
     "expect",
 ];
 const STEP: &[&str] = &[
-    "tick", "agent", "agents", "set", "event", "complete", "status", "stimulus", "data",
+    "tick", "agent", "agents", "set", "event", "complete", "status", "stimulus", "data", "inject",
+    "tree",
 ];
 const EXPECT: &[&str] = &[
     "tick",
@@ -671,14 +675,14 @@ impl Decoder<'_> {
     fn step(&mut self, v: &Value, cx: &Context<'_>) -> Option<Step> {
         let f = self.fields(v, "a script step", STEP)?;
         let (tick, agents) = self.when(&f, v, cx)?;
-        let given: Vec<&str> = ["set", "event", "complete", "stimulus"]
+        let given: Vec<&str> = ["set", "event", "complete", "stimulus", "inject"]
             .into_iter()
             .filter(|k| f.get(k).is_some())
             .collect();
         if given.len() != 1 {
             self.error(
                 v.span,
-                "a script step does one thing: `set`, `event`, `complete` or `stimulus`",
+                "a script step does one thing: `set`, `event`, `complete`, `stimulus` or `inject`",
             );
             return None;
         }
@@ -695,6 +699,14 @@ impl Decoder<'_> {
                     Some(d) => self.datum(d)?,
                 };
                 Action::Stimulus(self.string(name, "`stimulus`")?, data, name.span)
+            }
+            "inject" => {
+                let node = self.node_ref(f.get("inject")?)?;
+                let tree = match f.get("tree") {
+                    None => None,
+                    Some(t) => Some((self.string(t, "`tree`")?, t.span)),
+                };
+                Action::Inject(node, tree)
             }
             _ => {
                 let node = self.node_ref(f.get("complete")?)?;
@@ -714,6 +726,9 @@ impl Decoder<'_> {
         }
         if f.get("data").is_some() && !matches!(action, Action::Stimulus(..)) {
             self.error(v.span, "`data` goes with `stimulus`");
+        }
+        if f.get("tree").is_some() && !matches!(action, Action::Inject(..)) {
+            self.error(v.span, "`tree` goes with `inject`");
         }
         Some(Step {
             tick,

@@ -5,7 +5,7 @@ mod live;
 pub use live::{Live, LiveTick, Reloaded};
 
 use crate::blackboard::DynBlackboard;
-use crate::format::{self, Action, CheckKind, NodeRef, Scenario, TreeRef};
+use crate::format::{self, Action, CheckKind, NodeRef, Scenario, Step, TreeRef};
 use crate::leaves::{self, Agent, Setup};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -275,6 +275,7 @@ impl Prepared {
         for step in &self.scenario.script {
             match &step.action {
                 Action::Complete(node, _) => refs.push(node.clone()),
+                Action::Inject(node, _) => refs.push(node.clone()),
                 Action::Stimulus(name, _, span) => stimuli.push((name, *span)),
                 Action::Set(_) | Action::Event(..) => {}
             }
@@ -311,6 +312,15 @@ impl Prepared {
                 diags.push(d);
             }
         }
+        let injects: Vec<Span> = self
+            .scenario
+            .script
+            .iter()
+            .filter_map(|s| match &s.action {
+                Action::Inject(node, _) => Some(node.span),
+                _ => None,
+            })
+            .collect();
         let completions: Vec<Span> = self
             .scenario
             .script
@@ -334,6 +344,13 @@ impl Prepared {
                         .at(r.span)
                         .help("complete a `Deferred` leaf (or another deferred action)"),
                     );
+                }
+                Ok(node) if injects.contains(&r.span) => {
+                    if let Some(d) = self.check_inject(node, &r, &self.scenario.script) {
+                        diags.push(d);
+                    } else {
+                        self.nodes.insert(key(r.span), node);
+                    }
                 }
                 Ok(node)
                     if crowd.contains(&r.span) && !self.program.shape().kind(node).is_global() =>
@@ -361,6 +378,41 @@ impl Prepared {
                 }
             }
         }
+    }
+
+    /// Why the `inject` step naming `node` (at `r`) cannot run, if it
+    /// cannot: `node` is no `ChildTree` connector, or offers no such tree.
+    fn check_inject(&self, node: NodeIdx, r: &NodeRef, script: &[Step]) -> Option<Diagnostic> {
+        let shape = self.program.shape();
+        let path = &self.paths[node.index()];
+        if shape.kind(node) != treebeard_shape::Kind::ChildTree {
+            return Some(
+                Diagnostic::error(format!(
+                    "`{path}` ({}) is not a ChildTree connector",
+                    shape.kind(node)
+                ))
+                .at(r.span)
+                .help("`inject` names a `ChildTree` node"),
+            );
+        }
+        let tree = script.iter().find_map(|s| match &s.action {
+            Action::Inject(n, tree) if n.span == r.span => tree.as_ref(),
+            _ => None,
+        })?;
+        if shape.child_tree(node, &tree.0).is_some() {
+            return None;
+        }
+        let offered: Vec<&str> = shape.children(node).map(|c| &*shape.node(c).name).collect();
+        let mut d = Diagnostic::error(format!(
+            "the connector `{path}` offers no child tree `{}`",
+            tree.0
+        ))
+        .at(tree.1);
+        d = match suggest(&tree.0, offered.iter().copied()) {
+            Some(s) => d.help(format!("did you mean `{s}`?")),
+            None => d.help(format!("it offers {}", offered.join(", "))),
+        };
+        Some(d)
     }
 
     /// The index of the tree's stimulus `name`.
@@ -527,6 +579,14 @@ impl Prepared {
                                 return Ok(verdict);
                             }
                             due.remove(&(a, n));
+                        }
+                        Action::Inject(node, tree) => {
+                            let n = self.node(node);
+                            let k = tree
+                                .as_ref()
+                                .and_then(|(name, _)| shape.child_tree(n, name))
+                                .map_or(0, |k| k + 1);
+                            engine.inject(a, n, k);
                         }
                         Action::Stimulus(name, data, _) => {
                             let i = self.stimulus(name).unwrap_or_default();
@@ -952,6 +1012,9 @@ pub trait Engine {
     /// The crowd state: the words of the tree's `Gate` and
     /// `GlobalCooldown` nodes, in item order (`Program::globals`).
     fn globals(&self) -> Vec<(NodeIdx, u64)>;
+    /// Between ticks: injects the connector's child tree `tree` (its
+    /// position plus one; 0: none) into the agent (`Program::inject`).
+    fn inject(&mut self, agent: u32, connector: NodeIdx, tree: u32);
 }
 
 /// The stream interpreter as an [`Engine`].
@@ -1029,6 +1092,18 @@ impl Engine for Vm {
 
     fn globals(&self) -> Vec<(NodeIdx, u64)> {
         self.program.globals().iter().collect()
+    }
+
+    fn inject(&mut self, agent: u32, connector: NodeIdx, tree: u32) {
+        let shape = self.program.shape();
+        let name = tree
+            .checked_sub(1)
+            .and_then(|k| shape.children(connector).nth(k as usize))
+            .map(|root| shape.node(root).name.clone());
+        let mut actor = self.actors.get_mut(agent as usize);
+        // The runner checked the connector and the tree when it prepared.
+        let injected = self.program.inject(&mut actor, connector, name.as_deref());
+        debug_assert!(injected.is_ok(), "{injected:?}");
     }
 }
 

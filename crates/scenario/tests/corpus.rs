@@ -128,6 +128,10 @@ impl Engine for RefEngine<'_> {
     fn globals(&self) -> Vec<(NodeIdx, u64)> {
         self.crowd.words()
     }
+
+    fn inject(&mut self, agent: u32, connector: NodeIdx, tree: u32) {
+        assert!(self.agents[agent as usize].inject(connector, tree));
+    }
 }
 
 /// One thing an engine did, as the comparison sees it.
@@ -259,6 +263,10 @@ impl<E: Engine> Engine for Recorder<E> {
 
     fn globals(&self) -> Vec<(NodeIdx, u64)> {
         self.inner.globals()
+    }
+
+    fn inject(&mut self, agent: u32, connector: NodeIdx, tree: u32) {
+        self.inner.inject(agent, connector, tree);
     }
 }
 

@@ -398,7 +398,7 @@ fn agent_and_agents_together_is_an_error() {
 fn a_step_does_one_thing() {
     let want = error(
         "g.ron:9:14",
-        "a script step does one thing: `set`, `event`, `complete` or `stimulus`",
+        "a script step does one thing: `set`, `event`, `complete`, `stimulus` or `inject`",
         None,
     );
     assert_eq!(

@@ -530,16 +530,53 @@ pub fn compile_with(
             problems: c.problems,
         });
     }
-    c.parts
-        .validate_with(&options.limits)
-        .map_err(|e| BuildError {
+    c.parts.validate_with(&options.limits).map_err(|e| {
+        // A rule of the whole stream (child trees' names): at its node.
+        let at = e.item().and_then(|item| node_at(tree, item));
+        BuildError {
             problems: vec![BuildProblem {
-                path: String::from("<shape>"),
-                node_type: "".into(),
-                source: None,
+                path: at
+                    .as_ref()
+                    .map_or_else(|| "<shape>".into(), |(_, path)| path.clone()),
+                node_type: at.as_ref().map_or("", |(node, _)| node_type(node)).into(),
+                source: at.and_then(|(node, _)| node.source),
                 what: Unbuildable::Invalid(e),
             }],
-        })
+        }
+    })
+}
+
+/// The node of `tree` at pre-order position `item` (its item in the
+/// compiled stream), with its path as problems print it; walked without
+/// recursion.
+fn node_at(tree: &Node, item: u32) -> Option<(&Node, String)> {
+    let mut path = String::new();
+    push_segment(&mut path, tree, None);
+    // The nodes open on the way down: node, its next child, the path's
+    // length before the node's segment.
+    let mut stack = vec![(tree, 0usize, 0usize)];
+    let mut at = 0;
+    while let Some(&mut (node, ref mut next, _)) = stack.last_mut() {
+        if at == item {
+            return Some((node, path));
+        }
+        match node.children.get(*next) {
+            Some(child) => {
+                let position = *next;
+                *next += 1;
+                let len = path.len();
+                push_segment(&mut path, child, Some(position));
+                stack.push((child, 0, len));
+                at += 1;
+            }
+            None => {
+                if let Some((_, _, len)) = stack.pop() {
+                    path.truncate(len);
+                }
+            }
+        }
+    }
+    None
 }
 
 /// Stops compilation: the problem leaves the rest of the tree unknowable.

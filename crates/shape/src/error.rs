@@ -205,6 +205,22 @@ pub enum Invalid {
         /// The identity.
         id: crate::ids::NodeId,
     },
+    /// Two child trees of one `ChildTree` connector have the same name.
+    DuplicateChildTree {
+        /// The name.
+        name: Box<str>,
+        /// The item of the other child tree of that name.
+        first: u32,
+    },
+    /// Two connectors offer different child trees under one name: the
+    /// crowd shares a child tree's gates and cool-downs between all places
+    /// it is offered, so a name must mean one tree.
+    ChildTreeDiffers {
+        /// The name.
+        name: Box<str>,
+        /// The item of the first child tree of that name.
+        first: u32,
+    },
     /// The node table does not have one entry per item.
     NodeTable {
         /// Entries in the node table.
@@ -333,6 +349,17 @@ impl fmt::Display for Invalid {
             Invalid::DuplicateId { id } => {
                 write!(f, "{id} is given to two nodes; identities must be unique")
             }
+            Invalid::DuplicateChildTree { name, first } => write!(
+                f,
+                "this connector offers two child trees named `{name}` (the other at item \
+                 {first}); give each a different name"
+            ),
+            Invalid::ChildTreeDiffers { name, first } => write!(
+                f,
+                "the child tree `{name}` differs from the one of that name at item {first}; \
+                 the crowd shares a child tree's global state wherever it is offered, so \
+                 give different trees different names"
+            ),
             Invalid::NodeTable { nodes, items } => write!(
                 f,
                 "the node table has {nodes} entries for {items} items; it needs one per item"

@@ -457,6 +457,13 @@ node_kinds! {
     /// team has reached a `Sync` at `point` or a later one, then succeeds;
     /// the members waiting there all pass in the same tick.
     37 => Sync: Configured children(0, 0) fields("", "") params[param("point", KindParamType::Count)];
+    /// Seed 001's child-tree connector: its children are the child trees
+    /// the environment may inject (each named, as its tree), shared by
+    /// every agent; each agent runs the one injected into it (kept in a
+    /// persistent slot), passing its statuses through, and fails while none
+    /// is. Injecting another one cancels the old one's running work on the
+    /// agent's next tick.
+    38 => ChildTree: Configured children(1, MAX_CHILD_TREES) fields("", "") params[];
 }
 
 /// The most members of a [`Kind::Team`] (its `size`): a team's members
@@ -466,6 +473,9 @@ pub const MAX_TEAM_SIZE: u32 = 32;
 /// The highest `point` of a [`Kind::Sync`]: a team keeps a byte per member
 /// for the highest point it reached.
 pub const MAX_SYNC_POINT: u32 = 255;
+
+/// The most child trees one [`Kind::ChildTree`] connector may offer.
+pub const MAX_CHILD_TREES: u32 = 255;
 
 /// The most `Decider` children a [`Kind::Group`] may have: a group's masks
 /// and shuffle rounds are `u32` bit sets.
@@ -587,10 +597,11 @@ impl Kind {
     /// Whether a configured node of this kind with parameter words `words`
     /// owns a persistent slot: a `Cooldown` (its time), a `random` or
     /// `shuffle` `Group` (its random stream or round), a `Decider` with a
-    /// timer (when it was last asked).
+    /// timer (when it was last asked), a `ChildTree` (which child tree is
+    /// injected: its position plus one, 0 for none).
     pub fn owns_slot(self, words: &[u64]) -> bool {
         match self {
-            Kind::Cooldown => true,
+            Kind::Cooldown | Kind::ChildTree => true,
             Kind::Group => words
                 .first()
                 .and_then(|&w| GroupPolicy::from_word(w))
@@ -727,7 +738,8 @@ mod tests {
                 Kind::Group,
                 Kind::Gate,
                 Kind::GlobalCooldown,
-                Kind::Team
+                Kind::Team,
+                Kind::ChildTree
             ]
         );
         // Dense, and `ALL` in tag order: every tag below the number of kinds

@@ -53,6 +53,7 @@
 mod bytes;
 mod capacity;
 mod catalog;
+mod child_trees;
 mod compile;
 mod declare;
 mod disasm;

@@ -322,6 +322,28 @@ impl Shape {
         })
     }
 
+    /// The position of the child tree named `name` among the child trees
+    /// of the `ChildTree` connector at `connector` (`None` if `connector`
+    /// is not a connector or offers no tree of that name).
+    pub fn child_tree(&self, connector: NodeIdx, name: &str) -> Option<u32> {
+        if self.items().get(connector.index())?.kind() != Some(Kind::ChildTree) {
+            return None;
+        }
+        self.children(connector)
+            .position(|root| &*self.node(root).name == name)
+            .map(|k| k as u32)
+    }
+
+    /// For every item, the item whose crowd state (a gate's count, a
+    /// cool-down's time) it shares: itself, or, inside a child tree offered
+    /// under the same name by an earlier connector, the same place in that
+    /// first copy (see the validator's rules for child trees).
+    pub fn shared_nodes(&self) -> Vec<u32> {
+        crate::child_trees::shared_nodes(self.items(), |root| {
+            self.node(NodeIdx::new(root)).name.clone()
+        })
+    }
+
     /// The capacity specification: bounds on per-agent and per-tick state.
     #[inline]
     pub fn spec(&self) -> &CapacitySpec {

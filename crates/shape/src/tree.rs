@@ -243,6 +243,27 @@ pub fn sync(point: u32) -> Node {
     decider_node(Kind::Sync, []).arg("point", i64::from(point))
 }
 
+/// A [`Kind::ChildTree`] connector (seed 001's child trees) offering
+/// `trees`, each a tree under its name: every agent runs the one the
+/// environment injected into it (`Crowd::inject`), and fails while none is.
+///
+/// ```
+/// use treebeard_shape::tree::{act, child_trees, sequence};
+///
+/// let use_object = child_trees([
+///     ("door", sequence([act("Unlock"), act("Open")])),
+///     ("bench", act("Sit")),
+/// ])
+/// .named("use_object");
+/// assert_eq!(use_object.children()[1].name(), Some("bench"));
+/// ```
+pub fn child_trees<'n>(trees: impl IntoIterator<Item = (&'n str, Node)>) -> Node {
+    decider_node(
+        Kind::ChildTree,
+        trees.into_iter().map(|(name, tree)| tree.named(name)),
+    )
+}
+
 /// A decider of any kind with `children` (for loaders that map names to
 /// kinds).
 ///

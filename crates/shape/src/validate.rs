@@ -153,8 +153,9 @@ impl Open {
             | Kind::ScriptGate
             | Kind::IfCondition
             | Kind::IfTime => {}
-            // Its time is a persistent slot.
-            Kind::Cooldown => {}
+            // Its time is a persistent slot; so is which child tree a
+            // connector runs (one at a time: the maximum of theirs).
+            Kind::Cooldown | Kind::ChildTree => {}
             // The resume point of a sequence or selector stopped past its
             // first child.
             Kind::Sequence | Kind::Selector => {
@@ -418,6 +419,7 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
     while !stack.is_empty() {
         close_top(&mut stack, &mut root)?;
     }
+    crate::child_trees::check(parts)?;
 
     // Each monitor may hold a registration besides its branch's states.
     spec.decider_states = root.deciders + spec.monitors;

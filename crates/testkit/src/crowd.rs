@@ -24,6 +24,10 @@ pub struct CrowdState {
     points: BTreeMap<NodeIdx, u32>,
     /// The teams formed, by their index in the team table.
     teams: BTreeMap<u32, RefTeam>,
+    /// A crowd node in a child tree offered again under the name of an
+    /// earlier connector's child tree: the node at the same place in that
+    /// first copy, whose state it shares (docs/nodes.md, `ChildTree`).
+    copies: BTreeMap<NodeIdx, NodeIdx>,
 }
 
 /// A team of a `Team` node (docs/nodes.md, "Team").
@@ -93,8 +97,10 @@ impl CrowdState {
     pub fn for_tree(root: &RefNode) -> CrowdState {
         let mut nodes = BTreeMap::new();
         let mut points = BTreeMap::new();
-        let mut stack = vec![root];
-        while let Some(n) = stack.pop() {
+        let mut copies = BTreeMap::new();
+        // The first child tree of each name, in pre-order.
+        let mut first: BTreeMap<&str, &RefNode> = BTreeMap::new();
+        for n in pre_order(root) {
             let rule = match n {
                 RefNode::Crowd { rule, .. } => Some(*rule),
                 RefNode::Team { size, .. } => Some(CrowdRule::Team { size: *size }),
@@ -104,7 +110,9 @@ impl CrowdState {
                 }
                 _ => None,
             };
-            if let Some(rule) = rule {
+            if let Some(rule) = rule
+                && !copies.contains_key(&n.index())
+            {
                 let shared = Shared {
                     rule,
                     admitted: 0,
@@ -112,12 +120,30 @@ impl CrowdState {
                 };
                 nodes.insert(n.index(), shared);
             }
-            stack.extend(n.children());
+            if let RefNode::ChildTree {
+                children, names, ..
+            } = n
+            {
+                for (tree, name) in children.iter().zip(names) {
+                    let Some(&original) = first.get(&**name) else {
+                        first.insert(name, tree);
+                        continue;
+                    };
+                    // The same tree: node by node in pre-order.
+                    for (copy, same) in pre_order(tree).into_iter().zip(pre_order(original)) {
+                        if matches!(copy, RefNode::Crowd { .. }) {
+                            let shared = copies.get(&same.index()).copied();
+                            copies.insert(copy.index(), shared.unwrap_or(same.index()));
+                        }
+                    }
+                }
+            }
         }
         CrowdState {
             nodes,
             points,
             teams: BTreeMap::new(),
+            copies,
         }
     }
 
@@ -133,17 +159,23 @@ impl CrowdState {
             .filter(|t| t.seats(agent, seat.role))
     }
 
+    /// The node whose state the crowd node at `node` shares: itself, or
+    /// the first copy's.
+    fn shared(&self, node: NodeIdx) -> NodeIdx {
+        self.copies.get(&node).copied().unwrap_or(node)
+    }
+
     /// How many agents the gate at `node` admits now; `None` if it is no
     /// gate.
     pub fn admitted(&self, node: NodeIdx) -> Option<u32> {
-        let shared = self.nodes.get(&node)?;
+        let shared = self.nodes.get(&self.shared(node))?;
         matches!(shared.rule, CrowdRule::Gate { .. }).then_some(shared.admitted)
     }
 
     /// The frame time from which the cool-down at `node` lets agents in;
     /// `None` if it is no `GlobalCooldown`.
     pub fn ready_at(&self, node: NodeIdx) -> Option<f64> {
-        let shared = self.nodes.get(&node)?;
+        let shared = self.nodes.get(&self.shared(node))?;
         matches!(shared.rule, CrowdRule::Cooldown { .. }).then_some(shared.ready)
     }
 
@@ -151,7 +183,7 @@ impl CrowdState {
     /// slot, a cool-down that is ready. A node the crowd does not know is
     /// open.
     pub fn is_open(&self, node: NodeIdx, now: f64) -> bool {
-        match self.nodes.get(&node) {
+        match self.nodes.get(&self.shared(node)) {
             Some(Shared {
                 rule: CrowdRule::Gate { max, .. },
                 admitted,
@@ -224,7 +256,8 @@ impl CrowdState {
                 let at = &mut team.reached[seat.role as usize];
                 *at = (*at).max(point);
             }
-            let Some(shared) = self.nodes.get_mut(&r.node) else {
+            let at = self.shared(r.node);
+            let Some(shared) = self.nodes.get_mut(&at) else {
                 continue;
             };
             match (r.kind, shared.rule) {
@@ -336,7 +369,8 @@ impl CrowdState {
             }
         }
         for (_, agent, node) in asks {
-            let Some(shared) = self.nodes.get_mut(&node) else {
+            let at = self.shared(node);
+            let Some(shared) = self.nodes.get_mut(&at) else {
                 continue;
             };
             if matches!(shared.rule, CrowdRule::Team { .. }) {
@@ -382,6 +416,17 @@ impl CrowdState {
         }
         answers
     }
+}
+
+/// The nodes of the tree under `root`, in pre-order.
+fn pre_order(root: &RefNode) -> Vec<&RefNode> {
+    let mut out = Vec::new();
+    let mut stack = vec![root];
+    while let Some(n) = stack.pop() {
+        out.push(n);
+        stack.extend(n.children().iter().rev());
+    }
+    out
 }
 
 /// The frame `agent` has asked at `node` since, if its ticket there waits

@@ -448,6 +448,30 @@ pub enum Spec {
     Team(u8, Vec<Spec>),
     /// A `Sync` at a point (only inside a [`Spec::Team`]).
     Sync(u8),
+    /// Seed 001's `ChildTree` connector offering its children as child
+    /// trees, each named after its spec (so that connectors offering equal
+    /// trees share their crowd state); the run injects them.
+    ChildTree(Vec<Spec>),
+}
+
+/// The names of a [`Spec::ChildTree`]'s child trees: each its spec, so that
+/// connectors offering the same tree offer one tree (sharing its crowd
+/// state), with a position after the second of equal siblings.
+fn child_tree_names(children: &[Spec]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::with_capacity(children.len());
+    for child in children {
+        let name = format!("{child:?}");
+        let twins = names
+            .iter()
+            .filter(|n| n.split('#').next() == Some(&name))
+            .count();
+        names.push(if twins == 0 {
+            name
+        } else {
+            format!("{name}#{twins}")
+        });
+    }
+    names
 }
 
 /// The deferred import every `d` leaf is requested as: `d` is the only
@@ -465,6 +489,7 @@ impl Spec {
             | Spec::Concurrent { children, .. }
             | Spec::Group { children, .. }
             | Spec::Team(_, children)
+            | Spec::ChildTree(children)
             | Spec::Decider { children, .. } => children,
             Spec::Inverter(child)
             | Spec::ForceSuccess(child)
@@ -639,6 +664,11 @@ impl Spec {
             } => tree::global_cooldown(seconds(*i), child.tree(next)).arg("on_enter", *on_enter),
             Spec::Team(size, children) => tree::team(u32::from(*size), kids(children, next)),
             Spec::Sync(point) => tree::sync(u32::from(*point)),
+            Spec::ChildTree(children) => {
+                let trees: Vec<tree::Node> = children.iter().map(|c| c.tree(next)).collect();
+                let names = child_tree_names(children);
+                tree::child_trees(names.iter().map(String::as_str).zip(trees))
+            }
         }
     }
 
@@ -840,6 +870,15 @@ impl Spec {
                     point: u32::from(*point),
                     waiting: false,
                 },
+                Spec::ChildTree(children) => RefNode::ChildTree {
+                    node,
+                    names: child_tree_names(children)
+                        .into_iter()
+                        .map(String::into_boxed_str)
+                        .collect(),
+                    children: kids(children),
+                    injected: 0,
+                },
             }
         }
         fn gate(node: NodeIdx, test: GateTest, child: RefNode) -> RefNode {
@@ -994,6 +1033,7 @@ impl fmt::Debug for Spec {
             }
             Spec::Team(size, _) => write!(f, "team[{size}]")?,
             Spec::Sync(point) => return write!(f, "sync[{point}]"),
+            Spec::ChildTree(_) => write!(f, "child")?,
         }
         write!(f, "(")?;
         for (i, child) in self.children().iter().enumerate() {
@@ -1121,6 +1161,7 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
                 prop::collection::vec((inner.clone(), inner.clone(), 0..4u8), 3)
             )
                 .prop_map(|(size, per_role, branches)| team_spec(size, per_role, branches)),
+            prop::collection::vec(inner.clone(), 1..=3).prop_map(Spec::ChildTree),
         ];
         // Spore groups of 1 to 3 deciders; a decider over a group may
         // redecide or delegate.
@@ -1518,13 +1559,22 @@ fn team_spec(size: u8, per_role: bool, branches: Vec<(Spec, Spec, u8)>) -> Spec 
 }
 
 /// A random crowd node (a `Gate` or a `GlobalCooldown` of either mode, or
-/// a `Team`) over random subtrees.
+/// a `Team`) over random subtrees, or a `ChildTree` connector offering one
+/// to three.
 fn random_crowd(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
     let max = rng.range(1, usize::from(MAX_GATE)) as u8;
     let seconds = random_duration(rng);
     // A team and its branches' sequences take two levels over theirs.
-    let which = rng.below(if depth >= 3 { 4 } else { 3 });
+    let which = rng.below(if depth >= 3 { 5 } else { 4 });
     if which == 3 {
+        let n = rng.range(1, 3);
+        return Spec::ChildTree(
+            (0..n)
+                .map(|_| random_spec(rng, depth - 1, max_children))
+                .collect(),
+        );
+    }
+    if which == 4 {
         let size = rng.range(2, 3) as u8;
         let per_role = rng.below(2) == 0;
         let branches = (0..3)
@@ -1677,6 +1727,7 @@ mod tests {
             Spec::GlobalCooldown { .. } => Kind::GlobalCooldown,
             Spec::Team(..) => Kind::Team,
             Spec::Sync(_) => Kind::Sync,
+            Spec::ChildTree(_) => Kind::ChildTree,
         })
     }
 
@@ -1947,6 +1998,7 @@ mod tests {
             Kind::Gate,
             Kind::GlobalCooldown,
             Kind::Team,
+            Kind::ChildTree,
         ])
     }
 

@@ -46,7 +46,7 @@ use crate::script::{EVENTS, Event, World, mix};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use treebeard_shape::NodeIdx;
+use treebeard_shape::{Kind, NodeIdx};
 use treebeard_vm::script::{Fault, ScriptValue};
 use treebeard_vm::{
     ActionState, ActorLayout, ActorRef, Actors, AgentId, Ending, EventId, Frame, Interpreter,
@@ -160,6 +160,8 @@ pub struct Stats {
     pub completions_stale: u64,
     /// Halts.
     pub halts: u64,
+    /// Child trees injected (or taken out) between ticks.
+    pub injections: u64,
     /// Most decider states the VM held after a tick.
     pub max_decider_states: usize,
     /// Most action states the VM held after a tick.
@@ -194,6 +196,7 @@ impl Stats {
         self.completions_applied += other.completions_applied;
         self.completions_stale += other.completions_stale;
         self.halts += other.halts;
+        self.injections += other.injections;
         self.max_decider_states = self.max_decider_states.max(other.max_decider_states);
         self.max_action_states = self.max_action_states.max(other.max_action_states);
         self.max_requests = self.max_requests.max(other.max_requests);
@@ -533,6 +536,7 @@ const SALT_HALT: u64 = 3;
 const SALT_EVENT: u64 = 4;
 const SALT_DT: u64 = 5;
 const SALT_STIMULUS: u64 = 6;
+const SALT_INJECT: u64 = 7;
 
 /// The `dt`s a tick may cover: exact binary fractions, and 0.1 (an `f32`
 /// that a `f64` clock carries inexactly), so that the timestamps' `f32`
@@ -611,6 +615,22 @@ impl Run {
                 ((h >> 8) % stimuli as u64) as usize,
                 (h >> 32) as u32 & 0xff,
             )
+        })
+    }
+
+    /// The child tree injected into `agent` before `tick`, if one is (about
+    /// one tick in 8): one of `connectors` (each with its number of child
+    /// trees), and which tree (its position plus one; 0: none).
+    pub fn injection(
+        &self,
+        tick: u64,
+        agent: AgentId,
+        connectors: &[(NodeIdx, u32)],
+    ) -> Option<(NodeIdx, u32)> {
+        let h = roll(self.seed, SALT_INJECT, tick, agent, 0);
+        (!connectors.is_empty() && h.is_multiple_of(8)).then(|| {
+            let (node, trees) = connectors[((h >> 8) % connectors.len() as u64) as usize];
+            (node, ((h >> 32) % (u64::from(trees) + 1)) as u32)
         })
     }
 
@@ -733,6 +753,12 @@ pub fn differential_with(
         })
     };
 
+    // The connectors, with their numbers of child trees.
+    let connectors: Vec<(NodeIdx, u32)> = (0..shape.len() as u32)
+        .map(NodeIdx::new)
+        .filter(|&n| shape.kind(n) == Kind::ChildTree)
+        .map(|n| (n, shape.children(n).count() as u32))
+        .collect();
     // The last tick's frame (events between ticks stamp its end), and the
     // events the agents' `SendEvent` nodes sent on it.
     let mut last = Frame::default();
@@ -852,6 +878,20 @@ pub fn differential_with(
                 }
                 stats.stimuli_posted += 1;
                 agent.remember(format!("tick {tick}: {step}"));
+            }
+
+            // Now and then a child tree is injected, as a game's smart
+            // object does between ticks.
+            if let Some((connector, tree)) = run.injection(tick, id, &connectors) {
+                let name = tree
+                    .checked_sub(1)
+                    .and_then(|k| shape.children(connector).nth(k as usize))
+                    .map(|root| &*shape.node(root).name);
+                let injected = program.inject(&mut actors.get_mut(i), connector, name);
+                assert!(injected.is_ok(), "{injected:?}");
+                assert!(agent.reference.inject(connector, tree));
+                stats.injections += 1;
+                agent.remember(format!("tick {tick}: inject {name:?} at {connector}"));
             }
 
             // Now and then the agent is halted (as a crowd removes an

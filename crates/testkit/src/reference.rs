@@ -509,6 +509,21 @@ pub enum RefNode {
         /// It runs (reached on an earlier tick).
         waiting: bool,
     },
+    /// `ChildTree`: runs the child tree injected into the agent (its
+    /// position plus one, 0 for none), passing its statuses through; the
+    /// other child trees' work is cancelled, those before it first; fails,
+    /// cancelling them all, while none is injected.
+    ChildTree {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The child trees.
+        children: Vec<RefNode>,
+        /// Their names: child trees of one name under several connectors
+        /// share their crowd state (see [`CrowdState`]).
+        names: Vec<Box<str>>,
+        /// Which is injected: its persistent slot.
+        injected: u32,
+    },
     /// Spore's `Group`: chooses one of its deciders by its policy and runs
     /// it until it ends or (prioritized) an earlier one accepts.
     Group {
@@ -954,6 +969,7 @@ impl RefNode {
             | RefNode::Team { node, .. }
             | RefNode::Sync { node, .. }
             | RefNode::Group { node, .. }
+            | RefNode::ChildTree { node, .. }
             | RefNode::Decider { node, .. }
             | RefNode::Decide { node }
             | RefNode::Condition { node }
@@ -972,6 +988,7 @@ impl RefNode {
             | RefNode::Concurrent { children, .. }
             | RefNode::Group { children, .. }
             | RefNode::Team { children, .. }
+            | RefNode::ChildTree { children, .. }
             | RefNode::Decider { children, .. } => children,
             RefNode::Inverter { child, .. }
             | RefNode::ForceSuccess { child, .. }
@@ -1010,6 +1027,7 @@ impl RefNode {
             | RefNode::Concurrent { children, .. }
             | RefNode::Group { children, .. }
             | RefNode::Team { children, .. }
+            | RefNode::ChildTree { children, .. }
             | RefNode::Decider { children, .. } => children,
             RefNode::Inverter { child, .. }
             | RefNode::ForceSuccess { child, .. }
@@ -1267,6 +1285,14 @@ pub struct Coverage {
     /// priority, a finishing or failing concurrent decider, a timeout, a
     /// monitor, a take-over, a redecide limit or a halt).
     pub crowd_cancelled_inside: u64,
+    /// Ticks of a connector that ran its injected child tree.
+    pub child_trees_run: u64,
+    /// Connectors that failed with no child tree injected.
+    pub child_trees_missing: u64,
+    /// Child trees other than the injected one whose remembered work a
+    /// connector cancelled (the agent was switched to another tree, or to
+    /// none).
+    pub child_trees_cancelled: u64,
 }
 
 impl Coverage {
@@ -1329,6 +1355,9 @@ impl Coverage {
         self.teams_broken_out += other.teams_broken_out;
         self.teams_broken += other.teams_broken;
         self.syncs_passed += other.syncs_passed;
+        self.child_trees_run += other.child_trees_run;
+        self.child_trees_missing += other.child_trees_missing;
+        self.child_trees_cancelled += other.child_trees_cancelled;
     }
 }
 
@@ -1657,6 +1686,24 @@ impl Reference {
         }
     }
 
+    /// Injects child tree `tree` (its position plus one; 0: none) into
+    /// the `ChildTree` connector at `node`, between ticks. Returns whether
+    /// there is such a connector.
+    pub fn inject(&mut self, node: NodeIdx, tree: u32) -> bool {
+        let mut found = false;
+        self.root.walk_mut(&mut |n| {
+            if let RefNode::ChildTree {
+                node: at, injected, ..
+            } = n
+                && *at == node
+            {
+                *injected = tree;
+                found = true;
+            }
+        });
+        found
+    }
+
     /// The persistent slots of the `p` leaves, by item.
     pub fn persistent(&self) -> Vec<(NodeIdx, u32)> {
         let mut nodes = Vec::new();
@@ -1679,7 +1726,10 @@ impl Reference {
                     slot: Some(v),
                     ..
                 }
-                | RefNode::Cooldown { node, ready: v, .. } => Some((*node, *v)),
+                | RefNode::Cooldown { node, ready: v, .. }
+                | RefNode::ChildTree {
+                    node, injected: v, ..
+                } => Some((*node, *v)),
                 _ => None,
             })
             .collect()
@@ -1996,6 +2046,36 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
                 }
             }
             Status::Success
+        }
+        RefNode::ChildTree {
+            children, injected, ..
+        } => {
+            // The injected tree, after the work of those before it is
+            // cancelled; then the work of those after it.
+            let len = children.len();
+            let chosen = (*injected as usize).checked_sub(1).filter(|&k| k < len);
+            let leave = |tree: &mut RefNode, cx: &mut Tick<'_>| {
+                if remembered(tree) != Remembered::default() {
+                    cx.coverage.child_trees_cancelled += 1;
+                }
+                abandon(tree, cx);
+            };
+            let Some(k) = chosen else {
+                cx.coverage.child_trees_missing += 1;
+                for tree in children.iter_mut() {
+                    leave(tree, cx);
+                }
+                return Status::Failure;
+            };
+            for earlier in &mut children[..k] {
+                leave(earlier, cx);
+            }
+            cx.coverage.child_trees_run += 1;
+            let status = tick(&mut children[k], cx);
+            for later in &mut children[k + 1..] {
+                leave(later, cx);
+            }
+            status
         }
         RefNode::Priority { children, .. } => {
             // From the first child on every tick; the first that succeeds or
@@ -2783,8 +2863,9 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
             *between_runs = false;
         }
         RefNode::Timeout { since, .. } | RefNode::Wait { since, .. } => *since = None,
-        // Its slot outlives cancellation.
-        RefNode::Cooldown { .. } => {}
+        // Its slot outlives cancellation (a connector's too: the tree
+        // injected stays injected).
+        RefNode::Cooldown { .. } | RefNode::ChildTree { .. } => {}
         RefNode::Scope { node, open, .. } => {
             // After the work inside it is cleaned up.
             if *open {
@@ -3464,6 +3545,15 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
             node: at,
             point: shape.params(at)[0] as u32,
             waiting: false,
+        },
+        Kind::ChildTree => RefNode::ChildTree {
+            node: at,
+            children: children(),
+            names: shape
+                .children(at)
+                .map(|c| shape.node(c).name.clone())
+                .collect(),
+            injected: 0,
         },
         Kind::Script => RefNode::Script {
             node: at,

@@ -48,8 +48,8 @@ pub use treebeard_vm as vm;
 pub mod prelude {
     pub use treebeard_crowd::Crowd;
     pub use treebeard_shape::tree::{
-        Count, Node, Policy, act, concurrent, cond, force_failure, force_success, gate,
-        global_cooldown, inverter, leaf, priority, selector, sequence, sync, team,
+        Count, Node, Policy, act, child_trees, concurrent, cond, force_failure, force_success,
+        gate, global_cooldown, inverter, leaf, priority, selector, sequence, sync, team,
     };
     pub use treebeard_shape::{BuildError, NodeIdx, ParamSpec, ParamType, Shape};
     pub use treebeard_vm::{

@@ -64,6 +64,7 @@
 
 mod actor;
 mod blackboard;
+mod child_trees;
 mod flow;
 mod frame;
 mod globals;
@@ -81,6 +82,7 @@ pub use actor::{
     StateEntry,
 };
 pub use blackboard::{Blackboard, FieldId, FieldValue, Value};
+pub use child_trees::InjectError;
 pub use frame::Frame;
 pub use globals::{Globals, Team};
 pub use interpreter::{Interpreter, random_draw};

@@ -219,6 +219,10 @@ pub struct Remap<B> {
     in_order: Box<[bool]>,
     /// Per new persistent slot: the old slot it carries ([`NONE`]: none).
     slots: Box<[u32]>,
+    /// Per new persistent slot of a `ChildTree` connector: the new value of
+    /// each old value (the tree injected, by its name; 0 where the new
+    /// connector no longer offers it). Empty for other slots.
+    injections: Box<[Box<[u32]>]>,
     /// Per new variable, timestamp and stimulus: the old one of that name.
     variables: Box<[u32]>,
     timestamps: Box<[u32]>,
@@ -298,6 +302,20 @@ impl<B> Remap<B> {
                 }
             })
             .collect();
+        let injections = to
+            .persistent_map()
+            .iter()
+            .map(|&n| match nodes.old_of(n) {
+                Some(o) if to.kind(n) == Kind::ChildTree && from.kind(o) == Kind::ChildTree => {
+                    std::iter::once(0)
+                        .chain(from.children(o).map(|root| {
+                            to.child_tree(n, &from.node(root).name).map_or(0, |k| k + 1)
+                        }))
+                        .collect()
+                }
+                _ => Box::default(),
+            })
+            .collect();
         let variables = by_name(to.variables().iter().map(|v| &*v.name), || {
             from.variables().iter().map(|v| &*v.name)
         });
@@ -319,6 +337,7 @@ impl<B> Remap<B> {
             in_order,
             survives,
             slots,
+            injections,
             variables,
             timestamps,
             stimuli,
@@ -451,6 +470,10 @@ impl<B> Remap<B> {
         let old_slots = copy.persistent();
         for (slot, &old_slot) in self.slots.iter().enumerate() {
             if let Some(&value) = old_slots.get(old_slot as usize) {
+                let value = match &*self.injections[slot] {
+                    [] => value,
+                    injected => injected.get(value as usize).copied().unwrap_or(0),
+                };
                 to.set_persistent(slot, value);
             }
         }

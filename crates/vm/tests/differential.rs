@@ -416,7 +416,9 @@ fn assert_spore_exercised(totals: &Stats, nested: bool) {
 /// agents keeping their place, slots given back when the child ends and
 /// when the ticket is abandoned (while the child runs, or admitted and
 /// passed over), cool-downs started by a success; team members leaving,
-/// breaking out and finding their team broken, sync points passed.
+/// breaking out and finding their team broken, sync points passed; and
+/// child trees injected, run, missing, and switched away from while they
+/// had work.
 fn assert_crowd_exercised(totals: &Stats) {
     let c = &totals.coverage;
     let reached = [
@@ -443,6 +445,13 @@ fn assert_crowd_exercised(totals: &Stats) {
         ("team members breaking out", c.teams_broken_out),
         ("team members finding their team broken", c.teams_broken),
         ("sync points passed", c.syncs_passed),
+        ("child trees injected", totals.injections),
+        ("injected child trees run", c.child_trees_run),
+        ("connectors with nothing injected", c.child_trees_missing),
+        (
+            "child trees switched away from with work",
+            c.child_trees_cancelled,
+        ),
     ];
     for (what, count) in reached {
         assert!(

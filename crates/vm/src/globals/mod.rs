@@ -45,7 +45,7 @@
 //! [`RequestKind::Leave`]: crate::RequestKind::Leave
 //! [`RequestKind::StartCooldown`]: crate::RequestKind::StartCooldown
 
-use crate::actor::{Actors, action_tag};
+use crate::actor::{Actors, StateEntry, action_tag};
 use crate::frame::Frame;
 use crate::request::{Request, RequestKind};
 use std::sync::Arc;
@@ -169,15 +169,28 @@ impl Globals {
     /// The state of a crowd that has not run `shape` yet: every gate empty,
     /// every cool-down ready.
     pub fn for_shape(shape: &Shape) -> Globals {
-        let nodes: Vec<u32> = (0..shape.len() as u32)
-            .filter(|&i| shape.kind(NodeIdx::new(i)).is_global())
-            .collect();
-        if nodes.is_empty() {
+        let global = |i: u32| shape.kind(NodeIdx::new(i)).is_global();
+        if !(0..shape.len() as u32).any(global) {
             return Globals::default();
         }
+        // The gates and cool-downs of copies of a child tree offered by
+        // several connectors share the first copy's words (see
+        // `Shape::shared_nodes`). A `Team`'s members run one copy: each
+        // copy forms its own teams.
+        let copies = shape.shared_nodes();
+        let owner = |i: u32| match shape.kind(NodeIdx::new(i)) {
+            Kind::Team => i,
+            _ => copies[i as usize],
+        };
+        let nodes: Vec<u32> = (0..shape.len() as u32)
+            .filter(|&i| global(i) && owner(i) == i)
+            .collect();
         let mut index = vec![u32::MAX; shape.len()];
         for (word, &node) in nodes.iter().enumerate() {
             index[node as usize] = word as u32;
+        }
+        for i in (0..shape.len() as u32).filter(|&i| global(i)) {
+            index[i as usize] = index[owner(i) as usize];
         }
         Globals {
             index: index.into(),
@@ -388,9 +401,10 @@ impl Globals {
     }
 
     /// Checks the state against the agents' tickets in `actors`: every
-    /// gate's count equals the number of actors holding an admitted ticket
-    /// at it, within its `max`; every team agrees with its members' tickets
-    /// (see `check_teams`). A crowd keeps this at every settling; a
+    /// gate's count equals the number of admitted tickets actors hold at it
+    /// (or at its copies under other connectors), within its `max`; every
+    /// team agrees with its members' tickets (see `check_teams`). A crowd
+    /// keeps this at every settling; a
     /// restored snapshot must too.
     pub(crate) fn check(&self, shape: &Shape, actors: &Actors) -> Result<(), String> {
         self.check_teams(shape, actors)?;
@@ -399,14 +413,23 @@ impl Globals {
                 continue;
             }
             let holders = (0..actors.len())
-                .filter(|&i| {
-                    actors.get(i).action_entries().iter().any(|e| {
-                        e.node() == node.get()
-                            && e.tag() == action_tag::RUNNING
-                            && e.value() & ticket::STATE == ticket::ADMITTED
-                    })
+                .map(|i| {
+                    // At the node or at a copy of it in another connector.
+                    let shares = |e: &&StateEntry| {
+                        self.index.get(e.node() as usize) == self.index.get(node.index())
+                    };
+                    actors
+                        .get(i)
+                        .action_entries()
+                        .iter()
+                        .filter(shares)
+                        .filter(|e| {
+                            e.tag() == action_tag::RUNNING
+                                && e.value() & ticket::STATE == ticket::ADMITTED
+                        })
+                        .count()
                 })
-                .count() as u64;
+                .sum::<usize>() as u64;
             let max = shape.params(node)[0];
             if word != holders || word > max {
                 return Err(format!(

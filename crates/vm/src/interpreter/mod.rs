@@ -65,6 +65,7 @@ use treebeard_shape::{
     ActionId, CapacitySpec, FLAG_PERSISTENT, Kind, NodeIdx, Shape, ShapeItem, is_leaf_tag,
 };
 
+mod connector;
 mod memory;
 mod scheduled;
 mod spore;
@@ -794,7 +795,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     | Kind::Gate
                     | Kind::GlobalCooldown
                     | Kind::Team
-                    | Kind::Sync => match self.configured(a, ip, item, kind) {
+                    | Kind::Sync
+                    | Kind::ChildTree => match self.configured(a, ip, item, kind) {
                         Decision::Descend(child) => ip = child,
                         Decision::Return(status) => break (status, ip),
                     },
@@ -1079,6 +1081,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             Kind::Gate | Kind::GlobalCooldown | Kind::Team => {
                 return self.enter_ticket(a, ip, item, kind);
             }
+            Kind::ChildTree => return self.enter_connector(a, ip, item),
             Kind::Loop | Kind::LoopUntilSuccess => self.take_action(a, ip).map(StateEntry::value),
             Kind::Scope | Kind::ScriptWrapper => self.take_action(a, ip).map(|_| 1),
             _ => None,
