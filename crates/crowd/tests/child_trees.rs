@@ -17,7 +17,8 @@
 //!   Action wander
 //! ```
 
-use rayon::ThreadPoolBuilder;
+mod common;
+
 use treebeard_crowd::{Crowd, PlanConfig};
 use treebeard_shape::NodeIdx;
 use treebeard_shape::tree::{
@@ -294,37 +295,33 @@ fn use_benches(crowd: &mut Crowd<Villager>, west: NodeIdx, east: NodeIdx) {
 type Run = (Vec<Villager>, Vec<Vec<Request>>, Vec<(NodeIdx, u64)>);
 
 fn run_benches(threads: usize, plan: PlanConfig, ticks: usize) -> Run {
-    ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("pool")
-        .install(|| {
-            let program = village(&two_benches());
-            let (west, east) = (
-                program.shape().find("left").unwrap(),
-                program.shape().find("right").unwrap(),
-            );
-            assert_eq!(program.globals().iter().count(), 1, "one gate, shared");
-            let mut crowd = Crowd::with_agents(program, (0..400).map(Villager::new).collect());
-            crowd.set_plan_config(plan);
-            let mut requests = Vec::new();
-            let mut most = 0;
-            for _ in 0..ticks {
-                use_benches(&mut crowd, west, east);
-                tick(&mut crowd);
-                let sitting = crowd
-                    .blackboards()
-                    .iter()
-                    .filter(|v| v.doing == Doing::Sitting)
-                    .count();
-                assert!(sitting <= 2, "{sitting} villagers on a bench for two");
-                most = most.max(sitting);
-                requests.push(crowd.requests().to_vec());
-            }
-            assert_eq!(most, 2, "the bench fills up");
-            let globals = crowd.program().globals().iter().collect();
-            (crowd.blackboards().to_vec(), requests, globals)
-        })
+    common::on_threads(threads, || {
+        let program = village(&two_benches());
+        let (west, east) = (
+            program.shape().find("left").unwrap(),
+            program.shape().find("right").unwrap(),
+        );
+        assert_eq!(program.globals().iter().count(), 1, "one gate, shared");
+        let mut crowd = Crowd::with_agents(program, (0..400).map(Villager::new).collect());
+        crowd.set_plan_config(plan);
+        let mut requests = Vec::new();
+        let mut most = 0;
+        for _ in 0..ticks {
+            use_benches(&mut crowd, west, east);
+            tick(&mut crowd);
+            let sitting = crowd
+                .blackboards()
+                .iter()
+                .filter(|v| v.doing == Doing::Sitting)
+                .count();
+            assert!(sitting <= 2, "{sitting} villagers on a bench for two");
+            most = most.max(sitting);
+            requests.push(crowd.requests().to_vec());
+        }
+        assert_eq!(most, 2, "the bench fills up");
+        let globals = crowd.program().globals().iter().collect();
+        (crowd.blackboards().to_vec(), requests, globals)
+    })
 }
 
 #[test]
@@ -334,19 +331,9 @@ fn a_tree_offered_by_two_connectors_shares_its_gate_identically_at_any_thread_co
     // Both sides sat: the one gate counted agents from both copies.
     let sat = |west: bool| reference.0.iter().any(|v| v.west == west && v.finished > 0);
     assert!(sat(true) && sat(false));
-    for threads in [2, 3, 8] {
-        for chunk_agents in [0, 64] {
-            let plan = PlanConfig {
-                chunk_agents,
-                ..PlanConfig::default()
-            };
-            let other = run_benches(threads, plan, ticks);
-            assert!(
-                other == reference,
-                "{threads} threads, chunks of {chunk_agents}: results differ"
-            );
-        }
-    }
+    common::assert_same_at_any_thread_count(&reference, &[0, 64], |threads, plan| {
+        run_benches(threads, plan, ticks)
+    });
 }
 
 #[test]

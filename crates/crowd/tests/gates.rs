@@ -18,7 +18,8 @@
 //! 8   Action charge             (succeeds at once)
 //! ```
 
-use rayon::ThreadPoolBuilder;
+mod common;
+
 use treebeard_crowd::{Crowd, PlanConfig};
 use treebeard_shape::NodeIdx;
 use treebeard_shape::tree::{
@@ -365,23 +366,19 @@ fn state(crowd: &Crowd<Soldier>) -> State {
 }
 
 fn run(threads: usize, plan: PlanConfig, ticks: usize) -> (State, Vec<Vec<Request>>) {
-    ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("pool")
-        .install(|| {
-            let mut crowd = squad(3000);
-            for s in crowd.blackboards_mut() {
-                s.jitter = true;
-            }
-            crowd.set_plan_config(plan);
-            let mut requests = Vec::new();
-            for _ in 0..ticks {
-                tick(&mut crowd);
-                requests.push(crowd.requests().to_vec());
-            }
-            (state(&crowd), requests)
-        })
+    common::on_threads(threads, || {
+        let mut crowd = squad(3000);
+        for s in crowd.blackboards_mut() {
+            s.jitter = true;
+        }
+        crowd.set_plan_config(plan);
+        let mut requests = Vec::new();
+        for _ in 0..ticks {
+            tick(&mut crowd);
+            requests.push(crowd.requests().to_vec());
+        }
+        (state(&crowd), requests)
+    })
 }
 
 #[test]
@@ -396,19 +393,9 @@ fn gates_and_cooldowns_are_identical_at_any_thread_count_and_chunking() {
             .any(|r| r.kind == RequestKind::Enter),
         "the run exercises admission"
     );
-    for threads in [2, 3, 8] {
-        for chunk_agents in [0, 64, 1000] {
-            let plan = PlanConfig {
-                chunk_agents,
-                ..PlanConfig::default()
-            };
-            let other = run(threads, plan, ticks);
-            assert!(
-                other == reference,
-                "{threads} threads, chunks of {chunk_agents}: results differ"
-            );
-        }
-    }
+    common::assert_same_at_any_thread_count(&reference, &[0, 64, 1000], |threads, plan| {
+        run(threads, plan, ticks)
+    });
 }
 
 #[test]

@@ -7,6 +7,8 @@
 //! are cancelled with their clean-up; and the crowd's results are identical
 //! at any thread count and chunking.
 
+mod common;
+
 use rayon::ThreadPoolBuilder;
 use treebeard_crowd::{Crowd, PlanConfig};
 use treebeard_shape::NodeIdx;
@@ -748,37 +750,33 @@ fn state(crowd: &Crowd<Mate>) -> State {
 }
 
 fn run(threads: usize, plan: PlanConfig, ticks: usize) -> (State, Vec<Vec<Request>>) {
-    ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("pool")
-        .install(|| {
-            let mut crowd = busy(3000);
-            crowd.set_plan_config(plan);
-            let mut requests = Vec::new();
-            for t in 0..ticks {
-                // Every other tick an agent leaves (breaking its teams)
-                // and a newcomer takes its slot, at a tick rate of 1 to 3.
-                if t % 2 == 1 {
-                    let mut cancels = Vec::new();
-                    let leaving = AgentId((t * 7919 % crowd.slots()) as u32);
-                    crowd.remove(leaving, &mut cancels);
-                    requests.push(cancels);
-                    let id = crowd.spawn(Mate {
-                        jitter: true,
-                        ..Mate::new(t as u64 + 5000, 1)
-                    });
-                    crowd.set_tick_rate(id, 1 + (t % 3) as u32);
-                }
-                busy_tick(&mut crowd);
-                // No removal leaks a record or a seat.
-                if let Err(e) = crowd.check_globals() {
-                    panic!("tick {t}: {e}");
-                }
-                requests.push(crowd.requests().to_vec());
+    common::on_threads(threads, || {
+        let mut crowd = busy(3000);
+        crowd.set_plan_config(plan);
+        let mut requests = Vec::new();
+        for t in 0..ticks {
+            // Every other tick an agent leaves (breaking its teams)
+            // and a newcomer takes its slot, at a tick rate of 1 to 3.
+            if t % 2 == 1 {
+                let mut cancels = Vec::new();
+                let leaving = AgentId((t * 7919 % crowd.slots()) as u32);
+                crowd.remove(leaving, &mut cancels);
+                requests.push(cancels);
+                let id = crowd.spawn(Mate {
+                    jitter: true,
+                    ..Mate::new(t as u64 + 5000, 1)
+                });
+                crowd.set_tick_rate(id, 1 + (t % 3) as u32);
             }
-            (state(&crowd), requests)
-        })
+            busy_tick(&mut crowd);
+            // No removal leaks a record or a seat.
+            if let Err(e) = crowd.check_globals() {
+                panic!("tick {t}: {e}");
+            }
+            requests.push(crowd.requests().to_vec());
+        }
+        (state(&crowd), requests)
+    })
 }
 
 /// With agents leaving and joining as it runs, at mixed tick rates.
@@ -790,19 +788,9 @@ fn teams_are_identical_at_any_thread_count_and_chunking() {
     assert!(all().any(|r| matches!(r.kind, RequestKind::BreakOut { .. })));
     assert!(all().any(|r| matches!(r.kind, RequestKind::Arrive { .. })));
     assert!(reference.0.2.teams().count() > 100, "teams at the end");
-    for threads in [2, 3, 8] {
-        for chunk_agents in [0, 64, 1000] {
-            let plan = PlanConfig {
-                chunk_agents,
-                ..PlanConfig::default()
-            };
-            let other = run(threads, plan, ticks);
-            assert!(
-                other == reference,
-                "{threads} threads, chunks of {chunk_agents}: results differ"
-            );
-        }
-    }
+    common::assert_same_at_any_thread_count(&reference, &[0, 64, 1000], |threads, plan| {
+        run(threads, plan, ticks)
+    });
 }
 
 #[test]
