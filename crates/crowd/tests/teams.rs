@@ -12,7 +12,9 @@ mod common;
 use rayon::ThreadPoolBuilder;
 use treebeard_crowd::{Crowd, PlanConfig};
 use treebeard_shape::NodeIdx;
-use treebeard_shape::tree::{Node, act, concurrent, cond, leaf, priority, sequence, sync, team};
+use treebeard_shape::tree::{
+    Node, act, concurrent, cond, gate, global_cooldown, leaf, priority, sequence, sync, team,
+};
 use treebeard_vm::{
     ActionState, ActorLayout, Actors, AgentId, Args, Call, Completion, Ending, Frame, Globals,
     Interpreter, Leaves, Outcome, Program, Request, RequestKind, ScopeHooks, Seat, Signal, Status,
@@ -618,6 +620,9 @@ fn busy_tree() -> Node {
             ],
         ),
         team(2, [act("work")]),
+        // Gates and a global cool-down beside the teams.
+        global_cooldown(1.5, gate(2, act("work"))),
+        gate(5, act("radio")),
         act("idle"),
     ])
 }
@@ -787,6 +792,9 @@ fn teams_are_identical_at_any_thread_count_and_chunking() {
     let all = || reference.1.iter().flatten();
     assert!(all().any(|r| matches!(r.kind, RequestKind::BreakOut { .. })));
     assert!(all().any(|r| matches!(r.kind, RequestKind::Arrive { .. })));
+    // The gates and the global cool-down beside the teams were used too.
+    assert!(all().any(|r| r.kind == RequestKind::StartCooldown));
+    assert!(all().any(|r| r.kind == RequestKind::Leave));
     assert!(reference.0.2.teams().count() > 100, "teams at the end");
     common::assert_same_at_any_thread_count(&reference, &[0, 64, 1000], |threads, plan| {
         run(threads, plan, ticks)
