@@ -1,7 +1,7 @@
 //! Graphviz drawings of shapes.
 
 use std::fmt::Write;
-use treebeard_shape::{Kind, NodeIdx, Shape};
+use treebeard_shape::{Disassembly, Kind, NodeIdx, Shape};
 
 /// `shape` as a Graphviz digraph named `name`: deciders as boxes labelled
 /// with their kind (and name), leaves in a shape per kind with their
@@ -14,40 +14,15 @@ pub fn render(shape: &Shape, name: &str) -> String {
     let disassembly = shape.disassemble();
     for i in 0..shape.len() as u32 {
         let node = NodeIdx::new(i);
-        let kind = shape.kind(node);
-        let info = shape.node(node);
-        let (label, style) = if kind.is_decider() {
-            let mut label = symbol(kind).to_owned();
-            if *info.name != *kind.name() {
-                let _ = write!(label, "\\n{}", info.name);
-            }
-            let fields = disassembly.payload(node);
-            if !fields.trim().is_empty() {
-                let _ = write!(label, "\\n{}", fields.trim());
-            }
-            (
-                label,
-                "shape=box, style=\"rounded,filled\", fillcolor=\"#e8eef7\"",
-            )
-        } else {
-            let mut label = disassembly.payload(node);
-            if shape
-                .import(node)
-                .is_some_and(|imp| *imp.name != *info.name)
-            {
-                label = format!("{}\\n{label}", info.name);
-            }
-            let style = match kind {
-                Kind::Condition | Kind::Decide => {
-                    "shape=ellipse, style=filled, fillcolor=\"#fdf3d0\""
-                }
-                Kind::Deferred => "shape=box, style=\"dashed,filled\", fillcolor=\"#e3f4e1\"",
-                _ => "shape=box, style=filled, fillcolor=\"#e3f4e1\"",
-            };
-            (label, style)
+        let (lines, look) = label(shape, &disassembly, node);
+        let style = match look {
+            Look::Decider => "shape=box, style=\"rounded,filled\", fillcolor=\"#e8eef7\"",
+            Look::Condition => "shape=ellipse, style=filled, fillcolor=\"#fdf3d0\"",
+            Look::Deferred => "shape=box, style=\"dashed,filled\", fillcolor=\"#e3f4e1\"",
+            Look::Action => "shape=box, style=filled, fillcolor=\"#e3f4e1\"",
         };
-        let _ = writeln!(out, "  n{i} [label={}, {style}];", quote(&label));
-        if kind.is_decider() {
+        let _ = writeln!(out, "  n{i} [label={}, {style}];", quote(&lines.join("\n")));
+        if shape.kind(node).is_decider() {
             for child in shape.children(node) {
                 let _ = writeln!(out, "  n{i} -> n{};", child.get());
             }
@@ -55,6 +30,53 @@ pub fn render(shape: &Shape, name: &str) -> String {
     }
     out.push_str("}\n");
     out
+}
+
+/// How a drawing shows a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Look {
+    /// A decider or configured node: a rounded box.
+    Decider,
+    /// A condition or a Spore Decide: an ellipse.
+    Condition,
+    /// A deferred action: a dashed box.
+    Deferred,
+    /// An immediate action: a box.
+    Action,
+}
+
+/// The lines of a node's label in a drawing, and its look: a decider's
+/// kind (with its symbol), its name if it has one of its own, and its
+/// payload; a leaf's name if its import is called otherwise, and its call
+/// with parameters.
+pub fn label(shape: &Shape, disassembly: &Disassembly, node: NodeIdx) -> (Vec<String>, Look) {
+    let kind = shape.kind(node);
+    let info = shape.node(node);
+    let mut lines = Vec::new();
+    if kind.is_decider() {
+        lines.push(symbol(kind).to_owned());
+        if *info.name != *kind.name() {
+            lines.push(info.name.to_string());
+        }
+        let fields = disassembly.payload(node);
+        if !fields.trim().is_empty() {
+            lines.push(fields.trim().to_owned());
+        }
+        return (lines, Look::Decider);
+    }
+    if shape
+        .import(node)
+        .is_some_and(|imp| *imp.name != *info.name)
+    {
+        lines.push(info.name.to_string());
+    }
+    lines.push(disassembly.payload(node));
+    let look = match kind {
+        Kind::Condition | Kind::Decide => Look::Condition,
+        Kind::Deferred => Look::Deferred,
+        _ => Look::Action,
+    };
+    (lines, look)
 }
 
 /// The usual symbol of a decider kind, with its name.

@@ -10,6 +10,7 @@
 mod dot;
 mod nodes;
 mod report;
+mod svg;
 mod watch;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -73,6 +74,19 @@ enum Command {
         file: PathBuf,
         #[command(flatten)]
         tree: TreeArgs,
+    },
+    /// Draw a tree as a standalone SVG picture (no Graphviz needed): boxes
+    /// by kind, children left to right, a tooltip per node with its path
+    /// and where it was written.
+    #[command(after_help = EXIT_CODES)]
+    Svg {
+        /// The tree file.
+        file: PathBuf,
+        #[command(flatten)]
+        tree: TreeArgs,
+        /// Write the picture to this file instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// List the node kinds and the registered leaves with their parameters.
     #[command(after_help = EXIT_CODES)]
@@ -152,6 +166,10 @@ fn main() -> ExitCode {
         Command::Dot { file, tree } => {
             show(&file, &tree, color, |l| dot::render(&l.shape, &l.main))
         }
+        Command::Svg { file, tree, output } => match output {
+            None => show(&file, &tree, color, |l| svg::render(&l.shape, &l.main)),
+            Some(path) => draw_to(&file, &tree, color, &path),
+        },
         Command::Nodes { json } => {
             let leaves = builtin_leaves();
             let out = if json {
@@ -231,6 +249,23 @@ fn show(
             }
             ExitCode::SUCCESS
         }
+        None if unreadable(&load) => ExitCode::from(2),
+        None => ExitCode::from(1),
+    }
+}
+
+/// `treebeard svg FILE -o PATH`: the picture into `path`.
+fn draw_to(file: &Path, tree: &TreeArgs, color: bool, path: &Path) -> ExitCode {
+    let load = load(file, tree);
+    eprint!("{}", load.diagnostics.render(&load.map, color));
+    match &load.loaded {
+        Some(l) => match std::fs::write(path, svg::render(&l.shape, &l.main)) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                ExitCode::from(2)
+            }
+        },
         None if unreadable(&load) => ExitCode::from(2),
         None => ExitCode::from(1),
     }

@@ -328,7 +328,7 @@ fn help_lists_the_commands_and_the_exit_codes() {
         out.code(0)
             .out_has("Usage: treebeard [OPTIONS] <COMMAND>")
             .out_has(EXIT_CODES);
-        for command in ["check", "disasm", "dot", "nodes", "run"] {
+        for command in ["check", "disasm", "dot", "svg", "nodes", "run"] {
             out.out_has(&format!("\n  {command} "));
         }
         out.out_has("--color <COLOR>");
@@ -354,6 +354,11 @@ fn every_subcommand_has_help_with_the_exit_codes() {
             "dot",
             "Usage: treebeard dot [OPTIONS] <FILE>",
             &["--stub-unknown", "--main <MAIN>"][..],
+        ),
+        (
+            "svg",
+            "Usage: treebeard svg [OPTIONS] <FILE>",
+            &["--stub-unknown", "--main <MAIN>", "--output <FILE>"][..],
         ),
         (
             "run",
@@ -1080,6 +1085,79 @@ fn dot_draws_one_node_per_item_and_one_edge_per_child() {
             }
         }
     }
+}
+
+#[test]
+fn svg_draws_one_box_per_item_and_one_edge_per_child() {
+    let mut files = mbt_examples();
+    files.push("btcpp/herd.xml".to_owned());
+    for file in &files {
+        let disasm = tb_trees(&["disasm", "--stub-unknown", file]);
+        disasm.code(0);
+        let items = items(&disasm.stdout);
+        let svg = tb_trees(&["svg", "--stub-unknown", file]);
+        svg.code(0);
+        let out = &svg.stdout;
+        assert!(
+            out.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+            "{file}"
+        );
+        assert!(out.ends_with("</svg>\n"), "{file}");
+        let boxes: Vec<usize> = out
+            .match_indices("<g class=\"node\" id=\"n")
+            .map(|(at, m)| {
+                let rest = &out[at + m.len()..];
+                rest[..rest.find('"').expect("an id")]
+                    .parse()
+                    .expect("an item")
+            })
+            .collect();
+        assert_eq!(
+            boxes,
+            (0..items.len()).collect::<Vec<_>>(),
+            "{file}: a box per item"
+        );
+        let edges = out.matches("<path d=").count();
+        assert_eq!(edges, items.len() - 1, "{file}: one edge per child");
+        // Well-formed XML, one node group per item.
+        let doc = roxmltree::Document::parse(out).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let groups = doc
+            .descendants()
+            .filter(|n| n.attribute("class") == Some("node"))
+            .count();
+        assert_eq!(groups, items.len(), "{file}: parsed");
+        // Every box's tooltip says where the node was written (some in the
+        // files the tree includes).
+        let tooltips = out.matches(".xml:").count();
+        assert_eq!(tooltips, items.len(), "{file}: sources in the tooltips");
+    }
+}
+
+#[test]
+fn svg_writes_its_picture_to_a_file() {
+    let dir = TempDir::new("svg");
+    let path = dir.path("soldier.svg");
+    let out = tb_trees(&[
+        "svg",
+        "--stub-unknown",
+        "mbt/soldier.xml",
+        "-o",
+        path.to_str().unwrap(),
+    ]);
+    out.code(0);
+    assert_eq!(out.stdout, "");
+    let svg = std::fs::read_to_string(&path).expect("the picture");
+    assert!(svg.contains("<title>soldier</title>"), "{svg}");
+    // A file that cannot be written is a usage error, and says which.
+    let bad = dir.path("no/such/dir/x.svg");
+    let out = tb_trees(&[
+        "svg",
+        "--stub-unknown",
+        "mbt/soldier.xml",
+        "-o",
+        bad.to_str().unwrap(),
+    ]);
+    out.code(2).err_has("cannot write");
 }
 
 #[test]
