@@ -1057,24 +1057,32 @@ fn disasm_of_a_bad_or_missing_file_fails() {
 // dot
 // ---------------------------------------------------------------------------
 
-#[test]
-fn dot_draws_one_node_per_item_and_one_edge_per_child() {
+/// Draws every MBT example and the BehaviorTree.CPP herd with `command`
+/// (`dot` or `svg`), and hands `check` each file, its items (from
+/// `disasm`) and the drawing.
+fn draw_each(command: &str, check: impl Fn(&str, &[Item], &str)) {
     let mut files = mbt_examples();
     files.push("btcpp/herd.xml".to_owned());
     for file in &files {
         let disasm = tb_trees(&["disasm", "--stub-unknown", file]);
         disasm.code(0);
-        let items = items(&disasm.stdout);
-        let dot = tb_trees(&["dot", "--stub-unknown", file]);
-        dot.code(0);
-        let (nodes, edges) = digraph(&dot.stdout);
+        let drawing = tb_trees(&[command, "--stub-unknown", file]);
+        drawing.code(0);
+        check(file, &items(&disasm.stdout), &drawing.stdout);
+    }
+}
+
+#[test]
+fn dot_draws_one_node_per_item_and_one_edge_per_child() {
+    draw_each("dot", |file, items, dot| {
+        let (nodes, edges) = digraph(dot);
         assert_eq!(
             nodes,
             (0..items.len()).collect::<BTreeSet<_>>(),
             "{file}: one node per item"
         );
         assert_eq!(edges.len(), items.len() - 1, "{file}: one edge per child");
-        let want = tree_edges(&items);
+        let want = tree_edges(items);
         let have: BTreeSet<(usize, usize)> = edges.iter().copied().collect();
         assert_eq!(have.len(), edges.len(), "{file}: no edge twice");
         assert_eq!(have, want, "{file}: edges from parent to child");
@@ -1084,20 +1092,12 @@ fn dot_draws_one_node_per_item_and_one_edge_per_child() {
                 assert!(w[0].1 < w[1].1, "{file}: children in order");
             }
         }
-    }
+    });
 }
 
 #[test]
 fn svg_draws_one_box_per_item_and_one_edge_per_child() {
-    let mut files = mbt_examples();
-    files.push("btcpp/herd.xml".to_owned());
-    for file in &files {
-        let disasm = tb_trees(&["disasm", "--stub-unknown", file]);
-        disasm.code(0);
-        let items = items(&disasm.stdout);
-        let svg = tb_trees(&["svg", "--stub-unknown", file]);
-        svg.code(0);
-        let out = &svg.stdout;
+    draw_each("svg", |file, items, out| {
         assert!(
             out.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
             "{file}"
@@ -1130,7 +1130,7 @@ fn svg_draws_one_box_per_item_and_one_edge_per_child() {
         // files the tree includes).
         let tooltips = out.matches(".xml:").count();
         assert_eq!(tooltips, items.len(), "{file}: sources in the tooltips");
-    }
+    });
 }
 
 #[test]
