@@ -352,15 +352,7 @@ type State = (
 fn state(crowd: &Crowd<Soldier>) -> State {
     (
         crowd.blackboards().to_vec(),
-        (0..crowd.len() as u32)
-            .map(|i| {
-                crowd
-                    .actor(AgentId(i))
-                    .actions()
-                    .map(|(n, s)| (n.get(), s))
-                    .collect()
-            })
-            .collect(),
+        common::action_states(crowd),
         crowd.program().globals().iter().collect(),
     )
 }

@@ -741,15 +741,7 @@ type State = (Vec<Mate>, Vec<Vec<(u32, ActionState)>>, Globals);
 fn state(crowd: &Crowd<Mate>) -> State {
     (
         crowd.blackboards().to_vec(),
-        (0..crowd.len() as u32)
-            .map(|i| {
-                crowd
-                    .actor(AgentId(i))
-                    .actions()
-                    .map(|(n, s)| (n.get(), s))
-                    .collect()
-            })
-            .collect(),
+        common::action_states(crowd),
         crowd.program().globals().clone(),
     )
 }

@@ -1,9 +1,11 @@
 //! What the crowd's integration tests share: running a game on a thread
-//! pool of a given size, and checking that its results do not depend on
-//! the number of threads or the chunking.
+//! pool of a given size, checking that its results do not depend on the
+//! number of threads or the chunking, and the agents' action states to
+//! compare.
 
 use rayon::ThreadPoolBuilder;
-use treebeard_crowd::PlanConfig;
+use treebeard_crowd::{Crowd, PlanConfig};
+use treebeard_vm::{ActionState, AgentId};
 
 /// Runs `f` on a pool of `threads` threads.
 pub fn on_threads<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
@@ -34,4 +36,20 @@ pub fn assert_same_at_any_thread_count<T: PartialEq>(
             );
         }
     }
+}
+
+/// Every live agent's action states in agent order, as `(item, state)`:
+/// what runs, for comparing crowds.
+// Not every test crate that includes this module compares states.
+#[allow(dead_code)]
+pub fn action_states<B>(crowd: &Crowd<B>) -> Vec<Vec<(u32, ActionState)>> {
+    (0..crowd.len() as u32)
+        .map(|i| {
+            crowd
+                .actor(AgentId(i))
+                .actions()
+                .map(|(n, s)| (n.get(), s))
+                .collect()
+        })
+        .collect()
 }
