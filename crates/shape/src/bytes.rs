@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! magic        b"TBSHAPE\0"
-//! version      u32 = 4
+//! version      u32 = 5
 //! reserved     u32 = 0
 //! items        u32 count, then count x u64          the stream
 //! params       u32 count, then count x u64          the parameter table
@@ -26,6 +26,9 @@
 //! stimuli      u32 count, then per stimulus: name, u32 seconds (f32 bits)
 //! scripts      u32 count, then per script: source (a string),
 //!              u32 word count, then count x u64 code words
+//! logs         u32 count, then per entry: u32 node (its item),
+//!              u8 events (bit 0 start, bit 1 success, bit 2 failure),
+//!              then one message (a string) per bit set, in bit order
 //!
 //! type         u8: 0 int, 1 float, 2 bool, 3 duration, 4 string,
 //!              5 enum (then u32 count and the variant names),
@@ -34,29 +37,33 @@
 //! ```
 //!
 //! Version 3 added the sections from `events` on, version 4 the `stimuli`
-//! section. Earlier versions are refused with [`Undecodable::Version`]:
-//! shapes are build artifacts, so compile the tree again.
+//! section, version 5 the `logs` section (the nodes' log messages, debug
+//! information beside the stream like the node table). Earlier versions
+//! are refused with [`Undecodable::Version`]: shapes are build artifacts,
+//! so compile the tree again.
 //!
 //! [`Shape::from_bytes`] checks every count against the bytes actually
 //! present before allocating, so no header can request more memory than the
 //! input's size justifies, and then runs the validator: raw bytes reach the
 //! interpreter only as a validated [`Shape`]. The decoder checks only the
 //! encoding; indices between tables (a signal's variable, a timestamp's
-//! exclusive partner, a script's code) and values (a stimulus's seconds,
-//! the number of stimuli) are the validator's to check.
+//! exclusive partner, a script's code, a log entry's node) and values (a
+//! stimulus's seconds, the number of stimuli, empty log messages) are the
+//! validator's to check.
 
 use crate::declare::{Script, Signal, Stimulus, Timestamp, Variable};
 use crate::error::{Invalid, ValidationError};
 use crate::ids::NodeId;
 use crate::item::ShapeItem;
 use crate::kinds::LEAF_KINDS;
+use crate::logs::{LogEvent, LogMessages, NodeLogs};
 use crate::params::{FieldDecl, FieldType, ParamType};
 use crate::shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};
 use crate::source::Source;
 use std::fmt;
 
 const MAGIC: &[u8; 8] = b"TBSHAPE\0";
-const VERSION: u32 = 4;
+const VERSION: u32 = 5;
 const HEADER: usize = 16;
 
 /// What is wrong with bytes that do not decode to a shape.
@@ -298,6 +305,7 @@ struct Declared {
     timestamps: Vec<Timestamp>,
     stimuli: Vec<Stimulus>,
     scripts: Vec<Script>,
+    logs: Vec<NodeLogs>,
     entries: Entries,
 }
 
@@ -311,6 +319,7 @@ struct Entries {
     timestamps: Vec<usize>,
     stimuli: Vec<usize>,
     scripts: Vec<usize>,
+    logs: Vec<usize>,
 }
 
 impl Entries {
@@ -322,6 +331,7 @@ impl Entries {
             "timestamp" => &self.timestamps,
             "stimulus" => &self.stimuli,
             "script" => &self.scripts,
+            "log" => &self.logs,
             _ => return None,
         };
         table.get(index).copied()
@@ -363,7 +373,7 @@ impl Reader<'_> {
     }
 
     /// The sections after the field table: events, variables, signals,
-    /// timestamps, stimuli and scripts.
+    /// timestamps, stimuli, scripts and logs.
     fn declarations(&mut self) -> Result<Declared, DecodeError> {
         let mut entries = Entries::default();
         let events = self.strings("event table")?;
@@ -416,6 +426,30 @@ impl Reader<'_> {
                 words: words.into_boxed_slice(),
             })
         })?;
+        // A log entry is at least a node and its event bits.
+        const LOGS: &str = "log table";
+        let logs = self.table(5, LOGS, &mut entries.logs, |r| {
+            let node = r.u32(LOGS)?;
+            let at = r.pos;
+            let events = r.u8(LOGS)?;
+            if events > 7 {
+                let what = "log event mask";
+                return Err(r.fail_at(
+                    at,
+                    Undecodable::Tag {
+                        what,
+                        found: events,
+                    },
+                ));
+            }
+            let mut messages = LogMessages::default();
+            for event in LogEvent::ALL {
+                if events & event.bit() != 0 {
+                    messages.set(event, r.string(LOGS)?);
+                }
+            }
+            Ok(NodeLogs { node, messages })
+        })?;
         Ok(Declared {
             events,
             variables,
@@ -423,6 +457,7 @@ impl Reader<'_> {
             timestamps,
             stimuli,
             scripts,
+            logs,
             entries,
         })
     }
@@ -504,8 +539,9 @@ impl Shape {
 
     /// Decodes a shape and validates it with `limits`. Errors name the byte
     /// offset of the problem; for an invalid item, the offset of that item;
-    /// for an invalid variable, signal, timestamp, stimulus or script, the offset of
-    /// its entry; for other problems of the whole shape, 0.
+    /// for an invalid variable, signal, timestamp, stimulus, script or log
+    /// entry, the offset of its entry; for other problems of the whole
+    /// shape, 0.
     pub fn from_bytes_with(bytes: &[u8], limits: &Limits) -> Result<Shape, DecodeError> {
         let mut r = Reader { bytes, pos: 0 };
         if r.take(8, "magic")? != MAGIC {
@@ -602,6 +638,7 @@ impl Shape {
             timestamps,
             stimuli,
             scripts,
+            logs,
             entries,
         } = tables;
         let parts = ShapeParts {
@@ -618,9 +655,11 @@ impl Shape {
             timestamps,
             stimuli,
             scripts,
+            logs,
         };
         parts.validate_with(limits).map_err(|e| {
             let offset = match (e.item(), e.what()) {
+                (_, Invalid::Log { index, .. }) => entries.offset("log", *index).unwrap_or(0),
                 (Some(i), _) => items_at + i as usize * 8,
                 (None, Invalid::Declaration { what, index, .. }) => {
                     entries.offset(what, *index).unwrap_or(0)
@@ -719,6 +758,15 @@ impl Shape {
             w.count(s.words.len());
             for &word in &s.words {
                 w.u64(word);
+            }
+        }
+        w.count(parts.logs.len());
+        for entry in &parts.logs {
+            w.u32(entry.node);
+            let events = entry.messages.iter().fold(0, |bits, (e, _)| bits | e.bit());
+            w.u8(events);
+            for (_, message) in entry.messages.iter() {
+                w.string(message);
             }
         }
         w.out

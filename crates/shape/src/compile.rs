@@ -23,6 +23,7 @@ use crate::item::{
 use crate::kinds::{
     Kind, KindParamType, LEAF_KINDS, Layout, MAX_CHILDREN, POLICIES, decider_param,
 };
+use crate::logs::NodeLogs;
 use crate::params::{Encoded, Mismatch, ParamSpec, ParamType, ParamValue, encode};
 use crate::script::{self, ScriptError, ScriptType};
 use crate::shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};
@@ -664,6 +665,13 @@ impl<'t> Compiler<'t, '_> {
             id,
             source: node.source,
         });
+        // Items are emitted in order, so the log table stays sorted.
+        if !node.logs.is_empty() {
+            self.parts.logs.push(NodeLogs {
+                node: index as u32,
+                messages: node.logs.clone(),
+            });
+        }
         match &node.what {
             What::Leaf { leaf, .. } if self.catalog.leaf(leaf).is_some_and(|s| s.scope) => {
                 let params = self.scope_params(node, position, leaf)?;

@@ -7,7 +7,9 @@
 //!    2  0x0000000000000080  . . Condition                 threat                 threat (id 2)
 //! ```
 //!
-//! Indentation shows nesting; `end` is one past a decider's sub-stream.
+//! Indentation shows nesting; `end` is one past a decider's sub-stream. A
+//! node that logs messages is followed by a line listing them:
+//! `log start "Advancing", failure "Failed to advance"`.
 
 use crate::ids::NodeIdx;
 use crate::kinds::{Kind, Layout};
@@ -200,6 +202,14 @@ impl fmt::Display for Disassembly<'_> {
             match shape.location(node) {
                 Some(at) => writeln!(f, "  {at}")?,
                 None => writeln!(f)?,
+            }
+            if let Some(logs) = shape.logs_of(node) {
+                write!(f, "{:>5}  log", "")?;
+                for (k, (event, message)) in logs.iter().enumerate() {
+                    let comma = if k > 0 { "," } else { "" };
+                    write!(f, "{comma} {event} {message:?}")?;
+                }
+                writeln!(f)?;
             }
             if kind.is_decider() {
                 open.push(item.end());

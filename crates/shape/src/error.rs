@@ -221,6 +221,14 @@ pub enum Invalid {
         /// The item of the first child tree of that name.
         first: u32,
     },
+    /// An entry of the log table names no node, is out of order or
+    /// repeats a node, has no message, or has an empty one.
+    Log {
+        /// The entry's index in the log table.
+        index: usize,
+        /// What is wrong.
+        reason: &'static str,
+    },
     /// The node table does not have one entry per item.
     NodeTable {
         /// Entries in the node table.
@@ -360,6 +368,7 @@ impl fmt::Display for Invalid {
                  the crowd shares a child tree's global state wherever it is offered, so \
                  give different trees different names"
             ),
+            Invalid::Log { index, reason } => write!(f, "log table entry {index} {reason}"),
             Invalid::NodeTable { nodes, items } => write!(
                 f,
                 "the node table has {nodes} entries for {items} items; it needs one per item"

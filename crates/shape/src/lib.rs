@@ -62,6 +62,7 @@ mod identity;
 mod ids;
 mod item;
 mod kinds;
+mod logs;
 pub mod params;
 pub mod script;
 mod shape;
@@ -90,6 +91,7 @@ pub use kinds::{
     MAX_GROUP_DECIDERS, MAX_SYNC_POINT, MAX_TEAM_SIZE, POLICIES, SELF_AGENT, decider_param,
     is_leaf_tag,
 };
+pub use logs::{LogEvent, LogMessages, NodeLogs};
 pub use params::{FieldDecl, FieldType, ParamSpec, ParamType, ParamValue};
 pub use shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};
 pub use source::Source;

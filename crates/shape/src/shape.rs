@@ -6,6 +6,7 @@ use crate::error::ValidationError;
 use crate::ids::{ActionId, NodeId, NodeIdx};
 use crate::item::{MAX_ITEMS, MAX_PARAM_WORDS, ShapeItem};
 use crate::kinds::{Kind, LEAF_KINDS, Layout};
+use crate::logs::{LogMessages, NodeLogs};
 use crate::params::{FieldDecl, ParamType};
 use crate::script::ScriptType;
 use crate::source::Source;
@@ -87,6 +88,10 @@ pub struct ShapeParts {
     pub stimuli: Vec<Stimulus>,
     /// The tree's scripts: what script parameter words index.
     pub scripts: Vec<Script>,
+    /// The log table: the messages nodes log on start, success and
+    /// failure, sorted by item, one entry per node that has any. Debug
+    /// information like the node table: a tick never reads it.
+    pub logs: Vec<NodeLogs>,
 }
 
 /// Caps the validator enforces, so that no input can make later stages use
@@ -418,6 +423,18 @@ impl Shape {
     #[inline]
     pub fn script(&self, word: u64) -> &[u64] {
         &self.parts.scripts[word as usize].words
+    }
+
+    /// The log table: every node that logs messages, by item.
+    pub fn logs(&self) -> &[NodeLogs] {
+        &self.parts.logs
+    }
+
+    /// The messages the node logs, if it logs any.
+    pub fn logs_of(&self, node: NodeIdx) -> Option<&LogMessages> {
+        let logs = &self.parts.logs;
+        let at = logs.binary_search_by_key(&node.get(), |l| l.node).ok()?;
+        Some(&logs[at].messages)
     }
 
     /// Where the node was written, as `file:line:column`, if known.

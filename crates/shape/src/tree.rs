@@ -19,6 +19,7 @@
 
 use crate::ids::NodeId;
 use crate::kinds::Kind;
+use crate::logs::{LogEvent, LogMessages};
 use crate::params::ParamValue;
 use crate::source::Source;
 
@@ -31,6 +32,7 @@ pub struct Node {
     pub(crate) params: Vec<NodeParam>,
     pub(crate) children: Vec<Node>,
     pub(crate) source: Option<Source>,
+    pub(crate) logs: LogMessages,
 }
 
 /// A parameter given to a leaf: by position (no name) or by name.
@@ -100,6 +102,7 @@ fn decider_node(kind: Kind, children: impl IntoIterator<Item = Node>) -> Node {
         params: Vec::new(),
         children: children.into_iter().collect(),
         source: None,
+        logs: LogMessages::default(),
     }
 }
 
@@ -114,6 +117,7 @@ fn leaf_ref(name: &str, expect: Expect) -> Node {
         params: Vec::new(),
         children: Vec::new(),
         source: None,
+        logs: LogMessages::default(),
     }
 }
 
@@ -336,6 +340,30 @@ impl Node {
         self
     }
 
+    /// Gives the node a message to log on `event` (MBT's `_startLog`,
+    /// `_successLog`, `_failureLog`): kept beside the stream in the shape's
+    /// log table and emitted by a `Logs` observer of `treebeard-vm`, never
+    /// by a plain tick. A message must not be empty (compiling one that is
+    /// is an error at the node).
+    pub fn log(mut self, event: LogEvent, message: &str) -> Node {
+        self.logs.set(event, message);
+        self
+    }
+
+    /// Gives the node all of `messages`, replacing those of the events
+    /// they have (for loaders).
+    pub fn with_logs(mut self, messages: &LogMessages) -> Node {
+        for (event, message) in messages.iter() {
+            self.logs.set(event, message);
+        }
+        self
+    }
+
+    /// The node's log messages.
+    pub fn logs(&self) -> &LogMessages {
+        &self.logs
+    }
+
     /// Appends a child (for loaders building trees node by node).
     pub fn push(&mut self, child: Node) {
         self.children.push(child);
@@ -442,6 +470,29 @@ mod tests {
         let names: Vec<_> = n.params().iter().map(|p| p.name.as_deref()).collect();
         assert_eq!(names, [None, Some("speed")]);
         assert_eq!(n.params()[1].value, ParamValue::Float(1.5));
+    }
+
+    #[test]
+    fn log_messages_attach_to_a_node() {
+        let n = act("Move")
+            .log(LogEvent::Start, "Advancing")
+            .log(LogEvent::Failure, "Failed to advance");
+        assert_eq!(n.logs().get(LogEvent::Start), Some("Advancing"));
+        assert_eq!(n.logs().get(LogEvent::Success), None);
+        let mut more = LogMessages::default();
+        more.set(LogEvent::Start, "Moving");
+        more.set(LogEvent::Success, "Advanced");
+        let n = n.with_logs(&more);
+        let all: Vec<_> = n.logs().iter().collect();
+        assert_eq!(
+            all,
+            [
+                (LogEvent::Start, "Moving"),
+                (LogEvent::Success, "Advanced"),
+                (LogEvent::Failure, "Failed to advance")
+            ]
+        );
+        assert!(cond("a").logs().is_empty());
     }
 
     #[test]

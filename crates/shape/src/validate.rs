@@ -255,6 +255,7 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
         }));
     }
     check_imports(parts)?;
+    check_logs(parts)?;
     let script_types = check_declarations(parts)?;
     let mut ids = HashSet::with_capacity(n);
     for (i, node) in parts.nodes.iter().enumerate() {
@@ -790,6 +791,39 @@ fn check_imports(parts: &ShapeParts) -> Result<(), ValidationError> {
                     name: import.name.clone(),
                 }));
             }
+        }
+    }
+    Ok(())
+}
+
+/// Checks the log table: entries sorted by item, each naming an item of
+/// the stream once, with at least one message and no empty one. An entry
+/// whose node exists is reported at that node.
+fn check_logs(parts: &ShapeParts) -> Result<(), ValidationError> {
+    let mut previous = None;
+    for (index, entry) in parts.logs.iter().enumerate() {
+        let whole = |reason| Err(ValidationError::whole(Invalid::Log { index, reason }));
+        let Some(item) = parts.items.get(entry.node as usize) else {
+            return whole("names an item past the stream");
+        };
+        if previous.is_some_and(|p| p >= entry.node) {
+            return whole(
+                "is not after the entry before it: the table is sorted by item, one entry per node",
+            );
+        }
+        previous = Some(entry.node);
+        let at = |reason| {
+            Err(ValidationError::at(
+                entry.node,
+                item.kind(),
+                Invalid::Log { index, reason },
+            ))
+        };
+        if entry.messages.is_empty() {
+            return at("has no message");
+        }
+        if entry.messages.iter().any(|(_, m)| m.is_empty()) {
+            return at("has an empty message");
         }
     }
     Ok(())

@@ -11,10 +11,10 @@ use common::wire::{ImportAt, Layout, Str, Wire, get_u32, layout, put_u32};
 use common::{
     SCRIPTS, build, build_declared, catalog, creature, declared_catalog, samples, scripted, typed,
 };
-use treebeard_shape::tree::{act, sequence};
+use treebeard_shape::tree::{act, concurrent, cond, priority, sequence};
 use treebeard_shape::{
-    Declarations, DecodeError, FieldType, Invalid, Kind, NodeId, NodeIdx, Options, ParamType,
-    Shape, Signal, Source, Timestamp, Undecodable, Variable, compile_with, item_offset,
+    Declarations, DecodeError, FieldType, Invalid, Kind, LogEvent, NodeId, NodeIdx, Options,
+    ParamType, Shape, Signal, Source, Timestamp, Undecodable, Variable, compile_with, item_offset,
 };
 
 /// The creature's shape and its encoding.
@@ -48,6 +48,35 @@ fn rich() -> (Shape, Vec<u8>) {
 /// it.
 fn declared() -> (Shape, Vec<u8>) {
     let shape = build_declared(&scripted());
+    let bytes = shape.to_bytes();
+    (shape, bytes)
+}
+
+/// The creature (see `common::creature`) with log messages on four nodes:
+/// the root (start), `fight` (all three), its condition (start) and
+/// `MoveTo` (success and failure); and its encoding.
+fn logged() -> (Shape, Vec<u8>) {
+    use LogEvent::{Failure, Start, Success};
+    let tree = priority([
+        sequence([
+            cond("enemy_visible").log(Start, "looking"),
+            act("Shoot"),
+            act("Counter"),
+        ])
+        .named("fight")
+        .log(Start, "a")
+        .log(Success, "b")
+        .log(Failure, "c"),
+        sequence([cond("hunger_above").param(50), act("FindFood"), act("Eat")]).named("eat"),
+        concurrent([act("Walk").param(-3), act("Timer").param(2.5f64)]).named("wander"),
+        act("MoveTo")
+            .param(1)
+            .param(2)
+            .log(Success, "done")
+            .log(Failure, "gave up: \u{1F4A5}"),
+    ])
+    .log(Start, "thinking");
+    let shape = build(&tree);
     let bytes = shape.to_bytes();
     (shape, bytes)
 }
@@ -241,10 +270,10 @@ fn encoding_follows_the_documented_layout() {
 }
 
 #[test]
-fn header_is_magic_version_four_and_a_zero_word() {
+fn header_is_magic_version_five_and_a_zero_word() {
     let (_, bytes) = sample();
     assert_eq!(&bytes[..8], b"TBSHAPE\0");
-    assert_eq!(get_u32(&bytes, 8), 4);
+    assert_eq!(get_u32(&bytes, 8), 5);
     assert_eq!(get_u32(&bytes, 12), 0);
 }
 
@@ -311,8 +340,18 @@ fn version_two_without_the_declaration_sections_is_refused() {
     let text = decode_err(&old).to_string();
     assert_eq!(
         text,
-        "byte 8: format version 2 is not supported; this build reads version 4"
+        "byte 8: format version 2 is not supported; this build reads version 5"
     );
+}
+
+#[test]
+fn version_four_without_the_log_section_is_refused() {
+    // A version 4 encoding ended with the script table.
+    let (_, bytes) = logged();
+    let l = layout(&bytes);
+    let mut old = bytes[..l.logs_count_at].to_vec();
+    put_u32(&mut old, 8, 4);
+    assert_eq!(failure(&old), (8, Undecodable::Version { found: 4 }));
 }
 
 #[test]
@@ -404,20 +443,27 @@ fn missing_last_byte_of_the_field_table_is_truncated_there() {
 
 #[test]
 fn missing_last_byte_is_truncated_in_the_script_table() {
-    // Without declarations, the encoding ends with the script count.
+    // Without declarations and logs, the encoding ends with the script
+    // count and the log count.
     let (_, bytes) = rich();
     let l = layout(&bytes);
-    assert_eq!(l.scripts_count_at, bytes.len() - 4);
-    let cut = &bytes[..bytes.len() - 1];
+    assert_eq!(l.scripts_count_at, bytes.len() - 8);
+    assert_eq!(l.logs_count_at, bytes.len() - 4);
+    let cut = &bytes[..l.logs_count_at - 1];
     let want = truncated("script table", 4, 3);
     assert_eq!(failure(cut), (l.scripts_count_at, want));
+    let cut = &bytes[..bytes.len() - 1];
+    assert_eq!(
+        failure(cut),
+        (l.logs_count_at, truncated("log table", 4, 3))
+    );
     // With them, with the last code word of the last script.
     let (_, bytes) = declared();
     let l = layout(&bytes);
     let script = l.scripts.last().unwrap();
     let last = script.word_at(script.words.len() - 1);
-    assert_eq!(last + 8, bytes.len());
-    let cut = &bytes[..bytes.len() - 1];
+    assert_eq!(last + 8, l.logs_count_at);
+    let cut = &bytes[..l.logs_count_at - 1];
     // The word count is checked against the bytes left before the words
     // are read.
     let n = script.words.len();
@@ -675,7 +721,7 @@ fn duplicate_node_id_is_reported_at_the_item() {
 #[test]
 fn whole_shape_errors_are_reported_at_offset_zero() {
     // No items and empty tables: decodes, then fails validation.
-    let bytes = Wire::up_to_scripts().u32(0).done();
+    let bytes = Wire::up_to_logs().u32(0).done();
     assert_eq!(invalid(&bytes), (0, None, Invalid::Empty));
 }
 
@@ -932,6 +978,7 @@ fn truncations_past_the_field_table_name_their_section() {
         (l.timestamps_count_at, "timestamp table"),
         (l.stimuli_count_at, "stimulus table"),
         (l.scripts_count_at, "script table"),
+        (l.logs_count_at, "log table"),
         (bytes.len(), ""),
     ];
     for pair in sections.windows(2) {
@@ -1365,4 +1412,148 @@ fn dropping_events_invalidates_the_signals_naming_them() {
     let signals = l.signals[1].at - (l.variables_count_at - l.events[1].len_at);
     let want = declaration("signal", 1, "names an event or variable past its table");
     assert_eq!(invalid(&cut), (signals, None, want));
+}
+
+// The log table (version 5).
+
+#[test]
+fn log_messages_survive_the_round_trip() {
+    let (shape, bytes) = logged();
+    assert_eq!(shape.logs().len(), 4, "{}", shape.disassemble());
+    let again = Shape::from_bytes(&bytes).unwrap();
+    assert_eq!(again, shape);
+    assert_eq!(again.logs(), shape.logs());
+    let root = again.logs_of(NodeIdx::ROOT).unwrap();
+    assert_eq!(root.get(LogEvent::Start), Some("thinking"));
+    assert_eq!(root.get(LogEvent::Failure), None);
+}
+
+#[test]
+fn log_table_follows_the_documented_layout() {
+    let (shape, bytes) = logged();
+    let l = layout(&bytes);
+    assert_eq!(l.end, bytes.len());
+    assert_eq!(l.logs.len(), shape.logs().len());
+    for (at, entry) in l.logs.iter().zip(shape.logs()) {
+        assert_eq!(get_u32(&bytes, at.at), entry.node);
+        let mask: u8 = entry
+            .messages
+            .iter()
+            .map(|(e, _)| match e {
+                LogEvent::Start => 1,
+                LogEvent::Success => 2,
+                LogEvent::Failure => 4,
+            })
+            .sum();
+        assert_eq!(bytes[at.events_at], mask);
+        let texts: Vec<&str> = at.messages.iter().map(|m| &*m.text).collect();
+        let want: Vec<&str> = entry.messages.iter().map(|(_, m)| m).collect();
+        assert_eq!(texts, want);
+    }
+    // The entry with all three messages writes them in bit order.
+    let all = l.logs.iter().find(|e| bytes[e.events_at] == 7).unwrap();
+    let texts: Vec<&str> = all.messages.iter().map(|m| &*m.text).collect();
+    assert_eq!(texts, ["a", "b", "c"]);
+}
+
+#[test]
+fn log_event_mask_with_unknown_bits_is_a_tag_error() {
+    let (_, mut bytes) = logged();
+    let at = layout(&bytes).logs[0].events_at;
+    bytes[at] = 9;
+    assert_eq!(failure(&bytes), (at, tag("log event mask", 9)));
+}
+
+#[test]
+fn log_entry_past_the_stream_is_reported_at_its_entry() {
+    let (shape, mut bytes) = logged();
+    let l = layout(&bytes);
+    let last = l.logs.last().unwrap();
+    put_u32(&mut bytes, last.at, shape.len() as u32);
+    let index = l.logs.len() - 1;
+    let reason = "names an item past the stream";
+    assert_eq!(
+        invalid(&bytes),
+        (last.at, None, Invalid::Log { index, reason })
+    );
+}
+
+#[test]
+fn log_entries_out_of_order_are_reported_at_the_later_entry() {
+    let (shape, mut bytes) = logged();
+    let l = layout(&bytes);
+    // The second entry names the first's node again.
+    put_u32(&mut bytes, l.logs[1].at, shape.logs()[0].node);
+    let (offset, item, what) = invalid(&bytes);
+    assert_eq!((offset, item), (l.logs[1].at, None));
+    assert!(matches!(what, Invalid::Log { index: 1, .. }), "{what:?}");
+}
+
+#[test]
+fn log_entry_without_messages_or_with_an_empty_one_is_invalid() {
+    // No message: the mask cleared and the entry's strings dropped.
+    let (shape, bytes) = logged();
+    let l = layout(&bytes);
+    let entry = &l.logs[1];
+    let node = shape.logs()[1].node;
+    let mut none = bytes[..entry.events_at].to_vec();
+    none.push(0);
+    let after = entry
+        .messages
+        .last()
+        .map_or(entry.events_at + 1, |m| m.at + m.text.len());
+    none.extend_from_slice(&bytes[after..]);
+    let reason = "has no message";
+    assert_eq!(
+        invalid(&none),
+        (entry.at, Some(node), Invalid::Log { index: 1, reason })
+    );
+    // An empty message: the first entry's first message emptied.
+    let first = &l.logs[0].messages[0];
+    let mut empty = bytes[..first.len_at].to_vec();
+    empty.extend_from_slice(&0u32.to_le_bytes());
+    empty.extend_from_slice(&bytes[first.at + first.text.len()..]);
+    let reason = "has an empty message";
+    let node = shape.logs()[0].node;
+    assert_eq!(
+        invalid(&empty),
+        (l.logs[0].at, Some(node), Invalid::Log { index: 0, reason })
+    );
+}
+
+#[test]
+fn truncation_in_the_log_table_names_it() {
+    let (_, bytes) = logged();
+    let l = layout(&bytes);
+    for len in l.logs_count_at..bytes.len() {
+        let e = decode_err(&bytes[..len]);
+        let Undecodable::Truncated { section, .. } = e.what() else {
+            panic!("length {len}: {e}");
+        };
+        assert_eq!(*section, "log table", "length {len}: {e}");
+        assert!(e.offset() >= l.logs_count_at && e.offset() <= len);
+    }
+}
+
+#[test]
+fn huge_log_count() {
+    // A log entry is at least a node and its event mask.
+    huge_count_fails_at_the_count(Wire::up_to_logs(), "log table", 5);
+}
+
+#[test]
+fn log_lines_show_in_the_disassembly() {
+    let (shape, _) = logged();
+    let text = shape.disassemble().to_string();
+    assert!(
+        text.contains(r#"log start "a", success "b", failure "c""#),
+        "{text}"
+    );
+    assert!(text.contains(r#"log start "thinking""#), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines.iter().position(|l| l.contains("thinking")).unwrap();
+    assert!(
+        lines[at - 1].contains("(id 0)"),
+        "the root's line comes first:\n{text}"
+    );
 }

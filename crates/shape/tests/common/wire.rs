@@ -133,6 +133,17 @@ pub struct ScriptAt {
     pub words: Vec<u64>,
 }
 
+/// Where a log table entry's parts are.
+#[derive(Clone, Debug)]
+pub struct LogAt {
+    /// The offset of the entry (its node).
+    pub at: usize,
+    /// The offset of its event mask.
+    pub events_at: usize,
+    /// Its messages, in bit order.
+    pub messages: Vec<Str>,
+}
+
 impl ScriptAt {
     /// The offset of code word `i`.
     pub fn word_at(&self, i: usize) -> usize {
@@ -195,6 +206,10 @@ pub struct Layout {
     pub scripts_count_at: usize,
     /// The script table.
     pub scripts: Vec<ScriptAt>,
+    /// Offset of the log table's count.
+    pub logs_count_at: usize,
+    /// The log table.
+    pub logs: Vec<LogAt>,
     /// One past the last byte read.
     pub end: usize,
 }
@@ -215,7 +230,7 @@ impl Layout {
 /// follow it (tests read only encodings they made).
 pub fn layout(bytes: &[u8]) -> Layout {
     assert_eq!(&bytes[..8], b"TBSHAPE\0", "magic");
-    assert_eq!(get_u32(bytes, 8), 4, "version");
+    assert_eq!(get_u32(bytes, 8), 5, "version");
     assert_eq!(get_u32(bytes, 12), 0, "reserved");
     let mut r = Walk { bytes, pos: 16 };
     let items_count_at = r.pos;
@@ -355,6 +370,22 @@ pub fn layout(bytes: &[u8]) -> Layout {
             }
         })
         .collect();
+    let logs_count_at = r.pos;
+    let logs = (0..r.u32())
+        .map(|_| {
+            let at = r.pos;
+            r.u32();
+            let events_at = r.pos;
+            let events = r.u8();
+            assert!(events <= 7, "log event mask");
+            let messages = (0..events.count_ones()).map(|_| r.string()).collect();
+            LogAt {
+                at,
+                events_at,
+                messages,
+            }
+        })
+        .collect();
     assert!(r.pos <= bytes.len(), "the layout runs past the input");
     Layout {
         items_count_at,
@@ -383,6 +414,8 @@ pub fn layout(bytes: &[u8]) -> Layout {
         stimuli,
         scripts_count_at,
         scripts,
+        logs_count_at,
+        logs,
         end: r.pos,
     }
 }
@@ -461,9 +494,9 @@ pub struct Wire {
 }
 
 impl Wire {
-    /// The magic, version 4 and the reserved word: the 16-byte header.
+    /// The magic, version 5 and the reserved word: the 16-byte header.
     pub fn header() -> Wire {
-        Wire::version(4)
+        Wire::version(5)
     }
 
     /// The magic, `version` and the reserved word.
@@ -499,6 +532,12 @@ impl Wire {
     /// script table's count.
     pub fn up_to_scripts() -> Wire {
         Wire::up_to_stimuli().u32(0)
+    }
+
+    /// [`Wire::up_to_scripts`] and an empty script table: up to the log
+    /// table's count.
+    pub fn up_to_logs() -> Wire {
+        Wire::up_to_scripts().u32(0)
     }
 
     /// Raw bytes.
