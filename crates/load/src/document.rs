@@ -16,7 +16,7 @@
 
 use crate::source::{FileId, Span};
 use treebeard_shape::tree::Count;
-use treebeard_shape::{Kind, ParamValue};
+use treebeard_shape::{Kind, LogMessages, ParamValue};
 
 /// The tree-file dialect a document was read from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -181,6 +181,9 @@ pub struct NodeDecl {
     pub id: Option<u32>,
     /// Its parameters (a leaf's, or a sub-tree use's), in file order.
     pub attrs: Vec<Attr>,
+    /// What it logs on start, success and failure (MBT's `_startLog`,
+    /// `_successLog`, `_failureLog`; the native `log` map).
+    pub logs: LogMessages,
     /// Its children, in order.
     pub children: Vec<NodeDecl>,
 }
@@ -234,6 +237,7 @@ impl NodeDecl {
             name: None,
             id: None,
             attrs: Vec::new(),
+            logs: LogMessages::default(),
             children: Vec::new(),
         }
     }

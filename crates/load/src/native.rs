@@ -48,8 +48,10 @@
 //! 0 or more). A node has a `type` (a
 //! decider kind, `SubTree`, or a registered leaf name), and optionally a
 //! `name`, a stable `id`, `params` (a leaf's parameters, or a sub-tree's),
-//! `children` (a decider's), `tree` (a sub-tree's) and `succeed` / `fail`
-//! (a concurrent decider's policy: a count, or `"all"`). A tree's `params`
+//! `children` (a decider's), `tree` (a sub-tree's), `succeed` / `fail`
+//! (a concurrent decider's policy: a count, or `"all"`) and `log` (the
+//! messages it logs, any of `start`, `success` and `failure`:
+//! `"log": {"start": "Finding cover", "failure": "No cover"}`). A tree's `params`
 //! declares what its uses may pass, each with a default or `null` for
 //! required. The RON form is the same with RON syntax:
 //! `(type: "Sequence", children: [(type: "Eat")])`.
@@ -73,7 +75,9 @@ use std::fmt;
 use std::marker::PhantomData;
 use treebeard_shape::params::FIELD_REF;
 use treebeard_shape::tree::Count;
-use treebeard_shape::{FieldType, Kind, KindParamType, NodeIdx, ParamType, ParamValue, Shape};
+use treebeard_shape::{
+    FieldType, Kind, KindParamType, LogEvent, LogMessages, NodeIdx, ParamType, ParamValue, Shape,
+};
 
 /// Deepest node nesting a native file may have: the reader recurses once
 /// per level.
@@ -184,9 +188,37 @@ pub struct NodeDef {
     /// A leaf's or sub-tree's parameters.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, Literal>,
+    /// What the node logs on start, success and failure.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log: Option<LogDef>,
     /// A decider's children.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<NodeDef>,
+}
+
+/// A node's log messages (`"log": {"start": "...", "failure": "..."}`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LogDef {
+    /// Logged when the node starts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    /// Logged when the node succeeds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub success: Option<String>,
+    /// Logged when the node fails.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+}
+
+impl From<&LogMessages> for LogDef {
+    fn from(m: &LogMessages) -> LogDef {
+        let text = |e| m.get(e).map(str::to_owned);
+        LogDef {
+            start: text(LogEvent::Start),
+            success: text(LogEvent::Success),
+            failure: text(LogEvent::Failure),
+        }
+    }
 }
 
 /// A parameter value in a file.
@@ -360,6 +392,7 @@ fn one_node(shape: &Shape, node: NodeIdx) -> NodeDef {
         succeed: None,
         fail: None,
         params: BTreeMap::new(),
+        log: shape.logs_of(node).map(LogDef::from),
         children: Vec::new(),
     };
     if kind == Kind::Concurrent {
@@ -597,8 +630,10 @@ where
 
 /// The names a node object may have, for "did you mean".
 const NODE_FIELDS: &[&str] = &[
-    "type", "name", "id", "tree", "succeed", "fail", "params", "children",
+    "type", "name", "id", "tree", "succeed", "fail", "params", "log", "children",
 ];
+/// The events of a node's `log` map.
+const LOG_FIELDS: &[&str] = &["start", "success", "failure"];
 const FILE_FIELDS: &[&str] = &[
     "main",
     "trees",
@@ -967,6 +1002,37 @@ impl Decoder<'_, '_> {
         count.map(|c| (c, v.span))
     }
 
+    /// A node's `log` map: a message (a non-empty string) for any of
+    /// `start`, `success` and `failure`; each problem reported, and the
+    /// messages that are right kept.
+    fn logs(&mut self, v: &Value) -> LogMessages {
+        let mut out = LogMessages::default();
+        let Some(entries) = self.entries(v, LOG_FIELDS, "a node's `log`") else {
+            return out;
+        };
+        for e in entries {
+            let Some(event) = LogEvent::named(&e.key) else {
+                continue;
+            };
+            match e.value.as_str() {
+                Some(text) if !text.trim().is_empty() => out.set(event, text),
+                Some(_) => self.diags.push(
+                    Diagnostic::error(format!("the `{event}` message of `log` is empty"))
+                        .at(e.value.span)
+                        .help("write the message to log, or leave the event out"),
+                ),
+                None => self.error(
+                    e.value.span,
+                    format!(
+                        "the `{event}` message of `log` must be a string, not {}",
+                        e.value.describe()
+                    ),
+                ),
+            }
+        }
+        out
+    }
+
     /// A placeholder for the node written at `span`, which has errors
     /// (reported): it keeps its place, so that its parent's other problems
     /// are reported right, and gives its errors their node path.
@@ -1088,6 +1154,9 @@ impl Decoder<'_, '_> {
         }
         if !readable {
             return None;
+        }
+        if let Some(log) = field("log") {
+            node.logs = self.logs(log);
         }
         if let Some(children) = field("children") {
             let Some(children) = children.as_seq() else {

@@ -9,6 +9,9 @@
 //!   the use does not pass keep their name and refer to the blackboard field
 //!   of that name (like BehaviorTree.CPP's `_autoremap`). Trees that use
 //!   themselves, directly or not, are an error.
+//! * A node's log messages go with it; a sub-tree use's replace its
+//!   copy's root's, event by event (as its name does), and a stubbed node
+//!   that passes its children through gives them to what runs in its place.
 //! * With stubs on, an unknown leaf becomes a stub leaf the caller
 //!   registers (see [`Stub`]), and a node the dialect has but treebeard
 //!   cannot run passes its only child through (or runs its children as a
@@ -653,7 +656,7 @@ impl Resolver<'_, '_> {
                 }
             }
         };
-        let mut node = node.at(at);
+        let mut node = node.at(at).with_logs(&decl.logs);
         if let Some(name) = &decl.name {
             node = node.named(name);
         }
@@ -716,7 +719,8 @@ impl Resolver<'_, '_> {
         } else {
             sequence(children).at(self.source(decl.span))
         };
-        Some(node)
+        // What runs in its place logs what the stubbed node was given.
+        Some(node.with_logs(&decl.logs))
     }
 
     /// The tree `name`, inlined for the use `decl`.
@@ -804,6 +808,9 @@ impl Resolver<'_, '_> {
         // problems are fixed); warnings about the copy as a child of the
         // using tree point at the use.
         root = root.named(self.label(decl));
+        // Like its name, the use's log messages override the root's, event
+        // by event.
+        root = root.with_logs(&decl.logs);
         self.copies.insert(path.to_owned(), self.source(decl.span));
         if let Some(id) = decl.id {
             root = root.with_id(id);

@@ -659,6 +659,7 @@ fn a_tree_file_built_in_code_loads() {
             succeed: Some(CountDef::AtLeast(1)),
             fail: Some(CountDef::All),
             params: BTreeMap::new(),
+            log: None,
             children: vec![
                 node("enemy_visible"),
                 NodeDef {
@@ -705,6 +706,7 @@ fn node(kind: &str) -> NodeDef {
         succeed: None,
         fail: None,
         params: BTreeMap::new(),
+        log: None,
         children: Vec::new(),
     }
 }

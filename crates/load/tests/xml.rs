@@ -8,7 +8,7 @@ use treebeard_load::document::{Dialect, Document, NodeDecl, PolicyDecl, TreeDecl
 use treebeard_load::source::{SourceMap, Span};
 use treebeard_load::xml::{self, MAX_DEPTH, XmlOptions};
 use treebeard_shape::tree::Count;
-use treebeard_shape::{Kind, ParamValue};
+use treebeard_shape::{Kind, LogEvent, ParamValue};
 
 const STRICT: XmlOptions = XmlOptions {
     stub_unknown: false,
@@ -489,31 +489,36 @@ fn mbt_wait_for_event() {
 }
 
 #[test]
-fn mbt_log_attributes_are_not_supported_yet() {
-    let strict = mbt("mbt/logging.xml", STRICT);
-    let expected = [
-        ("1:56", "_startLog"),
-        ("1:84", "_failureLog"),
-        ("1:137", "_startLog"),
-        ("1:161", "_failureLog"),
-        ("1:193", "_successLog"),
-    ];
-    let messages = |severity: &str, suffix: &str| -> Vec<String> {
-        expected
-            .iter()
-            .map(|(at, a)| {
-                format!("{severity} {at} MBT's log attribute `{a}` is not supported yet{suffix}")
-            })
-            .collect()
-    };
-    assert_eq!(strict.diags(), messages("error", ""));
-    let stub = mbt("mbt/logging.xml", STUB);
-    assert_eq!(stub.diags(), messages("warning", " and is ignored"));
-    for l in [&strict, &stub] {
+fn mbt_log_attributes_are_read_as_the_nodes_messages() {
+    // Seed 002's example: the log attributes are no parameters.
+    for options in [STRICT, STUB] {
+        let l = mbt("mbt/logging.xml", options);
+        assert!(l.diags.is_empty(), "{:?}", l.diags());
         assert_eq!(
             l.outline_of("logging"),
             "Sequence(QueryTPS[name=CoverFromTarget], Move[to=Cover])"
         );
+        let root = &l.tree("logging").root;
+        let logs: Vec<Vec<(LogEvent, &str)>> = root
+            .children
+            .iter()
+            .map(|c| c.logs.iter().collect())
+            .collect();
+        assert_eq!(
+            logs,
+            [
+                vec![
+                    (LogEvent::Start, "Finding cover"),
+                    (LogEvent::Failure, "Failed to find cover")
+                ],
+                vec![
+                    (LogEvent::Start, "Advancing"),
+                    (LogEvent::Success, "Advanced"),
+                    (LogEvent::Failure, "Failed to advance")
+                ],
+            ]
+        );
+        assert!(root.logs.is_empty());
     }
 }
 

@@ -19,7 +19,9 @@
 //! `name` is the node's name and the other attributes are ports
 //! (parameters), `{=}` standing for the blackboard key of the port's own
 //! name; the pre- and post-condition scripts (`_skipIf`, `_onSuccess`, ...)
-//! are not supported yet. `<SubTree ID="X" .../>` uses tree X, remapping its
+//! are not supported yet. Any node may carry log messages in MBT's reserved
+//! attributes, `_startLog`, `_successLog` and `_failureLog`
+//! ([`super::LOG_ATTRIBUTES`]): BT.CPP has no log attributes of its own. `<SubTree ID="X" .../>` uses tree X, remapping its
 //! ports; `<Action ID="X"/>`, `<Condition>`, `<Control>` and `<Decorator>`
 //! are the explicit forms of node X.
 //!
@@ -356,6 +358,12 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
         _ => None,
     };
     for a in element.attributes() {
+        // BT.CPP's own reserved attributes first: `_successIf` is close to
+        // `_successLog`, but no misspelling of it.
+        let script = SCRIPTS.iter().any(|(n, _)| *n == a.name());
+        if !script && r.log_attribute(&mut decl, &a) {
+            continue;
+        }
         let (name, value, span) = (a.name(), a.value(), r.value_span(&a));
         match (name, &mut policy) {
             ("ID", _) if by_id => {}

@@ -14,8 +14,9 @@
 //! A file holds one tree, named after the file's stem: the one node of its
 //! `<Root>` section, or, in a fragment, the root element itself. Every
 //! attribute of a game leaf is a parameter (`<Communicate name="Hello"/>`),
-//! except the log attributes (`_startLog`, ...), which are not supported
-//! yet. A `<Parallel>` reads `successMode` and `failureMode` ("all" or
+//! except the log attributes `_startLog`, `_successLog` and `_failureLog`,
+//! which any node may carry: the messages it logs when it starts, succeeds
+//! and fails ([`super::LOG_ATTRIBUTES`]). A `<Parallel>` reads `successMode` and `failureMode` ("all" or
 //! "any"; MBT's defaults: succeed when all succeed, fail when any fails).
 //!
 //! MBT's standard nodes that are treebeard's built-in kinds take MBT's
@@ -147,9 +148,6 @@ const IGNORED: &[(Kind, &str)] = &[(Kind::Wait, "variation")];
 /// What a `<LuaWrapper>` without `onEnter` or `onExit` runs there: nothing.
 const NO_EFFECT: &str = "true";
 
-/// The log attributes MBT reads on every node.
-const LOG_ATTRIBUTES: [&str; 3] = ["_startLog", "_successLog", "_failureLog"];
-
 /// Reads a `<BehaviorTree>` file: its `<Root>` section is the tree.
 pub(crate) fn read(r: &mut Reader, behavior_tree: Node, file_name: &str) -> Option<Document> {
     r.no_attributes(behavior_tree);
@@ -250,11 +248,11 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
         return decl;
     }
     for a in element.attributes() {
+        if r.log_attribute(&mut decl, &a) {
+            continue;
+        }
         let (name, value, span) = (a.name(), a.value(), r.value_span(&a));
         match (name, &mut policy) {
-            (log, _) if LOG_ATTRIBUTES.contains(&log) => {
-                r.cannot_honour(format!("MBT's log attribute `{log}`"), span);
-            }
             (reserved, _) if reserved.starts_with('_') => {
                 r.cannot_honour(format!("MBT's reserved attribute `{reserved}`"), span);
             }
@@ -300,12 +298,11 @@ fn built_in(r: &mut Reader, element: Node, kind: Kind, decl: &mut NodeDecl) {
         .map_or(&[][..], |(_, names)| names);
     let mut bound: Option<&str> = None;
     for a in element.attributes() {
-        let (name, value, span) = (a.name(), a.value(), r.value_span(&a));
-        let name_span = r.name_span(&a);
-        if LOG_ATTRIBUTES.contains(&name) {
-            r.cannot_honour(format!("MBT's log attribute `{name}`"), span);
+        if r.log_attribute(decl, &a) {
             continue;
         }
+        let (name, value, span) = (a.name(), a.value(), r.value_span(&a));
+        let name_span = r.name_span(&a);
         if name.starts_with('_') {
             r.cannot_honour(format!("MBT's reserved attribute `{name}`"), span);
             continue;

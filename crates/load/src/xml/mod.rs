@@ -9,6 +9,11 @@
 //! [`What::Unsupported`](crate::document::What::Unsupported); every other
 //! element is a leaf of that name.
 //!
+//! Every node of either dialect may carry log messages in MBT's reserved
+//! attributes ([`LOG_ATTRIBUTES`]): `_startLog`, `_successLog` and
+//! `_failureLog`; an attribute that starts with `_` and is close to one of
+//! them is an error with a suggestion.
+//!
 //! Spans: a node's span is its element's tag name (for BT.CPP's explicit
 //! `<Action ID="X"/>` forms, the `ID` value, where its type is written); an
 //! attribute's span is its value.
@@ -22,7 +27,7 @@ use crate::document::{Document, NodeDecl, PolicyDecl, What};
 use crate::source::{FileId, SourceMap, Span};
 use roxmltree::Node;
 use std::fmt::Display;
-use treebeard_shape::Kind;
+use treebeard_shape::{Kind, LogEvent, suggest};
 
 /// How to treat what treebeard cannot run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -31,6 +36,15 @@ pub struct XmlOptions {
     /// warning instead of an error (`--stub-unknown`).
     pub stub_unknown: bool,
 }
+
+/// The log attributes any node may carry, and the event each logs on
+/// (Lumberyard MBT's reserved attributes, seed 002; BehaviorTree.CPP files
+/// read the same names).
+pub const LOG_ATTRIBUTES: [(&str, LogEvent); 3] = [
+    ("_startLog", LogEvent::Start),
+    ("_successLog", LogEvent::Success),
+    ("_failureLog", LogEvent::Failure),
+];
 
 /// The deepest nesting of nodes a tree may have.
 pub const MAX_DEPTH: usize = 1024;
@@ -163,6 +177,38 @@ impl Reader<'_> {
                 .help("remove it, or load with --stub-unknown to ignore it")
         };
         self.diags.push(d.at(span));
+    }
+
+    /// Reads the attribute `a` of a node into `decl`'s log messages if it is
+    /// a log attribute, or reports it if it looks like a misspelt one
+    /// (starts with `_` and is close to one): true if it was either; false
+    /// for any other attribute. An empty message is reported.
+    pub(crate) fn log_attribute(&mut self, decl: &mut NodeDecl, a: &roxmltree::Attribute) -> bool {
+        let name = a.name();
+        if let Some(&(_, event)) = LOG_ATTRIBUTES.iter().find(|(n, _)| *n == name) {
+            if a.value().trim().is_empty() {
+                self.diags.push(
+                    Diagnostic::error(format!("log attribute `{name}` is empty"))
+                        .at(self.value_span(a))
+                        .help("write the message to log, or remove the attribute"),
+                );
+            } else {
+                decl.logs.set(event, a.value());
+            }
+            return true;
+        }
+        let names = LOG_ATTRIBUTES.iter().map(|(n, _)| *n);
+        if let Some(s) = suggest(name, names).filter(|_| name.starts_with('_')) {
+            self.diags.push(
+                Diagnostic::error(format!("unknown log attribute `{name}`"))
+                    .at(self.name_span(a))
+                    .help(format!(
+                        "did you mean `{s}`? nodes log with _startLog, _successLog and _failureLog"
+                    )),
+            );
+            return true;
+        }
+        false
     }
 
     /// Reports every attribute of `element`, none of which treebeard honours.
