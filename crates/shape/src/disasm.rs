@@ -7,9 +7,10 @@
 //!    2  0x0000000000000080  . . Condition                 threat                 threat (id 2)
 //! ```
 //!
-//! Indentation shows nesting; `end` is one past a decider's sub-stream. A
-//! node that logs messages is followed by a line listing them:
-//! `log start "Advancing", failure "Failed to advance"`.
+//! Indentation shows nesting; `end` is one past a decider's sub-stream.
+//! The capacity line follows the items; then, if nodes log messages, a
+//! `logs:` section with a line per such node, its offset and messages:
+//! `    3  start "Advancing", failure "Failed to advance"`.
 
 use crate::ids::NodeIdx;
 use crate::kinds::{Kind, Layout};
@@ -203,14 +204,7 @@ impl fmt::Display for Disassembly<'_> {
                 Some(at) => writeln!(f, "  {at}")?,
                 None => writeln!(f)?,
             }
-            if let Some(logs) = shape.logs_of(node) {
-                write!(f, "{:>5}  log", "")?;
-                for (k, (event, message)) in logs.iter().enumerate() {
-                    let comma = if k > 0 { "," } else { "" };
-                    write!(f, "{comma} {event} {message:?}")?;
-                }
-                writeln!(f)?;
-            }
+
             if kind.is_decider() {
                 open.push(item.end());
             }
@@ -234,6 +228,16 @@ impl fmt::Display for Disassembly<'_> {
         }
         if spec.stimuli > 0 {
             write!(f, ", stimuli {}", spec.stimuli)?;
+        }
+        if !shape.logs().is_empty() {
+            write!(f, "\nlogs:")?;
+            for entry in shape.logs() {
+                write!(f, "\n{:>5} ", entry.node)?;
+                for (k, (event, message)) in entry.messages.iter().enumerate() {
+                    let comma = if k > 0 { "," } else { "" };
+                    write!(f, "{comma} {event} {message:?}")?;
+                }
+            }
         }
         Ok(())
     }
