@@ -188,8 +188,9 @@ pub struct NodeDef {
     /// A leaf's or sub-tree's parameters.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub params: BTreeMap<String, Literal>,
-    /// What the node logs on start, success and failure.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// What the node logs on start, success and failure (not written when
+    /// it has no message: RON would write an empty map as `()`).
+    #[serde(skip_serializing_if = "LogDef::is_absent")]
     pub log: Option<LogDef>,
     /// A decider's children.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -208,6 +209,14 @@ pub struct LogDef {
     /// Logged when the node fails.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+}
+
+impl LogDef {
+    /// Whether `log` holds no message.
+    fn is_absent(log: &Option<LogDef>) -> bool {
+        log.as_ref()
+            .is_none_or(|l| l.start.is_none() && l.success.is_none() && l.failure.is_none())
+    }
 }
 
 impl From<&LogMessages> for LogDef {

@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use treebeard_load::native::{CountDef, Literal, NodeDef, TreeDef, TreeFile};
+use treebeard_load::native::{CountDef, Literal, LogDef, NodeDef, TreeDef, TreeFile};
 use treebeard_load::{Load, LoadOptions, Loaded, load_file, load_str};
 use treebeard_shape::params::FIELD_REF;
 use treebeard_shape::{
@@ -837,21 +837,32 @@ fn tree() -> impl Strategy<Value = NodeDef> {
     })
 }
 
-/// Gives nodes names and identities, in pre-order, skipping identities
-/// already given.
-fn label(
-    node: &mut NodeDef,
-    names: &mut impl Iterator<Item = (Option<String>, Option<u32>)>,
-    used: &mut Vec<u32>,
-) {
-    if let Some((name, id)) = names.next() {
+/// A node's name, identity and log messages.
+type Label = (Option<String>, Option<u32>, Option<LogDef>);
+
+/// Gives nodes names, identities and log messages, in pre-order, skipping
+/// identities already given.
+fn label(node: &mut NodeDef, names: &mut impl Iterator<Item = Label>, used: &mut Vec<u32>) {
+    if let Some((name, id, log)) = names.next() {
         node.name = name;
         node.id = id.filter(|id| !used.contains(id));
+        node.log = log;
         used.extend(node.id);
     }
     for child in &mut node.children {
         label(child, names, used);
     }
+}
+
+/// Log messages: each event's at random, with quotes, backslashes and
+/// other characters files escape (a log map may be empty).
+fn log_def() -> impl Strategy<Value = LogDef> {
+    let message = || prop::option::of("[a-z \"\\\\\u{e9}\u{1F4A5}{}]{0,6}[a-z]");
+    (message(), message(), message()).prop_map(|(start, success, failure)| LogDef {
+        start,
+        success,
+        failure,
+    })
 }
 
 fn labelled_tree() -> impl Strategy<Value = NodeDef> {
@@ -861,6 +872,7 @@ fn labelled_tree() -> impl Strategy<Value = NodeDef> {
             (
                 prop::option::weighted(0.3, "[a-z][a-z0-9_]{0,5}|Sequence|Patrol"),
                 prop::option::weighted(0.2, prop_oneof![0u32..64, Just(u32::MAX), any::<u32>()]),
+                prop::option::weighted(0.2, log_def()),
             ),
             64,
         ),
