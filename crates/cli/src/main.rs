@@ -9,6 +9,7 @@
 
 mod dot;
 mod nodes;
+mod observe;
 mod report;
 mod svg;
 mod watch;
@@ -114,6 +115,8 @@ enum Command {
         /// Stub leaves the built-in leaves lack.
         #[arg(long)]
         stub_unknown: bool,
+        #[command(flatten)]
+        observe: observe::ObserveArgs,
         /// After the scenario, keep ticking its agents (no world script, no
         /// expectations) and reload the tree whenever its file changes;
         /// runs until interrupted, or until `--ticks`.
@@ -184,9 +187,10 @@ fn main() -> ExitCode {
             scenarios,
             trace,
             stub_unknown,
+            observe,
             watch: false,
             ..
-        } => run(&scenarios, trace, stub_unknown, color),
+        } => run(&scenarios, trace, stub_unknown, &observe, color),
         Command::Run {
             scenarios,
             trace,
@@ -194,6 +198,7 @@ fn main() -> ExitCode {
             watch: true,
             ticks,
             interval,
+            ..
         } => watch(&scenarios, trace, stub_unknown, color, ticks, interval),
     }
 }
@@ -271,7 +276,13 @@ fn draw_to(file: &Path, tree: &TreeArgs, color: bool, path: &Path) -> ExitCode {
     }
 }
 
-fn run(scenarios: &[PathBuf], trace: Option<PathBuf>, stub_unknown: bool, color: bool) -> ExitCode {
+fn run(
+    scenarios: &[PathBuf],
+    trace: Option<PathBuf>,
+    stub_unknown: bool,
+    observe: &observe::ObserveArgs,
+    color: bool,
+) -> ExitCode {
     let mut trace_file = match report::open_trace(trace.as_ref()) {
         Ok(file) => file,
         Err(code) => return code,
@@ -286,10 +297,15 @@ fn run(scenarios: &[PathBuf], trace: Option<PathBuf>, stub_unknown: bool, color:
                 continue;
             }
         };
-        let mut engine = prepared.vm();
+        let observers = match observe.observers(&prepared) {
+            Ok(o) => o,
+            Err(failed) => return failed,
+        };
+        let mut engine = prepared.vm().observed(observers);
         let sink = trace_file.as_mut().map(|f| f as &mut dyn Write);
         match prepared.run(&mut engine, sink) {
             Ok(verdict) => {
+                observe.report(&prepared, &engine);
                 if report::verdict(path, &prepared, &verdict, color) != ExitCode::SUCCESS {
                     code = ExitCode::from(1);
                 }

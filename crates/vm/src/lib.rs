@@ -70,6 +70,7 @@ mod frame;
 mod globals;
 mod interpreter;
 mod leaves;
+pub mod observe;
 mod program;
 mod remap;
 mod request;
@@ -90,6 +91,7 @@ pub use leaves::{
     ActionFn, Args, Behavior, Call, ConditionFn, DecideCall, DecideFn, DecisionFlagsFn, Ending,
     EventFn, EventId, Input, Leaves, Registered, ScopeHooks,
 };
+pub use observe::{NodeState, NodeStates, Observer};
 pub use program::{LinkError, Program};
 pub use remap::{Carried, ReloadError, Remap};
 pub use request::{AgentId, Completion, Outcome, Request, RequestKind, Seat};
