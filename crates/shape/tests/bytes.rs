@@ -1545,11 +1545,7 @@ fn huge_log_count() {
 fn log_lines_show_in_the_disassembly() {
     let (shape, _) = logged();
     let text = shape.disassemble().to_string();
-    let logs: Vec<&str> = text
-        .lines()
-        .skip_while(|l| *l != "logs:")
-        .skip(1)
-        .collect();
+    let logs: Vec<&str> = text.lines().skip_while(|l| *l != "logs:").skip(1).collect();
     assert_eq!(
         logs,
         [

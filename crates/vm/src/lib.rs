@@ -13,6 +13,9 @@
 //!   actions, emits deferred-action [`Request`]s and writes the next states
 //!   back into the actor. It never allocates once reserved and never
 //!   recurses.
+//! * [`Logs`] is an [`Observer`] that routes the messages tree files give
+//!   nodes (on start, success, failure) to a [`LogSink`]: a per-agent
+//!   [`LogHistory`], the `log` crate (feature `log`), or your own.
 //! * A [`Remap`] carries actors from a program to its replacement (hot
 //!   reload): state follows its nodes by identity, and work whose place
 //!   vanished is cancelled with its clean-up.
@@ -70,6 +73,7 @@ mod frame;
 mod globals;
 mod interpreter;
 mod leaves;
+mod logs;
 pub mod observe;
 mod program;
 mod remap;
@@ -91,6 +95,9 @@ pub use leaves::{
     ActionFn, Args, Behavior, Call, ConditionFn, DecideCall, DecideFn, DecisionFlagsFn, Ending,
     EventFn, EventId, Input, Leaves, Registered, ScopeHooks,
 };
+#[cfg(feature = "log")]
+pub use logs::LogCrate;
+pub use logs::{LogHistory, LogRecord, LogSink, LoggedMessage, Logs};
 pub use observe::{NodeState, NodeStates, Observer};
 pub use program::{LinkError, Program};
 pub use remap::{Carried, ReloadError, Remap};

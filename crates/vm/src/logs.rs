@@ -5,7 +5,7 @@
 //! `_successLog` and `_failureLog`, seed 002; the native format's `log`
 //! map); the shape keeps them in its log table, beside the stream, and a
 //! plain tick never reads them. [`Logs`] is an observer (see
-//! [`crate::Observer`]): on an observed tick it turns the interpreter's
+//! [`Observer`]): on an observed tick it turns the interpreter's
 //! trace events for the nodes that carry messages into [`LogRecord`]s
 //! (`start` on [`TraceEvent::Start`], `success` and `failure` when the
 //! node finishes; a cancelled node logs nothing) and hands them to its
@@ -43,9 +43,9 @@
 //! ```
 
 use crate::frame::Frame;
+use crate::observe::Observer;
 use crate::request::AgentId;
 use crate::trace::TraceEvent;
-use crate::{NodeStates, Observer, Status};
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
 use std::sync::Arc;
@@ -226,8 +226,6 @@ impl<S: LogSink> Observer for Logs<S> {
             frame: self.frame,
         });
     }
-
-    fn end(&mut self, _agent: AgentId, _root: Status, _states: &NodeStates) {}
 }
 
 /// A record kept by a [`LogHistory`]: a [`LogRecord`] that owns its text.
@@ -374,7 +372,7 @@ impl LogCrate {
 impl LogSink for LogCrate {
     fn log(&mut self, record: &LogRecord<'_>) {
         let level = self.levels[record.event as usize];
-        log::log!(target: &self.target, level, "{record}");
+        log::log!(target: &*self.target, level, "{record}");
     }
 }
 
