@@ -108,3 +108,41 @@ fn observing_changes_nothing_the_crowd_does() {
         assert_eq!(logs.sink().of(AgentId(agent)).count(), 2);
     }
 }
+
+#[test]
+fn after_a_reload_the_observer_takes_the_new_shape() {
+    let mut crowd = Crowd::with_agents(program(), critters());
+    let mut logs = Logs::new(crowd.program().shape(), LogHistory::new(8));
+    crowd.tick_observed(0.1, |_, _| {}, &mut logs);
+    // The new version moves `feed` behind a new first child and says
+    // other things.
+    let mut leaves = Leaves::<Critter>::new();
+    leaves.condition("hungry", |c, _| c.hungry);
+    leaves.action("Eat", |c, _| {
+        c.meals += 1;
+        c.hungry = false;
+        Status::Success
+    });
+    leaves.action("Idle", |_, _| Status::Success);
+    let new = leaves
+        .compile(&priority([
+            cond("hungry").log(Success, "still hungry?"),
+            sequence([cond("hungry"), act("Eat")])
+                .named("feed")
+                .log(Start, "feeding"),
+            act("Idle"),
+        ]))
+        .unwrap();
+    crowd.reload(new).unwrap();
+    logs.set_shape(crowd.program().shape());
+    logs.sink_mut().clear();
+    crowd.tick_observed(0.1, |agent, c| c.hungry = agent.0 == 4, &mut logs);
+    let f = crowd.frame().index;
+    let history = logs.sink();
+    assert_eq!(
+        said(history, 4),
+        [format!("{f} success still hungry?")],
+        "the first child succeeds, and the root with it"
+    );
+    assert_eq!(said(history, 0), [format!("{f} start feeding")]);
+}
