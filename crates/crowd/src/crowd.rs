@@ -10,8 +10,8 @@ use crate::workers::Workers;
 use rayon::prelude::*;
 use treebeard_shape::NodeIdx;
 use treebeard_vm::{
-    ActorLayout, ActorRef, Actors, ActorsMut, AgentId, Completion, EventId, Frame, InjectError,
-    Interpreter, Observer, Program, Request, RequestKind, TraceEvent,
+    ActorLayout, ActorMut, ActorRef, Actors, ActorsMut, AgentId, Completion, EventId, Frame,
+    InjectError, Interpreter, Observer, Program, Request, RequestKind, TraceEvent,
 };
 
 /// Many agents, each with a blackboard and an actor, running one program.
@@ -473,52 +473,76 @@ impl<B> Crowd<B> {
     }
 
     /// Ticks the agents once, serially, telling `observer` about the ticks
-    /// of the agents it [watches](Observer::watches), in agent order; the
-    /// others tick unobserved. `before` runs on each agent's blackboard just
-    /// before its tick, as in [`Crowd::tick_with`]. Results are those of
-    /// [`Crowd::tick_with`] at any thread count: observing changes what is
-    /// seen, not what happens. The plain ticks never call an observer and
-    /// run the same code as if this method did not exist.
+    /// of the agents it [watches](Observer::watches), in agent order. The
+    /// others tick unobserved, in batches between the watched ones, at the
+    /// speed of a one-thread plain tick. `before` runs on each agent's
+    /// blackboard just before its tick, as in [`Crowd::tick_with`]. Results
+    /// are those of [`Crowd::tick_with`] at any thread count: observing
+    /// changes what is seen, not what happens. The plain ticks never call
+    /// an observer and run the same code as if this method did not exist.
     pub fn tick_observed(
         &mut self,
         dt: f32,
-        mut before: impl FnMut(AgentId, &mut B),
+        before: impl Fn(AgentId, &mut B),
         observer: &mut dyn Observer,
     ) {
         self.apply_completions();
-        self.schedule.sync(&self.frame);
+        let scheduled = self.schedule.start_tick(&self.frame);
         self.frame = self.frame.next(dt);
         self.workers.ensure(1, self.program.spec());
         let mut interpreter = self.workers.get(0);
         self.requests.clear();
-        let lanes = self.schedule.lanes_mut();
-        for (i, (blackboard, lane)) in self.blackboards.iter_mut().zip(lanes).enumerate() {
-            let Some(frame) = lane.due(&self.frame) else {
-                continue;
+        let program = &self.program;
+        let frame = &self.frame;
+        let layout = self.actors.layout();
+        let stride = layout.words();
+        let words = self.actors.words_mut();
+        let mut lanes = scheduled.then(|| self.schedule.lanes_mut());
+        let before = |agent, _: &Frame, blackboard: &mut B| before(agent, blackboard);
+        let n = self.blackboards.len();
+        let mut start = 0;
+        while start < n {
+            let watched = (start..n)
+                .find(|&i| observer.watches(AgentId(i as u32)))
+                .unwrap_or(n);
+            if watched > start {
+                tick_chunk(
+                    &mut interpreter,
+                    program,
+                    frame,
+                    AgentId(start as u32),
+                    ActorsMut::new(&mut words[start * stride..watched * stride], layout),
+                    &mut self.blackboards[start..watched],
+                    lanes.as_deref_mut().map(|l| &mut l[start..watched]),
+                    &mut self.requests,
+                    &before,
+                );
+            }
+            if watched == n {
+                break;
+            }
+            let own = match lanes.as_deref_mut() {
+                Some(lanes) => lanes[watched].due(frame),
+                None => Some(*frame),
             };
-            let agent = AgentId(i as u32);
-            before(agent, blackboard);
-            let actor = &mut self.actors.get_mut(i);
-            if observer.watches(agent) {
+            if let Some(own) = own {
+                let agent = AgentId(watched as u32);
+                let blackboard = &mut self.blackboards[watched];
+                before(agent, &own, blackboard);
                 interpreter.tick_observed(
-                    &self.program,
-                    &frame,
+                    program,
+                    &own,
                     agent,
-                    actor,
+                    &mut ActorMut::new(
+                        &mut words[watched * stride..(watched + 1) * stride],
+                        layout,
+                    ),
                     blackboard,
                     &mut self.requests,
                     observer,
                 );
-            } else {
-                interpreter.tick(
-                    &self.program,
-                    &frame,
-                    agent,
-                    actor,
-                    blackboard,
-                    &mut self.requests,
-                );
             }
+            start = watched + 1;
         }
         drop(interpreter);
         self.end_tick();
