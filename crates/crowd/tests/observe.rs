@@ -9,10 +9,10 @@ use treebeard_crowd::{Crowd, PlanConfig};
 use treebeard_shape::NodeIdx;
 use treebeard_testkit::{Spec, World, answer_launches};
 use treebeard_vm::observe::{Profile, RootReports, active_path};
-use treebeard_workload::{Checksum, leaves, spawn, tree};
 use treebeard_vm::{
     AgentId, Completion, Frame, NodeState, NodeStates, Observer, Status, TraceEvent,
 };
+use treebeard_workload::{Checksum, leaves, spawn, tree};
 
 const AGENTS: usize = 6;
 const DT: f32 = 0.1;
@@ -222,7 +222,12 @@ impl Observer for Starts<'_> {
 /// What a run of the workload crowd watching a few agents gives: the
 /// world, every tick's requests, the watched agents' root reports and
 /// profile counts.
-type Observed = (Checksum, Vec<Vec<treebeard_vm::Request>>, Vec<String>, Vec<u64>);
+type Observed = (
+    Checksum,
+    Vec<Vec<treebeard_vm::Request>>,
+    Vec<String>,
+    Vec<u64>,
+);
 
 fn watch_a_few(threads: usize, plan: PlanConfig) -> Observed {
     on_threads(threads, || {
@@ -266,6 +271,9 @@ fn watching_a_few_agents_of_a_parallel_crowd_changes_nothing_at_any_thread_count
     });
     assert_eq!(reference.0, plain);
     assert!(!reference.2.is_empty(), "the watched roots finished");
-    assert!(reference.3[0] == 1500, "the profiled tick visited every root");
+    assert!(
+        reference.3[0] == 1500,
+        "the profiled tick visited every root"
+    );
     assert_same_at_any_thread_count(&reference, &[0, 1, 7, 500], watch_a_few);
 }
