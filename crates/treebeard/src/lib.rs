@@ -51,10 +51,11 @@ pub mod prelude {
         Count, Node, Policy, act, child_trees, concurrent, cond, force_failure, force_success,
         gate, global_cooldown, inverter, leaf, priority, selector, sequence, sync, team,
     };
-    pub use treebeard_shape::{BuildError, NodeIdx, ParamSpec, ParamType, Shape};
+    pub use treebeard_shape::{BuildError, LogEvent, NodeIdx, ParamSpec, ParamType, Shape};
     pub use treebeard_vm::{
-        Actor, AgentId, Args, Call, Completion, Frame, Interpreter, Leaves, NodeState, NodeStates,
-        Observer, Outcome, Program, Request, RequestKind, Signal, Status, TraceEvent,
+        Actor, AgentId, Args, Call, Completion, Frame, Interpreter, Leaves, LogHistory, LogRecord,
+        LogSink, Logs, NodeState, NodeStates, Observer, Outcome, Program, Request, RequestKind,
+        Signal, Status, TraceEvent,
     };
 }
 
