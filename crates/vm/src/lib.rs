@@ -71,6 +71,7 @@ mod globals;
 mod interpreter;
 mod leaves;
 mod program;
+pub mod recording;
 mod remap;
 mod request;
 pub mod script;
@@ -91,6 +92,7 @@ pub use leaves::{
     EventFn, EventId, Input, Leaves, Registered, ScopeHooks,
 };
 pub use program::{LinkError, Program};
+pub use recording::{Recorder, Recording, RecordingError};
 pub use remap::{Carried, ReloadError, Remap};
 pub use request::{AgentId, Completion, Outcome, Request, RequestKind, Seat};
 pub use status::{Signal, Status};
