@@ -1,5 +1,5 @@
 //! `treebeard`: check, disassemble and draw tree files, list the nodes it
-//! knows, and run scenarios.
+//! knows, run scenarios, and turn recordings into pages to look through.
 //!
 //! Trees are checked against the built-in test leaves of
 //! `treebeard-scenario` (Succeed, Fail, Running, Wait, Script, Condition,
@@ -11,6 +11,7 @@ mod dot;
 mod nodes;
 mod report;
 mod svg;
+mod view;
 mod watch;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -87,6 +88,21 @@ enum Command {
         /// Write the picture to this file instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+    },
+    /// Write a recording (`run --record`, `Recorder::write_to`) as one
+    /// self-contained HTML page: the tree with file lines, nodes coloured by
+    /// an agent's state, a time slider, an agent picker and each node's
+    /// parameters, history and notes. It needs no network.
+    #[command(after_help = EXIT_CODES)]
+    View {
+        /// The recording file.
+        recording: PathBuf,
+        /// The page to write [default: the recording's path with `.html`].
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// The page's title [default: the recording's file name].
+        #[arg(long)]
+        title: Option<String>,
     },
     /// List the node kinds and the registered leaves with their parameters.
     #[command(after_help = EXIT_CODES)]
@@ -170,6 +186,11 @@ fn main() -> ExitCode {
             None => show(&file, &tree, color, |l| svg::render(&l.shape, &l.main)),
             Some(path) => draw_to(&file, &tree, color, &path),
         },
+        Command::View {
+            recording,
+            output,
+            title,
+        } => view(&recording, output, title),
         Command::Nodes { json } => {
             let leaves = builtin_leaves();
             let out = if json {
@@ -334,4 +355,45 @@ fn watch(
         ticks,
         interval,
     })
+}
+
+/// `treebeard view RECORDING -o PAGE`.
+fn view(recording: &Path, output: Option<PathBuf>, title: Option<String>) -> ExitCode {
+    let bytes = match std::fs::read(recording) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", recording.display());
+            return ExitCode::from(2);
+        }
+    };
+    let read = match treebeard_vm::Recording::read_from(&bytes) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {}: {e}", recording.display());
+            return ExitCode::from(2);
+        }
+    };
+    let output = output.unwrap_or_else(|| recording.with_extension("html"));
+    let title = title.unwrap_or_else(|| {
+        recording.file_name().map_or_else(
+            || "recording".to_owned(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    });
+    match std::fs::write(&output, view::page(&read, &title)) {
+        Ok(()) => {
+            eprintln!(
+                "{}: {} ticks, {} agents, {:.1} bytes per agent-tick",
+                output.display(),
+                read.len(),
+                read.agents().len(),
+                read.bytes_per_agent_tick()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: cannot write {}: {e}", output.display());
+            ExitCode::from(2)
+        }
+    }
 }
