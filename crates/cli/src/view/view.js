@@ -363,6 +363,33 @@
   if (hash.has("search")) $("search").value = hash.get("search");
   render();
   renderList();
+  // #slide=K moves the slider to K as a user would (an input event), for
+  // tests that cannot drag it.
+  if (hash.has("slide")) {
+    slider.value = hash.get("slide");
+    slider.dispatchEvent(new Event("input"));
+  }
+  // #sweep moves the slider over every tick and writes, per tick, the
+  // nodes the drawing shows not idle: "tick agent: node=state ...".
+  if (hash.has("sweep")) {
+    const lines = [];
+    const keep = cur.tick;
+    for (let k = 0; k < ticks.length; k++) {
+      slider.value = k;
+      slider.dispatchEvent(new Event("input"));
+      const shownNow = [];
+      svg.querySelectorAll("g.node").forEach((g) => {
+        if (g.dataset.state !== "idle") shownNow.push(`${g.dataset.node}=${g.dataset.state}`);
+      });
+      lines.push(`${slider.value} ${cur.agent}: ${shownNow.join(" ")}`);
+    }
+    const pre = document.createElement("pre");
+    pre.id = "sweep";
+    pre.hidden = true;
+    pre.textContent = lines.join("\n");
+    document.body.appendChild(pre);
+    setTick(keep);
+  }
   const T4 = performance.now();
 
   // --- Timings, for the tests and for measuring responsiveness ----------
