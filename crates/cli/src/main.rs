@@ -20,6 +20,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use treebeard_load::{Load, LoadOptions, Loader};
 use treebeard_scenario::{PrepareOptions, builtin_leaves};
+use treebeard_vm::Recorder;
+use treebeard_vm::recording::DEFAULT_BUDGET;
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -130,6 +132,11 @@ enum Command {
         /// Stub leaves the built-in leaves lack.
         #[arg(long)]
         stub_unknown: bool,
+        /// Record every agent's node states per tick into this recording
+        /// file (one scenario; `treebeard view FILE` shows it; the format
+        /// is in docs/recording.md).
+        #[arg(long, value_name = "FILE", conflicts_with = "watch")]
+        record: Option<PathBuf>,
         /// After the scenario, keep ticking its agents (no world script, no
         /// expectations) and reload the tree whenever its file changes;
         /// runs until interrupted, or until `--ticks`.
@@ -206,8 +213,9 @@ fn main() -> ExitCode {
             trace,
             stub_unknown,
             watch: false,
+            record,
             ..
-        } => run(&scenarios, trace, stub_unknown, color),
+        } => run(&scenarios, trace, stub_unknown, record, color),
         Command::Run {
             scenarios,
             trace,
@@ -292,7 +300,20 @@ fn draw_to(file: &Path, tree: &TreeArgs, color: bool, path: &Path) -> ExitCode {
     }
 }
 
-fn run(scenarios: &[PathBuf], trace: Option<PathBuf>, stub_unknown: bool, color: bool) -> ExitCode {
+fn run(
+    scenarios: &[PathBuf],
+    trace: Option<PathBuf>,
+    stub_unknown: bool,
+    record: Option<PathBuf>,
+    color: bool,
+) -> ExitCode {
+    if record.is_some() && scenarios.len() != 1 {
+        eprintln!(
+            "error: `--record` records one scenario, not {}; give one file",
+            scenarios.len()
+        );
+        return ExitCode::from(2);
+    }
     let mut trace_file = match report::open_trace(trace.as_ref()) {
         Ok(file) => file,
         Err(code) => return code,
@@ -307,15 +328,29 @@ fn run(scenarios: &[PathBuf], trace: Option<PathBuf>, stub_unknown: bool, color:
                 continue;
             }
         };
-        let mut engine = prepared.vm();
         let sink = trace_file.as_mut().map(|f| f as &mut dyn Write);
-        match prepared.run(&mut engine, sink) {
+        // Only a recorded run is observed: the others tick at full speed.
+        let (result, recorder) = if record.is_some() {
+            let recorder = Recorder::new(prepared.program.shape(), DEFAULT_BUDGET);
+            let mut engine = prepared.vm().observed(recorder);
+            let result = prepared.run(&mut engine, sink);
+            (result, Some(engine.into_observer()))
+        } else {
+            (prepared.run(&mut prepared.vm(), sink), None)
+        };
+        match result {
             Ok(verdict) => {
                 if report::verdict(path, &prepared, &verdict, color) != ExitCode::SUCCESS {
                     code = ExitCode::from(1);
                 }
             }
             Err(e) => return report::trace_error(&e),
+        }
+        if let (Some(file), Some(recorder)) = (&record, &recorder)
+            && let Err(e) = write_recording(recorder, file)
+        {
+            eprintln!("error: cannot write {}: {e}", file.display());
+            return ExitCode::from(2);
         }
     }
     if let Some(mut f) = trace_file
@@ -324,6 +359,13 @@ fn run(scenarios: &[PathBuf], trace: Option<PathBuf>, stub_unknown: bool, color:
         return report::trace_error(&e);
     }
     code
+}
+
+/// Writes what `recorder` held into `path`.
+fn write_recording(recorder: &Recorder, path: &Path) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    recorder.write_to(&mut out)?;
+    out.flush()
 }
 
 /// `run --watch`: one scenario, run on and reloaded (see the `watch`

@@ -43,8 +43,9 @@ pub struct Layout {
     boxes: Vec<Boxed>,
     /// The top of each row.
     row_top: Vec<f64>,
-    /// The drawing's size.
+    /// The drawing's width.
     pub width: f64,
+    /// The drawing's height.
     pub height: f64,
 }
 

@@ -128,6 +128,49 @@ mod tests {
         assert_eq!(base64(&[0xff, 0xfe, 0x00]), "//4A");
     }
 
+    /// The crowd tree from its file (so nodes have file lines), as an
+    /// empty recording.
+    fn recording() -> Recording {
+        let leaves = treebeard_scenario::builtin_leaves();
+        let options = treebeard_load::LoadOptions {
+            stub_unknown: true,
+            ..Default::default()
+        };
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/trees/crowd.ron");
+        let load = treebeard_load::load_file(std::path::Path::new(path), &leaves, &options);
+        let shape = load.loaded.expect("the crowd tree loads").shape;
+        treebeard_vm::Recorder::new(&shape, 1 << 20).into_recording()
+    }
+
+    #[test]
+    fn the_page_holds_every_node_with_its_file_line_and_loads_nothing() {
+        let recording = recording();
+        let page = page(&recording, "crowd <run>");
+        let shape = recording.shape();
+        assert!(page.starts_with("<!doctype html>"));
+        assert!(page.contains("<title>crowd &lt;run&gt; · treebeard view</title>"));
+        for i in 0..shape.len() {
+            assert!(page.contains(&format!(r#"data-node="{i}""#)), "node {i}");
+        }
+        let last = NodeIdx::new(shape.len() as u32 - 1);
+        let at = svg::file_line(shape, last).expect("a file line");
+        assert!(at.starts_with("crowd.ron:"), "{at}");
+        assert!(page.contains(&format!(">{at}</text>")), "labels carry file:line");
+        // The node table parses, the recording decodes from the page.
+        let json_at = page.find(r#"<script id="nodes" type="application/json">"#).unwrap();
+        let json = &page[json_at..];
+        let json = &json[json.find('>').unwrap() + 1..json.find("</script>").unwrap()];
+        let nodes: serde_json::Value = serde_json::from_str(json).unwrap();
+        assert_eq!(nodes.as_array().unwrap().len(), shape.len());
+        assert_eq!(nodes[0]["parent"], -1);
+        assert!(nodes[1]["at"].as_str().unwrap().contains("crowd.ron:"));
+        assert!(page.contains(&base64(&recording.to_bytes())));
+        for external in ["src=\"http", "href=\"http", "<link", "@import"] {
+            assert!(!page.contains(external), "{external}");
+        }
+        assert!(!page.contains("{{"), "every placeholder is filled");
+    }
+
     #[test]
     fn placeholders_are_filled_once() {
         let out = fill("a{{X}}b{{Y}}c", |n| format!("<{{{{{n}}}}}>"));

@@ -70,6 +70,7 @@ mod tick;
 pub use format::{MAGIC, RecordingError, Unreadable, VERSION};
 pub use recorder::{DEFAULT_BUDGET, Recorder};
 
+use crate::observe::NodeState;
 use crate::request::AgentId;
 use std::io::{self, Write};
 use tick::{NO_NODE, TickData};
@@ -229,6 +230,24 @@ impl<'r> RecordedTick<'r> {
     /// Whether `agent` was observed at this tick.
     pub fn has(&self, agent: AgentId) -> bool {
         self.tick.position(agent.0).is_some()
+    }
+
+    /// `agent`'s nodes that are not idle at the end of this tick, in node
+    /// order, with their states; none if the agent was not observed.
+    pub fn states(&self, agent: AgentId) -> impl Iterator<Item = (NodeIdx, NodeState)> + 'r {
+        let (tick, width) = (self.tick, self.width);
+        tick.position(agent.0)
+            .into_iter()
+            .flat_map(move |k| tick.entries(width, k))
+            .map(|(node, state)| (node, NodeState::from_u8(state).unwrap_or_default()))
+    }
+
+    /// `agent`'s state of `node` at the end of this tick (idle if the agent
+    /// was not observed).
+    pub fn state(&self, agent: AgentId, node: NodeIdx) -> NodeState {
+        self.states(agent)
+            .find(|&(n, _)| n == node)
+            .map_or(NodeState::Idle, |(_, s)| s)
     }
 
     /// The custom debug text attached at this tick.

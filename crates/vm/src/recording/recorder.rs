@@ -5,7 +5,9 @@ use super::Recording;
 use super::format::{self, entry_width};
 use super::tick::{NO_NODE, NoteData, TickData};
 use crate::frame::Frame;
+use crate::observe::{NodeStates, Observer};
 use crate::request::AgentId;
+use crate::status::Status;
 use std::collections::VecDeque;
 use std::io::{self, Write};
 use treebeard_shape::{NodeIdx, Shape};
@@ -105,7 +107,7 @@ impl Recorder {
     }
 
     /// Starts recording `agent`'s tick in `frame`.
-    pub fn begin_agent(&mut self, agent: AgentId, frame: &Frame) {
+    pub(crate) fn begin_agent(&mut self, agent: AgentId, frame: &Frame) {
         let same = self.open
             && self.ticks.back().is_some_and(|t| {
                 t.index == frame.index && t.last_agent().is_none_or(|last| last < agent.0)
@@ -224,6 +226,20 @@ impl Recorder {
             self.closed_bytes -= old.encoded_len();
             self.dropped += 1;
             self.spare.push(old);
+        }
+    }
+}
+
+/// A recorder watches every agent; it hears only the start and the end of
+/// each tick, and stores the states at the end.
+impl Observer for Recorder {
+    fn begin(&mut self, agent: AgentId, frame: &Frame) {
+        self.begin_agent(agent, frame);
+    }
+
+    fn end(&mut self, _agent: AgentId, _root: Status, states: &NodeStates<'_>) {
+        for (node, state) in states.iter() {
+            self.push_state(node, state as u8);
         }
     }
 }
