@@ -9,6 +9,7 @@
 
 mod dot;
 mod nodes;
+mod observe;
 mod report;
 mod svg;
 mod view;
@@ -20,8 +21,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use treebeard_load::{Load, LoadOptions, Loader};
 use treebeard_scenario::{PrepareOptions, builtin_leaves};
-use treebeard_vm::Recorder;
-use treebeard_vm::recording::DEFAULT_BUDGET;
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -132,11 +131,8 @@ enum Command {
         /// Stub leaves the built-in leaves lack.
         #[arg(long)]
         stub_unknown: bool,
-        /// Record every agent's node states per tick into this recording
-        /// file (one scenario; `treebeard view FILE` shows it; the format
-        /// is in docs/recording.md).
-        #[arg(long, value_name = "FILE", conflicts_with = "watch")]
-        record: Option<PathBuf>,
+        #[command(flatten)]
+        observe: observe::ObserveArgs,
         /// After the scenario, keep ticking its agents (no world script, no
         /// expectations) and reload the tree whenever its file changes;
         /// runs until interrupted, or until `--ticks`.
@@ -212,10 +208,10 @@ fn main() -> ExitCode {
             scenarios,
             trace,
             stub_unknown,
+            observe,
             watch: false,
-            record,
             ..
-        } => run(&scenarios, trace, stub_unknown, record, color),
+        } => run(&scenarios, trace, stub_unknown, &observe, color),
         Command::Run {
             scenarios,
             trace,
@@ -223,6 +219,7 @@ fn main() -> ExitCode {
             watch: true,
             ticks,
             interval,
+            ..
         } => watch(&scenarios, trace, stub_unknown, color, ticks, interval),
     }
 }
@@ -304,10 +301,10 @@ fn run(
     scenarios: &[PathBuf],
     trace: Option<PathBuf>,
     stub_unknown: bool,
-    record: Option<PathBuf>,
+    observe: &observe::ObserveArgs,
     color: bool,
 ) -> ExitCode {
-    if record.is_some() && scenarios.len() != 1 {
+    if observe.record.is_some() && scenarios.len() != 1 {
         eprintln!(
             "error: `--record` records one scenario, not {}; give one file",
             scenarios.len()
@@ -328,29 +325,24 @@ fn run(
                 continue;
             }
         };
-        let sink = trace_file.as_mut().map(|f| f as &mut dyn Write);
-        // Only a recorded run is observed: the others tick at full speed.
-        let (result, recorder) = if record.is_some() {
-            let recorder = Recorder::new(prepared.program.shape(), DEFAULT_BUDGET);
-            let mut engine = prepared.vm().observed(recorder);
-            let result = prepared.run(&mut engine, sink);
-            (result, Some(engine.into_observer()))
-        } else {
-            (prepared.run(&mut prepared.vm(), sink), None)
+        let observers = match observe.observers(&prepared) {
+            Ok(o) => o,
+            Err(failed) => return failed,
         };
-        match result {
+        let mut engine = prepared.vm().observed(observers);
+        let sink = trace_file.as_mut().map(|f| f as &mut dyn Write);
+        match prepared.run(&mut engine, sink) {
             Ok(verdict) => {
+                observe.report(&prepared, &engine);
                 if report::verdict(path, &prepared, &verdict, color) != ExitCode::SUCCESS {
                     code = ExitCode::from(1);
                 }
             }
             Err(e) => return report::trace_error(&e),
         }
-        if let (Some(file), Some(recorder)) = (&record, &recorder)
-            && let Err(e) = write_recording(recorder, file)
-        {
-            eprintln!("error: cannot write {}: {e}", file.display());
-            return ExitCode::from(2);
+        // Written whatever the verdict: a failed scenario is when it helps.
+        if let Err(failed) = observe.write_recording(&engine) {
+            return failed;
         }
     }
     if let Some(mut f) = trace_file
@@ -359,13 +351,6 @@ fn run(
         return report::trace_error(&e);
     }
     code
-}
-
-/// Writes what `recorder` held into `path`.
-fn write_recording(recorder: &Recorder, path: &Path) -> std::io::Result<()> {
-    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
-    recorder.write_to(&mut out)?;
-    out.flush()
 }
 
 /// `run --watch`: one scenario, run on and reloaded (see the `watch`

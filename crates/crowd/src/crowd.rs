@@ -11,7 +11,7 @@ use rayon::prelude::*;
 use treebeard_shape::NodeIdx;
 use treebeard_vm::{
     ActorLayout, ActorRef, Actors, ActorsMut, AgentId, Completion, EventId, Frame, InjectError,
-    Interpreter, Program, Request, RequestKind, TraceEvent,
+    Interpreter, Observer, Program, Request, RequestKind, TraceEvent,
 };
 
 /// Many agents, each with a blackboard and an actor, running one program.
@@ -453,6 +453,38 @@ impl<B> Crowd<B> {
     /// at their rates; vacant slots are skipped); tracing is for
     /// debugging, scenarios and recordings.
     pub fn tick_traced(&mut self, dt: f32, on_event: &mut dyn FnMut(AgentId, NodeIdx, TraceEvent)) {
+        struct Events<'f> {
+            agent: AgentId,
+            on_event: &'f mut dyn FnMut(AgentId, NodeIdx, TraceEvent),
+        }
+        impl Observer for Events<'_> {
+            fn begin(&mut self, agent: AgentId, _: &Frame) {
+                self.agent = agent;
+            }
+            fn event(&mut self, node: NodeIdx, event: TraceEvent) {
+                (self.on_event)(self.agent, node, event);
+            }
+        }
+        let mut events = Events {
+            agent: AgentId(0),
+            on_event,
+        };
+        self.tick_observed(dt, |_, _| {}, &mut events);
+    }
+
+    /// Ticks the agents once, serially, telling `observer` about the ticks
+    /// of the agents it [watches](Observer::watches), in agent order; the
+    /// others tick unobserved. `before` runs on each agent's blackboard just
+    /// before its tick, as in [`Crowd::tick_with`]. Results are those of
+    /// [`Crowd::tick_with`] at any thread count: observing changes what is
+    /// seen, not what happens. The plain ticks never call an observer and
+    /// run the same code as if this method did not exist.
+    pub fn tick_observed(
+        &mut self,
+        dt: f32,
+        mut before: impl FnMut(AgentId, &mut B),
+        observer: &mut dyn Observer,
+    ) {
         self.apply_completions();
         self.schedule.sync(&self.frame);
         self.frame = self.frame.next(dt);
@@ -465,16 +497,28 @@ impl<B> Crowd<B> {
                 continue;
             };
             let agent = AgentId(i as u32);
-            let mut sink = |node, event| on_event(agent, node, event);
-            interpreter.tick_traced(
-                &self.program,
-                &frame,
-                agent,
-                &mut self.actors.get_mut(i),
-                blackboard,
-                &mut self.requests,
-                &mut sink,
-            );
+            before(agent, blackboard);
+            let actor = &mut self.actors.get_mut(i);
+            if observer.watches(agent) {
+                interpreter.tick_observed(
+                    &self.program,
+                    &frame,
+                    agent,
+                    actor,
+                    blackboard,
+                    &mut self.requests,
+                    observer,
+                );
+            } else {
+                interpreter.tick(
+                    &self.program,
+                    &frame,
+                    agent,
+                    actor,
+                    blackboard,
+                    &mut self.requests,
+                );
+            }
         }
         drop(interpreter);
         self.end_tick();

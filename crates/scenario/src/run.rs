@@ -15,8 +15,8 @@ use std::sync::Arc;
 use treebeard_load::{Diagnostic, Diagnostics, LoadOptions, Loader, SourceMap, Span};
 use treebeard_shape::{Kind, NodeIdx, Shape, suggest};
 use treebeard_vm::{
-    Actors, AgentId, EventId, Frame, Interpreter, Leaves, Outcome, Program, Request, RequestKind,
-    Stale, Status, TraceEvent,
+    Actors, AgentId, EventId, Frame, Interpreter, Leaves, NodeStates, Observer, Outcome, Program,
+    Request, RequestKind, Stale, Status, TraceEvent,
 };
 
 /// Problems that keep a scenario from running, with the files they are in.
@@ -506,6 +506,7 @@ impl Prepared {
                 self.scenario.agents as usize,
             ),
             interpreter: Interpreter::with_capacity(self.program.spec()),
+            observer: (),
         }
     }
 
@@ -1017,14 +1018,80 @@ pub trait Engine {
     fn inject(&mut self, agent: u32, connector: NodeIdx, tree: u32);
 }
 
-/// The stream interpreter as an [`Engine`].
-pub struct Vm {
+/// The stream interpreter as an [`Engine`], telling observer `O` (none by
+/// default) about the ticks it watches (see [`Vm::observed`]).
+pub struct Vm<O = ()> {
     program: Program<Agent>,
     actors: Actors,
     interpreter: Interpreter,
+    observer: O,
 }
 
-impl Engine for Vm {
+impl<O> Vm<O> {
+    /// The same engine, telling `observer` about every tick of the agents
+    /// it watches (a recorder, a profile, a decision trace), besides
+    /// reporting the trace events to the runner.
+    pub fn observed<P: Observer>(self, observer: P) -> Vm<P> {
+        Vm {
+            program: self.program,
+            actors: self.actors,
+            interpreter: self.interpreter,
+            observer,
+        }
+    }
+
+    /// Agent `agent`'s actor.
+    ///
+    /// # Panics
+    /// If there is no such agent.
+    pub fn actor(&self, agent: u32) -> treebeard_vm::ActorRef<'_> {
+        self.actors.get(agent as usize)
+    }
+
+    /// The observer.
+    pub fn observer(&self) -> &O {
+        &self.observer
+    }
+
+    /// The observer, given back.
+    pub fn into_observer(self) -> O {
+        self.observer
+    }
+}
+
+/// Reports a tick's events to the runner, and everything to an observer
+/// that watches the agent.
+struct Tee<'a, O> {
+    trace: &'a mut dyn FnMut(NodeIdx, TraceEvent),
+    observer: &'a mut O,
+    on: bool,
+}
+
+impl<O: Observer> Observer for Tee<'_, O> {
+    fn begin(&mut self, agent: AgentId, frame: &Frame) {
+        if self.on {
+            self.observer.begin(agent, frame);
+        }
+    }
+    fn visit(&mut self, node: NodeIdx) {
+        if self.on {
+            self.observer.visit(node);
+        }
+    }
+    fn event(&mut self, node: NodeIdx, event: TraceEvent) {
+        (self.trace)(node, event);
+        if self.on {
+            self.observer.event(node, event);
+        }
+    }
+    fn end(&mut self, agent: AgentId, root: Status, states: &NodeStates<'_>) {
+        if self.on {
+            self.observer.end(agent, root, states);
+        }
+    }
+}
+
+impl<O: Observer> Engine for Vm<O> {
     fn tick(
         &mut self,
         agent: u32,
@@ -1033,14 +1100,20 @@ impl Engine for Vm {
         requests: &mut Vec<Request>,
         trace: &mut dyn FnMut(NodeIdx, TraceEvent),
     ) -> Status {
-        self.interpreter.tick_traced(
+        let on = self.observer.watches(AgentId(agent));
+        let mut tee = Tee {
+            trace,
+            observer: &mut self.observer,
+            on,
+        };
+        self.interpreter.tick_observed(
             &self.program,
             frame,
             AgentId(agent),
             &mut self.actors.get_mut(agent as usize),
             blackboard,
             requests,
-            trace,
+            &mut tee,
         )
     }
 

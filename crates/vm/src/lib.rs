@@ -70,6 +70,7 @@ mod frame;
 mod globals;
 mod interpreter;
 mod leaves;
+pub mod observe;
 mod program;
 pub mod recording;
 mod remap;
@@ -91,6 +92,7 @@ pub use leaves::{
     ActionFn, Args, Behavior, Call, ConditionFn, DecideCall, DecideFn, DecisionFlagsFn, Ending,
     EventFn, EventId, Input, Leaves, Registered, ScopeHooks,
 };
+pub use observe::{NodeState, NodeStates, Observer};
 pub use program::{LinkError, Program};
 pub use recording::{Recorder, Recording, RecordingError};
 pub use remap::{Carried, ReloadError, Remap};

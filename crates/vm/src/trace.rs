@@ -3,9 +3,10 @@
 //!
 //! The interpreter is generic over a [`Tracer`]. Ordinary ticks use
 //! [`Quiet`], whose hooks are empty and whose `ON` is false, so the traced
-//! code compiles away and the hot path is the untraced loop. A traced tick
-//! ([`crate::Interpreter::tick_traced`]) uses a [`Recorder`], which turns the
-//! interpreter's hooks into [`TraceEvent`]s with these rules:
+//! code compiles away and the hot path is the untraced loop. An observed
+//! tick ([`crate::Interpreter::tick_observed`]) uses a [`Track`], which turns
+//! the interpreter's hooks into an [`Observer`]'s visits, [`TraceEvent`]s
+//! and final [`NodeState`]s, with these rules for the events:
 //!
 //! * **start**: a node is executed and was not running at the end of the
 //!   previous tick (a running node that is reached again does not start
@@ -26,6 +27,7 @@
 use crate::actor::StateEntry;
 use crate::flow::{Link, UP};
 use crate::globals::is_running_work;
+use crate::observe::{NodeState, NodeStates, Observer};
 use crate::status::Status;
 use std::fmt;
 use treebeard_shape::{NodeIdx, Shape};
@@ -129,123 +131,207 @@ impl Tracer for Quiet {
     fn at(&mut self, _: u32) {}
 }
 
-/// Turns hooks into events for a callback, tracking which nodes run.
-pub(crate) struct Recorder<'s> {
-    parents: Vec<u32>,
-    ends: Vec<u32>,
-    /// Nodes started and not finished or cancelled.
+/// An observed tick's per-node bookkeeping, kept by the interpreter between
+/// observed ticks: it grows to the largest shape observed and is cleared in
+/// the time the tick touched, so observing allocates nothing in steady
+/// state.
+#[derive(Debug, Default)]
+pub(crate) struct TrackBuffers {
+    /// Per node: started and not finished or cancelled.
     open: Vec<bool>,
     /// Per node: how many of its children are open.
     live: Vec<u32>,
-    /// See [`Tracer::at`].
-    at: u32,
-    sink: &'s mut dyn FnMut(NodeIdx, TraceEvent),
+    /// Per node: its state so far this tick.
+    states: Vec<NodeState>,
+    /// The nodes whose state is not idle, in the order they were touched.
+    touched: Vec<u32>,
+    /// A tick is under way (or panicked mid-way: the next one starts from
+    /// scratch).
+    dirty: bool,
 }
 
-impl<'s> Recorder<'s> {
-    /// A recorder for an agent whose previous tick left `running` action
+impl TrackBuffers {
+    /// Makes room for shapes of `nodes` items.
+    pub(crate) fn reserve(&mut self, nodes: usize) {
+        if self.open.len() < nodes {
+            self.open.resize(nodes, false);
+            self.live.resize(nodes, 0);
+            self.states.resize(nodes, NodeState::Idle);
+        }
+        self.touched
+            .reserve(nodes.saturating_sub(self.touched.len()));
+    }
+
+    /// Forgets a tick of the shape whose parents `links` gives: every node
+    /// idle and closed, in the time the tick touched (a child's parent is
+    /// touched whenever its count of open children is).
+    fn clear(&mut self, links: &[Link]) {
+        for &n in &self.touched {
+            self.open[n as usize] = false;
+            self.live[n as usize] = 0;
+            self.states[n as usize] = NodeState::Idle;
+            let parent = links[n as usize].parent;
+            if parent != UP {
+                self.live[parent as usize] = 0;
+            }
+        }
+        self.touched.clear();
+        self.dirty = false;
+    }
+}
+
+/// Turns the interpreter's hooks into an [`Observer`]'s calls, tracking
+/// which nodes run.
+pub(crate) struct Track<'t> {
+    links: &'t [Link],
+    shape: &'t Shape,
+    b: &'t mut TrackBuffers,
+    /// See [`Tracer::at`].
+    at: u32,
+    observer: &'t mut dyn Observer,
+}
+
+impl<'t> Track<'t> {
+    /// A tracker for an agent whose previous tick left `running` action
     /// states (every running leaf and its ancestors are open). A ticket at
     /// a `Gate` or `GlobalCooldown` is no running work (the node failed, or
     /// its child runs, whose states open it), but for the ticket of a gate
     /// with `wait`, which ran while it asked.
     pub(crate) fn new(
-        shape: &Shape,
-        links: &[Link],
+        shape: &'t Shape,
+        links: &'t [Link],
         running: &[StateEntry],
-        sink: &'s mut dyn FnMut(NodeIdx, TraceEvent),
-    ) -> Recorder<'s> {
+        b: &'t mut TrackBuffers,
+        observer: &'t mut dyn Observer,
+    ) -> Track<'t> {
         let n = shape.len();
-        let mut r = Recorder {
-            parents: links.iter().map(|l| l.parent).collect(),
-            ends: (0..n as u32)
-                .map(|i| shape.subtree_end(NodeIdx::new(i)).get())
-                .collect(),
-            open: vec![false; n],
-            live: vec![0; n],
+        if b.dirty {
+            // The last observed tick did not finish.
+            b.open.fill(false);
+            b.live.fill(0);
+            b.states.fill(NodeState::Idle);
+            b.touched.clear();
+        }
+        b.reserve(n);
+        b.dirty = true;
+        let mut t = Track {
+            links,
+            shape,
+            b,
             at: UP,
-            sink,
+            observer,
         };
         for entry in running {
             if !is_running_work(shape, entry.node()) {
                 continue;
             }
             let mut node = entry.node();
-            while node != UP && (node as usize) < n && !r.open[node as usize] {
-                r.open_node(node);
-                node = r.parents[node as usize];
+            while node != UP && (node as usize) < n && !t.b.open[node as usize] {
+                t.open_node(node);
+                node = t.parent(node);
             }
         }
-        r
+        t
+    }
+
+    /// Hands the final states to the observer's `end`, then clears them.
+    pub(crate) fn finish(self, agent: crate::AgentId, root: Status) {
+        let b = self.b;
+        b.touched.sort_unstable();
+        self.observer
+            .end(agent, root, &NodeStates::new(&b.states, &b.touched));
+        b.clear(self.links);
+    }
+
+    fn parent(&self, node: u32) -> u32 {
+        self.links[node as usize].parent
+    }
+
+    fn set(&mut self, node: u32, state: NodeState) {
+        let slot = &mut self.b.states[node as usize];
+        if *slot == NodeState::Idle {
+            self.b.touched.push(node);
+        }
+        *slot = state;
     }
 
     fn open_node(&mut self, node: u32) {
-        self.open[node as usize] = true;
-        let parent = self.parents[node as usize];
+        self.b.open[node as usize] = true;
+        self.set(node, NodeState::Running);
+        let parent = self.parent(node);
         if parent != UP {
-            self.live[parent as usize] += 1;
+            self.b.live[parent as usize] += 1;
         }
     }
 
     fn close(&mut self, node: u32) {
-        self.open[node as usize] = false;
-        let parent = self.parents[node as usize];
+        self.b.open[node as usize] = false;
+        let parent = self.parent(node);
         if parent != UP {
-            self.live[parent as usize] -= 1;
+            self.b.live[parent as usize] -= 1;
         }
-    }
-
-    fn emit(&mut self, node: u32, event: TraceEvent) {
-        (self.sink)(NodeIdx::new(node), event);
     }
 
     /// Whether `node` contains the item being decided.
     fn on_path(&self, node: u32) -> bool {
-        self.at != UP && node <= self.at && self.at < self.ends[node as usize]
+        self.at != UP
+            && node <= self.at
+            && self.at < self.shape.subtree_end(NodeIdx::new(node)).get()
+    }
+
+    fn cancelled(&mut self, node: u32) {
+        self.close(node);
+        self.set(node, NodeState::Cancelled);
+        self.observer.event(NodeIdx::new(node), TraceEvent::Cancel);
     }
 }
 
-impl Tracer for &mut Recorder<'_> {
+impl Tracer for &mut Track<'_> {
     const ON: bool = true;
 
     fn enter(&mut self, node: u32) {
-        if !self.open[node as usize] {
+        self.observer.visit(NodeIdx::new(node));
+        if !self.b.open[node as usize] {
             self.open_node(node);
-            self.emit(node, TraceEvent::Start);
+            self.observer.event(NodeIdx::new(node), TraceEvent::Start);
         }
     }
 
     fn end(&mut self, node: u32, status: Status) {
-        if self.open[node as usize] {
+        if self.b.open[node as usize] {
             self.close(node);
         }
-        let event = match status {
-            Status::Success => TraceEvent::Success,
-            Status::Failure => TraceEvent::Failure,
+        let (event, state) = match status {
+            Status::Success => (TraceEvent::Success, NodeState::Success),
+            Status::Failure => (TraceEvent::Failure, NodeState::Failure),
             Status::Running => return,
         };
-        self.emit(node, event);
+        self.set(node, state);
+        self.observer.event(NodeIdx::new(node), event);
     }
 
     fn launch(&mut self, node: u32) {
-        self.emit(node, TraceEvent::Launch);
+        self.observer.event(NodeIdx::new(node), TraceEvent::Launch);
     }
 
     fn complete(&mut self, node: u32) {
-        self.emit(node, TraceEvent::Complete);
+        self.observer
+            .event(NodeIdx::new(node), TraceEvent::Complete);
     }
 
     fn cancel(&mut self, node: u32) {
-        if !self.open[node as usize] {
+        if !self.b.open[node as usize] {
             return;
         }
-        self.close(node);
-        self.emit(node, TraceEvent::Cancel);
-        let mut up = self.parents[node as usize];
-        while up != UP && self.open[up as usize] && self.live[up as usize] == 0 && !self.on_path(up)
+        self.cancelled(node);
+        let mut up = self.parent(node);
+        while up != UP
+            && self.b.open[up as usize]
+            && self.b.live[up as usize] == 0
+            && !self.on_path(up)
         {
-            self.close(up);
-            self.emit(up, TraceEvent::Cancel);
-            up = self.parents[up as usize];
+            self.cancelled(up);
+            up = self.parent(up);
         }
     }
 

@@ -56,11 +56,12 @@ use crate::globals::Globals;
 use crate::leaves::{
     ActionFn, Args, Call, ConditionFn, DecideFn, DecisionFlagsFn, Ending, scope_call,
 };
+use crate::observe::{Events, Observer};
 use crate::program::Program;
 use crate::request::{AgentId, Request, RequestKind};
 use crate::script::FieldAccess;
 use crate::status::{Signal, Status};
-use crate::trace::{Quiet, Recorder, TraceEvent, Tracer};
+use crate::trace::{Quiet, TraceEvent, Tracer, Track, TrackBuffers};
 use treebeard_shape::{
     ActionId, CapacitySpec, FLAG_PERSISTENT, Kind, NodeIdx, Shape, ShapeItem, is_leaf_tag,
 };
@@ -80,6 +81,8 @@ pub use spore::random_draw;
 pub struct Interpreter {
     buffers: Buffers,
     capacity: CapacitySpec,
+    /// Observed ticks' bookkeeping (see [`Interpreter::tick_observed`]).
+    track: TrackBuffers,
 }
 
 /// Everything one tick buffers.
@@ -372,8 +375,8 @@ impl Interpreter {
 
     /// Ticks one agent like [`Interpreter::tick`], and reports what happened
     /// to which node to `on_event`, in order (see [`TraceEvent`] for the
-    /// rules). Tracing allocates and is slower; use it for debugging,
-    /// scenarios and recordings, not for a crowd's every tick.
+    /// rules): [`Interpreter::tick_observed`] with an observer that hears
+    /// only the events.
     ///
     /// # Panics
     /// As [`Interpreter::tick`].
@@ -388,10 +391,56 @@ impl Interpreter {
         requests: &mut Vec<Request>,
         on_event: &mut dyn FnMut(NodeIdx, TraceEvent),
     ) -> Status {
+        let mut events = Events(on_event);
+        self.tick_observed(
+            program,
+            frame,
+            agent,
+            actor,
+            blackboard,
+            requests,
+            &mut events,
+        )
+    }
+
+    /// Ticks one agent like [`Interpreter::tick`], telling `observer` what
+    /// happens: [`Observer::begin`], every visit and event in order, and
+    /// [`Observer::end`] with each node's final state. (Whether the
+    /// observer [watches](Observer::watches) the agent is the caller's
+    /// question: this tick is observed.) Results are those of the plain
+    /// tick. Observing is slower than the plain tick, which compiles with
+    /// no hooks at all, but allocates nothing once the interpreter has
+    /// observed a shape as large.
+    ///
+    /// # Panics
+    /// As [`Interpreter::tick`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn tick_observed<B>(
+        &mut self,
+        program: &Program<B>,
+        frame: &Frame,
+        agent: AgentId,
+        actor: &mut ActorMut<'_>,
+        blackboard: &mut B,
+        requests: &mut Vec<Request>,
+        observer: &mut dyn Observer,
+    ) -> Status {
+        observer.begin(agent, frame);
+        let mut buffers = std::mem::take(&mut self.track);
         let running = actor.as_ref().parts().1;
-        let mut recorder = Recorder::new(program.shape(), program.flow.links(), running, on_event);
-        let trace = &mut recorder;
-        self.tick_with(program, frame, agent, actor, blackboard, requests, trace)
+        let mut track = Track::new(
+            program.shape(),
+            program.flow.links(),
+            running,
+            &mut buffers,
+            observer,
+        );
+        let status = self.tick_with(
+            program, frame, agent, actor, blackboard, requests, &mut track,
+        );
+        track.finish(agent, status);
+        self.track = buffers;
+        status
     }
 
     /// Ticks a batch of agents with one program, in order: for each agent,

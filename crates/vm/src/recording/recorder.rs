@@ -63,6 +63,7 @@ impl Recorder {
     }
 
     /// The shape's bytes, as a recording file embeds them.
+    #[cfg(test)]
     pub(crate) fn shape_bytes(&self) -> &[u8] {
         &self.shape_bytes
     }

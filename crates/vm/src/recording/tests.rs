@@ -225,12 +225,3 @@ fn every_truncation_and_every_flipped_byte_is_an_error_or_a_recording_never_a_pa
     }
 }
 
-#[test]
-fn zz_temp_sample() {
-    let mut recorder = Recorder::new(&shape(8), DEFAULT_BUDGET);
-    let agents: Vec<u32> = (0..5000).collect();
-    record(&mut recorder, 100, &agents);
-    recorder.annotate(AgentId(3), Some(NodeIdx::new(2)), "hello <b>note</b>");
-    let mut f = std::fs::File::create("/tmp/sample.tbrec").unwrap();
-    recorder.write_to(&mut f).unwrap();
-}

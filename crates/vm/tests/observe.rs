@@ -1,0 +1,251 @@
+//! The observers over a small guard tree: the decision trace's levels and
+//! filter, root reports, and the state print with durations.
+
+use treebeard_shape::NodeIdx;
+use treebeard_shape::tree::{Node, act, cond, priority, sequence};
+use treebeard_vm::observe::{
+    ActiveSince, Both, DecisionTrace, RootReports, TraceLevel, print_state,
+};
+use treebeard_vm::{
+    Actor, AgentId, Frame, Interpreter, Leaves, Observer, Program, Status, TraceEvent,
+};
+
+#[derive(Default)]
+struct Guard {
+    alarm: bool,
+    steps: u32,
+}
+
+fn program() -> Program<Guard> {
+    let mut leaves = Leaves::<Guard>::new();
+    leaves.condition("alarm", |g, _| g.alarm);
+    leaves.action("Flee", |_, _| Status::Success);
+    leaves.action("Walk", |g, _| {
+        g.steps += 1;
+        if g.steps < 3 {
+            Status::Running
+        } else {
+            Status::Success
+        }
+    });
+    leaves.action("Idle", |_, _| Status::Running);
+    let tree: Node = priority([
+        sequence([cond("alarm"), act("Flee")]).named("flee"),
+        sequence([act("Walk"), act("Idle")]).named("patrol"),
+    ])
+    .named("guard");
+    leaves.compile(&tree).unwrap()
+}
+
+/// Two agents, ticked `ticks` times at 0.1 s with `observer`; the alarm
+/// goes off for agent 0 before tick `alarm_at`.
+fn run(observer: &mut dyn Observer, ticks: u64, alarm_at: u64) -> (Program<Guard>, Vec<Actor>) {
+    let program = program();
+    let mut actors = vec![Actor::for_shape(program.shape()); 2];
+    let mut guards = [Guard::default(), Guard::default()];
+    let mut interpreter = Interpreter::new();
+    let mut frame = Frame::default();
+    let mut requests = Vec::new();
+    for t in 0..ticks {
+        frame = frame.next(0.1);
+        guards[0].alarm = t >= alarm_at;
+        for (i, (actor, guard)) in actors.iter_mut().zip(&mut guards).enumerate() {
+            let agent = AgentId(i as u32);
+            if observer.watches(agent) {
+                interpreter.tick_observed(
+                    &program,
+                    &frame,
+                    agent,
+                    &mut actor.as_mut(),
+                    guard,
+                    &mut requests,
+                    observer,
+                );
+            } else {
+                interpreter.tick(
+                    &program,
+                    &frame,
+                    agent,
+                    &mut actor.as_mut(),
+                    guard,
+                    &mut requests,
+                );
+            }
+        }
+    }
+    (program, actors)
+}
+
+fn trace_at(level: u8, agents: Option<&[u32]>) -> String {
+    let shape = program().shape().clone();
+    let mut trace = DecisionTrace::new(&shape, TraceLevel::new(level).unwrap(), Vec::new());
+    if let Some(agents) = agents {
+        trace = trace.only(agents.iter().map(|&a| AgentId(a)));
+    }
+    run(&mut trace, 6, 4);
+    assert!(trace.error().is_none());
+    String::from_utf8(trace.into_inner()).unwrap()
+}
+
+/// The records of a trace: each `BT(n)` line with its continuation lines.
+fn records(text: &str) -> Vec<(u8, String)> {
+    let mut out: Vec<(u8, String)> = Vec::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("BT(") {
+            out.push((rest.as_bytes()[0] - b'0', line.to_string()));
+        } else {
+            out.last_mut().expect("a record first").1 += line;
+        }
+    }
+    out
+}
+
+#[test]
+fn each_level_adds_to_the_one_below() {
+    assert_eq!(trace_at(0, None), "", "level 0 says nothing");
+    let mut below: Vec<(u8, String)> = Vec::new();
+    for level in 1..=5 {
+        let now = records(&trace_at(level, None));
+        assert!(now.iter().all(|(n, _)| *n <= level), "level {level}");
+        assert!(
+            now.iter().any(|(n, _)| *n == level),
+            "level {level} adds lines"
+        );
+        let kept: Vec<_> = now.iter().filter(|(n, _)| *n < level).cloned().collect();
+        assert_eq!(
+            kept,
+            below,
+            "level {level} keeps level {}'s lines",
+            level - 1
+        );
+        below = now;
+    }
+}
+
+#[test]
+fn level_one_tells_behaviour_transitions_only() {
+    let text = trace_at(1, None);
+    let expected = [
+        "BT(1) agent 0 @ 0.000:     activating behavior `Walk` (Action) in `patrol` (Sequence)",
+        "BT(1) agent 1 @ 0.000:     activating behavior `Walk` (Action) in `patrol` (Sequence)",
+        "BT(1) agent 0 @ 0.200:     behavior `Walk` (Action) ended: success",
+        "BT(1) agent 0 @ 0.200:     activating behavior `Idle` (Action) in `patrol` (Sequence)",
+        "BT(1) agent 1 @ 0.200:     behavior `Walk` (Action) ended: success",
+        "BT(1) agent 1 @ 0.200:     activating behavior `Idle` (Action) in `patrol` (Sequence)",
+        // The alarm: the patrol's running behaviour is cancelled.
+        "BT(1) agent 0 @ 0.400:     behavior `Idle` (Action) ended: cancelled",
+    ];
+    assert_eq!(text.lines().collect::<Vec<_>>(), expected, "{text}");
+}
+
+#[test]
+fn level_two_adds_deciders_and_the_root_report() {
+    let text = trace_at(2, Some(&[0]));
+    assert!(
+        text.lines().all(|l| !l.starts_with("BT(2) agent 1")),
+        "{text}"
+    );
+    assert!(text.contains("BT(2) agent 0 @ 0.000: activating `guard` (PrioritySelector)"));
+    assert!(text.contains("BT(2) agent 0 @ 0.400:   node `patrol` (Sequence) ended: cancelled"));
+    assert!(
+        text.contains(
+            "BT(2) agent 0 @ 0.400: the root finished with success; the tree restarts next tick."
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn level_five_says_why_a_test_failed() {
+    let text = trace_at(5, Some(&[1]));
+    assert!(
+        text.contains("BT(5) agent 1 @ 0.100:     `alarm` failed: Condition alarm"),
+        "{text}"
+    );
+    assert!(
+        text.contains("BT(4) agent 1 @ 0.000: visiting `guard` (PrioritySelector), 2 children")
+    );
+    assert!(text.contains(
+        "BT(3) agent 1 @ 0.100:     ticking behavior `Walk` (Action), running for 0.100s"
+    ));
+    assert!(text.contains(
+        "BT(3) agent 1 @ 0.500: **** finished tree for agent 1: root running, 3 nodes running ****"
+    ));
+}
+
+#[test]
+fn root_reports_name_the_last_events_and_the_tree_restarts() {
+    let mut reports = RootReports::new(8).only([AgentId(0)]);
+    let (program, _) = run(&mut reports, 5, 4);
+    let got = reports.take();
+    assert_eq!(
+        got.len(),
+        1,
+        "the root finished once, at the alarm: {got:?}"
+    );
+    let report = &got[0];
+    assert_eq!((report.agent, report.status), (AgentId(0), Status::Success));
+    assert_eq!(report.recent.len(), 8);
+    let last = report.recent.last().unwrap();
+    assert_eq!(
+        (last.node, last.event),
+        (NodeIdx::ROOT, TraceEvent::Success)
+    );
+    assert!(report.recent.iter().any(|v| v.event == TraceEvent::Cancel));
+    let text = report.render(program.shape());
+    assert!(
+        text.starts_with(
+            "agent 0 @ 0.400: the root finished with success; the tree restarts next tick"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("success  guard/flee/Flee (Action)"), "{text}");
+
+    // The next tick starts the tree again from the root, and its report
+    // holds that tick's events only.
+    let mut reports = RootReports::new(64).only([AgentId(0)]);
+    run(&mut reports, 6, 4);
+    let got = reports.take();
+    assert_eq!(got.len(), 2);
+    let events: Vec<_> = got[1].recent.iter().map(|v| (v.node, v.event)).collect();
+    assert_eq!(events[0], (NodeIdx::ROOT, TraceEvent::Start), "{events:?}");
+    assert!(got[1].recent.iter().all(|v| v.time == got[1].time));
+    assert_eq!(reports.recent(AgentId(0)).count(), 0);
+}
+
+#[test]
+fn state_print_shows_the_active_path_with_durations() {
+    let mut since = ActiveSince::new();
+    let (program, actors) = run(&mut since, 4, 99);
+    let text = print_state(
+        &program,
+        AgentId(1),
+        actors[1].as_ref(),
+        Some(&since),
+        false,
+    );
+    assert_eq!(
+        text,
+        "*0 guard (PrioritySelector) 0.300s\n  *4 patrol (Sequence) 0.300s\n    *6 Idle (Action) 0.100s\n",
+    );
+    let whole = print_state(&program, AgentId(1), actors[1].as_ref(), None, true);
+    assert_eq!(
+        whole,
+        "*0 guard (PrioritySelector)\n   1 flee (Sequence)\n     2 alarm (Condition)\n     \
+         3 Flee (Action)\n  *4 patrol (Sequence)\n     5 Walk (Action)\n    *6 Idle (Action)\n"
+    );
+}
+
+#[test]
+fn two_observers_hear_only_their_agents() {
+    let shape = program().shape().clone();
+    let trace = DecisionTrace::new(&shape, TraceLevel::BEHAVIORS, Vec::new()).only([AgentId(1)]);
+    let reports = RootReports::new(4).only([AgentId(0)]);
+    let mut both = Both::new(trace, reports);
+    run(&mut both, 6, 4);
+    let text = String::from_utf8(both.first.into_inner()).unwrap();
+    assert!(text.lines().all(|l| l.contains("agent 1")), "{text}");
+    // The alarm rings from the fifth tick: the root succeeds on the fifth
+    // and the sixth.
+    assert_eq!(both.second.take().len(), 2);
+}
