@@ -261,7 +261,10 @@ fn main() -> ExitCode {
             }
         };
         if run.checksum != checksum {
-            eprintln!("error: the recorded run ends in another state:\n{}", run.checksum);
+            eprintln!(
+                "error: the recorded run ends in another state:\n{}",
+                run.checksum
+            );
             return ExitCode::FAILURE;
         }
         println!("recorder_bytes_per_agent_tick: {bytes:.1}");

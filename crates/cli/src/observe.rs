@@ -8,9 +8,9 @@ use std::io::{self, Stdout, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use treebeard_scenario::{Prepared, Vm};
+use treebeard_vm::observe::{ActiveSince, Both, DecisionTrace, Profile, TraceLevel, print_state};
 use treebeard_vm::recording::DEFAULT_BUDGET;
 use treebeard_vm::{AgentId, Recorder};
-use treebeard_vm::observe::{ActiveSince, Both, DecisionTrace, Profile, TraceLevel, print_state};
 
 /// The observing options of `treebeard run`.
 #[derive(Args, Clone, Debug, Default)]

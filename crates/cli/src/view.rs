@@ -136,7 +136,10 @@ mod tests {
             stub_unknown: true,
             ..Default::default()
         };
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/trees/crowd.ron");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../examples/trees/crowd.ron"
+        );
         let load = treebeard_load::load_file(std::path::Path::new(path), &leaves, &options);
         let shape = load.loaded.expect("the crowd tree loads").shape;
         treebeard_vm::Recorder::new(&shape, 1 << 20).into_recording()
@@ -155,9 +158,14 @@ mod tests {
         let last = NodeIdx::new(shape.len() as u32 - 1);
         let at = svg::file_line(shape, last).expect("a file line");
         assert!(at.starts_with("crowd.ron:"), "{at}");
-        assert!(page.contains(&format!(">{at}</text>")), "labels carry file:line");
+        assert!(
+            page.contains(&format!(">{at}</text>")),
+            "labels carry file:line"
+        );
         // The node table parses, the recording decodes from the page.
-        let json_at = page.find(r#"<script id="nodes" type="application/json">"#).unwrap();
+        let json_at = page
+            .find(r#"<script id="nodes" type="application/json">"#)
+            .unwrap();
         let json = &page[json_at..];
         let json = &json[json.find('>').unwrap() + 1..json.find("</script>").unwrap()];
         let nodes: serde_json::Value = serde_json::from_str(json).unwrap();

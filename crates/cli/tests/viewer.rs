@@ -53,6 +53,9 @@ fn chromium() -> Option<PathBuf> {
 /// The page's DOM after its script ran, opened at `#hash`.
 fn dump_dom(chromium: &Path, page: &Path, hash: &str, profile: &Path) -> String {
     let url = format!("file://{}#{hash}", page.display());
+    // The DOM goes to a file: a pipe left unread while waiting would fill
+    // and stall Chromium on a large page.
+    let dump = profile.with_extension("dom.html");
     let mut child = Command::new(chromium)
         .args([
             "--headless",
@@ -64,7 +67,7 @@ fn dump_dom(chromium: &Path, page: &Path, hash: &str, profile: &Path) -> String 
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg("--dump-dom")
         .arg(&url)
-        .stdout(Stdio::piped())
+        .stdout(std::fs::File::create(&dump).expect("the DOM file"))
         .stderr(Stdio::null())
         .spawn()
         .expect("chromium starts");
@@ -79,25 +82,34 @@ fn dump_dom(chromium: &Path, page: &Path, hash: &str, profile: &Path) -> String 
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    let out = child.wait_with_output().expect("chromium's output");
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    String::from_utf8_lossy(&std::fs::read(&dump).expect("the DOM")).into_owned()
 }
 
 /// The text of the element `<tag id="id" ...>...</tag>` in `dom`.
 fn element<'d>(dom: &'d str, tag: &str, id: &str) -> &'d str {
     let open = format!("<{tag} id=\"{id}\"");
-    let at = dom.find(&open).unwrap_or_else(|| panic!("no {open} in the page:\n{dom}"));
+    let at = dom
+        .find(&open)
+        .unwrap_or_else(|| panic!("no {open} in the page:\n{dom}"));
     let body = at + dom[at..].find('>').expect("the tag ends") + 1;
-    let end = body + dom[body..].find(&format!("</{tag}>")).expect("the element ends");
+    let end = body
+        + dom[body..]
+            .find(&format!("</{tag}>"))
+            .expect("the element ends");
     &dom[body..end]
 }
 
 /// The value of attribute `name` in the first tag holding `marker`.
 fn attribute<'d>(dom: &'d str, marker: &str, name: &str) -> &'d str {
-    let at = dom.find(marker).unwrap_or_else(|| panic!("no {marker} in the page"));
+    let at = dom
+        .find(marker)
+        .unwrap_or_else(|| panic!("no {marker} in the page"));
     let tag = &dom[at..at + dom[at..].find('>').expect("the tag ends")];
     let key = format!(" {name}=\"");
-    let from = tag.find(&key).unwrap_or_else(|| panic!("no {name} in {tag}")) + key.len();
+    let from = tag
+        .find(&key)
+        .unwrap_or_else(|| panic!("no {name} in {tag}"))
+        + key.len();
     &tag[from..from + tag[from..].find('"').expect("the value ends")]
 }
 
@@ -144,8 +156,18 @@ fn the_page_highlights_the_recorded_states_at_every_tick() {
     let recording = Recording::read_from(&std::fs::read(&rec).unwrap()).unwrap();
     assert!(recording.len() >= 3, "{} ticks", recording.len());
     let html = std::fs::read_to_string(&page).unwrap();
-    for external in ["src=\"http", "href=\"http", "<link", "<script src", "url(http", "@import"] {
-        assert!(!html.contains(external), "the page loads nothing: {external}");
+    for external in [
+        "src=\"http",
+        "href=\"http",
+        "<link",
+        "<script src",
+        "url(http",
+        "@import",
+    ] {
+        assert!(
+            !html.contains(external),
+            "the page loads nothing: {external}"
+        );
     }
     // Every state of the recording shows somewhere: the test means something.
     let mut seen = std::collections::BTreeSet::new();
@@ -154,13 +176,25 @@ fn the_page_highlights_the_recorded_states_at_every_tick() {
             seen.extend(tick.states(agent).map(|(_, s)| s.name()));
         }
     }
-    assert!(seen.contains("running") && seen.contains("success"), "{seen:?}");
+    assert!(
+        seen.contains("running") && seen.contains("success"),
+        "{seen:?}"
+    );
 
     let Some(chromium) = chromium() else { return };
     let profile = dir.path("profile");
     for agent in recording.agents() {
-        let dom = dump_dom(&chromium, &page, &format!("agent={}&sweep", agent.0), &profile);
-        assert_eq!(attribute(&dom, "<body", "data-ready"), "1", "the script ran");
+        let dom = dump_dom(
+            &chromium,
+            &page,
+            &format!("agent={}&sweep", agent.0),
+            &profile,
+        );
+        assert_eq!(
+            attribute(&dom, "<body", "data-ready"),
+            "1",
+            "the script ran"
+        );
         let sweep = element(&dom, "pre", "sweep");
         let lines: Vec<&str> = sweep.lines().collect();
         assert_eq!(lines.len(), recording.len(), "{sweep}");
@@ -168,19 +202,38 @@ fn the_page_highlights_the_recorded_states_at_every_tick() {
             let (head, nodes) = line.split_once(':').expect("tick agent: nodes");
             assert_eq!(head, format!("{k} {}", agent.0));
             let shown: Vec<String> = nodes.split_whitespace().map(str::to_owned).collect();
-            assert_eq!(shown, expected(&recording, k, agent.0), "agent {} tick {k}", agent.0);
+            assert_eq!(
+                shown,
+                expected(&recording, k, agent.0),
+                "agent {} tick {k}",
+                agent.0
+            );
         }
     }
     // Moving the slider to one tick leaves the drawing at that tick.
     let last = recording.len() - 1;
     let agent = recording.agents()[0].0;
-    let dom = dump_dom(&chromium, &page, &format!("agent={agent}&node=1&slide={last}"), &profile);
-    assert_eq!(attribute(&dom, "<output id=\"status\"", "data-tick"), last.to_string());
+    let dom = dump_dom(
+        &chromium,
+        &page,
+        &format!("agent={agent}&node=1&slide={last}"),
+        &profile,
+    );
+    assert_eq!(
+        attribute(&dom, "<output id=\"status\"", "data-tick"),
+        last.to_string()
+    );
     assert_eq!(highlighted(&dom), expected(&recording, last, agent));
     // The details pane shows the node picked in the address.
     let details = element(&dom, "div", "details");
-    let name = &*recording.shape().node(treebeard_vm::NodeIdx::new(1)).name;
-    assert!(details.contains(name) && details.contains("History of agent"), "{details}");
+    let name = &*recording
+        .shape()
+        .node(treebeard_shape::NodeIdx::new(1))
+        .name;
+    assert!(
+        details.contains(name) && details.contains("History of agent"),
+        "{details}"
+    );
 }
 
 #[test]
@@ -193,9 +246,17 @@ fn a_damaged_recording_is_an_error_with_its_byte_offset() {
     let mut bytes = std::fs::read(&rec).unwrap();
     bytes.truncate(bytes.len() - 3);
     std::fs::write(&rec, &bytes).unwrap();
-    let (code, out) = treebeard(&["view", rec.to_str().unwrap(), "-o", dir.path("p.html").to_str().unwrap()]);
+    let (code, out) = treebeard(&[
+        "view",
+        rec.to_str().unwrap(),
+        "-o",
+        dir.path("p.html").to_str().unwrap(),
+    ]);
     assert_eq!(code, 2, "{out}");
-    assert!(out.contains("r.tbrec: byte ") && out.contains("truncated"), "{out}");
+    assert!(
+        out.contains("r.tbrec: byte ") && out.contains("truncated"),
+        "{out}"
+    );
     assert!(!dir.path("p.html").exists());
     let (code, out) = treebeard(&["view", dir.path("missing.tbrec").to_str().unwrap()]);
     assert_eq!(code, 2, "{out}");
@@ -216,8 +277,14 @@ fn a_recording_of_5000_agents_opens_fast_and_stays_responsive() {
     for _ in 0..100 {
         crowd.tick_observed(1.0, |_, critter| critter.world_step(), &mut recorder);
     }
-    recorder.annotate(AgentId(4321), program.shape().find("Flee"), "a note to search for");
-    recorder.write_to(std::fs::File::create(&rec).unwrap()).unwrap();
+    recorder.annotate(
+        AgentId(4321),
+        program.shape().find("Flee"),
+        "a note to search for",
+    );
+    recorder
+        .write_to(std::fs::File::create(&rec).unwrap())
+        .unwrap();
     let (code, out) = treebeard(&["view", rec.to_str().unwrap(), "-o", page.to_str().unwrap()]);
     assert_eq!(code, 0, "{out}");
     let size = std::fs::metadata(&page).unwrap().len();
@@ -228,14 +295,28 @@ fn a_recording_of_5000_agents_opens_fast_and_stays_responsive() {
     );
 
     let Some(chromium) = chromium() else { return };
-    let dom = dump_dom(&chromium, &page, "agent=4321&frame=99&bench", &dir.path("profile"));
-    assert_eq!(attribute(&dom, "<body", "data-ready"), "1", "the script ran");
+    let dom = dump_dom(
+        &chromium,
+        &page,
+        "agent=4321&tick=99&bench",
+        &dir.path("profile"),
+    );
+    assert_eq!(
+        attribute(&dom, "<body", "data-ready"),
+        "1",
+        "the script ran"
+    );
     let timings = element(&dom, "div", "timings");
     eprintln!("timings: {timings}");
     let ms = |name: &str| -> f64 {
-        attribute(&dom, "<div id=\"timings\"", name).parse().expect(name)
+        attribute(&dom, "<div id=\"timings\"", name)
+            .parse()
+            .expect(name)
     };
-    assert_eq!(attribute(&dom, "<div id=\"timings\"", "data-agents"), "5000");
+    assert_eq!(
+        attribute(&dom, "<div id=\"timings\"", "data-agents"),
+        "5000"
+    );
     // Generous bounds, for a loaded 2-core CI machine: a page that takes
     // seconds to open or a tenth of a second per tick is broken.
     assert!(ms("data-load-ms") < 5000.0, "{timings}");

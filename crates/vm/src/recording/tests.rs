@@ -224,4 +224,3 @@ fn every_truncation_and_every_flipped_byte_is_an_error_or_a_recording_never_a_pa
         }
     }
 }
-
