@@ -144,7 +144,13 @@
     render();
   }
   function setAgent(a) { cur.agent = a; render(); renderList(); }
-  function setNode(n) { cur.node = n; render(); }
+  function setNode(n) { cur.node = n; render(); reveal(); }
+  // Scrolls the picked node into the tree pane's view.
+  function reveal() {
+    if (cur.node >= 0 && !tree.classList.contains("fit")) {
+      groups[cur.node].scrollIntoView({ block: "nearest", inline: "center" });
+    }
+  }
 
   function render() {
     const t = ticks[cur.tick];
@@ -312,11 +318,15 @@
   $("play").addEventListener("click", () => play(!timer));
   $("speed").addEventListener("change", () => { if (timer) play(true); });
   $("counts").addEventListener("change", () => { tree.classList.toggle("counts", $("counts").checked); render(); });
-  $("zoom").addEventListener("change", () => {
+  function zoom() {
     const z = $("zoom").value;
     tree.classList.toggle("fit", z === "fit");
     svg.style.zoom = z === "fit" ? "" : z;
-  });
+  }
+  $("zoom").addEventListener("change", zoom);
+  // Fit the tree to the pane unless that would make it too small to read.
+  if (svg.width.baseVal.value <= 2.5 * tree.clientWidth) $("zoom").value = "fit";
+  zoom();
   $("search").addEventListener("input", renderList);
   $("search").addEventListener("keydown", (ev) => {
     if (ev.key === "Enter") { const { out } = matches($("search").value); if (out.length) setAgent(out[0]); }
@@ -363,6 +373,7 @@
   if (hash.has("search")) $("search").value = hash.get("search");
   render();
   renderList();
+  reveal();
   // #slide=K moves the slider to K as a user would (an input event), for
   // tests that cannot drag it.
   if (hash.has("slide")) {
