@@ -182,7 +182,7 @@ fn the_page_highlights_the_recorded_states_at_every_tick() {
     );
 
     let Some(chromium) = chromium() else { return };
-    let profile = dir.path("profile");
+    let profile = dir.root().join("profile");
     for agent in recording.agents() {
         let dom = dump_dom(
             &chromium,
