@@ -1,4 +1,5 @@
 use super::*;
+use crate::Observer;
 use crate::frame::Frame;
 use crate::leaves::Leaves;
 use crate::status::Status;
@@ -223,4 +224,85 @@ fn every_truncation_and_every_flipped_byte_is_an_error_or_a_recording_never_a_pa
             }
         }
     }
+}
+
+#[test]
+fn a_recorder_watches_the_agents_it_is_given() {
+    let mut recorder = Recorder::new(&shape(2), DEFAULT_BUDGET);
+    assert!(recorder.watches(AgentId(5)));
+    recorder.watch_only(Some([AgentId(9), AgentId(2), AgentId(9)]));
+    assert!(recorder.watches(AgentId(2)) && recorder.watches(AgentId(9)));
+    assert!(!recorder.watches(AgentId(5)));
+    recorder.watch_only(None::<[AgentId; 0]>);
+    assert!(recorder.watches(AgentId(5)));
+}
+
+#[test]
+fn a_recorder_observes_the_interpreter() {
+    use crate::{Actor, Interpreter, NodeState};
+    let mut leaves = Leaves::<u32>::new();
+    leaves.condition("ready", |n, _| *n > 0);
+    leaves.deferred("Walk");
+    let program = leaves
+        .compile(&sequence([cond("ready"), act("Walk")]))
+        .unwrap();
+    let shape = program.shape();
+    let mut recorder = Recorder::new(shape, DEFAULT_BUDGET);
+    let mut interpreter = Interpreter::new();
+    let mut requests = Vec::new();
+    let mut actors = [Actor::for_shape(shape), Actor::for_shape(shape)];
+    let mut frame = Frame::default();
+    recorder.watch_only(Some([AgentId(1)]));
+    for _ in 0..2 {
+        for (a, actor) in actors.iter_mut().enumerate() {
+            let (agent, mut blackboard) = (AgentId(a as u32), a as u32);
+            // Whether to observe is the caller's choice, as a crowd makes it.
+            if recorder.watches(agent) {
+                let observer: &mut dyn Observer = &mut recorder;
+                interpreter.tick_observed(
+                    &program,
+                    &frame,
+                    agent,
+                    &mut actor.as_mut(),
+                    &mut blackboard,
+                    &mut requests,
+                    observer,
+                );
+            } else {
+                interpreter.tick(
+                    &program,
+                    &frame,
+                    agent,
+                    &mut actor.as_mut(),
+                    &mut blackboard,
+                    &mut requests,
+                );
+            }
+        }
+        frame = frame.next(0.1);
+    }
+    let recording = recorder.into_recording();
+    assert_eq!(recording.len(), 2);
+    let (ready, walk) = (shape.find("ready").unwrap(), shape.find("Walk").unwrap());
+    let first = recording.tick(0).unwrap();
+    assert_eq!(first.agents().collect::<Vec<_>>(), [AgentId(1)]);
+    let states: Vec<_> = first.states(AgentId(1)).collect();
+    assert_eq!(
+        states,
+        [
+            (NodeIdx::ROOT, NodeState::Running),
+            (ready, NodeState::Success),
+            (walk, NodeState::Running)
+        ]
+    );
+    // At the second tick the sequence resumes at Walk: the condition is not
+    // visited again, so it is idle.
+    let second = recording.tick(1).unwrap();
+    assert_eq!(second.state(AgentId(1), ready), NodeState::Idle);
+    assert_eq!(second.state(AgentId(1), walk), NodeState::Running);
+    assert_eq!(
+        second.state(AgentId(0), walk),
+        NodeState::Idle,
+        "not watched"
+    );
 }
