@@ -261,6 +261,39 @@ fn a_damaged_recording_is_an_error_with_its_byte_offset() {
     let (code, out) = treebeard(&["view", dir.path("missing.tbrec").to_str().unwrap()]);
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("cannot read"), "{out}");
+    // Not a recording at all.
+    let (code, out) = treebeard(&["view", scenario]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("byte 0: not a treebeard recording"), "{out}");
+}
+
+#[test]
+fn run_records_one_scenario_and_view_writes_beside_the_recording() {
+    let dir = TempDir::new("viewer-usage");
+    let rec = dir.path("r.tbrec");
+    let scenarios = [
+        "tests/scenarios/force_failure.ron",
+        "tests/scenarios/force_success.ron",
+    ];
+    let (code, out) = treebeard(&[
+        "run",
+        scenarios[0],
+        scenarios[1],
+        "--record",
+        rec.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("`--record` records one scenario, not 2"),
+        "{out}"
+    );
+    let (code, out) = treebeard(&["run", scenarios[0], "--record", rec.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = treebeard(&["view", rec.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("bytes per agent-tick"), "{out}");
+    let page = std::fs::read_to_string(dir.path("r.html")).expect("the page beside the recording");
+    assert!(page.contains("<title>r.tbrec · treebeard view</title>"));
 }
 
 #[test]
