@@ -1681,3 +1681,86 @@ fn run_stub_unknown_stubs_leaves_of_a_tree_file() {
         .code(0)
         .err_has("s.ron: ok, 1 ticks, 1 checks");
 }
+
+/// Runs `treebeard --color never ARGS` in the repository's root.
+fn tb_root(args: &[&str]) -> Out {
+    run_in(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.."),
+        args,
+    )
+}
+
+#[test]
+fn run_prints_the_decision_trace_of_chosen_agents_at_a_level() {
+    let scenario = "tests/scenarios/docs_example.ron";
+    let out = tb_root(&["run", scenario, "--level", "1", "--agent", "1"]);
+    assert_eq!(out.code, 0, "{}", out.both());
+    out.out_has(
+        "BT(1) agent 1 @ 0.000:     activating behavior `Walk` (Action) in `patrol` (Sequence)",
+    )
+    .out_has("BT(1) agent 1 @ 0.200:     activating behavior `MoveTo` (Deferred)");
+    assert!(!out.stdout.contains("agent 0"), "{}", out.both());
+    assert!(
+        out.stdout.lines().all(|l| l.starts_with("BT(1) ")),
+        "{}",
+        out.both()
+    );
+
+    let out = tb_root(&["run", scenario, "--level", "5", "--agent", "0,1"]);
+    assert_eq!(out.code, 0, "{}", out.both());
+    out.out_has("BT(5) agent 0 @ 0.000:   `alarm` failed: Condition Condition(test=\"alarm\") at ")
+        .out_has("BT(4) agent 1 @ 0.100: visiting `guard` (PrioritySelector), 2 children")
+        .out_has(
+            "BT(2) agent 0 @ 0.200: the root finished with success; the tree restarts next tick.",
+        );
+}
+
+#[test]
+fn run_prints_a_profile_and_the_agents_states() {
+    let out = tb_root(&[
+        "run",
+        "tests/scenarios/docs_example.ron",
+        "--profile",
+        "--state",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.both());
+    out.out_has("8 agent-ticks")
+        .out_has("time%")
+        .out_has("guard/alarm (Condition) tests/scenarios/../trees/native/guard.json:5:16");
+    // The alarm condition: visited on each of the 8 agent-ticks, failed 6
+    // times, succeeded twice.
+    let alarm = out
+        .stdout
+        .lines()
+        .find(|l| l.contains("guard/alarm"))
+        .expect("the condition's row");
+    let columns: Vec<&str> = alarm.split_whitespace().collect();
+    assert_eq!(&columns[2..7], ["8", columns[3], "2", "6", "0"], "{alarm}");
+    out.out_has("agent 0 @ 0.300: idle")
+        .out_has("agent 1 @ 0.300: idle");
+
+    // Work running at the end: the active path, each node with how long
+    // it has run (restarted on the third tick) and where it was written.
+    let scenario = "tests/scenarios/deferred_cancel_request_when_abandoned.ron";
+    let out = tb_root(&["run", scenario, "--state"]);
+    assert_eq!(out.code, 0, "{}", out.both());
+    out.out_has(&format!(
+        "agent 0 @ 0.400:\n*0 root (PrioritySelector) 0.200s {scenario}:11:18\n  \
+         *2 errands (Concurrent) 0.200s {scenario}:13:16\n    \
+         *3 acked (Deferred) 0.200s {scenario}:14:20\n"
+    ));
+}
+
+#[test]
+fn run_refuses_bad_observing_arguments() {
+    let scenario = "tests/scenarios/docs_example.ron";
+    let out = tb_root(&["run", scenario, "--level", "6"]);
+    assert_eq!(out.code, 2, "{}", out.both());
+    out.err_has("6 is not in 0..=5");
+    let out = tb_root(&["run", scenario, "--agent", "9", "--level", "1"]);
+    assert_eq!(out.code, 2, "{}", out.both());
+    out.err_has("error: `--agent 9`: the scenario has 2 agents, numbered 0 to 1");
+    let out = tb_root(&["run", scenario, "--watch", "--profile"]);
+    assert_eq!(out.code, 2, "{}", out.both());
+    out.err_has("cannot be used with");
+}

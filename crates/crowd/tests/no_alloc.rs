@@ -3,7 +3,7 @@
 //! parallel, for the crowd workload, for a tree full of deferred actions,
 //! and for a crowd forming and breaking teams, also with agents at mixed
 //! tick rates, vacant slots, and an agent leaving and one joining before
-//! every tick.
+//! every tick; and an observed crowd (`Crowd::tick_observed`).
 //!
 //! This file holds one test so that nothing else runs (and allocates) while
 //! it counts.
@@ -17,6 +17,7 @@ use treebeard_shape::tree::{
     selector, sequence, stored_state, sync, team,
 };
 use treebeard_testkit::{World, answer_launches, leaves as test_leaves};
+use treebeard_vm::observe::Profile;
 use treebeard_vm::{AgentId, Args, Call, Completion, Leaves, Request, Signal, Status};
 use treebeard_workload::{Critter, leaves, spawn, tree};
 
@@ -230,6 +231,16 @@ fn ticking_allocates_nothing_in_steady_state() {
             let tick = |crowd: &mut Crowd<Critter>| crowd.tick_with(1.0, |_, c| c.world_step());
             let n = steady_allocations(&mut crowd, 50, 200, tick);
             assert_eq!(n, 0, "workload crowd, {threads} threads");
+
+            // Observed: every agent's visits, events and node states
+            // tracked, and counted by a profile.
+            let mut profile = Profile::counts_only(crowd.program().shape());
+            let mut observe = |crowd: &mut Crowd<Critter>| {
+                crowd.tick_observed(1.0, |_, c| c.world_step(), &mut profile);
+            };
+            let n = steady_allocations(&mut crowd, 5, 50, &mut observe);
+            assert_eq!(n, 0, "observed workload crowd, {threads} threads");
+            assert!(profile.agent_ticks() >= 55 * 5000);
 
             let mut crowd = deferred_crowd(3000);
             let mut answers = Vec::new();

@@ -2,13 +2,17 @@
 //! what happens, tells only the watched agents' ticks, and its final node
 //! states agree with the events and with the actors' active paths.
 
-use treebeard_crowd::Crowd;
+mod common;
+
+use common::{assert_same_at_any_thread_count, on_threads};
+use treebeard_crowd::{Crowd, PlanConfig};
 use treebeard_shape::NodeIdx;
 use treebeard_testkit::{Spec, World, answer_launches};
-use treebeard_vm::observe::{Profile, active_path};
+use treebeard_vm::observe::{Profile, RootReports, active_path};
 use treebeard_vm::{
     AgentId, Completion, Frame, NodeState, NodeStates, Observer, Status, TraceEvent,
 };
+use treebeard_workload::{Checksum, leaves, spawn, tree};
 
 const AGENTS: usize = 6;
 const DT: f32 = 0.1;
@@ -83,6 +87,17 @@ fn observing_changes_nothing_and_node_states_agree_with_events_and_actors() {
         let mut observed = Crowd::with_agents(spec.compile(), worlds(seed));
         let mut plain = Crowd::with_agents(spec.compile(), worlds(seed));
         let mut answers: Vec<Completion> = Vec::new();
+        // From seed 40 on, agents at tick rates 1 to 3 and a vacant slot:
+        // the crowd's scheduled path, where agents skip frames.
+        let scheduled = seed >= 40;
+        if scheduled {
+            for crowd in [&mut observed, &mut plain] {
+                for a in 0..AGENTS as u32 {
+                    crowd.set_tick_rate(AgentId(a), 1 + a % 3);
+                }
+                crowd.remove(AgentId(3), &mut Vec::new());
+            }
+        }
         for t in 0..100u64 {
             let mut even = Even::default();
             observed.tick_observed(DT, |_, w| w.tick = t, &mut even);
@@ -91,7 +106,13 @@ fn observing_changes_nothing_and_node_states_agree_with_events_and_actors() {
             assert_eq!(observed.requests(), plain.requests(), "{context}: requests");
             let watched: Vec<AgentId> = even.ticks.iter().filter_map(|h| h.agent).collect();
             let even_agents: Vec<AgentId> = (0..AGENTS as u32).step_by(2).map(AgentId).collect();
-            assert_eq!(watched, even_agents, "{context}: watched agents");
+            if scheduled {
+                // The even agents due this frame (agent 0 ticks every one).
+                assert_eq!(watched.first(), Some(&AgentId(0)), "{context}");
+                assert!(watched.iter().all(|a| even_agents.contains(a)));
+            } else {
+                assert_eq!(watched, even_agents, "{context}: watched agents");
+            }
             for heard in &even.ticks {
                 let agent = heard.agent.unwrap();
                 let actor = observed.actor(agent);
@@ -196,4 +217,63 @@ impl Observer for Starts<'_> {
             self.0[node.index()] += 1;
         }
     }
+}
+
+/// What a run of the workload crowd watching a few agents gives: the
+/// world, every tick's requests, the watched agents' root reports and
+/// profile counts.
+type Observed = (
+    Checksum,
+    Vec<Vec<treebeard_vm::Request>>,
+    Vec<String>,
+    Vec<u64>,
+);
+
+fn watch_a_few(threads: usize, plan: PlanConfig) -> Observed {
+    on_threads(threads, || {
+        let program = leaves().compile(&tree()).unwrap();
+        let shape = program.shape().clone();
+        let mut crowd = Crowd::with_agents(program, spawn(1500, 42));
+        crowd.set_plan_config(plan);
+        let mut reports = RootReports::new(4).only([0, 5, 777, 1499].map(AgentId));
+        let mut profile = Profile::counts_only(&shape);
+        let mut requests = Vec::new();
+        for t in 0..120 {
+            if t % 2 == 0 {
+                crowd.tick_with(1.0, |_, c| c.world_step());
+            } else {
+                crowd.tick_observed(1.0, |_, c| c.world_step(), &mut reports);
+            }
+            if t == 60 {
+                // From here, a profile of every agent too.
+                crowd.tick_observed(1.0, |_, c| c.world_step(), &mut profile);
+            }
+            requests.push(crowd.requests().to_vec());
+        }
+        let reports = reports.take().iter().map(|r| r.render(&shape)).collect();
+        let visits = (0..shape.len() as u32)
+            .map(|n| profile.node(NodeIdx::new(n)).unwrap().visits)
+            .collect();
+        (Checksum::of(crowd.blackboards()), requests, reports, visits)
+    })
+}
+
+#[test]
+fn watching_a_few_agents_of_a_parallel_crowd_changes_nothing_at_any_thread_count() {
+    let reference = watch_a_few(1, PlanConfig::default());
+    // The same world as a crowd that observes nothing.
+    let plain = on_threads(1, || {
+        let mut crowd = Crowd::with_agents(leaves().compile(&tree()).unwrap(), spawn(1500, 42));
+        for _ in 0..121 {
+            crowd.tick_with(1.0, |_, c| c.world_step());
+        }
+        Checksum::of(crowd.blackboards())
+    });
+    assert_eq!(reference.0, plain);
+    assert!(!reference.2.is_empty(), "the watched roots finished");
+    assert!(
+        reference.3[0] == 1500,
+        "the profiled tick visited every root"
+    );
+    assert_same_at_any_thread_count(&reference, &[0, 1, 7, 500], watch_a_few);
 }

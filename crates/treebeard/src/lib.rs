@@ -53,8 +53,8 @@ pub mod prelude {
     };
     pub use treebeard_shape::{BuildError, NodeIdx, ParamSpec, ParamType, Shape};
     pub use treebeard_vm::{
-        Actor, AgentId, Args, Call, Completion, Frame, Interpreter, Leaves, Outcome, Program,
-        Request, RequestKind, Signal, Status,
+        Actor, AgentId, Args, Call, Completion, Frame, Interpreter, Leaves, NodeState, NodeStates,
+        Observer, Outcome, Program, Request, RequestKind, Signal, Status, TraceEvent,
     };
 }
 

@@ -1,8 +1,9 @@
 //! The observers over a small guard tree: the decision trace's levels and
 //! filter, root reports, and the state print with durations.
 
+use treebeard_shape::Kind;
 use treebeard_shape::NodeIdx;
-use treebeard_shape::tree::{Node, act, cond, priority, sequence};
+use treebeard_shape::tree::{Node, act, cond, decider_of, priority, sequence};
 use treebeard_vm::observe::{
     ActiveSince, Both, DecisionTrace, RootReports, TraceLevel, print_state,
 };
@@ -248,4 +249,45 @@ fn two_observers_hear_only_their_agents() {
     // The alarm rings from the fifth tick: the root succeeds on the fifth
     // and the sixth.
     assert_eq!(both.second.take().len(), 2);
+}
+
+#[test]
+fn level_five_tells_a_decider_that_failed_its_own_test() {
+    let mut leaves = Leaves::<Guard>::new();
+    leaves.action("Flee", |_, _| Status::Success);
+    leaves.action("Idle", |_, _| Status::Running);
+    let tree = priority([
+        decider_of(Kind::Cooldown, [act("Flee")])
+            .arg("seconds", 10.0)
+            .named("rest"),
+        act("Idle"),
+    ]);
+    let program = leaves.compile(&tree).unwrap();
+    let mut trace = DecisionTrace::new(program.shape(), TraceLevel::ALL, Vec::new());
+    let mut actor = Actor::for_shape(program.shape());
+    let mut frame = Frame::default();
+    for _ in 0..2 {
+        frame = frame.next(0.1);
+        Interpreter::new().tick_observed(
+            &program,
+            &frame,
+            AgentId(0),
+            &mut actor.as_mut(),
+            &mut Guard::default(),
+            &mut Vec::new(),
+            &mut trace,
+        );
+    }
+    let text = String::from_utf8(trace.into_inner()).unwrap();
+    // The first tick runs the child; the second finds the cool-down closed.
+    assert!(
+        text.contains("BT(5) agent 0 @ 0.000:     `Flee` (Action): success"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "BT(5) agent 0 @ 0.100:   `rest` failed, its own test, before any child: Cooldown"
+        ),
+        "{text}"
+    );
 }

@@ -92,6 +92,8 @@ pub struct DecisionTrace<W: Write> {
     time: f64,
     /// The nodes that started this tick, in order.
     started: Vec<u32>,
+    /// The last node visited.
+    last_visit: u32,
     since: ActiveSince,
     reports: RootReports,
     error: Option<std::io::Error>,
@@ -153,6 +155,7 @@ impl<W: Write> DecisionTrace<W> {
             agent: AgentId(0),
             time: 0.0,
             started: Vec::new(),
+            last_visit: u32::MAX,
             since: ActiveSince::new(),
             reports: RootReports::new(16),
             error: None,
@@ -252,6 +255,7 @@ impl<W: Write> Observer for DecisionTrace<W> {
     }
 
     fn visit(&mut self, node: NodeIdx) {
+        self.last_visit = node.get();
         let n = self.node(node);
         let depth = n.depth;
         if n.kind.layout() != Layout::Leaf {
@@ -311,8 +315,17 @@ impl<W: Write> Observer for DecisionTrace<W> {
                     let what = if behavior { "behavior" } else { "node" };
                     self.line(level, depth, format_args!("{what} {label} ended: {ended}"));
                 } else if event == TraceEvent::Failure {
+                    // A decider that fails right after its own visit failed
+                    // its own test (a precondition, a cool-down, a gate)
+                    // before trying a child.
                     let n = self.node(node);
-                    let text = format!("`{}` failed: {}", n.name, n.detail);
+                    let own = n.kind.layout() != Layout::Leaf && self.last_visit == node.get();
+                    let why = if own {
+                        ", its own test, before any child"
+                    } else {
+                        ""
+                    };
+                    let text = format!("`{}` failed{why}: {}", n.name, n.detail);
                     self.line(TraceLevel::ALL, depth, format_args!("{text}"));
                 } else {
                     self.line(TraceLevel::ALL, depth, format_args!("{label}: {ended}"));
