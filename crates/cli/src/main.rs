@@ -28,7 +28,8 @@ Exit codes:
   1  a tree has errors, or a scenario's expectation is not met
   2  bad usage, or a file cannot be read";
 
-/// Check, disassemble and draw behaviour trees; run scenarios.
+/// Check, disassemble and draw behaviour trees; run scenarios; look
+/// through recordings.
 #[derive(Parser)]
 #[command(name = "treebeard", version, after_help = EXIT_CODES)]
 struct Cli {
