@@ -13,12 +13,23 @@
 //! output ends with `ns_per_agent_tick`, `bt_state_bytes_per_agent` and the
 //! two checksum lines exactly as the page prints them. Exit status 1 means
 //! the two implementations disagreed; 2, bad arguments.
+//!
+//! `--record FILE` then runs the workload once more, serially, with a
+//! recorder watching every agent (the timed runs are not observed), checks
+//! that it ends in the same state, writes the recording for `treebeard
+//! view`, and prints what recording cost:
+//!
+//! ```text
+//! cargo run --release --example crowd -- --ticks 100 --runs 1 --record crowd.tbrec
+//! cargo run -p treebeard-cli -- view crowd.tbrec -o crowd.html
+//! ```
 
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use treebeard::prelude::*;
+use treebeard::vm::Recorder;
 use treebeard_workload::{Checksum, Critter, Machine, leaves, run_handcoded, spawn, tree};
 
 /// Runs the crowd workload on treebeard and on a hand-written state machine.
@@ -44,6 +55,14 @@ struct Args {
     /// of the Rust builder; it must use the workload's leaves.
     #[arg(long)]
     tree: Option<std::path::PathBuf>,
+    /// After the timed runs, record one more run into this recording file
+    /// (`treebeard view FILE` shows it).
+    #[arg(long, value_name = "FILE")]
+    record: Option<std::path::PathBuf>,
+    /// With `--record`: the recorder's byte budget, in MiB; the oldest
+    /// ticks beyond it are dropped.
+    #[arg(long, value_name = "MIB", default_value_t = 64, requires = "record")]
+    record_mib: usize,
 }
 
 /// One run of one implementation.
@@ -67,6 +86,53 @@ fn run_treebeard(args: &Args, program: &Program<Critter>, progress: &ProgressBar
         checksum: Checksum::of(crowd.blackboards()),
         elapsed,
     }
+}
+
+/// One run observed by a recorder, written to `path`. Whenever an agent's
+/// threat appears or goes, the run attaches a note (custom debug text) to
+/// the agent's `Flee` node, as a game would. Returns the run and the
+/// recorder's measured bytes per agent-tick.
+fn run_recorded(
+    args: &Args,
+    program: &Program<Critter>,
+    path: &std::path::Path,
+) -> std::io::Result<(Run, f64)> {
+    let mut crowd = Crowd::with_agents(program.clone(), spawn(args.agents as usize, args.seed));
+    let mut recorder = Recorder::new(program.shape(), args.record_mib << 20);
+    let flee = program.shape().find("Flee");
+    let mut threat: Vec<bool> = crowd.blackboards().iter().map(|c| c.threat).collect();
+    let start = Instant::now();
+    for _ in 0..args.ticks {
+        crowd.tick_observed(1.0, |_, critter| critter.world_step(), &mut recorder);
+        for (i, critter) in crowd.blackboards().iter().enumerate() {
+            if critter.threat != threat[i] {
+                threat[i] = critter.threat;
+                let what = if critter.threat { "appeared" } else { "gone" };
+                let note = format!(
+                    "threat {what} (hunger {}, fatigue {})",
+                    critter.hunger, critter.fatigue
+                );
+                recorder.annotate(AgentId(i as u32), flee, &note);
+            }
+        }
+    }
+    let elapsed = start.elapsed();
+    let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
+    recorder.write_to(&mut file)?;
+    std::io::Write::flush(&mut file)?;
+    eprintln!(
+        "recorded {} ticks of {} agents ({} older ticks dropped) into {}: {} bytes",
+        recorder.len(),
+        args.agents,
+        recorder.dropped_ticks(),
+        path.display(),
+        std::fs::metadata(path)?.len()
+    );
+    let run = Run {
+        checksum: Checksum::of(crowd.blackboards()),
+        elapsed,
+    };
+    Ok((run, recorder.bytes_per_agent_tick()))
 }
 
 fn run_machine(args: &Args) -> Run {
@@ -183,6 +249,29 @@ fn main() -> ExitCode {
             Checksum::PAGE
         );
         return ExitCode::FAILURE;
+    }
+
+    if let Some(path) = &args.record {
+        let recorded = pool.install(|| run_recorded(&args, &program, path));
+        let (run, bytes) = match recorded {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: cannot write {}: {e}", path.display());
+                return ExitCode::from(2);
+            }
+        };
+        if run.checksum != checksum {
+            eprintln!(
+                "error: the recorded run ends in another state:\n{}",
+                run.checksum
+            );
+            return ExitCode::FAILURE;
+        }
+        println!("recorder_bytes_per_agent_tick: {bytes:.1}");
+        println!(
+            "recorded_ns_per_agent_tick: {:.1}",
+            run.elapsed.as_nanos() as f64 / agent_ticks
+        );
     }
 
     let ns = median_ns(&treebeard, agent_ticks);

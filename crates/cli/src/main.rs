@@ -1,5 +1,5 @@
 //! `treebeard`: check, disassemble and draw tree files, list the nodes it
-//! knows, and run scenarios.
+//! knows, run scenarios, and turn recordings into pages to look through.
 //!
 //! Trees are checked against the built-in test leaves of
 //! `treebeard-scenario` (Succeed, Fail, Running, Wait, Script, Condition,
@@ -12,6 +12,7 @@ mod nodes;
 mod observe;
 mod report;
 mod svg;
+mod view;
 mod watch;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -27,7 +28,8 @@ Exit codes:
   1  a tree has errors, or a scenario's expectation is not met
   2  bad usage, or a file cannot be read";
 
-/// Check, disassemble and draw behaviour trees; run scenarios.
+/// Check, disassemble and draw behaviour trees; run scenarios; look
+/// through recordings.
 #[derive(Parser)]
 #[command(name = "treebeard", version, after_help = EXIT_CODES)]
 struct Cli {
@@ -88,6 +90,21 @@ enum Command {
         /// Write the picture to this file instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+    },
+    /// Write a recording (`run --record`, `Recorder::write_to`) as one
+    /// self-contained HTML page: the tree with file lines, nodes coloured by
+    /// an agent's state, a time slider, an agent picker and each node's
+    /// parameters, history and notes. It needs no network.
+    #[command(after_help = EXIT_CODES)]
+    View {
+        /// The recording file.
+        recording: PathBuf,
+        /// The page to write [default: the recording's path with `.html`].
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// The page's title [default: the recording's file name].
+        #[arg(long)]
+        title: Option<String>,
     },
     /// List the node kinds and the registered leaves with their parameters.
     #[command(after_help = EXIT_CODES)]
@@ -173,6 +190,11 @@ fn main() -> ExitCode {
             None => show(&file, &tree, color, |l| svg::render(&l.shape, &l.main)),
             Some(path) => draw_to(&file, &tree, color, &path),
         },
+        Command::View {
+            recording,
+            output,
+            title,
+        } => view(&recording, output, title),
         Command::Nodes { json } => {
             let leaves = builtin_leaves();
             let out = if json {
@@ -283,6 +305,13 @@ fn run(
     observe: &observe::ObserveArgs,
     color: bool,
 ) -> ExitCode {
+    if observe.record.is_some() && scenarios.len() != 1 {
+        eprintln!(
+            "error: `--record` records one scenario, not {}; give one file",
+            scenarios.len()
+        );
+        return ExitCode::from(2);
+    }
     let mut trace_file = match report::open_trace(trace.as_ref()) {
         Ok(file) => file,
         Err(code) => return code,
@@ -311,6 +340,10 @@ fn run(
                 }
             }
             Err(e) => return report::trace_error(&e),
+        }
+        // Written whatever the verdict: a failed scenario is when it helps.
+        if let Err(failed) = observe.write_recording(&engine) {
+            return failed;
         }
     }
     if let Some(mut f) = trace_file
@@ -350,4 +383,45 @@ fn watch(
         ticks,
         interval,
     })
+}
+
+/// `treebeard view RECORDING -o PAGE`.
+fn view(recording: &Path, output: Option<PathBuf>, title: Option<String>) -> ExitCode {
+    let bytes = match std::fs::read(recording) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("error: cannot read {}: {e}", recording.display());
+            return ExitCode::from(2);
+        }
+    };
+    let read = match treebeard_vm::Recording::read_from(&bytes) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {}: {e}", recording.display());
+            return ExitCode::from(2);
+        }
+    };
+    let output = output.unwrap_or_else(|| recording.with_extension("html"));
+    let title = title.unwrap_or_else(|| {
+        recording.file_name().map_or_else(
+            || "recording".to_owned(),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    });
+    match std::fs::write(&output, view::page(&read, &title)) {
+        Ok(()) => {
+            eprintln!(
+                "{}: {} ticks, {} agents, {:.1} bytes per agent-tick",
+                output.display(),
+                read.len(),
+                read.agents().len(),
+                read.bytes_per_agent_tick()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: cannot write {}: {e}", output.display());
+            ExitCode::from(2)
+        }
+    }
 }

@@ -1,13 +1,16 @@
 //! What `treebeard run` shows of the agents' minds besides the verdict: the
-//! leveled decision trace (`--level`), a per-node profile (`--profile`) and
-//! each agent's state at the end (`--state`).
+//! leveled decision trace (`--level`), a per-node profile (`--profile`),
+//! each agent's state at the end (`--state`) and a recording for `treebeard
+//! view` (`--record`).
 
 use clap::Args;
-use std::io::{self, Stdout};
+use std::io::{self, Stdout, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use treebeard_scenario::{Prepared, Vm};
-use treebeard_vm::AgentId;
 use treebeard_vm::observe::{ActiveSince, Both, DecisionTrace, Profile, TraceLevel, print_state};
+use treebeard_vm::recording::DEFAULT_BUDGET;
+use treebeard_vm::{AgentId, Recorder};
 
 /// The observing options of `treebeard run`.
 #[derive(Args, Clone, Debug, Default)]
@@ -35,10 +38,19 @@ pub(crate) struct ObserveArgs {
     /// each node has run and where it was written.
     #[arg(long, conflicts_with = "watch")]
     pub state: bool,
+    /// Record every agent's node states per tick into this recording file
+    /// (one scenario; `treebeard view FILE` shows it; the format is in
+    /// docs/recording.md).
+    #[arg(long, value_name = "FILE", conflicts_with = "watch")]
+    pub record: Option<PathBuf>,
 }
 
-/// The observers `treebeard run` ticks with.
-pub(crate) type Observers =
+/// The observers `treebeard run` ticks with: those that print, and the
+/// recorder.
+pub(crate) type Observers = Both<Printing, Option<Recorder>>;
+
+/// The observers whose findings `treebeard run` prints.
+pub(crate) type Printing =
     Both<Both<Option<DecisionTrace<Stdout>>, Option<Profile>>, Option<ActiveSince>>;
 
 impl ObserveArgs {
@@ -64,13 +76,20 @@ impl ObserveArgs {
         });
         let profile = self.profile.then(|| Profile::new(shape));
         let since = self.state.then(ActiveSince::new);
-        Ok(Both::new(Both::new(trace, profile), since))
+        let recorder = self
+            .record
+            .as_ref()
+            .map(|_| Recorder::new(shape, DEFAULT_BUDGET));
+        Ok(Both::new(
+            Both::new(Both::new(trace, profile), since),
+            recorder,
+        ))
     }
 
     /// Prints the profile and the states after the run of `engine`, which
     /// ran `prepared`.
     pub(crate) fn report(&self, prepared: &Prepared, engine: &Vm<Observers>) {
-        let observers = engine.observer();
+        let observers = &engine.observer().first;
         if let Some(e) = observers.first.first.as_ref().and_then(|t| t.error()) {
             eprintln!("error: cannot write the decision trace: {e}");
         }
@@ -98,5 +117,22 @@ impl ObserveArgs {
                 }
             }
         }
+    }
+
+    /// Writes the recording of the run of `engine` to the `--record` file,
+    /// if one was asked for; a file that cannot be written is exit status 2.
+    pub(crate) fn write_recording(&self, engine: &Vm<Observers>) -> Result<(), ExitCode> {
+        let (Some(path), Some(recorder)) = (&self.record, &engine.observer().second) else {
+            return Ok(());
+        };
+        let written = std::fs::File::create(path).and_then(|file| {
+            let mut out = io::BufWriter::new(file);
+            recorder.write_to(&mut out)?;
+            out.flush()
+        });
+        written.map_err(|e| {
+            eprintln!("error: cannot write {}: {e}", path.display());
+            ExitCode::from(2)
+        })
     }
 }

@@ -38,21 +38,38 @@ struct Boxed {
     depth: usize,
 }
 
-/// `shape` as a standalone SVG document titled `name`: deciders as rounded
-/// boxes, conditions as ellipses, deferred actions dashed, children left to
-/// right in order; each box's tooltip gives the node's path, kind and
-/// `file:line:column`.
-pub fn render(shape: &Shape, name: &str) -> String {
+/// Where a tidy layout puts each node's box.
+pub struct Layout {
+    boxes: Vec<Boxed>,
+    /// The top of each row.
+    row_top: Vec<f64>,
+    /// The drawing's width.
+    pub width: f64,
+    /// The drawing's height.
+    pub height: f64,
+}
+
+/// Lays `shape` out top-down, each box sized for its label (with a last
+/// line `file:line` when `lines` is set).
+pub fn layout(shape: &Shape, lines: bool) -> Layout {
     let disassembly = shape.disassemble();
     let n = shape.len();
     let mut boxes: Vec<Boxed> = (0..n as u32)
         .map(|i| {
-            let (lines, look) = label(shape, &disassembly, NodeIdx::new(i));
-            let chars = lines.iter().map(|l| l.chars().count()).max().unwrap_or(1);
+            let node = NodeIdx::new(i);
+            let (mut lines_of, look) = label(shape, &disassembly, node);
+            if lines && let Some(at) = file_line(shape, node) {
+                lines_of.push(at);
+            }
+            let chars = lines_of
+                .iter()
+                .map(|l| l.chars().count())
+                .max()
+                .unwrap_or(1);
             let width = chars as f64 * CHAR + 2.0 * PAD;
-            let height = lines.len() as f64 * LINE + PAD;
+            let height = lines_of.len() as f64 * LINE + PAD;
             Boxed {
-                lines,
+                lines: lines_of,
                 look,
                 width,
                 height,
@@ -107,6 +124,45 @@ pub fn render(shape: &Shape, name: &str) -> String {
     }
     let width = boxes[0].span + 2.0 * MARGIN;
     let height = row_top[rows - 1] + row_height[rows - 1] + MARGIN;
+    Layout {
+        boxes,
+        row_top,
+        width,
+        height,
+    }
+}
+
+/// Where `node` was written, as `file:line` (the file's last path
+/// component).
+pub fn file_line(shape: &Shape, node: NodeIdx) -> Option<String> {
+    let source = shape.node(node).source?;
+    let file = shape
+        .files()
+        .get(usize::from(source.file))
+        .map_or("?", |f| f);
+    let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    Some(format!("{base}:{}", source.line))
+}
+
+/// `shape` as a standalone SVG document titled `name`: deciders as rounded
+/// boxes, conditions as ellipses, deferred actions dashed, children left to
+/// right in order; each box's tooltip gives the node's path, kind and
+/// `file:line:column`.
+pub fn render(shape: &Shape, name: &str) -> String {
+    draw(shape, name, &layout(shape, false))
+}
+
+/// `shape` drawn as `layout` puts it. Each node is a `<g class="node"
+/// id="n{index}" data-node="{index}">` holding its box and label, so a
+/// page can find and style it.
+pub fn draw(shape: &Shape, name: &str, layout: &Layout) -> String {
+    let Layout {
+        boxes,
+        row_top,
+        width,
+        height,
+    } = layout;
+    let (width, height) = (*width, *height);
     let centre = |b: &Boxed| MARGIN + b.left + b.span / 2.0;
 
     let mut out = String::new();
@@ -151,7 +207,7 @@ pub fn render(shape: &Shape, name: &str) -> String {
             Look::Deferred => ("#e3f4e1", r#" stroke-dasharray="4 3""#),
             Look::Action => ("#e3f4e1", ""),
         };
-        let _ = writeln!(out, r#"<g class="node" id="n{i}">"#);
+        let _ = writeln!(out, r#"<g class="node" id="n{i}" data-node="{i}">"#);
         let info = shape.node(node);
         let source = info.source.map_or(String::new(), |s| {
             let file = shape.files().get(usize::from(s.file)).map_or("?", |f| f);

@@ -3,7 +3,8 @@
 //! parallel, for the crowd workload, for a tree full of deferred actions,
 //! and for a crowd forming and breaking teams, also with agents at mixed
 //! tick rates, vacant slots, and an agent leaving and one joining before
-//! every tick; and an observed crowd (`Crowd::tick_observed`).
+//! every tick; and an observed crowd (`Crowd::tick_observed`), also one
+//! recorded into a full ring buffer.
 //!
 //! This file holds one test so that nothing else runs (and allocates) while
 //! it counts.
@@ -17,6 +18,7 @@ use treebeard_shape::tree::{
     selector, sequence, stored_state, sync, team,
 };
 use treebeard_testkit::{World, answer_launches, leaves as test_leaves};
+use treebeard_vm::Recorder;
 use treebeard_vm::observe::Profile;
 use treebeard_vm::{AgentId, Args, Call, Completion, Leaves, Request, Signal, Status};
 use treebeard_workload::{Critter, leaves, spawn, tree};
@@ -241,6 +243,16 @@ fn ticking_allocates_nothing_in_steady_state() {
             let n = steady_allocations(&mut crowd, 5, 50, &mut observe);
             assert_eq!(n, 0, "observed workload crowd, {threads} threads");
             assert!(profile.agent_ticks() >= 55 * 5000);
+
+            // Recorded, with the ring full: each tick takes the buffers of
+            // the tick it drops.
+            let mut recorder = Recorder::new(crowd.program().shape(), 2 << 20);
+            let mut record = |crowd: &mut Crowd<Critter>| {
+                crowd.tick_observed(1.0, |_, c| c.world_step(), &mut recorder);
+            };
+            let n = steady_allocations(&mut crowd, 60, 50, &mut record);
+            assert_eq!(n, 0, "recorded workload crowd, {threads} threads");
+            assert!(recorder.dropped_ticks() > 50, "the ring was full");
 
             let mut crowd = deferred_crowd(3000);
             let mut answers = Vec::new();

@@ -1,0 +1,439 @@
+// treebeard view: reads the recording embedded in this page (the file
+// format of docs/recording.md, base64) and shows one agent's node states
+// at one tick. Everything is local: the page loads nothing.
+"use strict";
+(function () {
+  const T0 = performance.now();
+  const STATES = ["idle", "running", "success", "failure", "cancelled"];
+  const COLOURS = { idle: "#e4e7ec", running: "#2f6fd6", success: "#2c8c3f", failure: "#c93636", cancelled: "#c77700" };
+  const NODES = JSON.parse(document.getElementById("nodes").textContent);
+  const $ = (id) => document.getElementById(id);
+
+  // --- Decode and index the recording -------------------------------------
+  const b64 = $("recording").textContent.replace(/\s+/g, "");
+  const bin = atob(b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  const T1 = performance.now();
+  const buf = bytes.buffer;
+  const dv = new DataView(buf);
+  const width = dv.getUint32(12, true);
+  const shapeLen = dv.getUint32(16, true);
+  const tickCount = dv.getUint32(20, true);
+  const dropped = dv.getUint32(24, true) + dv.getUint32(28, true) * 4294967296;
+  const utf8 = new TextDecoder();
+  const ticks = [];
+  let p = 32 + ((shapeLen + 3) & ~3);
+  for (let k = 0; k < tickCount; k++) {
+    const index = dv.getUint32(p, true) + dv.getUint32(p + 4, true) * 4294967296;
+    const time = dv.getFloat64(p + 8, true);
+    const count = dv.getUint32(p + 16, true);
+    const first = dv.getUint32(p + 20, true);
+    const listed = dv.getUint32(p + 24, true) & 1;
+    const m = dv.getUint32(p + 28, true);
+    const noteCount = dv.getUint32(p + 32, true);
+    const textLen = dv.getUint32(p + 36, true);
+    p += 40;
+    let ids = null;
+    if (listed) { ids = new Uint32Array(buf, p, count); p += 4 * count; }
+    const ends = new Uint32Array(buf, p, count); p += 4 * count;
+    const entries = width === 2 ? new Uint16Array(buf, p, m) : new Uint32Array(buf, p, m);
+    p += (m * width + 3) & ~3;
+    const notesAt = p; p += 16 * noteCount;
+    const textAt = p; p += (textLen + 3) & ~3;
+    const notes = [];
+    for (let j = 0; j < noteCount; j++) {
+      const q = notesAt + 16 * j;
+      const s = textAt + dv.getUint32(q + 8, true);
+      const node = dv.getUint32(q + 4, true);
+      notes.push({ agent: dv.getUint32(q, true), node: node === 0xffffffff ? -1 : node,
+                   text: utf8.decode(bytes.subarray(s, s + dv.getUint32(q + 12, true))) });
+    }
+    ticks.push({ index, time, count, first, ids, ends, entries, notes });
+  }
+  const T2 = performance.now();
+
+  // Every agent seen, ascending, and every agent's notes.
+  let maxAgent = -1;
+  for (const t of ticks) {
+    if (t.count === 0) continue;
+    maxAgent = Math.max(maxAgent, t.ids ? t.ids[t.count - 1] : t.first + t.count - 1);
+  }
+  let agents;
+  if (maxAgent < (1 << 24)) {
+    const seen = new Uint8Array(maxAgent + 1);
+    for (const t of ticks) {
+      if (t.ids) for (let i = 0; i < t.count; i++) seen[t.ids[i]] = 1;
+      else seen.fill(1, t.first, t.first + t.count);
+    }
+    const list = [];
+    for (let a = 0; a <= maxAgent; a++) if (seen[a]) list.push(a);
+    agents = Uint32Array.from(list);
+  } else {
+    const seen = new Set();
+    for (const t of ticks) for (let i = 0; i < t.count; i++) seen.add(t.ids ? t.ids[i] : t.first + i);
+    agents = Uint32Array.from(seen).sort();
+  }
+  const notesOf = new Map(); // agent -> [{tick, node, text}]
+  ticks.forEach((t, k) => {
+    for (const n of t.notes) {
+      if (!notesOf.has(n.agent)) notesOf.set(n.agent, []);
+      notesOf.get(n.agent).push({ tick: k, node: n.node, text: n.text });
+    }
+  });
+  const T3 = performance.now();
+
+  // --- Lookups ------------------------------------------------------------
+  function position(t, agent) {
+    if (!t.ids) { const k = agent - t.first; return k >= 0 && k < t.count ? k : -1; }
+    let lo = 0, hi = t.count - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1, v = t.ids[mid];
+      if (v === agent) return mid;
+      if (v < agent) lo = mid + 1; else hi = mid - 1;
+    }
+    return -1;
+  }
+  // The agent's entries at tick t: [start, end) into t.entries, or null.
+  function span(t, agent) {
+    const k = position(t, agent);
+    if (k < 0) return null;
+    return [k === 0 ? 0 : t.ends[k - 1], t.ends[k]];
+  }
+  // The agent's state of `node` at tick t: 0 idle .. 4 cancelled, -1 not observed.
+  function stateAt(t, agent, node) {
+    const s = span(t, agent);
+    if (!s) return -1;
+    for (let i = s[0]; i < s[1]; i++) {
+      const n = t.entries[i] >>> 3;
+      if (n === node) return t.entries[i] & 7;
+      if (n > node) break;
+    }
+    return 0;
+  }
+
+  // --- The drawing --------------------------------------------------------
+  const tree = $("tree");
+  const svg = tree.querySelector("svg");
+  const groups = [];
+  svg.querySelectorAll("g.node").forEach((g) => { groups[+g.dataset.node] = g; });
+  const SVGNS = "http://www.w3.org/2000/svg";
+  const badges = groups.map((g) => {
+    const box = g.querySelector("rect, ellipse");
+    const bb = box.getBBox();
+    const text = document.createElementNS(SVGNS, "text");
+    text.setAttribute("class", "count");
+    // Above the box's right corner: the row gap has room, siblings do not.
+    text.setAttribute("x", (bb.x + bb.width).toFixed(1));
+    text.setAttribute("y", (bb.y - 3).toFixed(1));
+    text.setAttribute("text-anchor", "end");
+    g.appendChild(text);
+    return text;
+  });
+  const shown = new Int8Array(NODES.length).fill(-1);
+  const counts = new Uint32Array(NODES.length);
+
+  // --- State --------------------------------------------------------------
+  const cur = { tick: 0, agent: agents.length ? agents[0] : 0, node: -1 };
+  let timer = null;
+  const slider = $("slider");
+  slider.max = Math.max(0, ticks.length - 1);
+
+  function setTick(k) {
+    cur.tick = Math.max(0, Math.min(ticks.length - 1, k | 0));
+    render();
+  }
+  function setAgent(a) { cur.agent = a; render(); renderList(); }
+  function setNode(n) { cur.node = n; render(); reveal(); }
+  // Scrolls the picked node into the tree pane's view.
+  function reveal() {
+    if (cur.node >= 0 && !tree.classList.contains("fit")) {
+      groups[cur.node].scrollIntoView({ block: "nearest", inline: "center" });
+    }
+  }
+
+  function render() {
+    const t = ticks[cur.tick];
+    const states = new Uint8Array(NODES.length);
+    const observed = t ? span(t, cur.agent) : null;
+    if (observed) for (let i = observed[0]; i < observed[1]; i++) states[t.entries[i] >>> 3] = t.entries[i] & 7;
+    for (let n = 0; n < NODES.length; n++) {
+      if (shown[n] !== states[n]) { groups[n].dataset.state = STATES[states[n]]; shown[n] = states[n]; }
+      groups[n].classList.toggle("selected", n === cur.node);
+    }
+    if ($("counts").checked && t) {
+      counts.fill(0);
+      const e = t.entries;
+      for (let i = 0; i < e.length; i++) if ((e[i] & 7) === 1) counts[e[i] >>> 3]++;
+      for (let n = 0; n < NODES.length; n++) {
+        const text = counts[n] ? "×" + counts[n] : "";
+        if (badges[n].textContent !== text) badges[n].textContent = text;
+      }
+    }
+    slider.value = cur.tick;
+    $("when").textContent = t
+      ? `tick ${cur.tick + 1}/${ticks.length} · frame ${t.index} · ${t.time.toFixed(2)} s`
+      : "no ticks recorded";
+    const status = $("status");
+    status.dataset.agent = cur.agent;
+    status.dataset.tick = cur.tick;
+    status.dataset.frame = t ? t.index : "";
+    status.dataset.observed = observed ? "1" : "0";
+    renderDetails(t, observed, states);
+    const hash = `#agent=${cur.agent}&frame=${t ? t.index : 0}` + (cur.node >= 0 ? `&node=${cur.node}` : "");
+    if (location.hash !== hash && !benchmarking) history.replaceState(null, "", hash);
+  }
+
+  function esc(s) {
+    return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+  }
+  function pill(state) { return `<span class="pill" data-state="${state}">${state}</span>`; }
+  function nodeLink(n) { return `<a data-goto-node="${n}">${esc(NODES[n].name)}</a>`; }
+
+  function renderDetails(t, observed, states) {
+    const d = $("details");
+    let html = "";
+    const notes = (notesOf.get(cur.agent) || []);
+    if (cur.node < 0) {
+      html += `<h2>Agent ${cur.agent}</h2>`;
+      if (!observed) html += `<p>Not observed at this tick.</p>`;
+      else {
+        html += `<p>Root: ${pill(STATES[states[0]])}</p><h3>Not idle at this tick</h3><ul>`;
+        for (let i = observed[0]; i < observed[1]; i++) {
+          const n = t.entries[i] >>> 3;
+          html += `<li>${pill(STATES[t.entries[i] & 7])} ${nodeLink(n)} <small>${esc(NODES[n].at || "")}</small></li>`;
+        }
+        html += `</ul>`;
+      }
+      html += `<p><small>Click a node to see its parameters and history.</small></p>`;
+    } else {
+      const node = NODES[cur.node];
+      const now = observed ? STATES[states[cur.node]] : "not observed";
+      html += `<h2>${esc(node.name)} <small>${esc(node.kind)}</small></h2><dl>`;
+      html += `<dt>node</dt><dd>#${cur.node}</dd><dt>path</dt><dd>${esc(node.path)}</dd>`;
+      html += `<dt>written at</dt><dd>${esc(node.at || "unknown")}</dd>`;
+      if (node.call) html += `<dt>parameters</dt><dd>${esc(node.call)}</dd>`;
+      if (node.parent >= 0) html += `<dt>parent</dt><dd>${nodeLink(node.parent)}</dd>`;
+      html += `</dl><p>Agent ${cur.agent} now: ${observed ? pill(now) : now}</p>`;
+      html += `<h3>History of agent ${cur.agent}</h3><canvas id="strip" height="1"></canvas>`;
+      html += `<div id="history-summary"></div>`;
+    }
+    const relevant = notes.filter((n) => cur.node < 0 || n.node === cur.node || n.node === -1);
+    html += `<h3>Notes${cur.node >= 0 ? " on this node and agent" : ""}</h3>`;
+    if (!relevant.length) html += `<p><small>None. Applications attach them with Recorder::annotate.</small></p>`;
+    else {
+      html += `<ul id="notes">`;
+      for (const n of relevant.slice(0, 200)) {
+        const here = n.tick === cur.tick ? " <b>(this tick)</b>" : "";
+        const on = n.node >= 0 ? ` on ${esc(NODES[n.node].name)}` : "";
+        html += `<li><a data-goto-tick="${n.tick}">frame ${ticks[n.tick].index}</a>${on}${here}: ${esc(n.text)}</li>`;
+      }
+      if (relevant.length > 200) html += `<li>… ${relevant.length - 200} more</li>`;
+      html += `</ul>`;
+    }
+    d.innerHTML = html;
+    if (cur.node >= 0) drawStrip();
+  }
+
+  function drawStrip() {
+    const canvas = $("strip");
+    const n = ticks.length;
+    canvas.width = Math.max(1, n);
+    canvas.height = 8;
+    const ctx = canvas.getContext("2d");
+    const tally = [0, 0, 0, 0, 0];
+    for (let k = 0; k < n; k++) {
+      const s = stateAt(ticks[k], cur.agent, cur.node);
+      ctx.fillStyle = s < 0 ? "#ffffff" : COLOURS[STATES[s]];
+      if (s >= 0) tally[s]++;
+      ctx.fillRect(k, 0, 1, 8);
+    }
+    // The current tick: notches at the top and bottom.
+    ctx.fillStyle = "#1d2433";
+    ctx.fillRect(cur.tick, 0, 1, 2);
+    ctx.fillRect(cur.tick, 6, 1, 2);
+    canvas.onclick = (ev) => {
+      const r = canvas.getBoundingClientRect();
+      setTick(Math.floor((ev.clientX - r.left) / r.width * n));
+    };
+    $("history-summary").innerHTML =
+      STATES.map((s, i) => tally[i] ? `${pill(s)} ${tally[i]}` : "").filter(Boolean).join(" ") +
+      ` <small>(ticks; the strip runs oldest to newest, click to go there)</small>`;
+  }
+
+  // --- The agent picker: a filter, and at most LIMIT matches shown ---------
+  const LIMIT = 100;
+  function matches(query) {
+    const q = query.trim().toLowerCase();
+    const out = [];
+    let total = 0;
+    if (!q) {
+      total = agents.length;
+      for (let i = 0; i < agents.length && out.length < LIMIT; i++) out.push(agents[i]);
+    } else if (/^\d+$/.test(q)) {
+      for (let i = 0; i < agents.length; i++) {
+        if (String(agents[i]).includes(q)) { total++; if (out.length < LIMIT) out.push(agents[i]); }
+      }
+      // The exact id first.
+      const exact = out.indexOf(+q);
+      if (exact > 0) { out.splice(exact, 1); out.unshift(+q); }
+    } else {
+      for (const [agent, list] of notesOf) {
+        if (list.some((n) => n.text.toLowerCase().includes(q))) { total++; if (out.length < LIMIT) out.push(agent); }
+      }
+      out.sort((a, b) => a - b);
+    }
+    return { out, total };
+  }
+  function renderList() {
+    const { out, total } = matches($("search").value);
+    const t = ticks[cur.tick];
+    $("matches").textContent = total > out.length
+      ? `${total} agents match; showing the first ${out.length}, type to narrow`
+      : `${total} agent${total === 1 ? "" : "s"}`;
+    const q = $("search").value.trim().toLowerCase();
+    $("agents").innerHTML = out.map((a) => {
+      const root = t ? stateAt(t, a, 0) : -1;
+      const note = (notesOf.get(a) || []).find((n) => !q || /^\d+$/.test(q) || n.text.toLowerCase().includes(q));
+      return `<li data-agent="${a}"${a === cur.agent ? ' class="current"' : ""}>` +
+        `<span class="dot" data-state="${root < 0 ? "none" : STATES[root]}"></span>${a}` +
+        (note ? `<span class="note">${esc(note.text)}</span>` : "") + `</li>`;
+    }).join("");
+  }
+
+  // --- Controls -----------------------------------------------------------
+  function play(on) {
+    if (timer) { clearInterval(timer); timer = null; }
+    if (on) {
+      if (cur.tick >= ticks.length - 1) setTick(0);
+      timer = setInterval(() => {
+        if (cur.tick >= ticks.length - 1) play(false); else setTick(cur.tick + 1);
+      }, 1000 / +$("speed").value);
+    }
+    $("play").textContent = timer ? "❚❚ pause" : "▶︎ play";
+  }
+  slider.addEventListener("input", () => setTick(+slider.value));
+  $("back").addEventListener("click", () => { play(false); setTick(cur.tick - 1); });
+  $("fwd").addEventListener("click", () => { play(false); setTick(cur.tick + 1); });
+  $("play").addEventListener("click", () => play(!timer));
+  $("speed").addEventListener("change", () => { if (timer) play(true); });
+  $("counts").addEventListener("change", () => { tree.classList.toggle("counts", $("counts").checked); render(); });
+  function zoom() {
+    const z = $("zoom").value;
+    tree.classList.toggle("fit", z === "fit");
+    svg.style.zoom = z === "fit" ? "" : z;
+  }
+  $("zoom").addEventListener("change", zoom);
+  // Fit the tree to the pane unless that would make it too small to read.
+  if (svg.width.baseVal.value <= 2.5 * tree.clientWidth) $("zoom").value = "fit";
+  zoom();
+  $("search").addEventListener("input", renderList);
+  $("search").addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter") { const { out } = matches($("search").value); if (out.length) setAgent(out[0]); }
+  });
+  $("agents").addEventListener("click", (ev) => {
+    const li = ev.target.closest("li[data-agent]");
+    if (li) setAgent(+li.dataset.agent);
+  });
+  svg.addEventListener("click", (ev) => {
+    const g = ev.target.closest("g.node");
+    setNode(g && +g.dataset.node !== cur.node ? +g.dataset.node : -1);
+  });
+  $("details").addEventListener("click", (ev) => {
+    const a = ev.target.closest("a");
+    if (!a) return;
+    if (a.dataset.gotoNode !== undefined) setNode(+a.dataset.gotoNode);
+    if (a.dataset.gotoTick !== undefined) setTick(+a.dataset.gotoTick);
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (ev.target.tagName === "INPUT" && ev.target.type !== "range") return;
+    if (ev.key === "ArrowLeft") { play(false); setTick(cur.tick - 1); ev.preventDefault(); }
+    else if (ev.key === "ArrowRight") { play(false); setTick(cur.tick + 1); ev.preventDefault(); }
+    else if (ev.key === " ") { play(!timer); ev.preventDefault(); }
+  });
+
+  // The address: #agent=A&frame=F (or tick=K, the position) &node=N.
+  function fromHash() {
+    const h = new URLSearchParams(location.hash.slice(1));
+    if (h.has("agent")) cur.agent = +h.get("agent");
+    if (h.has("tick")) cur.tick = Math.max(0, Math.min(ticks.length - 1, +h.get("tick") | 0));
+    if (h.has("frame")) {
+      const f = +h.get("frame");
+      const k = ticks.findIndex((t) => t.index === f);
+      if (k >= 0) cur.tick = k;
+    }
+    cur.node = h.has("node") ? +h.get("node") : -1;
+    if (!(cur.node < NODES.length)) cur.node = -1;
+    return h;
+  }
+  let benchmarking = false;
+  const hash = fromHash();
+  window.addEventListener("hashchange", () => { fromHash(); render(); renderList(); });
+  tree.classList.add("counts");
+  if (hash.has("search")) $("search").value = hash.get("search");
+  render();
+  renderList();
+  reveal();
+  // #slide=K moves the slider to K as a user would (an input event), for
+  // tests that cannot drag it.
+  if (hash.has("slide")) {
+    slider.value = hash.get("slide");
+    slider.dispatchEvent(new Event("input"));
+  }
+  // #sweep moves the slider over every tick and writes, per tick, the
+  // nodes the drawing shows not idle: "tick agent: node=state ...".
+  if (hash.has("sweep")) {
+    const lines = [];
+    const keep = cur.tick;
+    for (let k = 0; k < ticks.length; k++) {
+      slider.value = k;
+      slider.dispatchEvent(new Event("input"));
+      const shownNow = [];
+      svg.querySelectorAll("g.node").forEach((g) => {
+        if (g.dataset.state !== "idle") shownNow.push(`${g.dataset.node}=${g.dataset.state}`);
+      });
+      lines.push(`${slider.value} ${cur.agent}: ${shownNow.join(" ")}`);
+    }
+    const pre = document.createElement("pre");
+    pre.id = "sweep";
+    pre.hidden = true;
+    pre.textContent = lines.join("\n");
+    document.body.appendChild(pre);
+    setTick(keep);
+  }
+  const T4 = performance.now();
+
+  // --- Timings, for the tests and for measuring responsiveness ----------
+  const timings = $("timings");
+  const ms = (x) => x.toFixed(1);
+  Object.assign(timings.dataset, {
+    bytes: bytes.length, ticks: ticks.length, agents: agents.length,
+    decodeMs: ms(T1 - T0), parseMs: ms(T2 - T1), indexMs: ms(T3 - T2), renderMs: ms(T4 - T3), loadMs: ms(T4 - T0),
+  });
+  if (hash.has("bench")) {
+    benchmarking = true;
+    const keep = { ...cur };
+    const steps = Math.min(ticks.length, 200);
+    let s = performance.now();
+    for (let k = 0; k < steps; k++) { setTick(k); svg.getBoundingClientRect(); }
+    const tickMs = (performance.now() - s) / Math.max(1, steps);
+    setNode(Math.min(1, NODES.length - 1));
+    s = performance.now();
+    for (let k = 0; k < steps; k++) { setTick(k); svg.getBoundingClientRect(); }
+    const tickNodeMs = (performance.now() - s) / Math.max(1, steps);
+    const picks = Math.min(agents.length, 100);
+    s = performance.now();
+    for (let i = 0; i < picks; i++) setAgent(agents[Math.floor(i * agents.length / picks)]);
+    const agentMs = (performance.now() - s) / Math.max(1, picks);
+    s = performance.now();
+    for (const q of ["1", "12", "123", "4", ""]) { $("search").value = q; renderList(); }
+    const searchMs = (performance.now() - s) / 5;
+    Object.assign(cur, keep);
+    benchmarking = false;
+    render(); renderList();
+    Object.assign(timings.dataset, { tickMs: ms(tickMs), tickNodeMs: ms(tickNodeMs), agentMs: ms(agentMs), searchMs: ms(searchMs) });
+  }
+  timings.textContent = Object.entries(timings.dataset).map(([k, v]) => `${k}=${v}`).join(" ");
+  document.body.dataset.ready = "1";
+  if (dropped) $("when").title = `${dropped} earlier ticks were dropped by the recorder's byte budget`;
+})();

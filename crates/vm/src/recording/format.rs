@@ -1,0 +1,469 @@
+//! The recording file format: writing and reading, every problem reported
+//! with its byte offset.
+//!
+//! All numbers are little-endian; every block starts at a multiple of 4
+//! bytes, so a reader may view the arrays in place (the viewer does, as
+//! typed arrays).
+//!
+//! ```text
+//! header (32 bytes)
+//!   0  magic        8 bytes  "TBRECORD"
+//!   8  version      u32      1
+//!  12  entry width  u32      2 (node << 3 | state as u16) or 4 (as u32)
+//!  16  shape bytes  u32      s
+//!  20  ticks        u32      T
+//!  24  dropped      u64      ticks the ring buffer dropped before the first
+//!  32  the shape (`Shape::to_bytes`, its own format), zero-padded to 4
+//! then T ticks, oldest first, each:
+//!   0  index        u64      the frame's index (ticks before it)
+//!   8  time         f64      the frame's time, seconds
+//!  16  agents       u32      n
+//!  20  first agent  u32      the first id when the agents are a range, else 0
+//!  24  flags        u32      bit 0: the agents are listed; other bits 0
+//!  28  entries      u32      m
+//!  32  notes        u32      k
+//!  36  text bytes   u32      t
+//!  40  ids          n × u32  only when listed: strictly ascending agent ids
+//!      ends         n × u32  agent i's entries end at ends[i] (non-decreasing, last = m)
+//!      entries      m × width, zero-padded to 4: node << 3 | state, nodes
+//!                   ascending within an agent, state 1 running, 2 success,
+//!                   3 failure, 4 cancelled (idle nodes are not stored)
+//!      notes        k × 16: agent u32, node u32 (0xFFFFFFFF: the whole
+//!                   agent), text start u32, text length u32
+//!      text         t bytes of UTF-8, zero-padded to 4
+//! ```
+//!
+//! An agent-tick thus costs 4 bytes (its end) plus `width` per node that is
+//! not idle, and 4 more for its id when the tick's agents are not a range.
+
+use super::tick::{NO_NODE, NoteData, TICK_HEADER, TickData, pad4};
+use std::fmt;
+use std::io::{self, Write};
+use treebeard_shape::{DecodeError, Shape};
+
+/// The magic bytes a recording file starts with.
+pub const MAGIC: &[u8; 8] = b"TBRECORD";
+/// The format version this build writes and reads.
+pub const VERSION: u32 = 1;
+/// Bytes of the file header.
+pub(crate) const HEADER: usize = 32;
+
+/// What is wrong with bytes that do not read as a recording.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Unreadable {
+    /// The input does not start with `TBRECORD`.
+    Magic,
+    /// The format version is not one this build reads.
+    Version {
+        /// The version found.
+        found: u32,
+    },
+    /// A block runs past the end of the input.
+    Truncated {
+        /// The block.
+        block: &'static str,
+        /// Bytes it needs.
+        needed: u64,
+        /// Bytes left.
+        available: usize,
+    },
+    /// The entry width is neither 2 nor 4, or too narrow for the shape.
+    Width {
+        /// The width found.
+        found: u32,
+        /// The shape's nodes.
+        nodes: usize,
+    },
+    /// Padding, flags or a field that must be zero is not.
+    Reserved,
+    /// The embedded shape does not decode (the offset is the file's).
+    Shape(DecodeError),
+    /// The tick's agents are not in strictly ascending order, or a range
+    /// of them overflows.
+    Agents,
+    /// An agent's entries end before the previous agent's, or the last end
+    /// is not the entry count.
+    Ends,
+    /// An entry names a node the shape does not have, a state that is not
+    /// stored, or a node not after the previous one.
+    Entry {
+        /// The node.
+        node: u32,
+        /// The state number.
+        state: u8,
+    },
+    /// A note names a node the shape does not have, or text outside its
+    /// tick's text or not on a character boundary.
+    Note,
+    /// The text of a tick is not UTF-8.
+    NotUtf8,
+    /// Bytes follow the last tick.
+    Trailing {
+        /// How many.
+        bytes: usize,
+    },
+}
+
+impl fmt::Display for Unreadable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unreadable::Magic => write!(
+                f,
+                "not a treebeard recording (magic bytes TBRECORD missing)"
+            ),
+            Unreadable::Version { found } => write!(
+                f,
+                "recording format version {found} is not supported; this build reads version {VERSION}"
+            ),
+            Unreadable::Truncated {
+                block,
+                needed,
+                available,
+            } => write!(
+                f,
+                "the {block} needs {needed} bytes but only {available} remain; the recording is truncated"
+            ),
+            Unreadable::Width { found, nodes } => write!(
+                f,
+                "entry width {found} is not valid for a shape of {nodes} nodes (2 up to 8192 nodes, else 4)"
+            ),
+            Unreadable::Reserved => write!(f, "reserved bytes are not zero"),
+            Unreadable::Shape(e) => write!(f, "the recorded shape does not decode: {}", e.what()),
+            Unreadable::Agents => {
+                write!(f, "the tick's agents are not in strictly ascending order")
+            }
+            Unreadable::Ends => write!(f, "the tick's agent entry ends are out of order"),
+            Unreadable::Entry { node, state } => write!(
+                f,
+                "entry for node {node} with state {state} is not valid (unknown node, state not 1 to 4, or nodes not ascending)"
+            ),
+            Unreadable::Note => write!(f, "a note names an unknown node or text out of range"),
+            Unreadable::NotUtf8 => write!(f, "a tick's note text is not valid UTF-8"),
+            Unreadable::Trailing { bytes } => write!(f, "{bytes} bytes follow the last tick"),
+        }
+    }
+}
+
+/// Bytes that do not read as a recording: what is wrong, at which byte.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordingError {
+    offset: usize,
+    what: Unreadable,
+}
+
+impl RecordingError {
+    /// The byte offset of the problem in the file.
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// What is wrong.
+    pub fn what(&self) -> &Unreadable {
+        &self.what
+    }
+}
+
+impl fmt::Display for RecordingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "byte {}: {}", self.offset, self.what)
+    }
+}
+
+impl std::error::Error for RecordingError {}
+
+/// The entry width for a shape of `nodes` nodes: 2 bytes while a node
+/// index fits 13 bits.
+pub(crate) fn entry_width(nodes: usize) -> u8 {
+    if nodes <= 1 << 13 { 2 } else { 4 }
+}
+
+/// The file header and shape.
+pub(crate) fn write_head(
+    out: &mut dyn Write,
+    width: u8,
+    shape: &[u8],
+    ticks: usize,
+    dropped: u64,
+) -> io::Result<()> {
+    let mut head = [0u8; HEADER];
+    head[..8].copy_from_slice(MAGIC);
+    head[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    head[12..16].copy_from_slice(&u32::from(width).to_le_bytes());
+    head[16..20].copy_from_slice(&len32(shape.len())?.to_le_bytes());
+    head[20..24].copy_from_slice(&len32(ticks)?.to_le_bytes());
+    head[24..32].copy_from_slice(&dropped.to_le_bytes());
+    out.write_all(&head)?;
+    out.write_all(shape)?;
+    out.write_all(&[0; 3][..pad4(shape.len()) - shape.len()])
+}
+
+/// One tick, as the format above lays it out.
+pub(crate) fn write_tick(out: &mut dyn Write, tick: &TickData, width: u8) -> io::Result<()> {
+    let mut head = [0u8; TICK_HEADER];
+    head[..8].copy_from_slice(&tick.index.to_le_bytes());
+    head[8..16].copy_from_slice(&tick.time.to_le_bytes());
+    head[16..20].copy_from_slice(&tick.count.to_le_bytes());
+    head[20..24].copy_from_slice(&tick.first.to_le_bytes());
+    head[24..28].copy_from_slice(&u32::from(tick.listed()).to_le_bytes());
+    head[28..32].copy_from_slice(&len32(tick.entry_count(width))?.to_le_bytes());
+    head[32..36].copy_from_slice(&len32(tick.notes.len())?.to_le_bytes());
+    head[36..40].copy_from_slice(&len32(tick.text.len())?.to_le_bytes());
+    out.write_all(&head)?;
+    write_words(out, &tick.ids)?;
+    write_words(out, &tick.ends)?;
+    out.write_all(&tick.entries)?;
+    out.write_all(&[0; 3][..pad4(tick.entries.len()) - tick.entries.len()])?;
+    for note in &tick.notes {
+        write_words(out, &[note.agent, note.node, note.start, note.len])?;
+    }
+    out.write_all(tick.text.as_bytes())?;
+    out.write_all(&[0; 3][..pad4(tick.text.len()) - tick.text.len()])
+}
+
+fn write_words(out: &mut dyn Write, words: &[u32]) -> io::Result<()> {
+    let mut buf = [0u8; 4096];
+    for chunk in words.chunks(1024) {
+        for (w, b) in chunk.iter().zip(buf.chunks_exact_mut(4)) {
+            b.copy_from_slice(&w.to_le_bytes());
+        }
+        out.write_all(&buf[..4 * chunk.len()])?;
+    }
+    Ok(())
+}
+
+fn len32(n: usize) -> io::Result<u32> {
+    u32::try_from(n).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "a recording block holds over 2^32 items",
+        )
+    })
+}
+
+/// What [`read`] finds: the shape, its bytes, the entry width, the ticks
+/// and the number dropped before them.
+pub(crate) struct Read {
+    pub shape: Shape,
+    pub shape_bytes: Vec<u8>,
+    pub width: u8,
+    pub ticks: Vec<TickData>,
+    pub dropped: u64,
+}
+
+/// A bounds-checked little-endian reader that knows its byte offset.
+struct Reader<'b> {
+    bytes: &'b [u8],
+    pos: usize,
+}
+
+impl<'b> Reader<'b> {
+    fn fail(&self, at: usize, what: Unreadable) -> RecordingError {
+        RecordingError { offset: at, what }
+    }
+
+    /// The next `n` bytes of `block`.
+    fn take(&mut self, block: &'static str, n: u64) -> Result<&'b [u8], RecordingError> {
+        let available = self.bytes.len() - self.pos;
+        if n > available as u64 {
+            return Err(self.fail(
+                self.pos,
+                Unreadable::Truncated {
+                    block,
+                    needed: n,
+                    available,
+                },
+            ));
+        }
+        let out = &self.bytes[self.pos..self.pos + n as usize];
+        self.pos += n as usize;
+        Ok(out)
+    }
+
+    fn u32(&mut self, block: &'static str) -> Result<u32, RecordingError> {
+        let b = self.take(block, 4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    fn u64(&mut self, block: &'static str) -> Result<u64, RecordingError> {
+        let b = self.take(block, 8)?;
+        Ok(u64::from_le_bytes(b.try_into().expect("8 bytes")))
+    }
+
+    /// `n` words of `block`, checked present before allocating.
+    fn words(&mut self, block: &'static str, n: u64) -> Result<Vec<u32>, RecordingError> {
+        let b = self.take(block, 4 * n)?;
+        Ok(b.chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect())
+    }
+
+    /// Padding up to a multiple of 4 after `len` bytes; it must be zero.
+    fn pad(&mut self, block: &'static str, len: usize) -> Result<(), RecordingError> {
+        let at = self.pos;
+        let pad = self.take(block, (pad4(len) - len) as u64)?;
+        if pad.iter().any(|&b| b != 0) {
+            return Err(self.fail(at, Unreadable::Reserved));
+        }
+        Ok(())
+    }
+}
+
+/// Reads a recording file's bytes, checking every field.
+pub(crate) fn read(bytes: &[u8]) -> Result<Read, RecordingError> {
+    let mut r = Reader { bytes, pos: 0 };
+    if r.take("header", 8).ok() != Some(&MAGIC[..]) {
+        return Err(r.fail(0, Unreadable::Magic));
+    }
+    let version = r.u32("header")?;
+    if version != VERSION {
+        return Err(r.fail(8, Unreadable::Version { found: version }));
+    }
+    let width = r.u32("header")?;
+    let shape_len = r.u32("header")?;
+    let ticks = r.u32("header")?;
+    let dropped = r.u64("header")?;
+    let shape_at = r.pos;
+    let shape_bytes = r.take("shape", u64::from(shape_len))?;
+    let shape = Shape::from_bytes(shape_bytes)
+        .map_err(|e| r.fail(shape_at + e.offset(), Unreadable::Shape(e)))?;
+    if !matches!(width, 2 | 4) || u32::from(entry_width(shape.len())) > width {
+        return Err(r.fail(
+            12,
+            Unreadable::Width {
+                found: width,
+                nodes: shape.len(),
+            },
+        ));
+    }
+    let width = width as u8;
+    r.pad("shape padding", shape_bytes.len())?;
+    // Each tick takes at least its header: the count cannot ask for more
+    // memory than the input could fill.
+    let most = (bytes.len() - r.pos) / TICK_HEADER;
+    let mut out = Vec::with_capacity((ticks as usize).min(most));
+    for _ in 0..ticks {
+        out.push(read_tick(&mut r, &shape, width)?);
+    }
+    if r.pos != bytes.len() {
+        return Err(r.fail(
+            r.pos,
+            Unreadable::Trailing {
+                bytes: bytes.len() - r.pos,
+            },
+        ));
+    }
+    Ok(Read {
+        shape,
+        shape_bytes: shape_bytes.to_vec(),
+        width,
+        ticks: out,
+        dropped,
+    })
+}
+
+fn read_tick(r: &mut Reader<'_>, shape: &Shape, width: u8) -> Result<TickData, RecordingError> {
+    let start = r.pos;
+    let index = r.u64("tick header")?;
+    let time = f64::from_bits(r.u64("tick header")?);
+    let count = r.u32("tick header")?;
+    let first = r.u32("tick header")?;
+    let flags = r.u32("tick header")?;
+    let entries = r.u32("tick header")?;
+    let notes = r.u32("tick header")?;
+    let text_len = r.u32("tick header")?;
+    let listed = match flags {
+        0 => false,
+        1 => true,
+        _ => return Err(r.fail(start + 24, Unreadable::Reserved)),
+    };
+    let ids_at = r.pos;
+    let ids = if listed {
+        if first != 0 {
+            return Err(r.fail(start + 20, Unreadable::Reserved));
+        }
+        let ids = r.words("agent ids", u64::from(count))?;
+        if let Some(k) = ids.windows(2).position(|w| w[0] >= w[1]) {
+            return Err(r.fail(ids_at + 4 * (k + 1), Unreadable::Agents));
+        }
+        ids
+    } else {
+        if first.checked_add(count).is_none() {
+            return Err(r.fail(start + 20, Unreadable::Agents));
+        }
+        Vec::new()
+    };
+    let ends_at = r.pos;
+    let ends = r.words("entry ends", u64::from(count))?;
+    let mut previous = 0;
+    for (k, &end) in ends.iter().enumerate() {
+        if end < previous || end > entries {
+            return Err(r.fail(ends_at + 4 * k, Unreadable::Ends));
+        }
+        previous = end;
+    }
+    if previous != entries {
+        return Err(r.fail(ends_at + 4 * ends.len().saturating_sub(1), Unreadable::Ends));
+    }
+    let entries_at = r.pos;
+    let w = usize::from(width);
+    let raw = r.take("entries", u64::from(entries) * w as u64)?.to_vec();
+    let tick = TickData {
+        index,
+        time,
+        first,
+        count,
+        ids,
+        ends,
+        entries: raw,
+        notes: Vec::new(),
+        text: String::new(),
+    };
+    for k in 0..count as usize {
+        let mut last = None;
+        let base = if k == 0 { 0 } else { tick.ends[k - 1] as usize };
+        for (j, (node, state)) in tick.entries(width, k).enumerate() {
+            let bad = node.index() >= shape.len()
+                || !(1..=4).contains(&state)
+                || last.is_some_and(|l| l >= node.get());
+            if bad {
+                return Err(r.fail(
+                    entries_at + w * (base + j),
+                    Unreadable::Entry {
+                        node: node.get(),
+                        state,
+                    },
+                ));
+            }
+            last = Some(node.get());
+        }
+    }
+    r.pad("entry padding", tick.entries.len())?;
+    let notes_at = r.pos;
+    let words = r.words("notes", 4 * u64::from(notes))?;
+    let text_at = r.pos;
+    let text_bytes = r.take("note text", u64::from(text_len))?;
+    let text = std::str::from_utf8(text_bytes)
+        .map_err(|e| r.fail(text_at + e.valid_up_to(), Unreadable::NotUtf8))?;
+    let mut tick = tick;
+    for (k, n) in words.chunks_exact(4).enumerate() {
+        let note = NoteData {
+            agent: n[0],
+            node: n[1],
+            start: n[2],
+            len: n[3],
+        };
+        let end = u64::from(note.start) + u64::from(note.len);
+        let ok = (note.node == NO_NODE || (note.node as usize) < shape.len())
+            && end <= u64::from(text_len)
+            && text.is_char_boundary(note.start as usize)
+            && text.is_char_boundary(end as usize);
+        if !ok {
+            return Err(r.fail(notes_at + 16 * k, Unreadable::Note));
+        }
+        tick.notes.push(note);
+    }
+    tick.text = text.to_owned();
+    r.pad("text padding", text_bytes.len())?;
+    Ok(tick)
+}

@@ -1,0 +1,279 @@
+//! The recorder: an observer that keeps the latest ticks in a ring buffer
+//! bounded by a byte budget.
+
+use super::Recording;
+use super::format::{self, entry_width};
+use super::tick::{NO_NODE, NoteData, TickData};
+use crate::frame::Frame;
+use crate::observe::{NodeStates, Observer};
+use crate::request::AgentId;
+use crate::status::Status;
+use std::collections::VecDeque;
+use std::io::{self, Write};
+use treebeard_shape::{NodeIdx, Shape};
+
+/// The default byte budget of [`Recorder::new`]: 64 MiB.
+pub const DEFAULT_BUDGET: usize = 64 << 20;
+
+/// Records every observed agent's node states per tick into a ring buffer
+/// of at most `budget` bytes (see the [module docs](super) for the cost per
+/// agent-tick); the oldest ticks are dropped whole when it is full.
+///
+/// A tick begins when an observed agent's frame index differs from the
+/// current tick's, or when its id is not above the previous agent's (so
+/// ticking one agent twice with the same frame records two ticks). Buffers
+/// of dropped ticks are reused: once the ring is full, recording allocates
+/// nothing.
+#[derive(Clone, Debug)]
+pub struct Recorder {
+    shape: Shape,
+    shape_bytes: Vec<u8>,
+    width: u8,
+    budget: usize,
+    /// Closed ticks, oldest first, then the open one if `open`.
+    pub(super) ticks: VecDeque<TickData>,
+    open: bool,
+    /// File bytes of the closed ticks.
+    pub(super) closed_bytes: usize,
+    dropped: u64,
+    pub(super) spare: Vec<TickData>,
+    /// The agents recorded, ascending; `None`: all.
+    only: Option<Vec<u32>>,
+}
+
+impl Recorder {
+    /// A recorder for agents running `shape`, keeping at most `budget`
+    /// bytes of ticks (the newest tick is kept even when it alone is
+    /// larger).
+    pub fn new(shape: &Shape, budget: usize) -> Recorder {
+        Recorder {
+            shape: shape.clone(),
+            shape_bytes: shape.to_bytes(),
+            width: entry_width(shape.len()),
+            budget,
+            ticks: VecDeque::new(),
+            open: false,
+            closed_bytes: 0,
+            dropped: 0,
+            spare: Vec::new(),
+            only: None,
+        }
+    }
+
+    /// Records only `agents` from now on (all of them again with `None`);
+    /// the others tick unobserved, at full speed. A few hundred agents of a
+    /// large crowd make a recording a fraction of the size.
+    pub fn watch_only(&mut self, agents: Option<impl IntoIterator<Item = AgentId>>) {
+        self.only = agents.map(|a| {
+            let mut ids: Vec<u32> = a.into_iter().map(|a| a.0).collect();
+            ids.sort_unstable();
+            ids.dedup();
+            ids
+        });
+    }
+
+    /// The shape the recorded agents run.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// The shape's bytes, as a recording file embeds them.
+    #[cfg(test)]
+    pub(crate) fn shape_bytes(&self) -> &[u8] {
+        &self.shape_bytes
+    }
+
+    /// The byte budget.
+    pub fn budget(&self) -> usize {
+        self.budget
+    }
+
+    /// Ticks held.
+    pub fn len(&self) -> usize {
+        self.ticks.len()
+    }
+
+    /// Whether no tick is held.
+    pub fn is_empty(&self) -> bool {
+        self.ticks.is_empty()
+    }
+
+    /// Ticks dropped to stay within the budget.
+    pub fn dropped_ticks(&self) -> u64 {
+        self.dropped
+    }
+
+    /// Bytes the held ticks take in a recording file (their headers and
+    /// notes included; the file adds its header and the shape).
+    pub fn bytes(&self) -> usize {
+        self.closed_bytes + self.open_tick().map_or(0, TickData::encoded_len)
+    }
+
+    /// Agent-ticks held.
+    pub fn agent_ticks(&self) -> u64 {
+        self.ticks.iter().map(|t| u64::from(t.count)).sum()
+    }
+
+    /// The measured cost of the held agent-ticks: their bytes (4 for each
+    /// one's entry end, 2 or 4 per node not idle, 4 for its id when a
+    /// tick's agents are not consecutive), divided by their number; 0 when
+    /// none is held.
+    pub fn bytes_per_agent_tick(&self) -> f64 {
+        bytes_per_agent_tick(self.ticks.iter())
+    }
+
+    /// Starts recording `agent`'s tick in `frame`.
+    pub(crate) fn begin_agent(&mut self, agent: AgentId, frame: &Frame) {
+        let same = self.open
+            && self.ticks.back().is_some_and(|t| {
+                t.index == frame.index && t.last_agent().is_none_or(|last| last < agent.0)
+            });
+        if !same {
+            self.close();
+            let mut tick = self.spare.pop().unwrap_or_default();
+            tick.reset(frame.index, frame.time);
+            self.ticks.push_back(tick);
+            self.open = true;
+        }
+        if let Some(tick) = self.ticks.back_mut() {
+            tick.push_agent(agent.0);
+        }
+    }
+
+    /// Records the state numbered `state` (1 to 4) of `node` for the agent
+    /// begun last; nodes come in ascending order.
+    pub(crate) fn push_state(&mut self, node: NodeIdx, state: u8) {
+        let width = self.width;
+        if let Some(tick) = self.ticks.back_mut().filter(|_| self.open) {
+            tick.push_entry(width, node.get(), state);
+        }
+    }
+
+    /// Attaches `text` to `agent` (and to `node`, if given) at the newest
+    /// tick: custom debug text the viewer shows beside the node's state.
+    /// Call it between ticks, after the tick it is about. Returns false,
+    /// and keeps nothing, before the first tick or for a node the shape
+    /// does not have.
+    pub fn annotate(&mut self, agent: AgentId, node: Option<NodeIdx>, text: &str) -> bool {
+        if node.is_some_and(|n| n.index() >= self.shape.len()) || text.len() > u32::MAX as usize {
+            return false;
+        }
+        let open = self.open;
+        let Some(tick) = self.ticks.back_mut() else {
+            return false;
+        };
+        let before = tick.encoded_len();
+        let Ok(start) = u32::try_from(tick.text.len()) else {
+            return false;
+        };
+        tick.text.push_str(text);
+        tick.notes.push(NoteData {
+            agent: agent.0,
+            node: node.map_or(NO_NODE, NodeIdx::get),
+            start,
+            len: text.len() as u32,
+        });
+        if !open {
+            self.closed_bytes += tick.encoded_len() - before;
+        }
+        true
+    }
+
+    /// Forgets every tick (keeping the buffers).
+    pub fn clear(&mut self) {
+        self.open = false;
+        self.closed_bytes = 0;
+        self.spare.extend(self.ticks.drain(..));
+    }
+
+    /// A copy of what is held, as a recording.
+    pub fn recording(&self) -> Recording {
+        Recording {
+            shape: self.shape.clone(),
+            shape_bytes: self.shape_bytes.clone(),
+            width: self.width,
+            ticks: self.ticks.iter().cloned().collect(),
+            dropped: self.dropped,
+        }
+    }
+
+    /// What is held, as a recording.
+    pub fn into_recording(mut self) -> Recording {
+        self.close();
+        Recording {
+            shape: self.shape,
+            shape_bytes: self.shape_bytes,
+            width: self.width,
+            ticks: self.ticks.into(),
+            dropped: self.dropped,
+        }
+    }
+
+    /// Writes what is held as a recording file (see the
+    /// [format](super#the-file-format)).
+    pub fn write_to(&self, mut out: impl Write) -> io::Result<()> {
+        format::write_head(
+            &mut out,
+            self.width,
+            &self.shape_bytes,
+            self.ticks.len(),
+            self.dropped,
+        )?;
+        for tick in &self.ticks {
+            format::write_tick(&mut out, tick, self.width)?;
+        }
+        Ok(())
+    }
+
+    fn open_tick(&self) -> Option<&TickData> {
+        self.ticks.back().filter(|_| self.open)
+    }
+
+    /// Closes the open tick and drops the oldest ticks over the budget.
+    fn close(&mut self) {
+        if let Some(tick) = self.open_tick() {
+            self.closed_bytes += tick.encoded_len();
+            self.open = false;
+        }
+        while self.closed_bytes > self.budget && self.ticks.len() > 1 {
+            let Some(old) = self.ticks.pop_front() else {
+                break;
+            };
+            self.closed_bytes -= old.encoded_len();
+            self.dropped += 1;
+            self.spare.push(old);
+        }
+    }
+}
+
+/// A recorder watches every agent; it hears only the start and the end of
+/// each tick, and stores the states at the end.
+impl Observer for Recorder {
+    fn watches(&self, agent: AgentId) -> bool {
+        self.only
+            .as_ref()
+            .is_none_or(|only| only.binary_search(&agent.0).is_ok())
+    }
+
+    fn begin(&mut self, agent: AgentId, frame: &Frame) {
+        self.begin_agent(agent, frame);
+    }
+
+    fn end(&mut self, _agent: AgentId, _root: Status, states: &NodeStates<'_>) {
+        for (node, state) in states.iter() {
+            self.push_state(node, state as u8);
+        }
+    }
+}
+
+/// Agent bytes over agent-ticks of `ticks`.
+pub(crate) fn bytes_per_agent_tick<'t>(ticks: impl Iterator<Item = &'t TickData>) -> f64 {
+    let (bytes, agents) = ticks.fold((0u64, 0u64), |(b, a), t| {
+        (b + t.agent_bytes() as u64, a + u64::from(t.count))
+    });
+    if agents == 0 {
+        0.0
+    } else {
+        bytes as f64 / agents as f64
+    }
+}

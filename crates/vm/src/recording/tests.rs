@@ -1,0 +1,308 @@
+use super::*;
+use crate::Observer;
+use crate::frame::Frame;
+use crate::leaves::Leaves;
+use crate::status::Status;
+use treebeard_shape::tree::{act, cond, sequence};
+
+fn shape(leaves: usize) -> Shape {
+    let mut l = Leaves::<u32>::new();
+    l.condition("ready", |n, _| *n > 0);
+    l.action("Step", |_, _| Status::Success);
+    let mut children = vec![cond("ready")];
+    children.extend((1..leaves).map(|_| act("Step")));
+    (**l.compile(&sequence(children)).unwrap().shape()).clone()
+}
+
+/// Records `ticks` ticks of `agents`, each agent's nodes `0..=k % n` in
+/// states cycling through 1 to 4.
+fn record(recorder: &mut Recorder, ticks: u64, agents: &[u32]) {
+    let n = recorder.shape().len() as u32;
+    for t in 0..ticks {
+        let frame = Frame {
+            index: t,
+            time: t as f64 * 0.1,
+            dt: 0.1,
+        };
+        for &a in agents {
+            recorder.begin_agent(AgentId(a), &frame);
+            for node in 0..=(a + t as u32) % n {
+                recorder.push_state(NodeIdx::new(node), (1 + (node + a) % 4) as u8);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_recording_reads_back_as_written() {
+    let mut recorder = Recorder::new(&shape(4), DEFAULT_BUDGET);
+    record(&mut recorder, 3, &[0, 1, 2, 3]);
+    record(&mut recorder, 2, &[1, 7, 9]);
+    assert!(recorder.annotate(AgentId(7), Some(NodeIdx::new(2)), "wants the door ✓"));
+    assert!(recorder.annotate(AgentId(9), None, "idle"));
+    assert!(!recorder.annotate(AgentId(9), Some(NodeIdx::new(99)), "no such node"));
+    let mut bytes = Vec::new();
+    recorder.write_to(&mut bytes).unwrap();
+    assert_eq!(
+        bytes.len(),
+        format::HEADER + tick::pad4(recorder.shape_bytes().len()) + recorder.bytes()
+    );
+    let read = Recording::read_from(&bytes).unwrap();
+    assert_eq!(read, recorder.recording());
+    assert_eq!(read.to_bytes(), bytes);
+    assert_eq!(read.len(), 5);
+    assert_eq!(read.agents(), [0, 1, 2, 3, 7, 9].map(AgentId));
+    // The first ticks' agents are a range, the last ones a list.
+    assert!(!read.ticks[0].listed() && read.ticks[4].listed());
+    let last = read.tick(4).unwrap();
+    assert_eq!(last.index(), 1);
+    assert_eq!(last.agents().collect::<Vec<_>>(), [1, 7, 9].map(AgentId));
+    assert!(last.has(AgentId(7)) && !last.has(AgentId(2)));
+    let notes: Vec<_> = last.notes().collect();
+    assert_eq!(
+        notes[0],
+        Note {
+            agent: AgentId(7),
+            node: Some(NodeIdx::new(2)),
+            text: "wants the door ✓"
+        }
+    );
+    assert_eq!(
+        notes[1],
+        Note {
+            agent: AgentId(9),
+            node: None,
+            text: "idle"
+        }
+    );
+    // Agent 7 at frame 1 (5 nodes): nodes 0..=(8 % 5), in states
+    // 1 + (node + 7) % 4.
+    let entries: Vec<_> = read.ticks[4].entries(2, 1).collect();
+    let expected = [(0, 4), (1, 1), (2, 2), (3, 3)].map(|(n, s)| (NodeIdx::new(n), s));
+    assert_eq!(entries, expected);
+}
+
+#[test]
+fn agents_ticked_again_in_the_same_frame_start_a_new_tick() {
+    let mut recorder = Recorder::new(&shape(2), DEFAULT_BUDGET);
+    let frame = Frame::default();
+    for _ in 0..3 {
+        recorder.begin_agent(AgentId(0), &frame);
+        recorder.push_state(NodeIdx::new(0), 1);
+    }
+    assert_eq!(recorder.len(), 3);
+}
+
+#[test]
+fn the_cost_per_agent_tick_is_four_bytes_and_two_per_node() {
+    let mut recorder = Recorder::new(&shape(4), DEFAULT_BUDGET);
+    // Agents 0..4 at frame 0 (5 nodes) store 1, 2, 3, 4 entries: 4 × 4 + 2 × 10.
+    record(&mut recorder, 1, &[0, 1, 2, 3]);
+    assert_eq!(recorder.bytes_per_agent_tick(), 36.0 / 4.0);
+    assert_eq!(recorder.bytes(), 40 + 36);
+    // Listed agents add their ids: agents 0 and 2 store 1 and 3 entries.
+    let mut recorder = Recorder::new(&shape(4), DEFAULT_BUDGET);
+    record(&mut recorder, 1, &[0, 2]);
+    assert_eq!(
+        recorder.bytes_per_agent_tick(),
+        (8.0 + 8.0 + 2.0 * 4.0) / 2.0
+    );
+}
+
+#[test]
+fn the_ring_drops_whole_old_ticks_and_reuses_their_buffers() {
+    let mut recorder = Recorder::new(&shape(4), 1000);
+    let agents: Vec<u32> = (0..8).collect();
+    record(&mut recorder, 50, &agents);
+    // Closed ticks stay within the budget; the open one is on top.
+    assert!(recorder.closed_bytes <= 1000, "{}", recorder.closed_bytes);
+    let held = recorder.len() as u64;
+    assert_eq!(recorder.dropped_ticks() + held, 50);
+    let recording = recorder.recording();
+    assert_eq!(recording.tick(0).unwrap().index(), 50 - held);
+    assert_eq!(recording.dropped_ticks(), 50 - held);
+    // In steady state, a tick takes a dropped tick's buffers.
+    assert!(recorder.spare.len() <= 1);
+    let capacity = |r: &Recorder| {
+        r.ticks
+            .iter()
+            .map(|t| t.ends.capacity() + t.entries.capacity())
+            .sum::<usize>()
+    };
+    let before = capacity(&recorder);
+    record(&mut recorder, 20, &agents);
+    assert!(capacity(&recorder) <= before + 64, "buffers are reused");
+    // Reading it back gives the same.
+    let read = Recording::read_from(&recorder.recording().to_bytes()).unwrap();
+    assert_eq!(read, recorder.recording());
+}
+
+#[test]
+fn a_shape_of_many_nodes_uses_four_byte_entries() {
+    let mut recorder = Recorder::new(&shape(9000), DEFAULT_BUDGET);
+    recorder.begin_agent(AgentId(0), &Frame::default());
+    recorder.push_state(NodeIdx::new(0), 1);
+    recorder.push_state(NodeIdx::new(8999), 2);
+    let read = Recording::read_from(&recorder.recording().to_bytes()).unwrap();
+    assert_eq!(read.entry_width(), 4);
+    let entries: Vec<_> = read.ticks[0].entries(4, 0).collect();
+    assert_eq!(entries, [(NodeIdx::new(0), 1), (NodeIdx::new(8999), 2)]);
+}
+
+fn sample() -> Vec<u8> {
+    let mut recorder = Recorder::new(&shape(3), DEFAULT_BUDGET);
+    record(&mut recorder, 2, &[0, 1, 2]);
+    record(&mut recorder, 1, &[4, 6]);
+    recorder.annotate(AgentId(4), Some(NodeIdx::new(1)), "héllo");
+    recorder.recording().to_bytes()
+}
+
+fn error(bytes: &[u8]) -> RecordingError {
+    Recording::read_from(bytes).expect_err("damaged")
+}
+
+#[test]
+fn damaged_files_are_errors_at_the_damaged_byte() {
+    let good = sample();
+    let mut bad = good.clone();
+    bad[0] = b'X';
+    assert_eq!(
+        (error(&bad).offset(), error(&bad).what()),
+        (0, &Unreadable::Magic)
+    );
+    let mut bad = good.clone();
+    bad[8] = 9;
+    assert_eq!(
+        error(&bad).to_string(),
+        "byte 8: recording format version 9 is not supported; this build reads version 1"
+    );
+    let mut bad = good.clone();
+    bad[12] = 3;
+    assert_eq!(error(&bad).offset(), 12);
+    // A damaged shape is reported at its byte in the file.
+    let mut bad = good.clone();
+    bad[32] ^= 0xff;
+    let e = error(&bad);
+    assert!(
+        matches!(e.what(), Unreadable::Shape(_)) && e.offset() == 32,
+        "{e}"
+    );
+    // The first tick's first entry, with a state of 0.
+    let shape_len = u32::from_le_bytes(good[16..20].try_into().unwrap()) as usize;
+    let tick0 = format::HEADER + tick::pad4(shape_len);
+    let entry = tick0 + 40 + 3 * 4;
+    let mut bad = good.clone();
+    bad[entry] &= !7;
+    assert_eq!(error(&bad).offset(), entry, "{}", error(&bad));
+    // Out-of-order ends.
+    let mut bad = good.clone();
+    bad[tick0 + 40] = 200;
+    assert!(
+        matches!(error(&bad).what(), Unreadable::Ends),
+        "{}",
+        error(&bad)
+    );
+    // A byte more.
+    let mut bad = good.clone();
+    bad.push(0);
+    assert_eq!(error(&bad).what(), &Unreadable::Trailing { bytes: 1 });
+}
+
+#[test]
+fn every_truncation_and_every_flipped_byte_is_an_error_or_a_recording_never_a_panic() {
+    let good = sample();
+    for len in 0..good.len() {
+        let e = error(&good[..len]);
+        assert!(e.offset() <= len, "{len}: {e}");
+    }
+    for at in 0..good.len() {
+        for flip in [0x01, 0x80, 0xff] {
+            let mut bad = good.clone();
+            bad[at] ^= flip;
+            if let Err(e) = Recording::read_from(&bad) {
+                assert!(e.offset() <= bad.len(), "{at}: {e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_recorder_watches_the_agents_it_is_given() {
+    let mut recorder = Recorder::new(&shape(2), DEFAULT_BUDGET);
+    assert!(recorder.watches(AgentId(5)));
+    recorder.watch_only(Some([AgentId(9), AgentId(2), AgentId(9)]));
+    assert!(recorder.watches(AgentId(2)) && recorder.watches(AgentId(9)));
+    assert!(!recorder.watches(AgentId(5)));
+    recorder.watch_only(None::<[AgentId; 0]>);
+    assert!(recorder.watches(AgentId(5)));
+}
+
+#[test]
+fn a_recorder_observes_the_interpreter() {
+    use crate::{Actor, Interpreter, NodeState};
+    let mut leaves = Leaves::<u32>::new();
+    leaves.condition("ready", |n, _| *n > 0);
+    leaves.deferred("Walk");
+    let program = leaves
+        .compile(&sequence([cond("ready"), act("Walk")]))
+        .unwrap();
+    let shape = program.shape();
+    let mut recorder = Recorder::new(shape, DEFAULT_BUDGET);
+    let mut interpreter = Interpreter::new();
+    let mut requests = Vec::new();
+    let mut actors = [Actor::for_shape(shape), Actor::for_shape(shape)];
+    let mut frame = Frame::default();
+    recorder.watch_only(Some([AgentId(1)]));
+    for _ in 0..2 {
+        for (a, actor) in actors.iter_mut().enumerate() {
+            let (agent, mut blackboard) = (AgentId(a as u32), a as u32);
+            // Whether to observe is the caller's choice, as a crowd makes it.
+            if recorder.watches(agent) {
+                let observer: &mut dyn Observer = &mut recorder;
+                interpreter.tick_observed(
+                    &program,
+                    &frame,
+                    agent,
+                    &mut actor.as_mut(),
+                    &mut blackboard,
+                    &mut requests,
+                    observer,
+                );
+            } else {
+                interpreter.tick(
+                    &program,
+                    &frame,
+                    agent,
+                    &mut actor.as_mut(),
+                    &mut blackboard,
+                    &mut requests,
+                );
+            }
+        }
+        frame = frame.next(0.1);
+    }
+    let recording = recorder.into_recording();
+    assert_eq!(recording.len(), 2);
+    let (ready, walk) = (shape.find("ready").unwrap(), shape.find("Walk").unwrap());
+    let first = recording.tick(0).unwrap();
+    assert_eq!(first.agents().collect::<Vec<_>>(), [AgentId(1)]);
+    let states: Vec<_> = first.states(AgentId(1)).collect();
+    assert_eq!(
+        states,
+        [
+            (NodeIdx::ROOT, NodeState::Running),
+            (ready, NodeState::Success),
+            (walk, NodeState::Running)
+        ]
+    );
+    // At the second tick the sequence resumes at Walk: the condition is not
+    // visited again, so it is idle.
+    let second = recording.tick(1).unwrap();
+    assert_eq!(second.state(AgentId(1), ready), NodeState::Idle);
+    assert_eq!(second.state(AgentId(1), walk), NodeState::Running);
+    assert_eq!(
+        second.state(AgentId(0), walk),
+        NodeState::Idle,
+        "not watched"
+    );
+}
