@@ -1764,3 +1764,21 @@ fn run_refuses_bad_observing_arguments() {
     assert_eq!(out.code, 2, "{}", out.both());
     out.err_has("cannot be used with");
 }
+
+#[test]
+fn run_prints_the_nodes_log_messages_as_they_happen() {
+    let out = tb_root(&["run", "tests/scenarios/mbt_logging.ron", "--logs"]);
+    assert_eq!(out.code, 0, "{}", out.both());
+    let at = "tests/scenarios/../trees/mbt/logging.xml";
+    let logged: Vec<&str> = out.stdout.lines().collect();
+    assert_eq!(
+        logged,
+        [
+            format!("LOG agent 0 frame 0 logging/QueryTPS start: Finding cover ({at}:1:13)"),
+            format!("LOG agent 0 frame 0 logging/Move start: Advancing ({at}:1:110)"),
+            format!("LOG agent 0 frame 0 logging/Move success: Advanced ({at}:1:110)"),
+        ],
+        "{}",
+        out.both()
+    );
+}
