@@ -10,6 +10,7 @@
 mod dot;
 mod nodes;
 mod observe;
+mod recording;
 mod report;
 mod svg;
 mod view;
@@ -83,13 +84,22 @@ enum Command {
     /// and where it was written.
     #[command(after_help = EXIT_CODES)]
     Svg {
-        /// The tree file.
+        /// The tree file, or a recording (`run --record`) to draw its tree
+        /// with an agent's node states at a tick over it.
         file: PathBuf,
         #[command(flatten)]
         tree: TreeArgs,
         /// Write the picture to this file instead of standard output.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+        /// With a recording: the agent whose states to draw [default: the
+        /// first recorded at the tick].
+        #[arg(long, value_name = "A")]
+        agent: Option<u32>,
+        /// With a recording: the tick (frame index) to draw [default: the
+        /// last recorded].
+        #[arg(long, value_name = "T")]
+        tick: Option<u64>,
     },
     /// Write a recording (`run --record`, `Recorder::write_to`) as one
     /// self-contained HTML page: the tree with file lines, nodes coloured by
@@ -186,10 +196,28 @@ fn main() -> ExitCode {
         Command::Dot { file, tree } => {
             show(&file, &tree, color, |l| dot::render(&l.shape, &l.main))
         }
-        Command::Svg { file, tree, output } => match output {
-            None => show(&file, &tree, color, |l| svg::render(&l.shape, &l.main)),
-            Some(path) => draw_to(&file, &tree, color, &path),
-        },
+        Command::Svg {
+            file,
+            tree,
+            output,
+            agent,
+            tick,
+        } => {
+            if recording::is_recording(&file) {
+                return recording::svg(&file, output.as_deref(), agent, tick);
+            }
+            if agent.is_some() || tick.is_some() {
+                eprintln!(
+                    "error: `--agent` and `--tick` draw a recording's states, and {} is a tree file; record one with `treebeard run --record FILE`",
+                    file.display()
+                );
+                return ExitCode::from(2);
+            }
+            match output {
+                None => show(&file, &tree, color, |l| svg::render(&l.shape, &l.main)),
+                Some(path) => draw_to(&file, &tree, color, &path),
+            }
+        }
         Command::View {
             recording,
             output,
@@ -386,24 +414,14 @@ fn watch(
 }
 
 /// `treebeard view RECORDING -o PAGE`.
-fn view(recording: &Path, output: Option<PathBuf>, title: Option<String>) -> ExitCode {
-    let bytes = match std::fs::read(recording) {
-        Ok(b) => b,
-        Err(e) => {
-            eprintln!("error: cannot read {}: {e}", recording.display());
-            return ExitCode::from(2);
-        }
-    };
-    let read = match treebeard_vm::Recording::read_from(&bytes) {
+fn view(path: &Path, output: Option<PathBuf>, title: Option<String>) -> ExitCode {
+    let read = match recording::read(path) {
         Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {}: {e}", recording.display());
-            return ExitCode::from(2);
-        }
+        Err(code) => return code,
     };
-    let output = output.unwrap_or_else(|| recording.with_extension("html"));
+    let output = output.unwrap_or_else(|| path.with_extension("html"));
     let title = title.unwrap_or_else(|| {
-        recording.file_name().map_or_else(
+        path.file_name().map_or_else(
             || "recording".to_owned(),
             |n| n.to_string_lossy().into_owned(),
         )

@@ -12,6 +12,7 @@
 use crate::dot::{Look, label};
 use std::fmt::Write;
 use treebeard_shape::{NodeIdx, Shape};
+use treebeard_vm::NodeState;
 
 /// Pixels per character of the label font (a monospace font at 12 px).
 const CHAR: f64 = 7.3;
@@ -149,13 +150,24 @@ pub fn file_line(shape: &Shape, node: NodeIdx) -> Option<String> {
 /// right in order; each box's tooltip gives the node's path, kind and
 /// `file:line:column`.
 pub fn render(shape: &Shape, name: &str) -> String {
-    draw(shape, name, &layout(shape, false))
+    draw(shape, name, &layout(shape, false), None)
 }
 
-/// `shape` drawn as `layout` puts it. Each node is a `<g class="node"
-/// id="n{index}" data-node="{index}">` holding its box and label, so a
-/// page can find and style it.
-pub fn draw(shape: &Shape, name: &str, layout: &Layout) -> String {
+/// One agent's node states at one tick of a recording, to draw over a
+/// tree: `states[i]` is node `i`'s, and `caption` says whose and when.
+pub struct Overlay<'a> {
+    /// Per node, its state.
+    pub states: &'a [NodeState],
+    /// A line under the title.
+    pub caption: String,
+}
+
+/// `shape` drawn as `layout` puts it, with `overlay`'s states if given:
+/// running nodes filled amber with a thick border, succeeded green,
+/// failed red, cancelled grey and dashed. Each node is a `<g class="node"
+/// id="n{index}" data-node="{index}">` (with `data-state` under an
+/// overlay) holding its box and label, so a page can find and style it.
+pub fn draw(shape: &Shape, name: &str, layout: &Layout, overlay: Option<&Overlay<'_>>) -> String {
     let Layout {
         boxes,
         row_top,
@@ -177,6 +189,15 @@ pub fn draw(shape: &Shape, name: &str, layout: &Layout) -> String {
         MARGIN + LINE - 3.0,
         escape(name)
     );
+    if let Some(overlay) = overlay {
+        let _ = writeln!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            width - MARGIN,
+            MARGIN + LINE - 3.0,
+            escape(&overlay.caption)
+        );
+    }
     // Edges under the boxes: parent's bottom centre to child's top centre.
     out.push_str(r##"<g fill="none" stroke="#7a869a" stroke-width="1.2">"##);
     out.push('\n');
@@ -201,13 +222,39 @@ pub fn draw(shape: &Shape, name: &str, layout: &Layout) -> String {
     for (i, b) in boxes.iter().enumerate() {
         let node = NodeIdx::new(i as u32);
         let (x, y) = (centre(b) - b.width / 2.0, row_top[b.depth]);
-        let (fill, extra) = match b.look {
+        let (mut fill, mut extra) = match b.look {
             Look::Decider => ("#e8eef7", r#" rx="6""#),
             Look::Condition => ("#fdf3d0", ""),
             Look::Deferred => ("#e3f4e1", r#" stroke-dasharray="4 3""#),
             Look::Action => ("#e3f4e1", ""),
         };
-        let _ = writeln!(out, r#"<g class="node" id="n{i}" data-node="{i}">"#);
+        let mut stroke = r##"stroke="#5b6577""##;
+        match overlay.map(|o| o.states.get(i).copied().unwrap_or_default()) {
+            None => {
+                let _ = writeln!(out, r#"<g class="node" id="n{i}" data-node="{i}">"#);
+            }
+            Some(state) => {
+                (fill, stroke) = match state {
+                    NodeState::Idle => ("#ffffff", r##"stroke="#9aa3b2""##),
+                    NodeState::Running => ("#ffd479", r##"stroke="#b35c00" stroke-width="3""##),
+                    NodeState::Success => ("#b7e4a8", r##"stroke="#2f7d32" stroke-width="2""##),
+                    NodeState::Failure => ("#f4b3ae", r##"stroke="#b3261e" stroke-width="2""##),
+                    NodeState::Cancelled => (
+                        "#d7d7d7",
+                        r##"stroke="#6b6b6b" stroke-width="2" stroke-dasharray="2 2""##,
+                    ),
+                };
+                if state == NodeState::Cancelled && b.look == Look::Deferred {
+                    // Its own dashes give way to the cancelled ones.
+                    extra = "";
+                }
+                let _ = writeln!(
+                    out,
+                    r#"<g class="node" id="n{i}" data-node="{i}" data-state="{}">"#,
+                    state.name()
+                );
+            }
+        }
         let info = shape.node(node);
         let source = info.source.map_or(String::new(), |s| {
             let file = shape.files().get(usize::from(s.file)).map_or("?", |f| f);
@@ -223,7 +270,7 @@ pub fn draw(shape: &Shape, name: &str, layout: &Layout) -> String {
         if b.look == Look::Condition {
             let _ = writeln!(
                 out,
-                r##"<ellipse cx="{:.1}" cy="{:.1}" rx="{:.1}" ry="{:.1}" fill="{fill}" stroke="#5b6577"/>"##,
+                r#"<ellipse cx="{:.1}" cy="{:.1}" rx="{:.1}" ry="{:.1}" fill="{fill}" {stroke}/>"#,
                 centre(b),
                 y + b.height / 2.0,
                 b.width / 2.0,
@@ -232,7 +279,7 @@ pub fn draw(shape: &Shape, name: &str, layout: &Layout) -> String {
         } else {
             let _ = writeln!(
                 out,
-                r##"<rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{fill}" stroke="#5b6577"{extra}/>"##,
+                r#"<rect x="{x:.1}" y="{y:.1}" width="{:.1}" height="{:.1}" fill="{fill}" {stroke}{extra}/>"#,
                 b.width, b.height
             );
         }

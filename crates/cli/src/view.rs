@@ -26,7 +26,7 @@ const JS: &str = include_str!("view/view.js");
 /// The page for `recording`, titled `title`.
 pub fn page(recording: &Recording, title: &str) -> String {
     let shape = recording.shape();
-    let drawing = svg::draw(shape, title, &svg::layout(shape, true));
+    let drawing = svg::draw(shape, title, &svg::layout(shape, true), None);
     let disassembly = shape.disassemble();
     let paths = shape.paths();
     let mut parent = vec![-1i64; shape.len()];

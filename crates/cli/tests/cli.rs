@@ -1782,3 +1782,52 @@ fn run_prints_the_nodes_log_messages_as_they_happen() {
         out.both()
     );
 }
+
+#[test]
+fn svg_draws_an_agents_states_at_a_tick_of_a_recording() {
+    let dir = TempDir::new("svg_recording");
+    let rec = dir.path("run.tbrec");
+    let rec_arg = rec.to_str().unwrap();
+    let scenario = "tests/scenarios/deferred_cancel_request_when_abandoned.ron";
+    let out = tb_root(&["run", scenario, "--record", rec_arg]);
+    assert_eq!(out.code, 0, "{}", out.both());
+    let recording =
+        treebeard_vm::Recording::read_from(&std::fs::read(&rec).unwrap()).expect("a recording");
+    let agent = treebeard_vm::AgentId(0);
+    for tick in recording.ticks() {
+        let t = tick.index().to_string();
+        let out = tb_root(&["svg", rec_arg, "--agent", "0", "--tick", &t]);
+        assert_eq!(out.code, 0, "{}", out.both());
+        let doc = roxmltree::Document::parse(&out.stdout).expect("SVG");
+        let drawn: Vec<(u32, String)> = doc
+            .descendants()
+            .filter(|n| n.attribute("class") == Some("node"))
+            .map(|n| {
+                let node = n.attribute("data-node").unwrap().parse().unwrap();
+                (node, n.attribute("data-state").unwrap().to_owned())
+            })
+            .filter(|(_, state)| state != "idle")
+            .collect();
+        let recorded: Vec<(u32, String)> = tick
+            .states(agent)
+            .map(|(node, state)| (node.get(), state.name().to_owned()))
+            .collect();
+        assert_eq!(drawn, recorded, "tick {t}");
+        assert!(out.stdout.contains(&format!("agent 0 at tick {t} (")));
+    }
+    // The default: the last tick, the first agent.
+    let last = tb_root(&["svg", rec_arg]);
+    let four = tb_root(&["svg", rec_arg, "--agent", "0", "--tick", "4"]);
+    assert_eq!(last.stdout, four.stdout);
+
+    let out = tb_root(&["svg", rec_arg, "--tick", "99"]);
+    assert_eq!(out.code, 2, "{}", out.both());
+    out.err_has("`--tick 99`: ").err_has(" holds ticks 0 to 4");
+    let out = tb_root(&["svg", rec_arg, "--agent", "3"]);
+    assert_eq!(out.code, 2, "{}", out.both());
+    out.err_has("`--agent 3`: tick 4 of ")
+        .err_has(" holds agents 0 to 0 (1 in all)");
+    let out = tb_root(&["svg", "tests/trees/native/guard.json", "--tick", "1"]);
+    assert_eq!(out.code, 2, "{}", out.both());
+    out.err_has("record one with `treebeard run --record FILE`");
+}
