@@ -2019,8 +2019,10 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
                     continue;
                 }
                 // A `Repeat` child that does not go on displaces the child
-                // it was resuming at.
+                // it was resuming at (passing over the children between,
+                // as the selector below).
                 if i < resumed {
+                    cx.pass(children[resumed].index().get());
                     abandon(&mut children[resumed], cx);
                 }
                 *resume_at = if status == Status::Running { i } else { 0 };
@@ -2117,8 +2119,11 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
                     continue;
                 }
                 // A `Repeat` child that succeeds or runs displaces the child
-                // it was resuming at.
+                // it was resuming at, passing over the children between
+                // them: their tickets are given up first, in stream order
+                // (one cancellation range covers them all).
                 if i < resumed {
+                    cx.pass(children[resumed].index().get());
                     abandon(&mut children[resumed], cx);
                 }
                 // A success succeeds the selector; running, it resumes here

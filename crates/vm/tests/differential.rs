@@ -460,3 +460,33 @@ fn assert_crowd_exercised(totals: &Stats) {
         );
     }
 }
+
+/// A case the random trees found: a waiting gate under a group's decider,
+/// after a gate of one and `Repeat`s in a selector that repeats, two
+/// agents.
+#[test]
+fn vm_matches_reference_on_a_waiting_gate_in_a_group() {
+    use treebeard_testkit::r#gen::{DeciderSpec, GATE_WAITS};
+    let boxed = Box::new;
+    let spec = Spec::Selector(vec![
+        Spec::Repeat(boxed(Spec::Cond)),
+        Spec::Gate(1, boxed(Spec::Cond)),
+        Spec::Repeat(boxed(Spec::Cond)),
+        Spec::Group {
+            policy: 0,
+            limit: 8,
+            children: vec![Spec::Decider {
+                params: DeciderSpec::default(),
+                children: vec![Spec::Gate(1 | GATE_WAITS, boxed(Spec::Cond))],
+            }],
+        },
+    ]);
+    let run = Run {
+        seed: 7815813,
+        agents: 2,
+        ticks: 40,
+        halts: true,
+        trace: true,
+    };
+    differential(&spec, &run).unwrap_or_else(|mismatch| panic!("{mismatch}"));
+}
