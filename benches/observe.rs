@@ -10,7 +10,9 @@
 //! * `observe_5000/all_silent`: an observer that watches every agent and
 //!   keeps nothing: the cost of the hooks and of tracking node states;
 //! * `observe_5000/profile_counts` and `profile_timed`: a [`Profile`] of
-//!   every agent, counting, and counting and timing.
+//!   every agent, counting, and counting and timing;
+//! * `observe_5000/recorder`: a [`Recorder`] of every agent into a 64 MiB
+//!   ring (full after a few hundred ticks, then dropping the oldest).
 //!
 //! `cargo bench --bench observe -- --test` runs each once, as a smoke test.
 
@@ -19,6 +21,7 @@ use rayon::ThreadPoolBuilder;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 use treebeard::prelude::*;
+use treebeard::vm::Recorder;
 use treebeard::vm::observe::Profile;
 use treebeard_workload::{Critter, leaves, spawn, tree};
 
@@ -74,6 +77,8 @@ fn observe_5000(c: &mut Criterion) {
     bench("profile_counts", Some(&mut counts));
     let mut timed = Profile::new(&shape);
     bench("profile_timed", Some(&mut timed));
+    let mut recorder = Recorder::new(&shape, 64 << 20);
+    bench("recorder", Some(&mut recorder));
     group.finish();
     black_box(crowd.blackboards());
 }
