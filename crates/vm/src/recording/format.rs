@@ -199,6 +199,21 @@ pub(crate) fn write_head(
 }
 
 /// One tick, as the format above lays it out.
+/// Writes a whole recording: the head, then `ticks`, oldest first.
+pub(crate) fn write<'t>(
+    out: &mut dyn Write,
+    width: u8,
+    shape: &[u8],
+    ticks: impl ExactSizeIterator<Item = &'t TickData>,
+    dropped: u64,
+) -> io::Result<()> {
+    write_head(out, width, shape, ticks.len(), dropped)?;
+    for tick in ticks {
+        write_tick(out, tick, width)?;
+    }
+    Ok(())
+}
+
 pub(crate) fn write_tick(out: &mut dyn Write, tick: &TickData, width: u8) -> io::Result<()> {
     let mut head = [0u8; TICK_HEADER];
     head[..8].copy_from_slice(&tick.index.to_le_bytes());

@@ -105,17 +105,13 @@ impl Recording {
 
     /// Writes the recording in the file format.
     pub fn write_to(&self, mut out: impl Write) -> io::Result<()> {
-        format::write_head(
+        format::write(
             &mut out,
             self.width,
             &self.shape_bytes,
-            self.ticks.len(),
+            self.ticks.iter(),
             self.dropped,
-        )?;
-        for tick in &self.ticks {
-            format::write_tick(&mut out, tick, self.width)?;
-        }
-        Ok(())
+        )
     }
 
     /// The recording as the bytes of a file.

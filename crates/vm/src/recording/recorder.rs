@@ -212,17 +212,13 @@ impl Recorder {
     /// Writes what is held as a recording file (see the
     /// [format](super#the-file-format)).
     pub fn write_to(&self, mut out: impl Write) -> io::Result<()> {
-        format::write_head(
+        format::write(
             &mut out,
             self.width,
             &self.shape_bytes,
-            self.ticks.len(),
+            self.ticks.iter(),
             self.dropped,
-        )?;
-        for tick in &self.ticks {
-            format::write_tick(&mut out, tick, self.width)?;
-        }
-        Ok(())
+        )
     }
 
     fn open_tick(&self) -> Option<&TickData> {
