@@ -110,6 +110,9 @@ fn the_cost_per_agent_tick_is_four_bytes_and_two_per_node() {
 }
 
 #[test]
+// Safe code over many nodes or bytes: minutes under Miri, which is
+// here for the interpreter's `unsafe`.
+#[cfg_attr(miri, ignore)]
 fn the_ring_drops_whole_old_ticks_and_reuses_their_buffers() {
     let mut recorder = Recorder::new(&shape(4), 1000);
     let agents: Vec<u32> = (0..8).collect();
@@ -138,6 +141,9 @@ fn the_ring_drops_whole_old_ticks_and_reuses_their_buffers() {
 }
 
 #[test]
+// Safe code over many nodes or bytes: minutes under Miri, which is
+// here for the interpreter's `unsafe`.
+#[cfg_attr(miri, ignore)]
 fn a_shape_of_many_nodes_uses_four_byte_entries() {
     let mut recorder = Recorder::new(&shape(9000), DEFAULT_BUDGET);
     recorder.begin_agent(AgentId(0), &Frame::default());
@@ -162,6 +168,9 @@ fn error(bytes: &[u8]) -> RecordingError {
 }
 
 #[test]
+// Safe code over many nodes or bytes: minutes under Miri, which is
+// here for the interpreter's `unsafe`.
+#[cfg_attr(miri, ignore)]
 fn damaged_files_are_errors_at_the_damaged_byte() {
     let good = sample();
     let mut bad = good.clone();
@@ -209,6 +218,9 @@ fn damaged_files_are_errors_at_the_damaged_byte() {
 }
 
 #[test]
+// Safe code over many nodes or bytes: minutes under Miri, which is
+// here for the interpreter's `unsafe`.
+#[cfg_attr(miri, ignore)]
 fn every_truncation_and_every_flipped_byte_is_an_error_or_a_recording_never_a_panic() {
     let good = sample();
     for len in 0..good.len() {
