@@ -20,6 +20,8 @@
 //! the village that is the same at any `--threads`. Exit status 1 means a
 //! check failed; 2, bad arguments or a bad tree.
 
+mod common;
+
 use clap::Parser;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -183,20 +185,13 @@ fn leaves() -> Leaves<Villager> {
 
 /// Loads and links the villagers' tree.
 fn program(args: &Cli) -> Result<Program<Villager>, String> {
-    let leaves = leaves();
-    let options = Default::default();
-    let load = match &args.tree {
-        Some(path) => treebeard::load::load_file(path, &leaves, &options),
-        None => treebeard::load::load_str(
-            "examples/trees/handshake.ron",
-            HANDSHAKE_TREE,
-            &leaves,
-            &options,
-        ),
-    };
-    eprint!("{}", load.diagnostics.render(&load.map, false));
-    let loaded = load.loaded.ok_or("the tree did not load")?;
-    Program::link(loaded.shape, &leaves).map_err(|e| e.to_string())
+    let file = args.tree.as_deref();
+    common::program(
+        file,
+        "examples/trees/handshake.ron",
+        HANDSHAKE_TREE,
+        &leaves(),
+    )
 }
 
 /// The crowd's teams: index and members by role.
@@ -265,14 +260,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(threads) = args.threads {
-        builder = builder.num_threads(usize::from(threads));
-    }
-    let pool = match builder.build() {
+    let pool = match common::pool(args.threads) {
         Ok(pool) => pool,
         Err(e) => {
-            eprintln!("error: no thread pool: {e}");
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };

@@ -13,6 +13,8 @@
 //! `--rates 1 --vacant 1` every agent but one ticks every frame: the cost
 //! of the scheduled path against the workload's `crowd` example.
 
+mod common;
+
 use clap::Parser;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -49,11 +51,13 @@ fn main() -> ExitCode {
         eprintln!("rates must be at least 1, and fewer agents leave than there are");
         return ExitCode::from(2);
     }
-    let mut pool = rayon::ThreadPoolBuilder::new();
-    if let Some(threads) = args.threads {
-        pool = pool.num_threads(usize::from(threads));
-    }
-    let pool = pool.build().expect("thread pool");
+    let pool = match common::pool(args.threads) {
+        Ok(pool) => pool,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(2);
+        }
+    };
     pool.install(|| {
         let program = leaves().compile(&tree()).expect("workload tree");
         let mut crowd = Crowd::with_agents(program, spawn(args.agents as usize, args.seed));

@@ -12,6 +12,8 @@
 //! exactly one monster sounds the alarm once they have spotted the player.
 //! Exit status 1 means that did not hold; 2, bad arguments or a bad tree.
 
+mod common;
+
 use clap::Parser;
 use std::process::ExitCode;
 use treebeard::prelude::*;
@@ -96,20 +98,13 @@ fn leaves() -> Leaves<Monster> {
 }
 
 fn program(cli: &Cli) -> Result<Program<Monster>, String> {
-    let leaves = leaves();
-    let options = Default::default();
-    let load = match &cli.tree {
-        Some(path) => treebeard::load::load_file(path, &leaves, &options),
-        None => treebeard::load::load_str(
-            "examples/trees/monsters.xml",
-            MONSTERS_TREE,
-            &leaves,
-            &options,
-        ),
-    };
-    eprint!("{}", load.diagnostics.render(&load.map, false));
-    let loaded = load.loaded.ok_or("the tree did not load")?;
-    Program::link(loaded.shape, &leaves).map_err(|e| e.to_string())
+    let file = cli.tree.as_deref();
+    common::program(
+        file,
+        "examples/trees/monsters.xml",
+        MONSTERS_TREE,
+        &leaves(),
+    )
 }
 
 fn main() -> ExitCode {

@@ -12,6 +12,8 @@
 //! with a checksum of the squad that is the same at any `--threads`. Exit
 //! status 1 means a limit was broken; 2, bad arguments or a bad tree.
 
+mod common;
+
 use clap::Parser;
 use std::process::ExitCode;
 use treebeard::prelude::*;
@@ -148,17 +150,8 @@ fn leaves() -> Leaves<Soldier> {
 
 /// Loads and links the squad's tree.
 fn program(args: &Cli) -> Result<Program<Soldier>, String> {
-    let leaves = leaves();
-    let options = Default::default();
-    let load = match &args.tree {
-        Some(path) => treebeard::load::load_file(path, &leaves, &options),
-        None => {
-            treebeard::load::load_str("examples/trees/squad.ron", SQUAD_TREE, &leaves, &options)
-        }
-    };
-    eprint!("{}", load.diagnostics.render(&load.map, false));
-    let loaded = load.loaded.ok_or("the tree did not load")?;
-    Program::link(loaded.shape, &leaves).map_err(|e| e.to_string())
+    let file = args.tree.as_deref();
+    common::program(file, "examples/trees/squad.ron", SQUAD_TREE, &leaves())
 }
 
 fn main() -> ExitCode {
@@ -170,14 +163,10 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(threads) = args.threads {
-        builder = builder.num_threads(usize::from(threads));
-    }
-    let pool = match builder.build() {
+    let pool = match common::pool(args.threads) {
         Ok(pool) => pool,
         Err(e) => {
-            eprintln!("error: no thread pool: {e}");
+            eprintln!("error: {e}");
             return ExitCode::from(2);
         }
     };

@@ -14,9 +14,10 @@ use std::path::Path;
 use std::sync::Arc;
 use treebeard_load::{Diagnostic, Diagnostics, LoadOptions, Loader, SourceMap, Span};
 use treebeard_shape::{Kind, NodeIdx, Shape, suggest};
+use treebeard_vm::observe::{Both, Events};
 use treebeard_vm::{
-    Actors, AgentId, EventId, Frame, Interpreter, Leaves, NodeStates, Observer, Outcome, Program,
-    Request, RequestKind, Stale, Status, TraceEvent,
+    Actors, AgentId, EventId, Frame, Interpreter, Leaves, Observer, Outcome, Program, Request,
+    RequestKind, Stale, Status, TraceEvent,
 };
 
 /// Problems that keep a scenario from running, with the files they are in.
@@ -1059,38 +1060,6 @@ impl<O> Vm<O> {
     }
 }
 
-/// Reports a tick's events to the runner, and everything to an observer
-/// that watches the agent.
-struct Tee<'a, O> {
-    trace: &'a mut dyn FnMut(NodeIdx, TraceEvent),
-    observer: &'a mut O,
-    on: bool,
-}
-
-impl<O: Observer> Observer for Tee<'_, O> {
-    fn begin(&mut self, agent: AgentId, frame: &Frame) {
-        if self.on {
-            self.observer.begin(agent, frame);
-        }
-    }
-    fn visit(&mut self, node: NodeIdx) {
-        if self.on {
-            self.observer.visit(node);
-        }
-    }
-    fn event(&mut self, node: NodeIdx, event: TraceEvent) {
-        (self.trace)(node, event);
-        if self.on {
-            self.observer.event(node, event);
-        }
-    }
-    fn end(&mut self, agent: AgentId, root: Status, states: &NodeStates<'_>) {
-        if self.on {
-            self.observer.end(agent, root, states);
-        }
-    }
-}
-
 impl<O: Observer> Engine for Vm<O> {
     fn tick(
         &mut self,
@@ -1100,12 +1069,9 @@ impl<O: Observer> Engine for Vm<O> {
         requests: &mut Vec<Request>,
         trace: &mut dyn FnMut(NodeIdx, TraceEvent),
     ) -> Status {
-        let on = self.observer.watches(AgentId(agent));
-        let mut tee = Tee {
-            trace,
-            observer: &mut self.observer,
-            on,
-        };
+        // The runner hears every event; the observer, the agents it
+        // watches.
+        let mut both = Both::new(Events(trace), &mut self.observer);
         self.interpreter.tick_observed(
             &self.program,
             frame,
@@ -1113,7 +1079,7 @@ impl<O: Observer> Engine for Vm<O> {
             &mut self.actors.get_mut(agent as usize),
             blackboard,
             requests,
-            &mut tee,
+            &mut both,
         )
     }
 

@@ -286,8 +286,10 @@ impl<O: Observer + ?Sized> Observer for &mut O {
     }
 }
 
-/// The events of a tick as a callback: what `tick_traced` reports.
-pub(crate) struct Events<'f>(pub &'f mut dyn FnMut(NodeIdx, TraceEvent));
+/// An observer that hears only the events, and hands them to a callback:
+/// what [`crate::Interpreter::tick_traced`] reports. It watches every
+/// agent; with [`Both`], it feeds a trace beside another observer.
+pub struct Events<'f>(pub &'f mut dyn FnMut(NodeIdx, TraceEvent));
 
 impl Observer for Events<'_> {
     fn event(&mut self, node: NodeIdx, event: TraceEvent) {
