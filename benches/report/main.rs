@@ -1,0 +1,406 @@
+//! bench-report: turns the benchmarks' criterion results (and the memory
+//! results beside them) into the figures section of BENCHMARKS.md and the
+//! SVG plots in docs/bench.
+//!
+//! ```text
+//! cargo run -p treebeard-benches --release --bin bench-report \
+//!     [-- --criterion target/criterion --out BENCHMARKS.md --plots docs/bench]
+//! ```
+//!
+//! Defaults are relative to the workspace root (found by walking up from the
+//! current directory); paths given on the command line are relative to the
+//! current directory. Only the text between BENCHMARKS.md's
+//! `<!-- bench-report:begin -->` and `<!-- bench-report:end -->` lines is
+//! replaced.
+
+mod criterion;
+mod error;
+mod figures;
+mod machine;
+mod markdown;
+mod memory;
+mod paths;
+mod plots;
+mod svg;
+mod targets;
+#[cfg(test)]
+mod testdir;
+
+use error::{Error, Result};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+bench-report: BENCHMARKS.md's figures and the SVG plots from criterion's results
+
+usage: cargo run -p treebeard-benches --release --bin bench-report -- [OPTIONS]
+
+options:
+  --criterion DIR  criterion's output directory  [default: <workspace>/target/criterion]
+  --out FILE       the Markdown file to update   [default: <workspace>/BENCHMARKS.md]
+  --plots DIR      where the SVG plots go        [default: <workspace>/docs/bench]
+  -h, --help       this text
+
+Defaults are relative to the workspace root (the nearest directory above with a
+Cargo.toml holding [workspace]); paths given here are relative to the current
+directory. Only the lines between `<!-- bench-report:begin -->` and
+`<!-- bench-report:end -->` in FILE are replaced; a missing FILE is created.
+Memory results are read from DIR/memory/results.json when present.";
+
+/// The command-line options; `None` means the default.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Options {
+    criterion: Option<PathBuf>,
+    out: Option<PathBuf>,
+    plots: Option<PathBuf>,
+}
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+enum Request {
+    Run(Options),
+    Help,
+}
+
+/// Reads the arguments after the program name.
+fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Request> {
+    let mut options = Options::default();
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let text = arg.to_string_lossy().into_owned();
+        if text == "-h" || text == "--help" {
+            return Ok(Request::Help);
+        }
+        let (name, inline) = match text.split_once('=') {
+            Some((n, v)) if n.starts_with("--") => (n.to_owned(), Some(PathBuf::from(v))),
+            _ => (text.clone(), None),
+        };
+        let slot = match name.as_str() {
+            "--criterion" => &mut options.criterion,
+            "--out" => &mut options.out,
+            "--plots" => &mut options.plots,
+            _ => {
+                return Err(Error::new(format!(
+                    "unknown argument `{text}` (see --help)"
+                )));
+            }
+        };
+        let value = match inline {
+            Some(v) => v,
+            None => PathBuf::from(
+                args.next()
+                    .ok_or_else(|| Error::new(format!("{name} needs a path (see --help)")))?,
+            ),
+        };
+        if value.as_os_str().is_empty() {
+            return Err(Error::new(format!("{name} needs a non-empty path")));
+        }
+        *slot = Some(value);
+    }
+    Ok(Request::Run(options))
+}
+
+/// The paths the run reads and writes, absolute.
+#[derive(Debug)]
+struct Paths {
+    criterion: PathBuf,
+    out: PathBuf,
+    plots: PathBuf,
+}
+
+impl Paths {
+    /// Explicit paths against `cwd`, defaults against the workspace root
+    /// above `cwd` (looked for only when a default is needed).
+    fn resolve(options: Options, cwd: &Path) -> Result<Self> {
+        let needs_root =
+            options.criterion.is_none() || options.out.is_none() || options.plots.is_none();
+        let root = if needs_root {
+            Some(paths::workspace_root(cwd)?)
+        } else {
+            None
+        };
+        let pick = |given: Option<PathBuf>, default: &str| match (given, &root) {
+            (Some(p), _) => paths::normalise(cwd, &p),
+            (None, Some(root)) => paths::normalise(root, Path::new(default)),
+            (None, None) => unreachable!("a default is only asked for with a root"),
+        };
+        Ok(Self {
+            criterion: pick(options.criterion, "target/criterion"),
+            out: pick(options.out, "BENCHMARKS.md"),
+            plots: pick(options.plots, "docs/bench"),
+        })
+    }
+}
+
+/// Writes `text` to `path`, with an error naming it.
+fn write(path: &Path, text: &str) -> Result<()> {
+    std::fs::write(path, text).map_err(|e| Error::io("write", path, &e))
+}
+
+/// Reads the results, writes the plots and updates the Markdown file;
+/// warnings go to `log`.
+fn run(paths: &Paths, log: &mut Vec<String>) -> Result<()> {
+    let results = criterion::load(&paths.criterion)?;
+    let memory = memory::load(&paths.criterion)?;
+    if memory.is_none() {
+        log.push(format!(
+            "warning: no memory results at {}: the memory table and the behaviour-bytes \
+             target say \"not measured\"",
+            memory::path(&paths.criterion).display()
+        ));
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let missing = figures::missing(&results, cores);
+    for (family, ids) in &missing {
+        if !ids.is_empty() {
+            log.push(format!(
+                "warning: no results for {family}: {}",
+                ids.join(", ")
+            ));
+        }
+    }
+
+    // Check the Markdown file before writing anything, so that a file
+    // without markers leaves everything as it was.
+    let existing = match std::fs::read_to_string(&paths.out) {
+        Ok(text) => {
+            markdown::replace_section(&text, "", &paths.out)?;
+            Some(text)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let parent = paths.out.parent().unwrap_or(Path::new("/"));
+            if !parent.is_dir() {
+                return Err(Error::new(format!(
+                    "cannot create {}: its directory {} does not exist",
+                    paths.out.display(),
+                    parent.display()
+                )));
+            }
+            None
+        }
+        Err(e) => return Err(Error::io("read", &paths.out, &e)),
+    };
+
+    let out_dir = paths.out.parent().unwrap_or(Path::new("/"));
+    let mut links = Vec::new();
+    let plots = plots::all(&results);
+    if plots.iter().any(|p| p.plot.is_some()) {
+        std::fs::create_dir_all(&paths.plots)
+            .map_err(|e| Error::io("create the directory", &paths.plots, &e))?;
+    }
+    for file in &plots {
+        let target = paths.plots.join(file.name);
+        let link = match &file.plot {
+            Some(plot) => {
+                write(&target, &plot.render())?;
+                log.push(format!("wrote {}", target.display()));
+                Some(paths::relative_link(out_dir, &target))
+            }
+            None => {
+                log.push(format!(
+                    "warning: not writing {}: no results to plot",
+                    target.display()
+                ));
+                None
+            }
+        };
+        links.push(markdown::PlotLink {
+            name: file.name,
+            caption: file.caption,
+            link,
+        });
+    }
+
+    let newest = results
+        .newest()
+        .into_iter()
+        .chain(memory.as_ref().and_then(|m| m.modified))
+        .max();
+    let machine = machine::Machine::detect(newest);
+    let targets = targets::evaluate(&results, memory.as_ref());
+    let generated = markdown::Report {
+        machine: &machine,
+        results: &results,
+        memory: memory.as_ref(),
+        targets: &targets,
+        plots: &links,
+        missing: &missing,
+    }
+    .render();
+    let text = match existing {
+        Some(text) => markdown::replace_section(&text, &generated, &paths.out)?,
+        None => markdown::new_file(&generated),
+    };
+    write(&paths.out, &text)?;
+    log.push(format!(
+        "wrote {} ({} results)",
+        paths.out.display(),
+        results.measurements.len()
+    ));
+    for t in &targets {
+        let verdict = match t.met() {
+            Some(true) => "met",
+            Some(false) => "MISSED",
+            None => "not measured",
+        };
+        log.push(format!("target {}: {verdict}", t.what));
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let options = match parse_args(std::env::args_os().skip(1)) {
+        Ok(Request::Help) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Ok(Request::Run(options)) => options,
+        Err(e) => {
+            eprintln!("bench-report: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let cwd = match std::env::current_dir() {
+        Ok(cwd) => cwd,
+        Err(e) => {
+            eprintln!("bench-report: cannot read the current directory: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let mut log = Vec::new();
+    let outcome = Paths::resolve(options, &cwd).and_then(|paths| run(&paths, &mut log));
+    for line in &log {
+        eprintln!("bench-report: {line}");
+    }
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bench-report: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::criterion::tests::write_result;
+    use crate::testdir::TestDir;
+
+    fn args(list: &[&str]) -> Result<Request> {
+        parse_args(list.iter().map(OsString::from))
+    }
+
+    #[test]
+    fn parses_the_command_line() {
+        assert_eq!(args(&[]).unwrap(), Request::Run(Options::default()));
+        assert_eq!(args(&["--help"]).unwrap(), Request::Help);
+        let Request::Run(o) = args(&["--criterion", "c", "--out=o.md", "--plots", "p"]).unwrap()
+        else {
+            panic!("not a run");
+        };
+        assert_eq!(o.criterion.as_deref(), Some(Path::new("c")));
+        assert_eq!(o.out.as_deref(), Some(Path::new("o.md")));
+        assert_eq!(o.plots.as_deref(), Some(Path::new("p")));
+        assert!(
+            args(&["--out"])
+                .unwrap_err()
+                .message()
+                .contains("needs a path")
+        );
+        assert!(
+            args(&["--bogus"])
+                .unwrap_err()
+                .message()
+                .contains("--bogus")
+        );
+    }
+
+    #[test]
+    fn end_to_end_in_a_workspace() {
+        let dir = TestDir::new("end-to-end");
+        let root = dir.path();
+        std::fs::write(root.join("Cargo.toml"), "[workspace]\nmembers = []\n").unwrap();
+        std::fs::create_dir_all(root.join("benches")).unwrap();
+        let criterion_dir = root.join("target/criterion");
+        for (n, ns) in [(1000u64, 8000.0), (10_000, 90_000.0)] {
+            let v = n.to_string();
+            write_result(
+                &criterion_dir,
+                "agents",
+                Some("treebeard"),
+                Some(&v),
+                Some(n),
+                ns,
+            );
+        }
+        write_result(
+            &criterion_dir,
+            "gate_5000",
+            Some("plain"),
+            None,
+            Some(5000),
+            1e4,
+        );
+        let before = "# Benchmarks\n\nProse.\n\n";
+        let after = "\nMore prose.\n";
+        let old = format!(
+            "{before}{}\nold\n{}\n{after}",
+            markdown::BEGIN,
+            markdown::END
+        );
+        std::fs::write(root.join("BENCHMARKS.md"), &old).unwrap();
+
+        // From benches/, defaults find the root.
+        let paths = Paths::resolve(Options::default(), &root.join("benches")).unwrap();
+        assert_eq!(paths.out, root.join("BENCHMARKS.md"));
+        let mut log = Vec::new();
+        run(&paths, &mut log).unwrap();
+        let text = std::fs::read_to_string(root.join("BENCHMARKS.md")).unwrap();
+        assert!(text.starts_with(&format!("{before}{}\n", markdown::BEGIN)));
+        assert!(text.ends_with(&format!("{}\n{after}", markdown::END)));
+        assert!(text.contains("![ns per agent-tick against agents](docs/bench/agents.svg)"));
+        assert!(text.contains("| `gate_5000/plain` |"));
+        let svg = std::fs::read_to_string(root.join("docs/bench/agents.svg")).unwrap();
+        assert!(svg.starts_with("<svg"));
+        assert!(!root.join("docs/bench/threads.svg").exists());
+        assert!(
+            log.iter()
+                .any(|l| l.contains("not writing") && l.contains("threads.svg"))
+        );
+        assert!(log.iter().any(|l| l.contains("no memory results")));
+        assert!(log.iter().any(|l| l.contains("workload_5000/bonsai")));
+
+        // The same inputs give the same file.
+        run(&paths, &mut Vec::new()).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(root.join("BENCHMARKS.md")).unwrap(),
+            text
+        );
+
+        // Without markers: an error, and nothing is written.
+        std::fs::write(root.join("BENCHMARKS.md"), "no markers\n").unwrap();
+        std::fs::remove_dir_all(root.join("docs")).unwrap();
+        let err = run(&paths, &mut Vec::new()).unwrap_err();
+        assert!(err.message().contains("BENCHMARKS.md"), "{err}");
+        assert!(!root.join("docs").exists());
+        assert_eq!(
+            std::fs::read_to_string(root.join("BENCHMARKS.md")).unwrap(),
+            "no markers\n"
+        );
+
+        // A missing file is created with the markers around the figures.
+        std::fs::remove_file(root.join("BENCHMARKS.md")).unwrap();
+        run(&paths, &mut Vec::new()).unwrap();
+        let created = std::fs::read_to_string(root.join("BENCHMARKS.md")).unwrap();
+        assert!(created.starts_with(markdown::BEGIN));
+        assert!(created.ends_with(&format!("{}\n", markdown::END)));
+
+        // A malformed result stops the run with its name.
+        let bad = criterion_dir.join("gate_5000/plain/new/estimates.json");
+        std::fs::write(&bad, "not json").unwrap();
+        let err = run(&paths, &mut Vec::new()).unwrap_err();
+        assert!(err.message().contains(&bad.display().to_string()), "{err}");
+    }
+}
