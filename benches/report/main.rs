@@ -26,79 +26,40 @@ mod targets;
 #[cfg(test)]
 mod testdir;
 
+use clap::Parser;
 use error::{Error, Result};
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-const USAGE: &str = "\
-bench-report: BENCHMARKS.md's figures and the SVG plots from criterion's results
-
-usage: cargo run -p treebeard-benches --release --bin bench-report -- [OPTIONS]
-
-options:
-  --criterion DIR  criterion's output directory  [default: <workspace>/target/criterion]
-  --out FILE       the Markdown file to update   [default: <workspace>/BENCHMARKS.md]
-  --plots DIR      where the SVG plots go        [default: <workspace>/docs/bench]
-  -h, --help       this text
-
-Defaults are relative to the workspace root (the nearest directory above with a
-Cargo.toml holding [workspace]); paths given here are relative to the current
-directory. Only the lines between `<!-- bench-report:begin -->` and
-`<!-- bench-report:end -->` in FILE are replaced; a missing FILE is created.
-Memory results are read from DIR/memory/results.json when present.";
-
-/// The command-line options; `None` means the default.
-#[derive(Debug, Default, PartialEq, Eq)]
+/// BENCHMARKS.md's figures and the SVG plots, from criterion's results.
+///
+/// Defaults are relative to the workspace root (the nearest directory above
+/// with a Cargo.toml holding `[workspace]`); paths given here are relative to
+/// the current directory. Only the lines between `<!-- bench-report:begin -->`
+/// and `<!-- bench-report:end -->` in the Markdown file are replaced; a
+/// missing file is created. Memory results are read from
+/// DIR/memory/results.json, instruction counts from DIR/callgrind/kinds.md,
+/// when present.
+#[derive(Debug, Default, PartialEq, Eq, Parser)]
+#[command(name = "bench-report", version)]
 struct Options {
+    /// Criterion's output directory [default: <workspace>/target/criterion].
+    #[arg(long, value_name = "DIR", value_parser = non_empty)]
     criterion: Option<PathBuf>,
+    /// The Markdown file to update [default: <workspace>/BENCHMARKS.md].
+    #[arg(long, value_name = "FILE", value_parser = non_empty)]
     out: Option<PathBuf>,
+    /// Where the SVG plots go [default: <workspace>/docs/bench].
+    #[arg(long, value_name = "DIR", value_parser = non_empty)]
     plots: Option<PathBuf>,
 }
 
-/// What the command line asks for.
-#[derive(Debug, PartialEq, Eq)]
-enum Request {
-    Run(Options),
-    Help,
-}
-
-/// Reads the arguments after the program name.
-fn parse_args(args: impl IntoIterator<Item = OsString>) -> Result<Request> {
-    let mut options = Options::default();
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        let text = arg.to_string_lossy().into_owned();
-        if text == "-h" || text == "--help" {
-            return Ok(Request::Help);
-        }
-        let (name, inline) = match text.split_once('=') {
-            Some((n, v)) if n.starts_with("--") => (n.to_owned(), Some(PathBuf::from(v))),
-            _ => (text.clone(), None),
-        };
-        let slot = match name.as_str() {
-            "--criterion" => &mut options.criterion,
-            "--out" => &mut options.out,
-            "--plots" => &mut options.plots,
-            _ => {
-                return Err(Error::new(format!(
-                    "unknown argument `{text}` (see --help)"
-                )));
-            }
-        };
-        let value = match inline {
-            Some(v) => v,
-            None => PathBuf::from(
-                args.next()
-                    .ok_or_else(|| Error::new(format!("{name} needs a path (see --help)")))?,
-            ),
-        };
-        if value.as_os_str().is_empty() {
-            return Err(Error::new(format!("{name} needs a non-empty path")));
-        }
-        *slot = Some(value);
+/// A path argument, which must not be empty.
+fn non_empty(text: &str) -> std::result::Result<PathBuf, String> {
+    if text.is_empty() {
+        return Err("needs a non-empty path".to_owned());
     }
-    Ok(Request::Run(options))
+    Ok(PathBuf::from(text))
 }
 
 /// The paths the run reads and writes, absolute.
@@ -150,6 +111,19 @@ fn run(paths: &Paths, log: &mut Vec<String>) -> Result<()> {
             memory::path(&paths.criterion).display()
         ));
     }
+    let instructions_file = paths.criterion.join("callgrind").join("kinds.md");
+    let instructions = match std::fs::read_to_string(&instructions_file) {
+        Ok(text) => Some(text),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            log.push(format!(
+                "warning: no instruction counts at {}: run benches/scripts/callgrind.sh \
+                 for the \"Where the time goes\" section",
+                instructions_file.display()
+            ));
+            None
+        }
+        Err(e) => return Err(Error::io("read", &instructions_file, &e)),
+    };
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let missing = figures::missing(&results, cores);
     for (family, ids) in &missing {
@@ -226,6 +200,7 @@ fn run(paths: &Paths, log: &mut Vec<String>) -> Result<()> {
         targets: &targets,
         plots: &links,
         missing: &missing,
+        instructions: instructions.as_deref(),
     }
     .render();
     let text = match existing {
@@ -250,17 +225,7 @@ fn run(paths: &Paths, log: &mut Vec<String>) -> Result<()> {
 }
 
 fn main() -> ExitCode {
-    let options = match parse_args(std::env::args_os().skip(1)) {
-        Ok(Request::Help) => {
-            println!("{USAGE}");
-            return ExitCode::SUCCESS;
-        }
-        Ok(Request::Run(options)) => options,
-        Err(e) => {
-            eprintln!("bench-report: {e}");
-            return ExitCode::from(2);
-        }
-    };
+    let options = Options::parse();
     let cwd = match std::env::current_dir() {
         Ok(cwd) => cwd,
         Err(e) => {
@@ -288,31 +253,28 @@ mod tests {
     use crate::criterion::tests::write_result;
     use crate::testdir::TestDir;
 
-    fn args(list: &[&str]) -> Result<Request> {
-        parse_args(list.iter().map(OsString::from))
+    fn args(list: &[&str]) -> std::result::Result<Options, clap::Error> {
+        Options::try_parse_from(std::iter::once("bench-report").chain(list.iter().copied()))
     }
 
     #[test]
     fn parses_the_command_line() {
-        assert_eq!(args(&[]).unwrap(), Request::Run(Options::default()));
-        assert_eq!(args(&["--help"]).unwrap(), Request::Help);
-        let Request::Run(o) = args(&["--criterion", "c", "--out=o.md", "--plots", "p"]).unwrap()
-        else {
-            panic!("not a run");
-        };
+        assert_eq!(args(&[]).unwrap(), Options::default());
+        let o = args(&["--criterion", "c", "--out=o.md", "--plots", "p"]).unwrap();
         assert_eq!(o.criterion.as_deref(), Some(Path::new("c")));
         assert_eq!(o.out.as_deref(), Some(Path::new("o.md")));
         assert_eq!(o.plots.as_deref(), Some(Path::new("p")));
+        assert!(args(&["--out"]).is_err());
         assert!(
-            args(&["--out"])
+            args(&["--out="])
                 .unwrap_err()
-                .message()
-                .contains("needs a path")
+                .to_string()
+                .contains("non-empty")
         );
         assert!(
             args(&["--bogus"])
                 .unwrap_err()
-                .message()
+                .to_string()
                 .contains("--bogus")
         );
     }

@@ -107,6 +107,9 @@ pub struct Report<'a> {
     pub plots: &'a [PlotLink],
     /// The known benchmarks with no result, by family.
     pub missing: &'a [(&'static str, Vec<String>)],
+    /// Instructions per agent-tick by what they serve, as
+    /// `benches/scripts/callgrind.sh` wrote them (Markdown), when present.
+    pub instructions: Option<&'a str>,
 }
 
 impl Report<'_> {
@@ -154,8 +157,28 @@ impl Report<'_> {
         self.threads_section(&mut out);
         self.tree_section(&mut out);
         self.memory_section(&mut out);
+        self.instructions_section(&mut out);
         self.all_section(&mut out);
         out
+    }
+
+    fn instructions_section(&self, out: &mut String) {
+        out.push_str(
+            "## Where the time goes
+
+",
+        );
+        match self.instructions {
+            Some(text) => {
+                out.push_str(
+                    "Counted by callgrind (`benches/scripts/callgrind.sh`), free of timing \
+                     noise.\n\n",
+                );
+                out.push_str(text.trim_end());
+                out.push_str("\n\n");
+            }
+            None => out.push_str("Not measured: run `benches/scripts/callgrind.sh`.\n\n"),
+        }
     }
 
     fn machine_section(&self, out: &mut String) {
@@ -669,6 +692,9 @@ mod tests {
             targets: &targets,
             plots: &plots,
             missing: &missing,
+            instructions: Some(
+                "| what | instructions per agent-tick |\n|---|---:|\n| dispatch | 140.0 |\n",
+            ),
         };
         let text = report.render();
         assert_eq!(text, report.render(), "deterministic");
@@ -692,6 +718,8 @@ mod tests {
             "`tree_size/monitors/*`",
             "| treebeard | 1 000 000 | 28.0 | 48.0 | 86.0 | 90.0 |",
             "| `gate_5000/plain` | 10.00 µs | 9.90 µs – 10.10 µs | 5 000 | 2.0 |",
+            "## Where the time goes\n\nCounted by callgrind",
+            "| dispatch | 140.0 |\n\n## All results",
         ] {
             assert!(text.contains(expected), "missing {expected:?} in\n{text}");
         }

@@ -1,0 +1,202 @@
+//! How the cost of an agent-tick scales: with the number of agents, with
+//! threads, and with the size of the tree. Criterion's time per element is
+//! nanoseconds per agent-tick in every group.
+//!
+//! * `agents/{treebeard,handcoded}/N`: one tick of the crowd workload on
+//!   one thread, for N = 1 000, 10 000, 100 000 and 1 000 000 agents, with
+//!   the hand-written machine measured beside it as the baseline. Once the
+//!   agents outgrow the caches, each tick streams their state through
+//!   memory: this is where that shows.
+//! * `threads_100k/{treebeard,handcoded}/k`: one tick of 100 000 workload
+//!   agents on pools of k = 1 and 2 threads, and of every core when the
+//!   machine has more.
+//! * `tree_size/{reactive,stored,monitors}/nodes`: 5000 agents idling in the
+//!   last branch of a tree of 10 to 1000 nodes (feature X5: the cost follows
+//!   the active path and the monitors, not the tree size). Every branch
+//!   before the last is a sequence behind a guard condition that fails.
+//!   - `reactive`: the root is a PrioritySelector, which tests every guard
+//!     before the running branch on every tick: each guard is, in effect, a
+//!     monitor, so the cost grows with their number;
+//!   - `stored`: the same tree under a StoredState, whose selector resumes
+//!     at the running branch: the cost stays flat;
+//!   - `monitors`: `stored` with the first branch's guard in a Monitor,
+//!     which is tested before the tree on every tick: flat, one query more.
+//!
+//! `cargo bench --bench scaling -- --test` runs each once, as a smoke test.
+
+#[path = "support/crowd.rs"]
+mod support;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+use support::{pool, thread_counts, time_machines, time_ticks, warm_crowd, warm_machines};
+use treebeard::prelude::*;
+use treebeard::shape::tree::{monitor, stored_state};
+
+fn agents(c: &mut Criterion) {
+    let mut group = c.benchmark_group("agents");
+    // A tick of a million agents takes a tenth of a second: ten samples
+    // over a longer window keep the group's run time in minutes.
+    group.sample_size(10);
+    group.measurement_time(Duration::from_secs(8));
+    let one = pool(1);
+    for n in [1_000, 10_000, 100_000, 1_000_000] {
+        group.throughput(Throughput::Elements(n as u64));
+        let mut crowd = warm_crowd(n, &one);
+        group.bench_function(BenchmarkId::new("treebeard", n), |b| {
+            b.iter_custom(|iters| time_ticks(&mut crowd, &one, iters));
+        });
+        black_box(crowd.blackboards());
+        drop(crowd);
+
+        let (mut critters, mut machines) = warm_machines(n, &one);
+        group.bench_function(BenchmarkId::new("handcoded", n), |b| {
+            b.iter_custom(|iters| time_machines(&mut critters, &mut machines, &one, iters));
+        });
+        black_box(&critters);
+    }
+    group.finish();
+}
+
+fn threads_100k(c: &mut Criterion) {
+    let n = 100_000;
+    let mut group = c.benchmark_group("threads_100k");
+    group.throughput(Throughput::Elements(n as u64));
+    group.sample_size(20);
+    for threads in thread_counts() {
+        let pool = pool(threads);
+        let mut crowd = warm_crowd(n, &pool);
+        group.bench_function(BenchmarkId::new("treebeard", threads), |b| {
+            b.iter_custom(|iters| time_ticks(&mut crowd, &pool, iters));
+        });
+        black_box(crowd.blackboards());
+        drop(crowd);
+
+        let (mut critters, mut machines) = warm_machines(n, &pool);
+        group.bench_function(BenchmarkId::new("handcoded", threads), |b| {
+            b.iter_custom(|iters| time_machines(&mut critters, &mut machines, &pool, iters));
+        });
+        black_box(&critters);
+    }
+    group.finish();
+}
+
+/// The blackboard of the tree-size benchmarks: what the idle action counts.
+#[derive(Clone, Debug, Default)]
+struct Idler {
+    idled: u64,
+}
+
+fn size_leaves() -> Leaves<Idler> {
+    let mut leaves = Leaves::new();
+    leaves.condition("never", |_, _| false);
+    // Behind a failing guard: never ticked.
+    leaves.action("work", |_, _| Status::Success);
+    leaves.action("idle", |i: &mut Idler, _| {
+        i.idled += 1;
+        Status::Running
+    });
+    leaves
+}
+
+/// How the tree-size benchmark's tree decides.
+#[derive(Clone, Copy, Debug)]
+enum Variant {
+    Reactive,
+    Stored,
+    Monitors,
+}
+
+impl Variant {
+    const ALL: [Variant; 3] = [Variant::Reactive, Variant::Stored, Variant::Monitors];
+
+    fn name(self) -> &'static str {
+        match self {
+            Variant::Reactive => "reactive",
+            Variant::Stored => "stored",
+            Variant::Monitors => "monitors",
+        }
+    }
+}
+
+/// Nodes in a branch before the last: a sequence, its guard and the work
+/// behind it.
+const BRANCH: usize = 10;
+
+/// A tree of exactly `nodes` nodes: a root PrioritySelector whose branches
+/// are guarded sequences of at most [`BRANCH`] nodes whose guards fail, and
+/// whose last branch is an action that runs forever; under a StoredState
+/// (and with the first guard in a Monitor) as `variant` says.
+fn sized_tree(nodes: usize, variant: Variant) -> Node {
+    let fixed = match variant {
+        Variant::Reactive => 2, // root, idle
+        Variant::Stored => 3,   // stored state, root, idle
+        Variant::Monitors => 4, // stored state, root, idle, monitor
+    };
+    assert!(nodes >= fixed + 3, "room for one guarded branch");
+    let mut left = nodes - fixed;
+    let mut branches = Vec::new();
+    while left > 0 {
+        // A branch of `size` nodes: sequence, guard, size - 2 works; the
+        // last one takes what is left (at least three nodes).
+        let size = if left < BRANCH + 3 { left } else { BRANCH };
+        left -= size;
+        let guard = if branches.is_empty() && matches!(variant, Variant::Monitors) {
+            monitor(cond("never"))
+        } else {
+            cond("never")
+        };
+        let mut children = vec![guard];
+        children.extend((0..size - 2).map(|_| act("work")));
+        branches.push(sequence(children));
+    }
+    branches.push(act("idle"));
+    let root = priority(branches);
+    match variant {
+        Variant::Reactive => root,
+        Variant::Stored | Variant::Monitors => stored_state(root),
+    }
+}
+
+fn count_nodes(node: &Node) -> usize {
+    1 + node.children().iter().map(count_nodes).sum::<usize>()
+}
+
+fn tree_size(c: &mut Criterion) {
+    let n = 5000;
+    let mut group = c.benchmark_group("tree_size");
+    group.throughput(Throughput::Elements(n as u64));
+    let one = pool(1);
+    for variant in Variant::ALL {
+        for nodes in [10, 30, 100, 300, 1000] {
+            let tree = sized_tree(nodes, variant);
+            assert_eq!(count_nodes(&tree), nodes, "{} tree", variant.name());
+            let program = size_leaves()
+                .compile(&tree)
+                .expect("the tree-size tree compiles");
+            let mut crowd = Crowd::with_agents(program, vec![Idler::default(); n]);
+            one.install(|| crowd.tick(1.0));
+            let mut ticks = 1;
+            group.bench_function(BenchmarkId::new(variant.name(), nodes), |b| {
+                b.iter_custom(|iters| {
+                    ticks += iters;
+                    one.install(|| {
+                        let start = Instant::now();
+                        for _ in 0..iters {
+                            crowd.tick(1.0);
+                        }
+                        start.elapsed()
+                    })
+                });
+            });
+            // Every agent idled on every tick: the benchmark measured what
+            // it says.
+            assert!(crowd.blackboards().iter().all(|i| i.idled == ticks));
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, agents, threads_100k, tree_size);
+criterion_main!(benches);
