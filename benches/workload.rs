@@ -1,0 +1,165 @@
+//! The crowd workload on three implementations side by side, in one run:
+//! treebeard, the hand-written state machine (the floor) and bonsai-bt 0.14
+//! (one tree copy per agent, reactive selectors emulated: see
+//! `support/bonsai.rs`).
+//!
+//! First, a check: each implementation runs the page's workload (N=5000,
+//! T=1000, S=42) on one thread and prints the page's two checksum lines; the
+//! bench stops with an error, before measuring anything, if one differs from
+//! the page's. This takes about 10 s in release, most of it bonsai's.
+//!
+//! Then `workload_5000/{treebeard,handcoded,bonsai}`: one tick of 5000 agents
+//! (world step and tree tick) on one thread, after 100 warm-up ticks, so it
+//! measures the steady state. Throughput is per agent, so criterion's time
+//! per element is the nanoseconds per agent-tick, comparable across the
+//! three in the same run.
+//!
+//! `cargo bench --bench workload` measures; `cargo bench --bench workload --
+//! --test` runs the check and each benchmark once, as a smoke test.
+
+#[path = "support/bonsai.rs"]
+mod bonsai;
+
+use bonsai::BonsaiAgent;
+use criterion::{Criterion, Throughput};
+use rayon::{ThreadPool, ThreadPoolBuilder};
+use std::hint::black_box;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+use treebeard::prelude::*;
+use treebeard_workload::{Checksum, Critter, Machine, leaves, run_handcoded, spawn, tree};
+
+/// The page's world: agents, ticks and seed.
+const AGENTS: usize = 5000;
+const PAGE_TICKS: usize = 1000;
+const SEED: u64 = 42;
+
+/// Warm-up ticks before measuring.
+const WARM_UP: usize = 100;
+
+/// The three implementations, by their benchmark ids.
+const IMPLEMENTATIONS: [&str; 3] = ["treebeard", "handcoded", "bonsai"];
+
+/// A treebeard crowd of the page's agents.
+fn treebeard_crowd() -> Crowd<Critter> {
+    let program = leaves()
+        .compile(&tree())
+        .expect("the workload tree compiles");
+    Crowd::with_agents(program, spawn(AGENTS, SEED))
+}
+
+fn tick_treebeard(crowd: &mut Crowd<Critter>, ticks: usize) {
+    for _ in 0..ticks {
+        crowd.tick_with(1.0, |_, c| c.world_step());
+    }
+}
+
+fn bonsai_agents() -> Vec<BonsaiAgent> {
+    (0..AGENTS).map(|_| BonsaiAgent::new()).collect()
+}
+
+/// The checksum of `ticks` ticks of the page's world on `implementation`,
+/// on the calling thread's pool.
+fn checksum(implementation: &str, ticks: usize) -> Checksum {
+    match implementation {
+        "treebeard" => {
+            let mut crowd = treebeard_crowd();
+            tick_treebeard(&mut crowd, ticks);
+            Checksum::of(crowd.blackboards())
+        }
+        "handcoded" => {
+            let mut critters = spawn(AGENTS, SEED);
+            run_handcoded(&mut critters, &mut vec![Machine::default(); AGENTS], ticks);
+            Checksum::of(&critters)
+        }
+        "bonsai" => {
+            let mut critters = spawn(AGENTS, SEED);
+            bonsai::run(&mut critters, &mut bonsai_agents(), ticks);
+            Checksum::of(&critters)
+        }
+        _ => unreachable!("no implementation {implementation}"),
+    }
+}
+
+/// Runs the page's workload on each implementation and prints its checksum;
+/// false if one differs from the page's.
+fn page_checksums_match(one: &ThreadPool) -> bool {
+    let start = Instant::now();
+    let mut all_match = true;
+    for implementation in IMPLEMENTATIONS {
+        let sum = one.install(|| checksum(implementation, PAGE_TICKS));
+        println!("{implementation} (N={AGENTS}, T={PAGE_TICKS}, S={SEED}):\n{sum}");
+        if sum != Checksum::PAGE {
+            eprintln!(
+                "error: {implementation}'s checksum differs from the workload page's:\n{}",
+                Checksum::PAGE
+            );
+            all_match = false;
+        }
+    }
+    println!(
+        "checksum check of the page's workload: {:.1} s\n",
+        start.elapsed().as_secs_f64()
+    );
+    all_match
+}
+
+/// Times `iters` ticks of `tick` inside `pool`.
+fn timed(pool: &ThreadPool, iters: u64, tick: impl FnOnce(usize) + Send) -> Duration {
+    pool.install(|| {
+        let start = Instant::now();
+        tick(iters as usize);
+        start.elapsed()
+    })
+}
+
+fn workload_5000(c: &mut Criterion, one: &ThreadPool) {
+    let mut group = c.benchmark_group("workload_5000");
+    group.throughput(Throughput::Elements(AGENTS as u64));
+
+    let mut crowd = treebeard_crowd();
+    one.install(|| tick_treebeard(&mut crowd, WARM_UP));
+    group.bench_function("treebeard", |b| {
+        b.iter_custom(|iters| timed(one, iters, |n| tick_treebeard(&mut crowd, n)));
+    });
+    black_box(crowd.blackboards());
+
+    let mut critters = spawn(AGENTS, SEED);
+    let mut machines = vec![Machine::default(); AGENTS];
+    one.install(|| run_handcoded(&mut critters, &mut machines, WARM_UP));
+    group.bench_function("handcoded", |b| {
+        b.iter_custom(|iters| {
+            timed(one, iters, |n| {
+                run_handcoded(&mut critters, &mut machines, n)
+            })
+        });
+    });
+    black_box(&critters);
+
+    // About 10 ms a tick: fewer samples keep the run near criterion's
+    // measurement time (100 linear samples would take 5050 ticks).
+    group.sample_size(20);
+    let mut critters = spawn(AGENTS, SEED);
+    let mut agents = bonsai_agents();
+    bonsai::run(&mut critters, &mut agents, WARM_UP);
+    group.bench_function("bonsai", |b| {
+        b.iter_custom(|iters| timed(one, iters, |n| bonsai::run(&mut critters, &mut agents, n)));
+    });
+    black_box(&critters);
+    group.finish();
+}
+
+fn main() -> ExitCode {
+    let one = ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("a rayon pool");
+    if !page_checksums_match(&one) {
+        eprintln!("error: not measuring implementations that disagree with the workload page");
+        return ExitCode::FAILURE;
+    }
+    let mut criterion = Criterion::default().configure_from_args();
+    workload_5000(&mut criterion, &one);
+    criterion.final_summary();
+    ExitCode::SUCCESS
+}
