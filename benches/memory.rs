@@ -25,9 +25,10 @@
 
 #[path = "support/bonsai.rs"]
 mod bonsai;
+#[path = "support/mod.rs"]
+mod support;
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use treebeard::prelude::*;
@@ -197,19 +198,6 @@ fn parse_case(text: &str) -> Option<Case> {
     })
 }
 
-/// Where criterion keeps its results, and so where `bench-report` looks:
-/// `$CRITERION_HOME`, else `target/criterion`.
-fn criterion_home() -> PathBuf {
-    std::env::var_os("CRITERION_HOME").map_or_else(
-        || {
-            // Cargo sets this for benchmarks: `target/tmp`.
-            let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-            tmp.parent().map_or(tmp.clone(), |t| t.join("criterion"))
-        },
-        PathBuf::from,
-    )
-}
-
 /// The cases: every crowd size for treebeard and the hand-written machine;
 /// bonsai-bt's tree copies (kilobytes each) up to 100 000 agents.
 fn cases(quick: bool) -> Vec<Case> {
@@ -271,7 +259,10 @@ fn main() -> ExitCode {
         "memory", "agents", "ticks", "behaviour B/agt", "heap B/agt", "peak RSS B/agt", "peak MB"
     );
     for case in cases(quick) {
-        if !filters.is_empty() && !filters.iter().any(|f| case.implementation.contains(f.as_str()))
+        if !filters.is_empty()
+            && !filters
+                .iter()
+                .any(|f| case.implementation.contains(f.as_str()))
         {
             continue;
         }
@@ -310,7 +301,7 @@ fn main() -> ExitCode {
         // A smoke test: nothing to keep.
         return ExitCode::SUCCESS;
     }
-    let dir = criterion_home().join("memory");
+    let dir = support::criterion_home().join("memory");
     let file = dir.join("results.json");
     let json = serde_json::json!({ "cases": rows });
     let text = format!("{json:#}\n");

@@ -22,15 +22,23 @@
 //!   - `monitors`: `stored` with the first branch's guard in a Monitor,
 //!     which is tested before the tree on every tick: flat, one query more.
 //!
+//! First, the figures the targets of BENCHMARKS.md compare (1 000 against
+//! 1 000 000 agents, and each thread count at 100 000 agents) are measured
+//! in interleaved rounds, so that a machine whose speed drifts from one
+//! benchmark to the next does not bias their ratios (`support::interleaved`).
+//!
 //! `cargo bench --bench scaling -- --test` runs each once, as a smoke test.
 
-#[path = "support/crowd.rs"]
+#[path = "support/mod.rs"]
 mod support;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
-use support::{pool, thread_counts, time_machines, time_ticks, warm_crowd, warm_machines};
+use support::{
+    interleaved, per_agent_tick, pool, thread_counts, time_machines, time_ticks, warm_crowd,
+    warm_machines,
+};
 use treebeard::prelude::*;
 use treebeard::shape::tree::{monitor, stored_state};
 
@@ -198,5 +206,73 @@ fn tree_size(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, agents, threads_100k, tree_size);
-criterion_main!(benches);
+/// A case of [`interleaved`] that ticks a warm workload crowd of `n`
+/// agents `ticks` ticks on `pool` (treebeard, or the hand-written machine).
+fn case(
+    treebeard: bool,
+    n: usize,
+    ticks: usize,
+    pool: &rayon::ThreadPool,
+) -> impl FnMut() -> f64 + '_ {
+    let mut crowd = treebeard.then(|| warm_crowd(n, pool));
+    let (mut critters, mut machines) = if treebeard {
+        (Vec::new(), Vec::new())
+    } else {
+        warm_machines(n, pool)
+    };
+    move || {
+        let elapsed = match &mut crowd {
+            Some(crowd) => time_ticks(crowd, pool, ticks as u64),
+            None => time_machines(&mut critters, &mut machines, pool, ticks as u64),
+        };
+        per_agent_tick(elapsed, n, ticks)
+    }
+}
+
+/// The agents and threads figures the targets compare, in interleaved
+/// rounds (see `support::interleaved`), each case about 50 to 100 ms.
+fn interleaved_rounds() {
+    let one = pool(1);
+    let mut small = case(true, 1_000, 500, &one);
+    let mut large = case(true, 1_000_000, 1, &one);
+    let mut small_machines = case(false, 1_000, 2_000, &one);
+    let mut large_machines = case(false, 1_000_000, 2, &one);
+    interleaved(
+        "agents",
+        15,
+        &mut [
+            ("treebeard/1000", &mut small),
+            ("treebeard/1000000", &mut large),
+            ("handcoded/1000", &mut small_machines),
+            ("handcoded/1000000", &mut large_machines),
+        ],
+    );
+    drop((small, large, small_machines, large_machines));
+
+    let pools: Vec<_> = thread_counts().into_iter().map(|k| (k, pool(k))).collect();
+    let mut runs: Vec<(String, Box<dyn FnMut() -> f64 + '_>)> = Vec::new();
+    for (k, pool) in &pools {
+        runs.push((
+            format!("treebeard/{k}"),
+            Box::new(case(true, 100_000, 10, pool)),
+        ));
+        runs.push((
+            format!("handcoded/{k}"),
+            Box::new(case(false, 100_000, 20, pool)),
+        ));
+    }
+    let mut cases: Vec<support::Case<'_>> = runs
+        .iter_mut()
+        .map(|(id, run)| (id.as_str(), run.as_mut() as &mut dyn FnMut() -> f64))
+        .collect();
+    interleaved("threads_100k", 15, &mut cases);
+}
+
+fn main() {
+    interleaved_rounds();
+    let mut criterion = Criterion::default().configure_from_args();
+    agents(&mut criterion);
+    threads_100k(&mut criterion);
+    tree_size(&mut criterion);
+    criterion.final_summary();
+}

@@ -8,51 +8,44 @@
 //! bench stops with an error, before measuring anything, if one differs from
 //! the page's. This takes about 10 s in release, most of it bonsai's.
 //!
-//! Then `workload_5000/{treebeard,handcoded,bonsai}`: one tick of 5000 agents
-//! (world step and tree tick) on one thread, after 100 warm-up ticks, so it
-//! measures the steady state. Throughput is per agent, so criterion's time
-//! per element is the nanoseconds per agent-tick, comparable across the
-//! three in the same run.
+//! Then the three in 31 interleaved rounds (each round runs each once; see
+//! `support::interleaved`): the ratios of their medians are the ones a
+//! machine whose speed drifts from one benchmark to the next does not bias,
+//! and the ones BENCHMARKS.md's targets use.
+//!
+//! Then criterion's `workload_5000/{treebeard,handcoded,bonsai}`: one tick
+//! of 5000 agents (world step and tree tick) on one thread, after 100
+//! warm-up ticks, so it measures the steady state. Throughput is per agent,
+//! so criterion's time per element is the nanoseconds per agent-tick.
 //!
 //! `cargo bench --bench workload` measures; `cargo bench --bench workload --
 //! --test` runs the check and each benchmark once, as a smoke test.
 
 #[path = "support/bonsai.rs"]
 mod bonsai;
+#[path = "support/mod.rs"]
+mod support;
 
 use bonsai::BonsaiAgent;
 use criterion::{Criterion, Throughput};
-use rayon::{ThreadPool, ThreadPoolBuilder};
+use rayon::ThreadPool;
 use std::hint::black_box;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
+use support::{
+    interleaved, per_agent_tick, pool, time_machines, time_ticks, warm_crowd, warm_machines,
+    warm_ticks,
+};
 use treebeard::prelude::*;
-use treebeard_workload::{Checksum, Critter, Machine, leaves, run_handcoded, spawn, tree};
+use treebeard_workload::{Checksum, Machine, leaves, run_handcoded, spawn, tree};
 
 /// The page's world: agents, ticks and seed.
 const AGENTS: usize = 5000;
 const PAGE_TICKS: usize = 1000;
 const SEED: u64 = 42;
 
-/// Warm-up ticks before measuring.
-const WARM_UP: usize = 100;
-
 /// The three implementations, by their benchmark ids.
 const IMPLEMENTATIONS: [&str; 3] = ["treebeard", "handcoded", "bonsai"];
-
-/// A treebeard crowd of the page's agents.
-fn treebeard_crowd() -> Crowd<Critter> {
-    let program = leaves()
-        .compile(&tree())
-        .expect("the workload tree compiles");
-    Crowd::with_agents(program, spawn(AGENTS, SEED))
-}
-
-fn tick_treebeard(crowd: &mut Crowd<Critter>, ticks: usize) {
-    for _ in 0..ticks {
-        crowd.tick_with(1.0, |_, c| c.world_step());
-    }
-}
 
 fn bonsai_agents() -> Vec<BonsaiAgent> {
     (0..AGENTS).map(|_| BonsaiAgent::new()).collect()
@@ -63,8 +56,13 @@ fn bonsai_agents() -> Vec<BonsaiAgent> {
 fn checksum(implementation: &str, ticks: usize) -> Checksum {
     match implementation {
         "treebeard" => {
-            let mut crowd = treebeard_crowd();
-            tick_treebeard(&mut crowd, ticks);
+            let program = leaves()
+                .compile(&tree())
+                .expect("the workload tree compiles");
+            let mut crowd = Crowd::with_agents(program, spawn(AGENTS, SEED));
+            for _ in 0..ticks {
+                crowd.tick_with(1.0, |_, c| c.world_step());
+            }
             Checksum::of(crowd.blackboards())
         }
         "handcoded" => {
@@ -104,35 +102,56 @@ fn page_checksums_match(one: &ThreadPool) -> bool {
     all_match
 }
 
-/// Times `iters` ticks of `tick` inside `pool`.
-fn timed(pool: &ThreadPool, iters: u64, tick: impl FnOnce(usize) + Send) -> Duration {
-    pool.install(|| {
-        let start = Instant::now();
-        tick(iters as usize);
-        start.elapsed()
-    })
+/// The three side by side in interleaved rounds (see
+/// [`support::interleaved`]): the ratios the targets use.
+fn workload_interleaved(one: &ThreadPool) {
+    let mut crowd = warm_crowd(AGENTS, one);
+    let (mut critters, mut machines) = warm_machines(AGENTS, one);
+    let mut bonsai_critters = spawn(AGENTS, SEED);
+    let mut agents = bonsai_agents();
+    one.install(|| bonsai::run(&mut bonsai_critters, &mut agents, warm_ticks()));
+    // About 20 ms of each per round.
+    let mut treebeard = || {
+        let ticks = 50;
+        per_agent_tick(time_ticks(&mut crowd, one, ticks as u64), AGENTS, ticks)
+    };
+    let mut handcoded = || {
+        let ticks = 100;
+        let elapsed = time_machines(&mut critters, &mut machines, one, ticks as u64);
+        per_agent_tick(elapsed, AGENTS, ticks)
+    };
+    let mut bonsai = || {
+        let ticks = 2;
+        one.install(|| {
+            let start = Instant::now();
+            bonsai::run(&mut bonsai_critters, &mut agents, ticks);
+            per_agent_tick(start.elapsed(), AGENTS, ticks)
+        })
+    };
+    interleaved(
+        "workload_5000",
+        31,
+        &mut [
+            ("treebeard", &mut treebeard),
+            ("handcoded", &mut handcoded),
+            ("bonsai", &mut bonsai),
+        ],
+    );
 }
 
 fn workload_5000(c: &mut Criterion, one: &ThreadPool) {
     let mut group = c.benchmark_group("workload_5000");
     group.throughput(Throughput::Elements(AGENTS as u64));
 
-    let mut crowd = treebeard_crowd();
-    one.install(|| tick_treebeard(&mut crowd, WARM_UP));
+    let mut crowd = warm_crowd(AGENTS, one);
     group.bench_function("treebeard", |b| {
-        b.iter_custom(|iters| timed(one, iters, |n| tick_treebeard(&mut crowd, n)));
+        b.iter_custom(|iters| time_ticks(&mut crowd, one, iters));
     });
     black_box(crowd.blackboards());
 
-    let mut critters = spawn(AGENTS, SEED);
-    let mut machines = vec![Machine::default(); AGENTS];
-    one.install(|| run_handcoded(&mut critters, &mut machines, WARM_UP));
+    let (mut critters, mut machines) = warm_machines(AGENTS, one);
     group.bench_function("handcoded", |b| {
-        b.iter_custom(|iters| {
-            timed(one, iters, |n| {
-                run_handcoded(&mut critters, &mut machines, n)
-            })
-        });
+        b.iter_custom(|iters| time_machines(&mut critters, &mut machines, one, iters));
     });
     black_box(&critters);
 
@@ -141,23 +160,27 @@ fn workload_5000(c: &mut Criterion, one: &ThreadPool) {
     group.sample_size(20);
     let mut critters = spawn(AGENTS, SEED);
     let mut agents = bonsai_agents();
-    bonsai::run(&mut critters, &mut agents, WARM_UP);
+    one.install(|| bonsai::run(&mut critters, &mut agents, warm_ticks()));
     group.bench_function("bonsai", |b| {
-        b.iter_custom(|iters| timed(one, iters, |n| bonsai::run(&mut critters, &mut agents, n)));
+        b.iter_custom(|iters| {
+            one.install(|| {
+                let start = Instant::now();
+                bonsai::run(&mut critters, &mut agents, iters as usize);
+                start.elapsed()
+            })
+        });
     });
     black_box(&critters);
     group.finish();
 }
 
 fn main() -> ExitCode {
-    let one = ThreadPoolBuilder::new()
-        .num_threads(1)
-        .build()
-        .expect("a rayon pool");
+    let one = pool(1);
     if !page_checksums_match(&one) {
         eprintln!("error: not measuring implementations that disagree with the workload page");
         return ExitCode::FAILURE;
     }
+    workload_interleaved(&one);
     let mut criterion = Criterion::default().configure_from_args();
     workload_5000(&mut criterion, &one);
     criterion.final_summary();

@@ -16,6 +16,7 @@
 mod criterion;
 mod error;
 mod figures;
+mod interleaved;
 mod machine;
 mod markdown;
 mod memory;
@@ -104,6 +105,14 @@ fn write(path: &Path, text: &str) -> Result<()> {
 fn run(paths: &Paths, log: &mut Vec<String>) -> Result<()> {
     let results = criterion::load(&paths.criterion)?;
     let memory = memory::load(&paths.criterion)?;
+    let rounds = interleaved::load(&paths.criterion)?;
+    if rounds.groups.is_empty() {
+        log.push(
+            "warning: no interleaved rounds: the targets use criterion's medians, which drift \
+             between benchmarks on a busy machine"
+                .to_owned(),
+        );
+    }
     if memory.is_none() {
         log.push(format!(
             "warning: no memory results at {}: the memory table and the behaviour-bytes \
@@ -190,9 +199,10 @@ fn run(paths: &Paths, log: &mut Vec<String>) -> Result<()> {
         .newest()
         .into_iter()
         .chain(memory.as_ref().and_then(|m| m.modified))
+        .chain(rounds.modified)
         .max();
     let machine = machine::Machine::detect(newest);
-    let targets = targets::evaluate(&results, memory.as_ref());
+    let targets = targets::evaluate(&results, memory.as_ref(), &rounds);
     let generated = markdown::Report {
         machine: &machine,
         results: &results,
@@ -201,6 +211,7 @@ fn run(paths: &Paths, log: &mut Vec<String>) -> Result<()> {
         plots: &links,
         missing: &missing,
         instructions: instructions.as_deref(),
+        rounds: &rounds,
     }
     .render();
     let text = match existing {

@@ -6,6 +6,7 @@
 use crate::criterion::{Measurement, Results};
 use crate::error::{Error, Result};
 use crate::figures::{self, AGENTS, IMPLEMENTATIONS, THREADS, TREE_SIZE, TREE_VARIANTS, WORKLOAD};
+use crate::interleaved::{Interleaved, RoundsCase};
 use crate::machine::Machine;
 use crate::memory::Memory;
 use crate::targets::{Target, Unit};
@@ -110,6 +111,8 @@ pub struct Report<'a> {
     /// Instructions per agent-tick by what they serve, as
     /// `benches/scripts/callgrind.sh` wrote them (Markdown), when present.
     pub instructions: Option<&'a str>,
+    /// The interleaved rounds.
+    pub rounds: &'a Interleaved,
 }
 
 impl Report<'_> {
@@ -152,6 +155,7 @@ impl Report<'_> {
         );
         self.machine_section(&mut out);
         self.targets_section(&mut out);
+        self.rounds_section(&mut out);
         self.workload_section(&mut out);
         self.agents_section(&mut out);
         self.threads_section(&mut out);
@@ -198,7 +202,9 @@ impl Report<'_> {
     }
 
     fn targets_section(&self, out: &mut String) {
-        out.push_str("## Targets\n\n| Target | Goal | Measured | |\n|---|---|--:|---|\n");
+        out.push_str(
+            "## Targets\n\n| Target | Goal | Measured | | From |\n|---|---|--:|---|---|\n",
+        );
         for t in self.targets {
             let (value, verdict) = match (t.measured, t.met()) {
                 (Some(v), Some(met)) => (
@@ -214,9 +220,56 @@ impl Report<'_> {
                 Unit::Ratio => t.goal.describe(),
                 Unit::Bytes => format!("{} B", t.goal.describe()),
             };
-            let _ = writeln!(out, "| {} | {goal} | {value} | {verdict} |", t.what);
+            let _ = writeln!(
+                out,
+                "| {} | {goal} | {value} | {verdict} | {} |",
+                t.what, t.source
+            );
         }
         out.push('\n');
+    }
+
+    fn rounds_section(&self, out: &mut String) {
+        if self.rounds.groups.is_empty() {
+            return;
+        }
+        out.push_str(
+            "## Interleaved rounds\n\nThe cases the targets compare, measured in turn, round \
+             after round, so that a machine whose speed drifts biases none of them: the \
+             median over the rounds, the fastest and slowest round, and the ratio to the \
+             group's first case.\n\n",
+        );
+        for group in &self.rounds.groups {
+            let _ = writeln!(
+                out,
+                "`{}`, {} rounds:\n\n| Case | ns per agent-tick | fastest – slowest | ÷ {} |\n|---|--:|--:|--:|",
+                group.group,
+                group.rounds,
+                group.cases.first().map_or(NONE, |c| c.id.as_str())
+            );
+            let base = group.cases.first().map(RoundsCase::median);
+            for case in &group.cases {
+                let median = case.median();
+                let (low, high) = case
+                    .ns_per_agent_tick
+                    .iter()
+                    .fold((f64::INFINITY, 0.0f64), |(lo, hi), &x| {
+                        (lo.min(x), hi.max(x))
+                    });
+                let relative = base
+                    .filter(|b| *b > 0.0)
+                    .map_or(NONE.to_owned(), |b| ratio(median / b));
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} – {} | {relative} |",
+                    cell(&case.id),
+                    ns(median),
+                    ns(low),
+                    ns(high)
+                );
+            }
+            out.push('\n');
+        }
     }
 
     fn workload_section(&self, out: &mut String) {
@@ -515,6 +568,7 @@ pub fn replace_section(existing: &str, generated: &str, path: &Path) -> Result<S
 mod tests {
     use super::*;
     use crate::criterion::{self, tests::write_result};
+    use crate::interleaved::Rounds;
     use crate::memory::MemoryCase;
     use crate::targets;
     use crate::testdir::TestDir;
@@ -671,7 +725,7 @@ mod tests {
             rustc: "rustc 1.95.0".into(),
             results_date: "2026-01-02 03:04".into(),
         };
-        let targets = targets::evaluate(&results, Some(&memory));
+        let targets = targets::evaluate(&results, Some(&memory), &Interleaved::default());
         let missing = figures::missing(&results, 2);
         let plots = [
             PlotLink {
@@ -692,6 +746,23 @@ mod tests {
             targets: &targets,
             plots: &plots,
             missing: &missing,
+            rounds: &Interleaved {
+                groups: vec![Rounds {
+                    group: "workload_5000".into(),
+                    rounds: 3,
+                    cases: vec![
+                        RoundsCase {
+                            id: "treebeard".into(),
+                            ns_per_agent_tick: vec![60.0, 50.0, 70.0],
+                        },
+                        RoundsCase {
+                            id: "handcoded".into(),
+                            ns_per_agent_tick: vec![20.0, 30.0, 25.0],
+                        },
+                    ],
+                }],
+                modified: None,
+            },
             instructions: Some(
                 "| what | instructions per agent-tick |\n|---|---:|\n| dispatch | 140.0 |\n",
             ),
@@ -719,6 +790,9 @@ mod tests {
             "| treebeard | 1 000 000 | 28.0 | 48.0 | 86.0 | 90.0 |",
             "| `gate_5000/plain` | 10.00 µs | 9.90 µs – 10.10 µs | 5 000 | 2.0 |",
             "## Where the time goes\n\nCounted by callgrind",
+            "`workload_5000`, 3 rounds:",
+            "| treebeard | 60.0 | 50.0 – 70.0 | 1.00 |",
+            "| handcoded | 25.0 | 20.0 – 30.0 | 0.42 |",
             "| dispatch | 140.0 |\n\n## All results",
         ] {
             assert!(text.contains(expected), "missing {expected:?} in\n{text}");

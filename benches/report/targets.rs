@@ -3,6 +3,7 @@
 
 use crate::criterion::Results;
 use crate::figures::{AGENTS, THREADS, WORKLOAD};
+use crate::interleaved::Interleaved;
 use crate::memory::Memory;
 
 /// Which way a target's value must lie from its bound.
@@ -52,6 +53,9 @@ pub struct Target {
     pub unit: Unit,
     /// The measured value, when its inputs were measured.
     pub measured: Option<f64>,
+    /// Where the value comes from: the interleaved rounds, criterion's
+    /// medians, or the memory results.
+    pub source: &'static str,
 }
 
 impl Target {
@@ -61,66 +65,90 @@ impl Target {
     }
 }
 
-/// The ratio of two results' medians per element (`a ÷ b`).
+/// A benchmark: criterion group, function and value.
+type Id<'a> = (&'a str, &'a str, Option<&'a str>);
+
+/// The ratio `a ÷ b` of two benchmarks' nanoseconds per agent-tick, and
+/// where it comes from: the medians of the interleaved rounds when both
+/// were measured there (drift between criterion's benchmarks does not
+/// bias them), else criterion's medians per element.
 fn ratio(
     results: &Results,
-    a: (&str, &str, Option<&str>),
-    b: (&str, &str, Option<&str>),
-) -> Option<f64> {
-    let a = results.get(a.0, a.1, a.2)?.median_per_element();
-    let b = results.get(b.0, b.1, b.2)?.median_per_element();
-    (b > 0.0).then(|| a / b)
+    interleaved: &Interleaved,
+    a: Id<'_>,
+    b: Id<'_>,
+) -> (Option<f64>, &'static str) {
+    let id = |(_, function, value): Id<'_>| match value {
+        Some(value) => format!("{function}/{value}"),
+        None => function.to_owned(),
+    };
+    let rounds = (
+        interleaved.median(a.0, &id(a)),
+        interleaved.median(b.0, &id(b)),
+    );
+    if let (Some(a), Some(b)) = rounds {
+        return ((b > 0.0).then(|| a / b), "interleaved rounds");
+    }
+    let median = |(group, function, value): Id<'_>| {
+        results
+            .get(group, function, value)
+            .map(|m| m.median_per_element())
+    };
+    let value = match (median(a), median(b)) {
+        (Some(a), Some(b)) if b > 0.0 => Some(a / b),
+        _ => None,
+    };
+    (value, "criterion medians")
 }
 
 /// The five targets, in the report's order.
-pub fn evaluate(results: &Results, memory: Option<&Memory>) -> Vec<Target> {
+pub fn evaluate(
+    results: &Results,
+    memory: Option<&Memory>,
+    interleaved: &Interleaved,
+) -> Vec<Target> {
+    let timed = |what, goal, a, b| {
+        let (measured, source) = ratio(results, interleaved, a, b);
+        Target {
+            what,
+            goal,
+            unit: Unit::Ratio,
+            measured,
+            source,
+        }
+    };
     vec![
-        Target {
-            what: "bonsai ÷ treebeard, ns per agent-tick at workload_5000",
-            goal: Goal::AtLeast(50.0),
-            unit: Unit::Ratio,
-            measured: ratio(
-                results,
-                (WORKLOAD, "bonsai", None),
-                (WORKLOAD, "treebeard", None),
-            ),
-        },
-        Target {
-            what: "treebeard ÷ handcoded, ns per agent-tick at workload_5000",
-            goal: Goal::AtMost(2.0),
-            unit: Unit::Ratio,
-            measured: ratio(
-                results,
-                (WORKLOAD, "treebeard", None),
-                (WORKLOAD, "handcoded", None),
-            ),
-        },
+        timed(
+            "bonsai ÷ treebeard, ns per agent-tick at workload_5000",
+            Goal::AtLeast(50.0),
+            (WORKLOAD, "bonsai", None),
+            (WORKLOAD, "treebeard", None),
+        ),
+        timed(
+            "treebeard ÷ handcoded, ns per agent-tick at workload_5000",
+            Goal::AtMost(2.0),
+            (WORKLOAD, "treebeard", None),
+            (WORKLOAD, "handcoded", None),
+        ),
         Target {
             what: "treebeard behaviour bytes per agent (largest of the memory cases)",
             goal: Goal::AtMost(32.0),
             unit: Unit::Bytes,
             measured: memory.and_then(|m| m.behaviour_bytes("treebeard")),
+            source: "memory results",
         },
-        Target {
-            what: "agents/treebeard/1000000 ÷ agents/treebeard/1000, ns per agent-tick",
-            goal: Goal::AtMost(1.5),
-            unit: Unit::Ratio,
-            measured: ratio(
-                results,
-                (AGENTS, "treebeard", Some("1000000")),
-                (AGENTS, "treebeard", Some("1000")),
-            ),
-        },
-        Target {
-            what: "threads_100k/treebeard/1 ÷ threads_100k/treebeard/2 (speed-up on 2 threads)",
-            goal: Goal::AtLeast(1.7),
-            unit: Unit::Ratio,
-            measured: ratio(
-                results,
-                (THREADS, "treebeard", Some("1")),
-                (THREADS, "treebeard", Some("2")),
-            ),
-        },
+        timed(
+            "agents/treebeard/1000000 ÷ agents/treebeard/1000, ns per agent-tick",
+            Goal::AtMost(1.5),
+            (AGENTS, "treebeard", Some("1000000")),
+            (AGENTS, "treebeard", Some("1000")),
+        ),
+        timed(
+            "threads_100k/treebeard/1 ÷ threads_100k/treebeard/2 (speed-up on 2 threads)",
+            Goal::AtLeast(1.7),
+            (THREADS, "treebeard", Some("1")),
+            (THREADS, "treebeard", Some("2")),
+        ),
     ]
 }
 
@@ -202,7 +230,8 @@ mod tests {
             ],
             modified: None,
         };
-        let targets = evaluate(&results, Some(&memory));
+        let none = Interleaved::default();
+        let targets = evaluate(&results, Some(&memory), &none);
         let measured: Vec<Option<f64>> = targets.iter().map(|t| t.measured).collect();
         assert_eq!(
             measured,
@@ -214,8 +243,33 @@ mod tests {
             [Some(true), Some(false), Some(false), Some(true), None]
         );
 
-        let without_memory = evaluate(&results, None);
+        assert!(targets[0].source.contains("criterion"));
+
+        let without_memory = evaluate(&results, None, &none);
         assert_eq!(without_memory[2].met(), None);
+
+        // Interleaved rounds of both sides win over criterion's medians:
+        // 15 ÷ 10 = 1.5 at workload_5000 instead of 2.5.
+        let rounds = Interleaved {
+            groups: vec![crate::interleaved::Rounds {
+                group: WORKLOAD.into(),
+                rounds: 1,
+                cases: ["treebeard", "handcoded"]
+                    .iter()
+                    .zip([15.0, 10.0])
+                    .map(|(id, ns)| crate::interleaved::RoundsCase {
+                        id: (*id).into(),
+                        ns_per_agent_tick: vec![ns],
+                    })
+                    .collect(),
+            }],
+            modified: None,
+        };
+        let targets = evaluate(&results, Some(&memory), &rounds);
+        assert_eq!(targets[1].measured, Some(1.5));
+        assert_eq!(targets[1].source, "interleaved rounds");
+        // Only one side in the rounds: criterion's medians.
+        assert_eq!(targets[0].measured, Some(60.0));
     }
 
     #[test]

@@ -103,7 +103,7 @@ END {
 
 # The hand-written machine in the same run, for comparison.
 handcoded=$(callgrind_annotate "$out/handcoded.out" 2>/dev/null \
-    | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1; exit }')
+    | awk '/PROGRAM TOTALS/ && total == "" { total = $1; gsub(",", "", total) } END { print total }')
 awk -v n="${handcoded:-0}" -v at=$((agents * ticks)) \
     'BEGIN { printf "\nThe hand-written machine in the same run: %.1f instructions per agent-tick, world step included.\n", n / at }' \
     >>"$out/kinds.md"
