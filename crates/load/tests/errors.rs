@@ -1851,25 +1851,10 @@ fn colour_paints_the_severity() {
 
 /// Checks what any load must hold: no error without an explanation, every
 /// placed diagnostic at a real place, every frame renderable.
+/// The `tree_text` fuzz target's check of a load (it panics on a bug,
+/// which proptest reports with the case).
 fn check_sane(load: &Load) -> Result<(), TestCaseError> {
-    prop_assert_eq!(
-        load.loaded.is_some(),
-        !load.diagnostics.has_errors(),
-        "a failed load explains itself:\n{}",
-        load.diagnostics.render(&load.map, false)
-    );
-    for d in load.diagnostics.items() {
-        let Some(span) = d.span else { continue };
-        let file = &load.map.files()[span.file.0 as usize];
-        prop_assert!(span.start <= span.end && span.end as usize <= file.text().len());
-        let location = d.location(&load.map);
-        prop_assert!(location.is_some(), "{d:?}");
-        let (line, column) = file.line_column(span.start as usize);
-        prop_assert!(file.offset(line, column).is_some(), "{d:?}");
-        prop_assert_eq!(location, Some(format!("{}:{line}:{column}", file.name())));
-    }
-    let _ = load.diagnostics.render(&load.map, false);
-    let _ = load.diagnostics.render(&load.map, true);
+    treebeard_fuzzing::tree_text::check_load(load);
     Ok(())
 }
 

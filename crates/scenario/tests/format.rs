@@ -1327,36 +1327,10 @@ const TOKENS: &[&str] = &[
     "\\",
 ];
 
-/// Prepares `text` and, if it prepares and is small, runs it: never panics.
+/// Prepares `text` and, if it prepares and is small, runs it: never panics
+/// (the `scenario` fuzz target's check).
 fn exercise(name: &str, text: &str) {
-    match prepare_str(name, text, &PrepareOptions::default()) {
-        Ok(p) => {
-            let _ = p.warnings.render(true);
-            let work = p
-                .scenario
-                .ticks
-                .saturating_mul(u64::from(p.scenario.agents));
-            if work <= 2_000 {
-                let mut trace = Vec::new();
-                let verdict = p
-                    .run(&mut p.vm(), Some(&mut trace))
-                    .expect("writing to a Vec");
-                if let Some(f) = &verdict.failure {
-                    let _ = p.render_failure(f, false);
-                }
-            }
-        }
-        Err(r) => {
-            assert!(r.has_errors(), "a failed prepare reports an error:\n{text}");
-            let _ = r.render(false);
-            let _ = r.render(true);
-            for (map, diagnostics) in &r.parts {
-                for d in diagnostics.items() {
-                    let _ = d.location(map);
-                }
-            }
-        }
-    }
+    treebeard_fuzzing::scenario::exercise(name, text);
 }
 
 #[test]

@@ -909,6 +909,16 @@ impl Spec {
     pub fn random(seed: u64, max_depth: usize, max_children: usize) -> Spec {
         random_spec(&mut Rng::new(seed), max_depth.max(1), max_children.max(1))
     }
+
+    /// The tree a fuzzer's `bytes` choose (see [`Rng::from_bytes`]), with
+    /// the bounds of [`Spec::random`].
+    pub fn from_bytes(bytes: &[u8], max_depth: usize, max_children: usize) -> Spec {
+        random_spec(
+            &mut Rng::from_bytes(bytes),
+            max_depth.max(1),
+            max_children.max(1),
+        )
+    }
 }
 
 /// The scripts of the `ScriptWrapper` at `node` with [`SCRIPTS`]`[enter]`
@@ -1403,24 +1413,61 @@ fn fit(count: Count, children: usize) -> Count {
 }
 
 /// A small deterministic random number generator (SplitMix64), so bulk
-/// runs are reproducible from a seed without another dependency.
+/// runs are reproducible from a seed without another dependency; or, made
+/// with [`Rng::from_bytes`], a reader of a fuzzer's bytes, so that the
+/// random trees become structured fuzz inputs.
 #[derive(Clone, Debug)]
-pub struct Rng(u64);
+pub struct Rng {
+    state: u64,
+    tape: Vec<u8>,
+    at: usize,
+}
 
 impl Rng {
     /// A generator seeded with `seed`.
     pub fn new(seed: u64) -> Rng {
-        Rng(seed)
+        Rng {
+            state: seed,
+            tape: Vec::new(),
+            at: 0,
+        }
+    }
+
+    /// A generator that draws from `bytes` first: `below` takes one byte
+    /// (two for more than 256 choices), so each byte is one decision a
+    /// fuzzer can mutate; past the end it goes on as [`Rng::new`]`(0)`.
+    pub fn from_bytes(bytes: &[u8]) -> Rng {
+        Rng {
+            state: 0,
+            tape: bytes.to_vec(),
+            at: 0,
+        }
+    }
+
+    fn tape_byte(&mut self) -> Option<u8> {
+        let b = self.tape.get(self.at).copied()?;
+        self.at += 1;
+        Some(b)
     }
 
     /// The next 64 random bits.
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        mix(self.0)
+        if self.at < self.tape.len() {
+            return (0..8).fold(0, |x, _| x << 8 | u64::from(self.tape_byte().unwrap_or(0)));
+        }
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        mix(self.state)
     }
 
     /// A number in `0..n` (`n` > 0).
     pub fn below(&mut self, n: usize) -> usize {
+        if self.at < self.tape.len() {
+            let mut x = usize::from(self.tape_byte().unwrap_or(0));
+            if n > 256 {
+                x = x << 8 | usize::from(self.tape_byte().unwrap_or(0));
+            }
+            return x % n;
+        }
         (self.next_u64() % n as u64) as usize
     }
 

@@ -1,0 +1,43 @@
+//! Every target on stable: its seeds, and every input a fuzzer once crashed
+//! on (`fuzz/regressions/<target>/`, kept after the fix), must run without
+//! a panic.
+
+use std::path::Path;
+use treebeard_fuzzing::{TARGETS, seeds::seeds};
+
+#[test]
+fn seeds_run_clean() {
+    for (target, run) in TARGETS {
+        let seeds = seeds(target);
+        assert!(!seeds.is_empty(), "{target} has seeds");
+        for seed in &seeds {
+            run(seed);
+        }
+    }
+}
+
+#[test]
+fn regressions_stay_fixed() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/regressions");
+    for (target, run) in TARGETS {
+        let Ok(entries) = std::fs::read_dir(dir.join(target)) else {
+            continue;
+        };
+        let mut paths: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+        paths.sort();
+        for path in paths {
+            let bytes = std::fs::read(&path).expect("a regression input");
+            eprintln!("{}", path.display());
+            run(&bytes);
+        }
+    }
+}
+
+#[test]
+fn shape_seeds_reach_the_ticks() {
+    let ticked = seeds("shape_bytes")
+        .iter()
+        .filter(|seed| treebeard_fuzzing::shape_bytes::check(seed) > 0)
+        .count();
+    assert!(ticked >= 20, "{ticked} of 24 shape seeds linked and ticked");
+}
