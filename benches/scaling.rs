@@ -33,11 +33,10 @@
 mod support;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
-use std::hint::black_box;
 use std::time::{Duration, Instant};
 use support::{
-    interleaved, per_agent_tick, pool, thread_counts, time_machines, time_ticks, warm_crowd,
-    warm_machines,
+    bench_both, interleaved, per_agent_tick, pool, thread_counts, time_machines, time_ticks,
+    warm_crowd, warm_machines,
 };
 use treebeard::prelude::*;
 use treebeard::shape::tree::{monitor, stored_state};
@@ -51,18 +50,7 @@ fn agents(c: &mut Criterion) {
     let one = pool(1);
     for n in [1_000, 10_000, 100_000, 1_000_000] {
         group.throughput(Throughput::Elements(n as u64));
-        let mut crowd = warm_crowd(n, &one);
-        group.bench_function(BenchmarkId::new("treebeard", n), |b| {
-            b.iter_custom(|iters| time_ticks(&mut crowd, &one, iters));
-        });
-        black_box(crowd.blackboards());
-        drop(crowd);
-
-        let (mut critters, mut machines) = warm_machines(n, &one);
-        group.bench_function(BenchmarkId::new("handcoded", n), |b| {
-            b.iter_custom(|iters| time_machines(&mut critters, &mut machines, &one, iters));
-        });
-        black_box(&critters);
+        bench_both(&mut group, Some(n), n, &one);
     }
     group.finish();
 }
@@ -73,19 +61,7 @@ fn threads_100k(c: &mut Criterion) {
     group.throughput(Throughput::Elements(n as u64));
     group.sample_size(20);
     for threads in thread_counts() {
-        let pool = pool(threads);
-        let mut crowd = warm_crowd(n, &pool);
-        group.bench_function(BenchmarkId::new("treebeard", threads), |b| {
-            b.iter_custom(|iters| time_ticks(&mut crowd, &pool, iters));
-        });
-        black_box(crowd.blackboards());
-        drop(crowd);
-
-        let (mut critters, mut machines) = warm_machines(n, &pool);
-        group.bench_function(BenchmarkId::new("handcoded", threads), |b| {
-            b.iter_custom(|iters| time_machines(&mut critters, &mut machines, &pool, iters));
-        });
-        black_box(&critters);
+        bench_both(&mut group, Some(threads), n, &pool(threads));
     }
     group.finish();
 }

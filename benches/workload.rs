@@ -33,8 +33,8 @@ use std::hint::black_box;
 use std::process::ExitCode;
 use std::time::Instant;
 use support::{
-    interleaved, per_agent_tick, pool, time_machines, time_ticks, warm_crowd, warm_machines,
-    warm_ticks,
+    bench_both, interleaved, per_agent_tick, pool, time_machines, time_ticks, warm_crowd,
+    warm_machines, warm_ticks,
 };
 use treebeard::prelude::*;
 use treebeard_workload::{Checksum, Machine, leaves, run_handcoded, spawn, tree};
@@ -143,17 +143,7 @@ fn workload_5000(c: &mut Criterion, one: &ThreadPool) {
     let mut group = c.benchmark_group("workload_5000");
     group.throughput(Throughput::Elements(AGENTS as u64));
 
-    let mut crowd = warm_crowd(AGENTS, one);
-    group.bench_function("treebeard", |b| {
-        b.iter_custom(|iters| time_ticks(&mut crowd, one, iters));
-    });
-    black_box(crowd.blackboards());
-
-    let (mut critters, mut machines) = warm_machines(AGENTS, one);
-    group.bench_function("handcoded", |b| {
-        b.iter_custom(|iters| time_machines(&mut critters, &mut machines, one, iters));
-    });
-    black_box(&critters);
+    bench_both(&mut group, None, AGENTS, one);
 
     // About 10 ms a tick: fewer samples keep the run near criterion's
     // measurement time (100 linear samples would take 5050 ticks).

@@ -5,7 +5,10 @@
 // Each benchmark includes this module and uses part of it.
 #![allow(dead_code)]
 
+use criterion::measurement::WallTime;
+use criterion::{Bencher, BenchmarkGroup, BenchmarkId};
 use rayon::{ThreadPool, ThreadPoolBuilder};
+use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use treebeard::prelude::*;
@@ -88,6 +91,36 @@ pub fn time_machines(
         run_handcoded(critters, machines, iters as usize);
         start.elapsed()
     })
+}
+
+/// Benchmarks one tick of `n` warm workload agents on `pool`, on treebeard
+/// and on the hand-written machine, as `treebeard/param` and
+/// `handcoded/param` in `group` (as `treebeard` and `handcoded` without a
+/// parameter). The treebeard crowd is dropped before the machines are made.
+pub fn bench_both(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    param: Option<usize>,
+    n: usize,
+    pool: &ThreadPool,
+) {
+    let mut bench = |name: &str, f: &mut dyn FnMut(&mut Bencher<'_>)| {
+        match param {
+            Some(p) => group.bench_function(BenchmarkId::new(name, p), f),
+            None => group.bench_function(name, f),
+        };
+    };
+    let mut crowd = warm_crowd(n, pool);
+    bench("treebeard", &mut |b| {
+        b.iter_custom(|iters| time_ticks(&mut crowd, pool, iters));
+    });
+    black_box(crowd.blackboards());
+    drop(crowd);
+
+    let (mut critters, mut machines) = warm_machines(n, pool);
+    bench("handcoded", &mut |b| {
+        b.iter_custom(|iters| time_machines(&mut critters, &mut machines, pool, iters));
+    });
+    black_box(&critters);
 }
 
 /// Where criterion keeps its results, and so where the benchmarks' own
