@@ -8,16 +8,19 @@
 //! the import's parameters; shapes whose scripts read blackboard fields are
 //! refused by the link, which must say so, not panic) is ticked: a few
 //! agents, many ticks of varied length, every condition and action result
-//! and every deferred action's completion drawn from the tape.
+//! and every deferred action's completion drawn from the tape. About half
+//! the ticks are observed, and no agent's tick may execute more items than
+//! the bound every tick keeps (`treebeard_testkit::harness::visit_bound`).
 
 use crate::tape::Tape;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use treebeard_crowd::Crowd;
-use treebeard_shape::{Kind, Shape};
+use treebeard_shape::{Kind, NodeIdx, Shape};
+use treebeard_testkit::harness::visit_bound;
 use treebeard_vm::{
-    Args, Call, Completion, DecideCall, Leaves, Outcome, Program, Request, RequestKind, Signal,
-    Status,
+    AgentId, Args, Call, Completion, DecideCall, Frame, Leaves, Observer, Outcome, Program,
+    Request, RequestKind, Signal, Status,
 };
 
 /// An agent's blackboard: its share of the tape, read by its leaves.
@@ -129,11 +132,19 @@ fn tick(program: Program<Fuzzed>, tape: &mut Tape<'_>) -> usize {
             at: AtomicUsize::new(i * 7),
         })
         .collect();
+    let mut bounded = Bounded {
+        visits: 0,
+        bound: visit_bound(program.shape().len()),
+    };
     let mut crowd = Crowd::with_agents(program, blackboards);
     let mut launched: Vec<Request> = Vec::new();
     for _ in 0..ticks {
         let dt = [0.0, 0.1, 0.5, 1.0, 3.0][tape.below(5)];
-        crowd.tick(dt);
+        if tape.below(2) == 0 {
+            crowd.tick(dt);
+        } else {
+            crowd.tick_observed(dt, |_, _| {}, &mut bounded);
+        }
         for r in crowd.requests() {
             match r.kind {
                 RequestKind::Launch => launched.push(*r),
@@ -169,4 +180,27 @@ fn tick(program: Program<Fuzzed>, tape: &mut Tape<'_>) -> usize {
         }
     }
     agents * ticks
+}
+
+/// Counts the items each observed agent tick executes, and fails when they
+/// pass the bound every tick keeps, whatever its leaves return
+/// ([`visit_bound`]).
+struct Bounded {
+    visits: u64,
+    bound: u64,
+}
+
+impl Observer for Bounded {
+    fn begin(&mut self, _: AgentId, _: &Frame) {
+        self.visits = 0;
+    }
+
+    fn visit(&mut self, _: NodeIdx) {
+        self.visits += 1;
+        assert!(
+            self.visits <= self.bound,
+            "an agent's tick executed more than {} items",
+            self.bound
+        );
+    }
 }

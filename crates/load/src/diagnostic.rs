@@ -16,6 +16,7 @@
 //!    = help: did you mean `threshold`?
 //! ```
 
+use crate::limits::MAX_DIAGNOSTICS;
 use crate::source::{SourceMap, Span};
 use std::fmt::{self, Write};
 
@@ -178,10 +179,14 @@ impl Diagnostic {
     }
 }
 
-/// The diagnostics of one load, in the order found.
+/// The diagnostics of one load, in the order found: the first
+/// [`MAX_DIAGNOSTICS`], and a count of the rest.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Diagnostics {
     items: Vec<Diagnostic>,
+    /// Errors and warnings found past [`MAX_DIAGNOSTICS`], not kept.
+    dropped_errors: usize,
+    dropped_warnings: usize,
 }
 
 impl Diagnostics {
@@ -190,14 +195,24 @@ impl Diagnostics {
         Diagnostics::default()
     }
 
-    /// Adds one.
+    /// Adds one; past [`MAX_DIAGNOSTICS`], only counts it.
     pub fn push(&mut self, d: Diagnostic) {
-        self.items.push(d);
+        if self.items.len() < MAX_DIAGNOSTICS {
+            self.items.push(d);
+        } else if d.severity == Severity::Error {
+            self.dropped_errors += 1;
+        } else {
+            self.dropped_warnings += 1;
+        }
     }
 
     /// Adds all of `other`'s.
     pub fn extend(&mut self, other: Diagnostics) {
-        self.items.extend(other.items);
+        self.dropped_errors += other.dropped_errors;
+        self.dropped_warnings += other.dropped_warnings;
+        for d in other.items {
+            self.push(d);
+        }
     }
 
     /// All of them.
@@ -217,14 +232,25 @@ impl Diagnostics {
             .filter(|d| d.severity == Severity::Warning)
     }
 
-    /// Whether any is an error.
+    /// Whether any is an error, kept or not.
     pub fn has_errors(&self) -> bool {
-        self.errors().next().is_some()
+        self.dropped_errors > 0 || self.errors().next().is_some()
     }
 
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
+    }
+
+    /// Whether no more are kept: what is found now is only counted, so
+    /// work that only improves a message (a suggestion) can be skipped.
+    pub fn is_full(&self) -> bool {
+        self.items.len() >= MAX_DIAGNOSTICS
+    }
+
+    /// How many were found past [`MAX_DIAGNOSTICS`] and not kept.
+    pub fn dropped(&self) -> usize {
+        self.dropped_errors + self.dropped_warnings
     }
 
     /// Gives the errors inside `span` that have no node yet the node at
@@ -261,8 +287,15 @@ impl Diagnostics {
             out.push_str(&d.render(map, color));
             out.push('\n');
         }
-        let errors = self.errors().count();
-        let warnings = self.warnings().count();
+        if self.dropped() > 0 {
+            let _ = writeln!(
+                out,
+                "... and {} more not shown (a load keeps the first {MAX_DIAGNOSTICS})\n",
+                self.dropped()
+            );
+        }
+        let errors = self.errors().count() + self.dropped_errors;
+        let warnings = self.warnings().count() + self.dropped_warnings;
         let plural = |n: usize, what: &str| format!("{n} {what}{}", if n == 1 { "" } else { "s" });
         match (errors, warnings) {
             (0, 0) => {}

@@ -45,6 +45,7 @@ pub mod checks;
 pub mod diagnostic;
 pub mod document;
 mod escapes;
+pub mod limits;
 mod loader;
 pub mod native;
 mod recover;

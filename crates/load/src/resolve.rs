@@ -36,6 +36,7 @@ use crate::document::{
     Attr, DeclaredSignal, DeclaredStimulus, DeclaredTimestamp, DeclaredVariable, Dialect, Document,
     NodeDecl, TreeDecl, What,
 };
+use crate::limits::{self, Budget, MAX_NESTING};
 use crate::source::{FileId, SourceMap, Span};
 use std::collections::{BTreeMap, HashMap};
 use treebeard_shape::params::field_name;
@@ -192,6 +193,10 @@ pub fn resolve(
 ) -> Resolved {
     let mut trees: BTreeMap<&str, &TreeDecl> = BTreeMap::new();
     for tree in docs.iter().flat_map(|d| &d.trees) {
+        if let Err(d) = limits::check_name("the tree name", &tree.name) {
+            diags.push(d.at(tree.span));
+            continue;
+        }
         if let Some(first) = trees.get(&*tree.name) {
             let first = map.source(first.span);
             diags.push(
@@ -261,6 +266,9 @@ pub fn resolve(
         names_at: HashMap::new(),
         copies: HashMap::new(),
         stack: vec![main.clone()],
+        depth: 0,
+        budget: Budget::default(),
+        stopped: false,
     };
     let scope = Scope::default();
     let label = root.root.name.as_deref().unwrap_or(&main).to_owned();
@@ -325,7 +333,15 @@ fn stub_event(
 /// first, and left out.
 fn declare(docs: &[Document], map: &SourceMap, diags: &mut Diagnostics, out: &mut Resolved) {
     let mut first: HashMap<(&str, Box<str>), Span> = HashMap::new();
+    // A declared name too long to keep is refused like one declared twice.
+    let long = |what: &str, name: &(Box<str>, Span), diags: &mut Diagnostics| {
+        let refused = limits::check_name(&format!("the {what} name"), &name.0);
+        refused.map_err(|d| diags.push(d.at(name.1))).is_err()
+    };
     let mut again = |what: &'static str, name: &(Box<str>, Span), diags: &mut Diagnostics| {
+        if long(what, name, diags) {
+            return true;
+        }
         let Some(&at) = first.get(&(what, name.0.clone())) else {
             first.insert((what, name.0.clone()), name.1);
             return false;
@@ -356,6 +372,9 @@ fn declare(docs: &[Document], map: &SourceMap, diags: &mut Diagnostics, out: &mu
                 .insert(source, Declared::Variable(v.clone()));
         }
         for s in &decl.signals {
+            if long("event", &s.event, diags) || long("variable", &s.variable, diags) {
+                continue;
+            }
             let source = map.source(s.span);
             out.declarations.signals.push(SignalDecl {
                 event: s.event.0.clone(),
@@ -434,6 +453,13 @@ struct Resolver<'a, 'd> {
     copies: HashMap<String, Source>,
     /// The trees being inlined, outermost first.
     stack: Vec<Box<str>>,
+    /// How deep the node being resolved is, sub-trees copied in.
+    depth: usize,
+    /// What copying has cost so far.
+    budget: Budget,
+    /// Set when the tree exceeded a cap on its whole: nothing more is
+    /// resolved (the error says why).
+    stopped: bool,
 }
 
 impl Resolver<'_, '_> {
@@ -445,15 +471,74 @@ impl Resolver<'_, '_> {
     /// with errors (reported) becomes a [`PLACEHOLDER`] leaf, so that the
     /// rest of the tree still compiles and reports its own problems.
     fn node(&mut self, decl: &NodeDecl, tree: &str, path: &str, scope: &Scope) -> Node {
-        let node = match self.try_node(decl, tree, path, scope) {
-            Some(node) => node,
-            None => leaf(PLACEHOLDER).at(self.source(decl.span)),
+        let node = if self.admit(decl, tree, path) {
+            self.try_node(decl, tree, path, scope)
+        } else {
+            None
         };
+        let node = node.unwrap_or_else(|| leaf(PLACEHOLDER).at(self.source(decl.span)));
         // What the reader found wrong inside this node, now that its place
         // in the tree is known (children, resolved first, took theirs).
         self.diags
             .attach_node(decl.extent, tree, path, &decl.written);
         node
+    }
+
+    /// A likely meant name for `name` among `candidates`, unless the
+    /// diagnostics are full (a sub-tree copied a thousand times repeats its
+    /// errors a thousand times; their suggestions would not be shown).
+    fn suggest<'c>(
+        &self,
+        name: &str,
+        candidates: impl IntoIterator<Item = &'c str>,
+    ) -> Option<&'c str> {
+        if self.diags.is_full() {
+            return None;
+        }
+        suggest(name, candidates)
+    }
+
+    /// Whether `decl` is within the caps of [`crate::limits`]; reports it
+    /// when not. After a cap on the whole tree (its depth, its size) is
+    /// exceeded, nothing more is admitted, so the error comes once and the
+    /// rest of the copying is skipped.
+    fn admit(&mut self, decl: &NodeDecl, tree: &str, path: &str) -> bool {
+        if self.stopped {
+            return false;
+        }
+        // A node at the deepest level may be a leaf, not a decider. (Outside
+        // sub-tree copies, the readers have reported nodes too deep.)
+        let too_deep = self.stack.len() > 1
+            && (self.depth > MAX_NESTING
+                || (self.depth == MAX_NESTING && !decl.children.is_empty()));
+        let whole = if too_deep {
+            Err(Diagnostic::error(format!(
+                "nodes nest deeper than {MAX_NESTING} levels once sub-trees are copied in"
+            ))
+            .help("the sub-trees used on the way add their depths: use them higher up"))
+        } else if matches!(decl.what, What::SubTree(_)) {
+            // Its copy's root is charged in its place.
+            Ok(())
+        } else {
+            self.budget.charge(decl, path)
+        };
+        let problem = match whole {
+            Err(d) => {
+                self.stopped = true;
+                d
+            }
+            Ok(()) => match limits::check_node(decl) {
+                Ok(()) => return true,
+                Err(d) => d,
+            },
+        };
+        let problem = if problem.span.is_some() {
+            problem
+        } else {
+            problem.at(decl.span)
+        };
+        self.diags.push(problem.node(tree, path, &decl.written));
+        false
     }
 
     /// Gives `node` the parameters written on `decl`.
@@ -581,7 +666,7 @@ impl Resolver<'_, '_> {
                                 .map(|k| k.name()),
                         );
                         let mut d = Diagnostic::error(format!("unknown node type `{name}`"));
-                        d = match suggest(name, candidates) {
+                        d = match self.suggest(name, candidates) {
                             Some(s) => d.help(format!("did you mean `{s}`?")),
                             None => d.help(format!(
                                 "register a leaf named `{name}`, or pass --stub-unknown to stub it"
@@ -667,14 +752,18 @@ impl Resolver<'_, '_> {
     }
 
     fn children(&mut self, decl: &NodeDecl, tree: &str, path: &str, scope: &Scope) -> Vec<Node> {
-        decl.children
+        self.depth += 1;
+        let children = decl
+            .children
             .iter()
             .enumerate()
             .map(|(i, child)| {
                 let child_path = format!("{path}/{}[{i}]", self.label(child));
                 self.node(child, tree, &child_path, scope)
             })
-            .collect()
+            .collect();
+        self.depth -= 1;
+        children
     }
 
     /// Records a stubbed leaf and the parameters this use gives it.
@@ -735,7 +824,7 @@ impl Resolver<'_, '_> {
         let problem = |d: Diagnostic| d.at(decl.span).node(tree, path, &decl.written);
         let Some(&sub) = self.trees.get(name) else {
             let mut d = Diagnostic::error(format!("no tree is named `{name}`"));
-            if let Some(s) = suggest(name, self.trees.keys().copied()) {
+            if let Some(s) = self.suggest(name, self.trees.keys().copied()) {
                 d = d.help(format!("did you mean `{s}`?"));
             }
             self.diags.push(problem(d));
@@ -769,7 +858,7 @@ impl Resolver<'_, '_> {
                     Diagnostic::error(format!("tree `{name}` has no parameter `{}`", attr.name))
                         .at(attr.span)
                         .node(tree, path, &decl.written);
-                if let Some(s) = suggest(&attr.name, declared.iter().map(|p| &*p.name)) {
+                if let Some(s) = self.suggest(&attr.name, declared.iter().map(|p| &*p.name)) {
                     d = d.help(format!("did you mean `{s}`?"));
                 }
                 self.diags.push(d);

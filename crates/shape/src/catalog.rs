@@ -184,15 +184,36 @@ impl LeafCatalog for Catalog {
     }
 }
 
+/// The most character pairs one [`suggest`] compares: names come from
+/// files, and a hostile file must not make every unknown name cost its
+/// length squared times the number of names.
+pub const SUGGEST_WORK: usize = 1 << 16;
+
 /// The registered name closest to `name`, if one is close enough to be a
-/// likely typo.
+/// likely typo (at most a third of its characters wrong). Candidates whose
+/// length alone rules them out are skipped; the comparison stops after
+/// [`SUGGEST_WORK`] character pairs.
 pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    candidates
-        .into_iter()
-        .map(|c| (strsim::damerau_levenshtein(name, c), c))
-        .filter(|&(d, c)| d <= (c.len().max(name.len()) / 3).max(1))
-        .min_by_key(|&(d, c)| (d, c))
-        .map(|(_, c)| c)
+    let chars = name.chars().count();
+    let mut work = 0usize;
+    let mut best: Option<(usize, &'a str)> = None;
+    for c in candidates {
+        let c_chars = c.chars().count();
+        let limit = (c.len().max(name.len()) / 3).max(1);
+        // The distance is at least the difference in length.
+        if c_chars.abs_diff(chars) > limit {
+            continue;
+        }
+        work = work.saturating_add(chars.max(1) * c_chars.max(1));
+        if work > SUGGEST_WORK {
+            break;
+        }
+        let d = strsim::damerau_levenshtein(name, c);
+        if d <= limit && best.is_none_or(|b| (d, c) < b) {
+            best = Some((d, c));
+        }
+    }
+    best.map(|(_, c)| c)
 }
 
 #[cfg(test)]
@@ -205,6 +226,19 @@ mod tests {
         assert_eq!(suggest("Fle", names), Some("Flee"));
         assert_eq!(suggest("hunger_abov", names), Some("hunger_above"));
         assert_eq!(suggest("Teleport", names), None);
+    }
+
+    #[test]
+    fn suggesting_among_long_names_is_bounded() {
+        let long = "x".repeat(10_000);
+        let names: Vec<String> = (0..1000).map(|i| format!("{long}{i}")).collect();
+        // Each comparison would take 10^8 steps; the cap stops at the
+        // first that exceeds it, and a far name is skipped by its length.
+        assert_eq!(
+            suggest(&format!("{long}7"), names.iter().map(|n| &**n)),
+            None
+        );
+        assert_eq!(suggest("Fle", [long.as_str(), "Flee"]), Some("Flee"));
     }
 
     #[test]

@@ -484,6 +484,10 @@ struct Frame<'t> {
     params: ParamRange,
 }
 
+/// The most problems one compilation reports: it stops at the node that
+/// reaches this many.
+pub const MAX_PROBLEMS: usize = 256;
+
 /// Compiles a tree description with `options`.
 pub fn compile_with(
     tree: &Node,
@@ -521,7 +525,9 @@ pub fn compile_with(
                 c.close();
                 Ok(())
             };
-            if result.is_err() {
+            // Past MAX_PROBLEMS, what follows would not be read: a tree
+            // that copies one mistake a thousand times stops here.
+            if result.is_err() || c.problems.len() >= MAX_PROBLEMS {
                 break;
             }
         }

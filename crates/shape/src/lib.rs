@@ -73,7 +73,9 @@ mod validate;
 pub use bytes::{DecodeError, Undecodable, item_offset};
 pub use capacity::CapacitySpec;
 pub use catalog::{Catalog, LeafCatalog, LeafSchema, suggest};
-pub use compile::{BuildError, BuildProblem, Options, Unbuildable, compile, compile_with};
+pub use compile::{
+    BuildError, BuildProblem, MAX_PROBLEMS, Options, Unbuildable, compile, compile_with,
+};
 pub use declare::{
     Declarations, MAX_STIMULI, Script, Signal, SignalDecl, Stimulus, StimulusDecl, Timestamp,
     TimestampDecl, Variable, VariableDecl,

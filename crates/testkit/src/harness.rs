@@ -50,7 +50,7 @@ use treebeard_shape::{Kind, NodeIdx};
 use treebeard_vm::script::{Fault, ScriptValue};
 use treebeard_vm::{
     ActionState, ActorLayout, ActorRef, Actors, AgentId, Ending, EventId, Frame, Interpreter,
-    Outcome, Program, Request, RequestKind, Signal, Stale, Status, TraceEvent,
+    Observer, Outcome, Program, Request, RequestKind, Signal, Stale, Status, TraceEvent,
 };
 
 /// The reference's leaves in a differential run: the scripted [`World`]
@@ -168,6 +168,9 @@ pub struct Stats {
     pub max_action_states: usize,
     /// Most requests of one agent's tick.
     pub max_requests: usize,
+    /// Most items one traced agent tick executed, per item of the shape
+    /// (rounded up; at most [`VISITS_PER_ITEM`]).
+    pub max_visits_per_item: u64,
     /// Trace events compared, by kind (in `TraceEvent::ALL` order).
     pub trace_events: [u64; 6],
     /// Events delivered to both sides between ticks.
@@ -200,6 +203,7 @@ impl Stats {
         self.max_decider_states = self.max_decider_states.max(other.max_decider_states);
         self.max_action_states = self.max_action_states.max(other.max_action_states);
         self.max_requests = self.max_requests.max(other.max_requests);
+        self.max_visits_per_item = self.max_visits_per_item.max(other.max_visits_per_item);
         for (a, b) in self.trace_events.iter_mut().zip(other.trace_events) {
             *a += b;
         }
@@ -945,17 +949,25 @@ pub fn differential_with(
             agent.ref_world.tick = tick;
             let mut vm_requests = Vec::new();
             let mut vm_trace = Vec::new();
+            let mut tick_visits = 0;
             let vm_status = catch_unwind(AssertUnwindSafe(|| {
                 if run.trace {
-                    interpreter.tick_traced(
+                    let mut counted = Counted {
+                        events: &mut vm_trace,
+                        visits: 0,
+                        bound: visit_bound(program.shape().len()),
+                    };
+                    let status = interpreter.tick_observed(
                         &program,
                         &frame,
                         id,
                         &mut actors.get_mut(i),
                         &mut agent.vm_world,
                         &mut vm_requests,
-                        &mut |n, e| vm_trace.push((n, e)),
-                    )
+                        &mut counted,
+                    );
+                    tick_visits = counted.visits;
+                    status
                 } else {
                     interpreter.tick(
                         &program,
@@ -1035,6 +1047,8 @@ pub fn differential_with(
             stats.max_decider_states = stats.max_decider_states.max(v.remembered.deciders.len());
             stats.max_action_states = stats.max_action_states.max(v.remembered.actions.len());
             stats.max_requests = stats.max_requests.max(v.requests.len());
+            let per_item = tick_visits.div_ceil(program.shape().len() as u64);
+            stats.max_visits_per_item = stats.max_visits_per_item.max(per_item);
             stats.agent_ticks += 1;
             for (_, event) in &r.trace {
                 stats.trace_events[*event as usize] += 1;
@@ -1146,6 +1160,43 @@ pub fn differential_with(
         stats.coverage.add(&agent.reference.coverage());
     }
     Ok(stats)
+}
+
+/// The most items one agent's tick may execute in a shape of `items`
+/// items, whatever its leaves return: loops run their child once per tick,
+/// a group chooses each decider once per tick, and only a monitor's query
+/// runs twice (before the tree, and in it). Every traced tick of a
+/// differential run is held to it (see `crates/vm/tests/bounded_tick.rs`
+/// for the trees that come closest).
+pub fn visit_bound(items: usize) -> u64 {
+    VISITS_PER_ITEM * items as u64
+}
+
+/// See [`visit_bound`].
+pub const VISITS_PER_ITEM: u64 = 2;
+
+/// An observer that records a traced tick's events and counts its visits,
+/// and panics (a mismatch of the run) when they pass their bound: a tick
+/// that would never end fails instead of hanging the test.
+struct Counted<'a> {
+    events: &'a mut Vec<(NodeIdx, TraceEvent)>,
+    visits: u64,
+    bound: u64,
+}
+
+impl Observer for Counted<'_> {
+    fn visit(&mut self, _: NodeIdx) {
+        self.visits += 1;
+        assert!(
+            self.visits <= self.bound,
+            "the tick executed more than {} items",
+            self.bound
+        );
+    }
+
+    fn event(&mut self, node: NodeIdx, event: TraceEvent) {
+        self.events.push((node, event));
+    }
 }
 
 fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {

@@ -16,6 +16,7 @@
 //! agent's recent history and both sides' outputs; proptest then shrinks
 //! the tree.
 
+use treebeard_testkit::harness::VISITS_PER_ITEM;
 use treebeard_testkit::{Run, Spec, Stats, differential, differential_with, random_cases};
 use treebeard_vm::{Interpreter, TraceEvent};
 
@@ -324,6 +325,12 @@ fn vm_matches_reference_on_crowd_regressions() {
 
 /// The random trees must reach the rare paths, or agreeing proves little.
 fn assert_exercised(totals: &Stats) {
+    // The traced ticks counted their visits, within the bound (the harness
+    // fails a run that passes it).
+    assert!(
+        (1..=VISITS_PER_ITEM).contains(&totals.max_visits_per_item),
+        "{totals:?}"
+    );
     let c = &totals.coverage;
     let reached = [
         ("launch requests", c.launches),
