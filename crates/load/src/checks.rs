@@ -220,11 +220,15 @@ impl Checker<'_> {
     /// Warns about the first child after one for which `blocks` holds.
     fn unreachable(&mut self, node: &Node, path: &str, blocks: fn(&Outcomes) -> bool, why: &str) {
         let children = node.children();
-        let Some(i) = children.iter().position(|c| blocks(&self.outcomes(c))) else {
+        let Some((i, blocker)) = children
+            .iter()
+            .enumerate()
+            .find(|(_, c)| blocks(&self.outcomes(c)))
+        else {
             return;
         };
         if let Some(next) = children.get(i + 1) {
-            let blocker = children[i].label().to_owned();
+            let blocker = blocker.label().to_owned();
             let skipped = children.len() - i - 1;
             let message = format!(
                 "`{}` can never run: `{blocker}` before it {why}{}",

@@ -41,6 +41,18 @@
 //! assert!(report.contains("did you mean `speed`?"));
 //! ```
 
+// Everything here reads untrusted text: a bad input must become a
+// diagnostic, never a panic.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
 pub mod checks;
 pub mod diagnostic;
 pub mod document;

@@ -291,7 +291,7 @@ impl TreeFile {
     /// from the default) and typed parameters by name, and the tree's
     /// variables, signals, timestamps and stimuli.
     pub fn from_shape(name: &str, shape: &Shape) -> TreeFile {
-        let mut root = node_def(shape, NodeIdx::ROOT);
+        let mut root = root_def(shape);
         // A root without a name is named after its tree when read back, so
         // the root's own name is written whenever it is not the tree's.
         let root_name = &*shape.node(NodeIdx::ROOT).name;
@@ -363,9 +363,10 @@ impl TreeFile {
     }
 }
 
-/// The node at `at` of `shape`, with its subtree (iteratively).
-fn node_def(shape: &Shape, at: NodeIdx) -> NodeDef {
-    // Build every node flat, then attach children bottom-up.
+/// The root of `shape` with its whole tree (iteratively).
+fn root_def(shape: &Shape) -> NodeDef {
+    // Build every node flat, then attach children bottom-up: nodes are in
+    // preorder, so a node's children are finished before it is.
     let n = shape.len();
     let mut defs: Vec<Option<NodeDef>> = (0..n)
         .map(|i| Some(one_node(shape, NodeIdx::new(i as u32))))
@@ -375,16 +376,19 @@ fn node_def(shape: &Shape, at: NodeIdx) -> NodeDef {
         if shape.kind(node).is_decider() {
             let children: Vec<NodeDef> = shape
                 .children(node)
-                .filter_map(|c| defs[c.get() as usize].take())
+                .filter_map(|c| defs.get_mut(c.get() as usize)?.take())
                 .collect();
-            if let Some(def) = &mut defs[i] {
+            if let Some(Some(def)) = defs.get_mut(i) {
                 def.children = children;
             }
         }
     }
-    defs[at.get() as usize]
-        .take()
-        .unwrap_or_else(|| unreachable!("the root is not a child"))
+    // Every node but the root was taken by its parent; a shape always has
+    // a root (`Shape::is_empty` is always false).
+    defs.into_iter()
+        .flatten()
+        .next()
+        .unwrap_or_else(|| unreachable!("a shape has a root"))
 }
 
 /// One node of `shape` without its children.

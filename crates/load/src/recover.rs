@@ -12,6 +12,43 @@ use std::ops::Range;
 /// How many syntax errors one file reports before giving up.
 pub(crate) const MAX_SYNTAX_ERRORS: usize = 32;
 
+/// The index of the first byte at or after `from` for which `stop` holds,
+/// or the length of `bytes` if there is none.
+fn skip_until(bytes: &[u8], from: usize, stop: impl Fn(u8) -> bool) -> usize {
+    bytes
+        .get(from..)
+        .and_then(|rest| rest.iter().position(|&b| stop(b)))
+        .map_or(bytes.len(), |at| from + at)
+}
+
+/// The index of the quote closing the string opened by the quote at
+/// `open`, skipping backslash escapes, or the length of `bytes` if the
+/// string never closes.
+fn string_end(bytes: &[u8], open: usize) -> usize {
+    let Some(&quote) = bytes.get(open) else {
+        return bytes.len();
+    };
+    let mut i = open + 1;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b if b == quote => return i,
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+    bytes.len()
+}
+
+/// The index of the `*/` closing the block comment opened by the `/*` at
+/// `open`, or the length of `bytes` if the comment never closes.
+fn block_comment_end(bytes: &[u8], open: usize) -> usize {
+    let from = open + 2;
+    bytes
+        .get(from..)
+        .and_then(|rest| rest.windows(2).position(|w| w == b"*/"))
+        .map_or(bytes.len(), |at| from + at)
+}
+
 /// The byte range of the innermost node around `offset`: a `{...}` or
 /// `(...)` with a `type` key at its own level, whose brackets balance.
 pub(crate) fn enclosing_node(text: &str, offset: usize) -> Option<Range<usize>> {
@@ -22,32 +59,19 @@ pub(crate) fn enclosing_node(text: &str, offset: usize) -> Option<Range<usize>> 
     let mut i = 0;
     // The last key-like token and where it ended, to spot `key:`.
     let mut last_word: Option<(usize, usize)> = None;
-    while i < bytes.len() {
-        let b = bytes[i];
+    while let Some(&b) = bytes.get(i) {
         match b {
             b'"' | b'\'' => {
-                let start = i + 1;
-                i += 1;
-                while i < bytes.len() && bytes[i] != b {
-                    if bytes[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-                last_word = Some((start, i.min(bytes.len())));
+                let end = string_end(bytes, i);
+                last_word = Some((i + 1, end));
+                i = end;
             }
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
+                i = skip_until(bytes, i, |b| b == b'\n');
                 continue;
             }
             b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
-                    i += 1;
-                }
-                i += 1;
+                i = block_comment_end(bytes, i) + 1;
             }
             b'{' => open.push((i, b'}', false)),
             b'(' => open.push((i, b')', false)),
@@ -65,18 +89,16 @@ pub(crate) fn enclosing_node(text: &str, offset: usize) -> Option<Range<usize>> 
             }
             b':' => {
                 if let (Some((s, e)), Some(top)) = (last_word, open.last_mut())
-                    && &text[s..e] == "type"
+                    && bytes.get(s..e) == Some(b"type")
                     && top.1 != b']'
                 {
                     top.2 = true;
                 }
             }
             c if c.is_ascii_alphabetic() || c == b'_' => {
-                let start = i;
-                while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') {
-                    i += 1;
-                }
-                last_word = Some((start, i));
+                let end = skip_until(bytes, i, |b| !(b.is_ascii_alphanumeric() || b == b'_'));
+                last_word = Some((i, end));
+                i = end;
                 continue;
             }
             _ => {}
@@ -91,28 +113,13 @@ pub(crate) fn enclosing_node(text: &str, offset: usize) -> Option<Range<usize>> 
 pub(crate) fn first_significant(text: &str) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
+    while let Some(&b) = bytes.get(i) {
+        match b {
             b if b.is_ascii_whitespace() => i += 1,
-            b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            b'/' if bytes.get(i + 1) == Some(&b'*') => {
-                i += 2;
-                while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
-                    i += 1;
-                }
-                i += 2;
-            }
+            b'/' if bytes.get(i + 1) == Some(&b'/') => i = skip_until(bytes, i, |b| b == b'\n'),
+            b'/' if bytes.get(i + 1) == Some(&b'*') => i = block_comment_end(bytes, i) + 2,
             // A RON attribute: `#![enable(implicit_some)]`.
-            b'#' if bytes.get(i + 1) == Some(&b'!') => {
-                while i < bytes.len() && bytes[i] != b']' {
-                    i += 1;
-                }
-                i += 1;
-            }
+            b'#' if bytes.get(i + 1) == Some(&b'!') => i = skip_until(bytes, i, |b| b == b']') + 1,
             _ => return Some(i),
         }
     }
@@ -126,21 +133,11 @@ pub(crate) fn too_deep(text: &str, limit: usize) -> Option<usize> {
     let bytes = text.as_bytes();
     let mut depth = 0usize;
     let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            q @ (b'"' | b'\'') => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != q {
-                    if bytes[i] == b'\\' {
-                        i += 1;
-                    }
-                    i += 1;
-                }
-            }
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'"' | b'\'' => i = string_end(bytes, i),
             b'/' if bytes.get(i + 1) == Some(&b'/') => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
+                i = skip_until(bytes, i, |b| b == b'\n');
                 continue;
             }
             b'{' | b'(' | b'[' => {

@@ -73,9 +73,12 @@ impl SourceFile {
         while !self.text.is_char_boundary(offset) {
             offset -= 1;
         }
-        let line = self.lines.partition_point(|&start| start <= offset) - 1;
-        let column = self.text[self.lines[line]..offset].chars().count();
-        (line as u32 + 1, column as u32 + 1)
+        // Lines start at 0 and after each line break.
+        let line = self.lines.partition_point(|&start| start <= offset);
+        let before = &self.text[..offset];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let column = before[line_start..].chars().count();
+        (line as u32, column as u32 + 1)
     }
 
     /// Byte offset of 1-based `line` and `column`, if inside the file.
@@ -115,6 +118,7 @@ impl SourceMap {
     ///
     /// # Panics
     /// Past 65,535 files.
+    #[allow(clippy::expect_used)] // The documented limit of a `FileId`.
     pub fn add(&mut self, name: &str, text: String) -> FileId {
         if let Some(id) = self.find(name) {
             return id;
@@ -130,6 +134,7 @@ impl SourceMap {
     ///
     /// # Panics
     /// If the lengths differ, or `id` is not from this map.
+    #[allow(clippy::indexing_slicing)] // In range: `id` is from this map, as documented.
     pub fn set_text(&mut self, id: FileId, text: String) {
         let file = &mut self.files[id.0 as usize];
         assert_eq!(
@@ -152,6 +157,7 @@ impl SourceMap {
     ///
     /// # Panics
     /// If `id` is not from this map.
+    #[allow(clippy::indexing_slicing)] // In range: `id` is from this map, as documented.
     pub fn file(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
     }

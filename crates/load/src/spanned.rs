@@ -190,7 +190,7 @@ pub fn check_keys(
 ) -> bool {
     let mut ok = true;
     for (i, e) in entries.iter().enumerate() {
-        if entries[..i].iter().any(|p| p.key == e.key) {
+        if entries.iter().take(i).any(|p| p.key == e.key) {
             diags.push(Diagnostic::error(twice(&e.key)).at(e.key_span));
         } else if !allowed.contains(&&*e.key) {
             let d = Diagnostic::error(unknown(&e.key)).at(e.key_span);

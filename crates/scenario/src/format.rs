@@ -1,6 +1,18 @@
 //! Reading scenario files (docs/scenarios.md): JSON or RON, every value
 //! checked where it is written.
 
+// Parses untrusted scenario files: a bad input must become an error, never a
+// panic.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
 use crate::blackboard::DynValue;
 use std::path::{Path, PathBuf};
 use treebeard_load::spanned::{Entry, Value, ValueKind, check_keys, get, read_value};
@@ -492,20 +504,21 @@ impl Decoder<'_> {
                 },
             };
             let numeric = |v: &DynValue| matches!(v.ty(), FieldType::Int | FieldType::Float);
-            let ty = if values.iter().all(|v| v.ty() == values[0].ty()) {
-                values[0].ty()
-            } else if values.iter().all(numeric) {
+            let ty = match values.split_first() {
+                Some((first, rest)) if rest.iter().all(|v| v.ty() == first.ty()) => first.ty(),
                 // Whole and fractional numbers together make a float key.
-                FieldType::Float
-            } else {
-                self.error(
-                    e.value.span,
-                    format!("key `{}` mixes values of different types", e.key),
-                );
-                continue;
+                _ if values.iter().all(numeric) => FieldType::Float,
+                _ => {
+                    self.error(
+                        e.value.span,
+                        format!("key `{}` mixes values of different types", e.key),
+                    );
+                    continue;
+                }
             };
-            for (agent, value) in values.iter().enumerate() {
-                initial[agent].push(value.to_type(ty).unwrap_or_else(|| value.clone()));
+            // One value for each agent.
+            for (agent, value) in initial.iter_mut().zip(&values) {
+                agent.push(value.to_type(ty).unwrap_or_else(|| value.clone()));
             }
             keys.push(FieldDecl::new(&e.key, ty));
         }
@@ -571,7 +584,7 @@ impl Decoder<'_> {
             return out;
         };
         for e in entries {
-            let Some(k) = cx.keys.iter().position(|k| *k.name == *e.key) else {
+            let Some((k, key)) = cx.keys.iter().enumerate().find(|(_, k)| *k.name == *e.key) else {
                 let mut d = Diagnostic::error(format!("the scenario declares no key `{}`", e.key))
                     .at(e.key_span);
                 if let Some(s) = suggest(&e.key, cx.keys.iter().map(|k| &*k.name)) {
@@ -585,14 +598,14 @@ impl Decoder<'_> {
             let Some(value) = self.literal(&e.value) else {
                 continue;
             };
-            match value.to_type(cx.keys[k].ty) {
+            match value.to_type(key.ty) {
                 Some(v) => out.push((k, v, e.value.span)),
                 None => self.error(
                     e.value.span,
                     format!(
                         "key `{}` holds {} values, not {}",
                         e.key,
-                        cx.keys[k].ty,
+                        key.ty,
                         value.ty()
                     ),
                 ),
@@ -679,14 +692,14 @@ impl Decoder<'_> {
             .into_iter()
             .filter(|k| f.get(k).is_some())
             .collect();
-        if given.len() != 1 {
+        let &[action] = given.as_slice() else {
             self.error(
                 v.span,
                 "a script step does one thing: `set`, `event`, `complete`, `stimulus` or `inject`",
             );
             return None;
-        }
-        let action = match given[0] {
+        };
+        let action = match action {
             "set" => Action::Set(self.assignments(f.get("set")?, cx)),
             "event" => {
                 let e = f.get("event")?;
@@ -778,7 +791,8 @@ impl Decoder<'_> {
         let mut checks = Vec::new();
         let mut given = false;
         for e in f.entries {
-            given |= EXPECT[3..].contains(&&*e.key);
+            // Past `tick`, `agent` and `agents`: the checks.
+            given |= EXPECT.iter().skip(3).any(|&k| k == &*e.key);
             let span = e.value.span;
             let what = match &*e.key {
                 "status" => match self.status(&e.value) {

@@ -51,6 +51,17 @@
 //! stimulus's seconds, the number of stimuli, empty log messages) are the
 //! validator's to check.
 
+// Decodes untrusted bytes: a bad input must become an error, never a panic.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
 use crate::declare::{Script, Signal, Stimulus, Timestamp, Variable};
 use crate::error::{Invalid, ValidationError};
 use crate::ids::NodeId;
@@ -171,42 +182,53 @@ impl<'b> Reader<'b> {
         DecodeError { offset: at, what }
     }
 
+    /// The error for `needed` more bytes of `section` than are left.
+    fn truncated(&self, needed: u64, section: &'static str) -> DecodeError {
+        self.fail_at(
+            self.pos,
+            Undecodable::Truncated {
+                section,
+                needed,
+                available: self.bytes.len() - self.pos,
+            },
+        )
+    }
+
     fn take(&mut self, n: u64, section: &'static str) -> Result<&'b [u8], DecodeError> {
-        let available = self.bytes.len() - self.pos;
-        if n > available as u64 {
-            return Err(self.fail_at(
-                self.pos,
-                Undecodable::Truncated {
-                    section,
-                    needed: n,
-                    available,
-                },
-            ));
-        }
-        let start = self.pos;
-        self.pos += n as usize;
-        Ok(&self.bytes[start..self.pos])
+        let bytes: &'b [u8] = self.bytes;
+        let taken = usize::try_from(n)
+            .ok()
+            .and_then(|n| bytes.get(self.pos..)?.get(..n));
+        let Some(taken) = taken else {
+            return Err(self.truncated(n, section));
+        };
+        self.pos += taken.len();
+        Ok(taken)
+    }
+
+    /// The next `N` bytes.
+    fn array<const N: usize>(&mut self, section: &'static str) -> Result<[u8; N], DecodeError> {
+        let Some(&taken) = self.bytes.get(self.pos..).and_then(<[u8]>::first_chunk) else {
+            return Err(self.truncated(N as u64, section));
+        };
+        self.pos += N;
+        Ok(taken)
     }
 
     fn u8(&mut self, section: &'static str) -> Result<u8, DecodeError> {
-        Ok(self.take(1, section)?[0])
+        self.array(section).map(u8::from_le_bytes)
     }
 
     fn u16(&mut self, section: &'static str) -> Result<u16, DecodeError> {
-        let b = self.take(2, section)?;
-        Ok(u16::from_le_bytes([b[0], b[1]]))
+        self.array(section).map(u16::from_le_bytes)
     }
 
     fn u32(&mut self, section: &'static str) -> Result<u32, DecodeError> {
-        let b = self.take(4, section)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        self.array(section).map(u32::from_le_bytes)
     }
 
     fn u64(&mut self, section: &'static str) -> Result<u64, DecodeError> {
-        let b = self.take(8, section)?;
-        let mut w = [0; 8];
-        w.copy_from_slice(b);
-        Ok(u64::from_le_bytes(w))
+        self.array(section).map(u64::from_le_bytes)
     }
 
     /// A count of entries at least `min_bytes` each, checked against the

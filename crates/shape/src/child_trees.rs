@@ -15,27 +15,50 @@
 //! ([`shared_nodes`]), as seed 001 asks: "these global locks will also work
 //! for all child trees, no matter when and where they are injected".
 
+// Checks untrusted parts: a bad input must become an error, never a panic.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
 use crate::error::{Invalid, ValidationError};
 use crate::item::ShapeItem;
 use crate::kinds::{Kind, Layout};
 use crate::shape::ShapeParts;
 use std::collections::HashMap;
 
-/// One past the last item of the sub-stream at `at` in a sound stream.
-fn subtree_end(items: &[ShapeItem], at: u32) -> u32 {
-    let item = items[at as usize];
+/// One past the last item of the sub-stream of `item`, at `at`, in a
+/// sound stream.
+fn subtree_end(item: ShapeItem, at: u32) -> u32 {
     match item.kind().map(Kind::layout) {
         Some(Layout::Decider | Layout::Configured) => item.end(),
         _ => at + 1,
     }
 }
 
-/// The roots of the child trees of the connector at `connector`, in order.
-pub(crate) fn roots(items: &[ShapeItem], connector: u32) -> impl Iterator<Item = u32> + '_ {
-    let end = items[connector as usize].end();
-    std::iter::successors(Some(connector + 1), move |&root| {
-        let next = subtree_end(items, root);
-        (next < end).then_some(next)
+/// The items of the sub-stream at `at`, if the stream holds them.
+fn sub_stream(items: &[ShapeItem], at: u32) -> Option<&[ShapeItem]> {
+    let end = subtree_end(*items.get(at as usize)?, at);
+    items.get(at as usize..end as usize)
+}
+
+/// The roots of the child trees of `connector`, at `at`, in order, with
+/// their items.
+pub(crate) fn roots(
+    items: &[ShapeItem],
+    at: u32,
+    connector: ShapeItem,
+) -> impl Iterator<Item = (u32, ShapeItem)> + '_ {
+    let end = connector.end();
+    let item = move |at: u32| Some((at, *items.get(at as usize)?));
+    std::iter::successors(item(at + 1), move |&(root, root_item)| {
+        let next = subtree_end(root_item, root);
+        (next < end).then(|| item(next)).flatten()
     })
 }
 
@@ -46,30 +69,35 @@ pub(crate) fn roots(items: &[ShapeItem], connector: u32) -> impl Iterator<Item =
 /// same words at crowd nodes).
 pub(crate) fn check(parts: &ShapeParts) -> Result<(), ValidationError> {
     let items = &parts.items;
-    let name = |at: u32| &*parts.nodes[at as usize].name;
+    let name = |at: u32| match parts.nodes.get(at as usize) {
+        Some(node) => Ok(&*node.name),
+        None => Err(ValidationError::whole(Invalid::NodeTable {
+            nodes: parts.nodes.len(),
+            items: items.len(),
+        })),
+    };
     let mut first: HashMap<&str, u32> = HashMap::new();
-    for (c, item) in items.iter().enumerate() {
+    for (c, &item) in items.iter().enumerate() {
         if item.kind() != Some(Kind::ChildTree) {
             continue;
         }
-        for root in roots(items, c as u32) {
-            let err = |what| ValidationError::at(root, items[root as usize].kind(), what);
-            if let Some(sibling) = roots(items, c as u32)
-                .take_while(|&s| s < root)
-                .find(|&s| name(s) == name(root))
-            {
-                let name = name(root).into();
-                return Err(err(Invalid::DuplicateChildTree {
-                    name,
-                    first: sibling,
-                }));
+        for (root, root_item) in roots(items, c as u32, item) {
+            let err = |what| ValidationError::at(root, root_item.kind(), what);
+            let root_name = name(root)?;
+            for (sibling, _) in roots(items, c as u32, item).take_while(|&(s, _)| s < root) {
+                if name(sibling)? == root_name {
+                    return Err(err(Invalid::DuplicateChildTree {
+                        name: root_name.into(),
+                        first: sibling,
+                    }));
+                }
             }
-            match first.get(name(root)) {
+            match first.get(root_name) {
                 None => {
-                    first.insert(name(root), root);
+                    first.insert(root_name, root);
                 }
                 Some(&other) if !same_tree(parts, other, root) => {
-                    let name = name(root).into();
+                    let name = root_name.into();
                     return Err(err(Invalid::ChildTreeDiffers { name, first: other }));
                 }
                 Some(_) => {}
@@ -83,19 +111,22 @@ pub(crate) fn check(parts: &ShapeParts) -> Result<(), ValidationError> {
 /// the crowd's shared state can tell.
 fn same_tree(parts: &ShapeParts, a: u32, b: u32) -> bool {
     let items = &parts.items;
-    let len = subtree_end(items, a) - a;
-    if subtree_end(items, b) - b != len {
+    let (Some(xs), Some(ys)) = (sub_stream(items, a), sub_stream(items, b)) else {
         return false;
-    }
-    (0..len).all(|k| {
-        let (x, y) = (items[(a + k) as usize], items[(b + k) as usize]);
-        x.kind() == y.kind()
-            && subtree_end(items, a + k) - a == subtree_end(items, b + k) - b
-            && x.kind().is_none_or(|kind| {
-                !kind.is_global()
-                    || parts.params[x.params().range()] == parts.params[y.params().range()]
+    };
+    let words = |item: &ShapeItem| parts.params.get(item.params().range());
+    xs.len() == ys.len()
+        && xs
+            .iter()
+            .zip(a..)
+            .zip(ys.iter().zip(b..))
+            .all(|((x, i), (y, j))| {
+                x.kind() == y.kind()
+                    && subtree_end(*x, i) - a == subtree_end(*y, j) - b
+                    && x.kind().is_none_or(|kind| {
+                        !kind.is_global() || words(x).is_some_and(|w| words(y) == Some(w))
+                    })
             })
-    })
 }
 
 /// For every item of a validated stream, the item whose crowd state it
@@ -103,29 +134,33 @@ fn same_tree(parts: &ShapeParts, a: u32, b: u32) -> bool {
 /// name, the same place in that first copy. One pass in stream order (a
 /// first copy precedes its other copies, so its items are mapped already).
 pub(crate) fn shared_nodes(items: &[ShapeItem], names: impl Fn(u32) -> Box<str>) -> Vec<u32> {
-    let mut shared: Vec<u32> = (0..items.len() as u32).collect();
+    let mut shared: Vec<u32> = Vec::with_capacity(items.len());
     let mut first: HashMap<Box<str>, u32> = HashMap::new();
     // The child trees being walked: (root, end, first copy's root).
     let mut open: Vec<(u32, u32, u32)> = Vec::new();
-    for (i, item) in items.iter().enumerate() {
+    for (i, &item) in items.iter().enumerate() {
         let i = i as u32;
         while open.last().is_some_and(|&(_, end, _)| end <= i) {
             open.pop();
         }
-        if let Some(&(root, _, copied)) = open.last()
-            && copied != root
-        {
-            shared[i as usize] = shared[(copied + (i - root)) as usize];
-        }
+        let copy_of = match open.last() {
+            // Behind `i`, so already mapped.
+            Some(&(root, _, copied)) if copied != root => {
+                shared.get((copied + (i - root)) as usize).copied()
+            }
+            _ => None,
+        };
+        shared.push(copy_of.unwrap_or(i));
         if item.kind() == Some(Kind::ChildTree) {
             // Its child trees open one after another below it: pushed last
             // to first, so the one the walk reaches first is on top.
-            let trees: Vec<(u32, u32)> = roots(items, i)
-                .map(|root| (root, *first.entry(names(root)).or_insert(root)))
+            let trees: Vec<(u32, u32, u32)> = roots(items, i, item)
+                .map(|(root, root_item)| {
+                    let copied = *first.entry(names(root)).or_insert(root);
+                    (root, subtree_end(root_item, root), copied)
+                })
                 .collect();
-            for &(root, copied) in trees.iter().rev() {
-                open.push((root, subtree_end(items, root), copied));
-            }
+            open.extend(trees.into_iter().rev());
         }
     }
     shared

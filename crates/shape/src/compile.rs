@@ -13,6 +13,18 @@
 //! meaningful (an unknown leaf, a bad parameter), so one run reports every
 //! such problem.
 
+// Compiles trees read from untrusted files: a bad input must become an
+// error, never a panic.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
 use crate::catalog::{LeafCatalog, LeafSchema, suggest};
 use crate::declare::{Declarations, MAX_STIMULI, Script, Signal, Stimulus, Timestamp, Variable};
 use crate::error::ValidationError;
@@ -427,6 +439,8 @@ impl BuildError {
         &self.problems
     }
 
+    // In range: both places that make a `BuildError` give it a problem.
+    #[allow(clippy::indexing_slicing)]
     fn first(&self) -> &BuildProblem {
         &self.problems[0]
     }
@@ -758,12 +772,14 @@ impl<'t> Compiler<'t, '_> {
         };
         let kind = frame.kind;
         let mut rule = kind.misplaced_children(&kinds);
-        let words = &self.parts.params[frame.params.range()];
-        if rule.is_none()
-            && kind == Kind::Decider
-            && words.get(decider_param::DELEGATE).is_some_and(|&w| w != 0)
-            && kinds.last() != Some(&Kind::Group)
-        {
+        let delegates = kind == Kind::Decider
+            && self
+                .parts
+                .params
+                .get(frame.params.range())
+                .and_then(|words| words.get(decider_param::DELEGATE))
+                .is_some_and(|&w| w != 0);
+        if rule.is_none() && delegates && kinds.last() != Some(&Kind::Group) {
             rule = Some("a Decider that delegates its Decide needs a Group to run");
         }
         if let Some(rule) = rule {
@@ -837,9 +853,10 @@ impl<'t> Compiler<'t, '_> {
             schema.params.push(match (p.default, p.ty) {
                 (Some(d), KindParamType::Flag) => spec.default(ParamValue::Bool(d != 0)),
                 (Some(d), KindParamType::Duration) => spec.default(ParamValue::Duration(d as f64)),
-                (Some(d), KindParamType::Policy) => {
-                    spec.default(ParamValue::Str(POLICIES[d as usize].into()))
-                }
+                (Some(d), KindParamType::Policy) => match POLICIES.get(d as usize) {
+                    Some(&policy) => spec.default(ParamValue::Str(policy.into())),
+                    None => spec.default(ParamValue::Int(d)),
+                },
                 (Some(d), _) => spec.default(ParamValue::Int(d)),
                 (None, _) => spec,
             });
@@ -852,6 +869,9 @@ impl<'t> Compiler<'t, '_> {
             if !p.ty.is_script() {
                 continue;
             }
+            // In range: `encode` gave a script's word as the index of the
+            // string it added.
+            #[allow(clippy::indexing_slicing)]
             let text = self.parts.strings[*word as usize].clone();
             match self.script(kind, p.name, p.ty, &text) {
                 Ok(index) => *word = index,
@@ -1017,27 +1037,33 @@ impl<'t> Compiler<'t, '_> {
                 continue;
             };
             // Every declared name is in the map (a repeat keeps the first).
-            let a = timestamps[&*t.name];
-            let b = match declared("timestamp", &timestamps, other) {
-                Ok(b) => b,
-                Err(what) => {
+            let (a, b) = match (
+                declared("timestamp", &timestamps, &t.name),
+                declared("timestamp", &timestamps, other),
+            ) {
+                (Ok(a), Ok(b)) => (a, b),
+                (Err(what), _) | (_, Err(what)) => {
                     problems.push((t.source, what));
                     continue;
                 }
             };
-            let (ta, tb) = (stamps[a as usize].exclusive, stamps[b as usize].exclusive);
-            if a == b || ta.is_some_and(|x| x != b) || tb.is_some_and(|x| x != a) {
-                problems.push((
+            // Two timestamps (not one twice), not exclusive to others.
+            match stamps.get_disjoint_mut([a as usize, b as usize]) {
+                Ok([ta, tb])
+                    if ta.exclusive.is_none_or(|x| x == b)
+                        && tb.exclusive.is_none_or(|x| x == a) =>
+                {
+                    ta.exclusive = Some(b);
+                    tb.exclusive = Some(a);
+                }
+                _ => problems.push((
                     t.source,
                     Unbuildable::Exclusive {
                         name: t.name.clone(),
                         other: other.clone(),
                     },
-                ));
-                continue;
+                )),
             }
-            stamps[a as usize].exclusive = Some(b);
-            stamps[b as usize].exclusive = Some(a);
         }
         self.parts.timestamps = stamps;
         let mut stimuli: HashSet<&str> = HashSet::new();
@@ -1115,13 +1141,16 @@ impl<'t> Compiler<'t, '_> {
         name: &str,
         schema: &LeafSchema,
     ) -> Result<u16, Fatal> {
-        let Some(slot) = schema.kind.leaf_slot() else {
+        let slot = schema.kind.leaf_slot();
+        let (Some(index), Some(table)) = (
+            slot.and_then(|slot| self.import_index.get_mut(slot)),
+            slot.and_then(|slot| self.parts.imports.get_mut(slot)),
+        ) else {
             unreachable!("checked to be a leaf kind");
         };
-        if let Some(&i) = self.import_index[slot].get(name) {
+        if let Some(&i) = index.get(name) {
             return Ok(i);
         }
-        let table = &mut self.parts.imports[slot];
         let Ok(i) = u16::try_from(table.len()) else {
             let what = Unbuildable::TooManyImports { kind: schema.kind };
             return Err(self.fatal(node, position, what));
@@ -1139,7 +1168,7 @@ impl<'t> Compiler<'t, '_> {
             persistent: schema.persistent,
             scope: schema.scope,
         });
-        self.import_index[slot].insert(name.into(), i);
+        index.insert(name.into(), i);
         Ok(i)
     }
 
@@ -1158,10 +1187,19 @@ impl<'t> Compiler<'t, '_> {
             let what = Unbuildable::ParamTableFull { max: max_params };
             return Err(self.fatal(node, position, what));
         }
-        self.parts.params.extend_from_slice(words);
-        for (k, &(slot, _)) in constants.iter().enumerate() {
-            self.parts.params[offset + slot] = (offset + words.len() + k) as u64;
-        }
+        // Each literal's word (they are in slot order) points at it.
+        let literals = offset + words.len();
+        let mut pointers = (literals..)
+            .zip(constants)
+            .map(|(at, &(slot, _))| (slot, at as u64))
+            .peekable();
+        self.parts
+            .params
+            .extend(words.iter().enumerate().map(|(slot, &word)| {
+                pointers
+                    .next_if(|&(s, _)| s == slot)
+                    .map_or(word, |(_, pointer)| pointer)
+            }));
         self.parts
             .params
             .extend(constants.iter().map(|&(_, value)| value));
@@ -1283,13 +1321,13 @@ impl<'t> Compiler<'t, '_> {
                     }
                 },
             };
-            let Some(entry) = given.get_mut(slot) else {
+            let (Some(entry), Some(spec)) = (given.get_mut(slot), specs.get(slot)) else {
                 continue;
             };
             if entry.is_some() {
                 let what = Unbuildable::DuplicateParam {
                     leaf: leaf.into(),
-                    name: specs[slot].name.clone(),
+                    name: spec.name.clone(),
                 };
                 self.report(node, position, param.source, what);
                 ok = false;
@@ -1350,7 +1388,7 @@ impl<'t> Compiler<'t, '_> {
             self.check_spore_children(&frame);
         }
         if kind.layout() == Layout::Configured {
-            self.parts.items[frame.item as usize] = ShapeItem::configured(kind, end, frame.params);
+            self.fill(&frame, ShapeItem::configured(kind, end, frame.params));
             return;
         }
         let What::Decider { policy, .. } = node.what else {
@@ -1372,7 +1410,15 @@ impl<'t> Compiler<'t, '_> {
             },
             _ => (0, 0),
         };
-        self.parts.items[frame.item as usize] = ShapeItem::decider(kind, end, a, b);
+        self.fill(&frame, ShapeItem::decider(kind, end, a, b));
+    }
+
+    /// Puts `item` in place of the placeholder `frame` was opened with.
+    // In range: `frame.item` is where `emit` pushed the placeholder, and
+    // items are never removed.
+    #[allow(clippy::indexing_slicing)]
+    fn fill(&mut self, frame: &Frame, item: ShapeItem) {
+        self.parts.items[frame.item as usize] = item;
     }
 }
 

@@ -30,10 +30,22 @@
 //! maps to nothing **vanished**; a node of the new shape that nothing maps
 //! to is **added**.
 
+// Matches the nodes of shapes read from untrusted files: no input may make
+// it panic.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
 use crate::ids::{NodeId, NodeIdx};
 use crate::kinds::Kind;
 use crate::shape::Shape;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// No node: the value of an unmapped entry.
 const NONE: u32 = u32::MAX;
@@ -60,40 +72,47 @@ impl NodeMap {
         };
         // Nodes a given id claims, whether or not the pair is alike.
         let mut claimed_old = vec![false; old.len()];
-        let mut claimed_new = vec![false; new.len()];
+        let mut claimed_new = HashSet::new();
         let given_new: HashMap<NodeId, u32> = (0..new.len() as u32)
             .filter(|&n| given(new, n))
             .map(|n| (new.node(NodeIdx::new(n)).id, n))
             .collect();
-        for o in (0..old.len() as u32).filter(|&o| given(old, o)) {
+        for (o, claimed) in (0..).zip(&mut claimed_old) {
+            if !given(old, o) {
+                continue;
+            }
             let Some(&n) = given_new.get(&old.node(NodeIdx::new(o)).id) else {
                 continue;
             };
-            claimed_old[o as usize] = true;
-            claimed_new[n as usize] = true;
+            *claimed = true;
+            claimed_new.insert(n);
             if alike(old, o, new, n) {
                 map.pair(o, n);
                 map.by_id += 1;
             }
         }
         let new_paths = new.paths();
-        let by_path: HashMap<&str, u32> = (0..new.len() as u32)
-            .filter(|&n| !claimed_new[n as usize])
-            .map(|n| (new_paths[n as usize].as_str(), n))
+        let by_path: HashMap<&str, u32> = (0..)
+            .zip(&new_paths)
+            .filter(|(n, _)| !claimed_new.contains(n))
+            .map(|(n, path)| (path.as_str(), n))
             .collect();
-        for (o, path) in old.paths().iter().enumerate() {
-            if claimed_old[o] {
+        for ((o, path), &claimed) in (0..).zip(old.paths().iter()).zip(&claimed_old) {
+            if claimed {
                 continue;
             }
             if let Some(&n) = by_path.get(path.as_str())
-                && alike(old, o as u32, new, n)
+                && alike(old, o, new, n)
             {
-                map.pair(o as u32, n);
+                map.pair(o, n);
             }
         }
         map
     }
 
+    // In range: `old` and `new` are nodes of the shapes the map was made
+    // for, which `to_new` and `to_old` are as long as.
+    #[allow(clippy::indexing_slicing)]
     fn pair(&mut self, old: u32, new: u32) {
         self.to_new[old as usize] = new;
         self.to_old[new as usize] = old;

@@ -24,6 +24,18 @@
 //! so that every `i64` and `f64` stays representable: the flag bit of a field
 //! reference could not be told from a negative literal.
 
+// Encodes untrusted parameter values: a bad input must become an error,
+// never a panic.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
 use std::fmt;
 
 /// Set in a word that refers to a blackboard field; the low 32 bits are the
@@ -407,14 +419,14 @@ pub fn encode(
         })
     };
     let field_ref = |name: &str, want: FieldType| -> Result<u64, Mismatch> {
-        let Some(index) = fields.iter().position(|f| &*f.name == name) else {
+        let Some((index, field)) = fields.iter().enumerate().find(|(_, f)| &*f.name == name) else {
             let suggestion = crate::catalog::suggest(name, fields.iter().map(|f| &*f.name));
             return Err(Mismatch::UnknownField {
                 name: name.into(),
                 suggestion: suggestion.map(Box::from),
             });
         };
-        let found = fields[index].ty;
+        let found = field.ty;
         if found != want {
             return Err(Mismatch::FieldType {
                 name: name.into(),

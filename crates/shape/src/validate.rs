@@ -6,6 +6,18 @@
 //! sub-stream closes, its children's bounds are combined by the decider's
 //! semantics and handed to its parent.
 
+// Validates untrusted parts: a bad input must become an error, never a
+// panic.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
 use crate::capacity::CapacitySpec;
 use crate::declare::MAX_STIMULI;
 use crate::error::{Invalid, ValidationError};
@@ -258,11 +270,11 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
     check_logs(parts)?;
     let script_types = check_declarations(parts)?;
     let mut ids = HashSet::with_capacity(n);
-    for (i, node) in parts.nodes.iter().enumerate() {
+    for (i, (node, item)) in parts.nodes.iter().zip(items).enumerate() {
         if let Some(source) = node.source
             && source.file as usize >= parts.files.len()
         {
-            let kind = parts.items[i].kind();
+            let kind = item.kind();
             return Err(ValidationError::at(
                 i as u32,
                 kind,
@@ -273,7 +285,7 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
             ));
         }
         if !ids.insert(node.id) {
-            let kind = parts.items[i].kind();
+            let kind = item.kind();
             return Err(ValidationError::at(
                 i as u32,
                 kind,
@@ -295,10 +307,9 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
         }
         if i > 0 && stack.is_empty() {
             // Only reachable when the root is a leaf in a longer stream.
-            let root_item = items[0];
             return Err(ValidationError::at(
                 0,
-                root_item.kind(),
+                items.first().and_then(|root| root.kind()),
                 Invalid::RootSpan { end: 1, len: n },
             ));
         }
@@ -345,16 +356,15 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
                 if end > limit {
                     return Err(err(Invalid::EndOutOfBounds { end, limit }));
                 }
-                match kind.layout() {
+                // A configured kind's parameter words.
+                let words = match kind.layout() {
                     Layout::Configured => check_configured(parts, i, kind, item, &script_types)?,
                     _ if kind.fields() == ("", "") && (item.a() != 0 || item.b() != 0) => {
                         return Err(err(Invalid::ReservedBits { bits: item.bits() }));
                     }
-                    _ => {}
-                }
-                if kind.layout() == Layout::Configured
-                    && kind.owns_slot(&parts.params[item.params().range()])
-                {
+                    _ => &[],
+                };
+                if kind.layout() == Layout::Configured && kind.owns_slot(words) {
                     persistent.push(NodeIdx::new(i));
                 }
                 if kind == Kind::SendEvent {
@@ -394,12 +404,10 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
                     monitor: (kind == Kind::Monitor).then_some(i).or(monitor),
                     kinds: Vec::new(),
                     delegates: kind == Kind::Decider
-                        && parts.params[item.params().range()]
-                            .get(decider_param::DELEGATE)
-                            .is_some_and(|&w| w != 0),
+                        && words.get(decider_param::DELEGATE).is_some_and(|&w| w != 0),
                     team: (kind == Kind::Team).then_some(i).or(team),
-                    size: match kind {
-                        Kind::Team => parts.params[item.params().range()][0],
+                    size: match (kind, words) {
+                        (Kind::Team, &[size, ..]) => size,
                         _ => 0,
                     },
                 });
@@ -462,10 +470,7 @@ fn check_leaf(
     if flags & !KNOWN_FLAGS != 0 {
         return Err(err(Invalid::UnknownFlags { flags }));
     }
-    let Some(slot) = kind.leaf_slot() else {
-        unreachable!("leaf layouts belong to leaf kinds");
-    };
-    let table = &parts.imports[slot];
+    let table = imports(parts, kind);
     let Some(import) = table.get(item.import() as usize) else {
         return Err(err(Invalid::ImportOutOfRange {
             kind,
@@ -474,13 +479,13 @@ fn check_leaf(
         }));
     };
     let params = item.params();
-    if params.range().end > parts.params.len() {
+    let Some(words) = parts.params.get(params.range()) else {
         return Err(err(Invalid::ParamsOutOfRange {
             offset: params.offset,
             len: params.len,
             table: parts.params.len(),
         }));
-    }
+    };
     if params.len as usize != import.arity() {
         return Err(err(Invalid::Arity {
             leaf: import.name.clone(),
@@ -488,7 +493,6 @@ fn check_leaf(
             found: params.len,
         }));
     }
-    let words = &parts.params[params.range()];
     check_import_words(parts, import, words).map_err(err)?;
     if import.scope {
         return Err(err(Invalid::ScopeHook {
@@ -533,15 +537,22 @@ fn check_import_words(parts: &ShapeParts, import: &Import, words: &[u64]) -> Res
     Ok(())
 }
 
+/// The import table of a leaf kind (empty for the others).
+fn imports(parts: &ShapeParts, kind: Kind) -> &[Import] {
+    kind.leaf_slot()
+        .and_then(|slot| parts.imports.get(slot))
+        .map_or(&[], Vec::as_slice)
+}
+
 /// Checks a configured item's parameter words against its kind's schema
-/// (and, for a scope, against its hook's).
-fn check_configured(
-    parts: &ShapeParts,
+/// (and, for a scope, against its hook's); the words.
+fn check_configured<'p>(
+    parts: &'p ShapeParts,
     i: u32,
     kind: Kind,
     item: ShapeItem,
     script_types: &[ScriptType],
-) -> Result<(), ValidationError> {
+) -> Result<&'p [u64], ValidationError> {
     let err = |what| ValidationError::at(i, Some(kind), what);
     let params = item.params();
     let Some(words) = parts.params.get(params.range()) else {
@@ -560,14 +571,14 @@ fn check_configured(
         })
     };
     if kind == Kind::Scope {
-        let Some(&hook) = words.first() else {
+        let Some((&hook, hook_words)) = words.split_first() else {
             return Err(err(Invalid::Arity {
                 leaf: kind.name().into(),
                 expected: 1,
                 found: 0,
             }));
         };
-        let actions = &parts.imports[Kind::Action.leaf_slot().unwrap_or_default()];
+        let actions = imports(parts, Kind::Action);
         let Some(import) = usize::try_from(hook).ok().and_then(|h| actions.get(h)) else {
             return Err(bad("hook", hook, "is not an action import"));
         };
@@ -584,7 +595,8 @@ fn check_configured(
                 found: params.len.saturating_sub(1),
             }));
         }
-        return check_import_words(parts, import, &words[1..]).map_err(err);
+        check_import_words(parts, import, hook_words).map_err(err)?;
+        return Ok(words);
     }
     let schema = kind.params();
     if words.len() != schema.len() {
@@ -599,16 +611,17 @@ fn check_configured(
             return Err(bad(param.name, word, reason));
         }
     }
-    if kind == Kind::Gate && words[0] == 0 {
-        return Err(bad("max", 0, "is 0: a gate must admit at least one agent"));
+    // The arity is checked: each of these kinds has a first word.
+    match (kind, words) {
+        (Kind::Gate, &[0, ..]) => Err(bad("max", 0, "is 0: a gate must admit at least one agent")),
+        (Kind::Team, &[size, ..]) if !(2..=u64::from(MAX_TEAM_SIZE)).contains(&size) => {
+            Err(bad("size", size, "is not a team size (2 to 32)"))
+        }
+        (Kind::Sync, &[point, ..]) if !(1..=u64::from(MAX_SYNC_POINT)).contains(&point) => {
+            Err(bad("point", point, "is not a sync point (1 to 255)"))
+        }
+        _ => Ok(words),
     }
-    if kind == Kind::Team && !(2..=u64::from(MAX_TEAM_SIZE)).contains(&words[0]) {
-        return Err(bad("size", words[0], "is not a team size (2 to 32)"));
-    }
-    if kind == Kind::Sync && !(1..=u64::from(MAX_SYNC_POINT)).contains(&words[0]) {
-        return Err(bad("point", words[0], "is not a sync point (1 to 255)"));
-    }
-    Ok(())
 }
 
 /// Why `word` cannot be a built-in kind's parameter of type `ty`, if it
@@ -643,8 +656,12 @@ fn bad_kind_word(
                 Some(_) => None,
             }
             .or_else(|| {
-                (ty == KindParamType::Condition && script::writes(&parts.scripts[index].words))
-                    .then_some("is a script that assigns, not a condition")
+                (ty == KindParamType::Condition
+                    && parts
+                        .scripts
+                        .get(index)
+                        .is_some_and(|s| script::writes(&s.words)))
+                .then_some("is a script that assigns, not a condition")
             })
         }
     }
@@ -775,8 +792,7 @@ fn bad_word(ty: &ParamType, word: u64, parts: &ShapeParts) -> Option<&'static st
 }
 
 fn check_imports(parts: &ShapeParts) -> Result<(), ValidationError> {
-    for (slot, table) in parts.imports.iter().enumerate() {
-        let kind = Kind::LEAVES[slot];
+    for (&kind, table) in Kind::LEAVES.iter().zip(&parts.imports) {
         let mut seen = HashSet::new();
         for (index, import) in table.iter().enumerate() {
             if import.name.is_empty() {

@@ -397,22 +397,21 @@ fn built_in(r: &mut Reader, element: Node, kind: Kind, decl: &mut NodeDecl) {
     }
 }
 
-/// The attributes of a declaration element, by position in the list of
-/// those it allows: each value and its span, if given.
-type Given<'x> = Vec<Option<(&'x str, Span)>>;
+/// One attribute of a declaration element: its value and span, if given.
+type Given<'x> = Option<(&'x str, Span)>;
 
 /// Reads the attributes of a declaration `element`: the value and span of
-/// each of `allowed`, unknown ones reported.
-fn declaration_attributes<'x>(
+/// each of `allowed`, by position, unknown ones reported.
+fn declaration_attributes<'x, const N: usize>(
     r: &mut Reader,
     element: Node<'x, '_>,
-    allowed: &[&str],
-) -> Given<'x> {
-    let mut out = vec![None; allowed.len()];
+    allowed: &[&str; N],
+) -> [Given<'x>; N] {
+    let mut out = [None; N];
     let tag = element.tag_name().name();
     for a in element.attributes() {
-        match allowed.iter().position(|n| *n == a.name()) {
-            Some(i) => out[i] = Some((a.value(), r.value_span(&a))),
+        match allowed.iter().zip(&mut out).find(|(n, _)| **n == a.name()) {
+            Some((_, given)) => *given = Some((a.value(), r.value_span(&a))),
             None => {
                 let d = Diagnostic::error(format!("`<{tag}>` has no attribute `{}`", a.name()))
                     .at(r.name_span(&a));
@@ -429,12 +428,12 @@ fn declaration_attributes<'x>(
 
 /// The declarations in `section`, each an element named `item`, with
 /// their attributes (`allowed`); other elements are reported.
-fn items<'x, 'i>(
+fn items<'x, 'i, const N: usize>(
     r: &mut Reader,
     section: Node<'x, 'i>,
     item: &str,
-    allowed: &[&str],
-) -> Vec<(Node<'x, 'i>, Given<'x>)> {
+    allowed: &[&str; N],
+) -> Vec<(Node<'x, 'i>, [Given<'x>; N])> {
     r.no_attributes(section);
     let mut out = Vec::new();
     for element in r.elements(section) {
@@ -454,22 +453,21 @@ fn items<'x, 'i>(
     out
 }
 
-/// A required attribute of a declaration; reported when missing.
+/// The required attribute `name` of a declaration; reported when missing.
 fn required(
     r: &mut Reader,
     element: Node,
-    attributes: &[Option<(&str, Span)>],
-    allowed: &[&str],
-    i: usize,
+    attribute: Given,
+    name: &str,
 ) -> Option<(Box<str>, Span)> {
-    match attributes[i] {
+    match attribute {
         Some((value, span)) => Some((value.into(), span)),
         None => {
             let tag = element.tag_name().name();
             r.diags.push(
-                Diagnostic::error(format!("`<{tag}>` needs `{}`", allowed[i]))
+                Diagnostic::error(format!("`<{tag}>` needs `{name}`"))
                     .at(r.tag_span(element))
-                    .help(format!("write {}=\"...\"", allowed[i])),
+                    .help(format!("write {name}=\"...\"")),
             );
             None
         }
@@ -496,10 +494,9 @@ fn flag(r: &mut Reader, attribute: Option<(&str, Span)>, name: &str) -> Option<b
 /// `<Variables>`: `<Variable name=".." value="true|false"/>`, false unless
 /// given.
 fn variables(r: &mut Reader, section: Node, out: &mut Declared) {
-    const ALLOWED: &[&str] = &["name", "value"];
-    for (element, a) in items(r, section, "Variable", ALLOWED) {
-        let name = required(r, element, &a, ALLOWED, 0);
-        let initial = flag(r, a[1], "value");
+    for (element, [name, value]) in items(r, section, "Variable", &["name", "value"]) {
+        let name = required(r, element, name, "name");
+        let initial = flag(r, value, "value");
         if let Some(name) = name {
             out.variables.push(DeclaredVariable {
                 span: r.tag_span(element),
@@ -512,13 +509,13 @@ fn variables(r: &mut Reader, section: Node, out: &mut Declared) {
 
 /// `<SignalVariables>`: `<Signal name="EVENT" variable=".." value=".."/>`.
 fn signals(r: &mut Reader, section: Node, out: &mut Declared) {
-    const ALLOWED: &[&str] = &["name", "variable", "value"];
-    for (element, a) in items(r, section, "Signal", ALLOWED) {
-        let event = required(r, element, &a, ALLOWED, 0);
-        let variable = required(r, element, &a, ALLOWED, 1);
-        let value = match a[2] {
-            Some(_) => flag(r, a[2], "value"),
-            None => required(r, element, &a, ALLOWED, 2).and(None),
+    const ALLOWED: &[&str; 3] = &["name", "variable", "value"];
+    for (element, [event, variable, value]) in items(r, section, "Signal", ALLOWED) {
+        let event = required(r, element, event, "name");
+        let variable = required(r, element, variable, "variable");
+        let value = match value {
+            Some(_) => flag(r, value, "value"),
+            None => required(r, element, value, "value").and(None),
         };
         if let (Some(event), Some(variable), Some(value)) = (event, variable, value) {
             out.signals.push(DeclaredSignal {
@@ -534,16 +531,16 @@ fn signals(r: &mut Reader, section: Node, out: &mut Declared) {
 /// `<Timestamps>`: `<Timestamp name=".." setOnEvent="EVENT"
 /// exclusiveTo=".."/>`.
 fn timestamps(r: &mut Reader, section: Node, out: &mut Declared) {
-    const ALLOWED: &[&str] = &["name", "setOnEvent", "exclusiveTo"];
-    for (element, a) in items(r, section, "Timestamp", ALLOWED) {
-        let name = required(r, element, &a, ALLOWED, 0);
-        let event = required(r, element, &a, ALLOWED, 1);
+    const ALLOWED: &[&str; 3] = &["name", "setOnEvent", "exclusiveTo"];
+    for (element, [name, event, exclusive_to]) in items(r, section, "Timestamp", ALLOWED) {
+        let name = required(r, element, name, "name");
+        let event = required(r, element, event, "setOnEvent");
         if let (Some(name), Some(event)) = (name, event) {
             out.timestamps.push(DeclaredTimestamp {
                 span: r.tag_span(element),
                 name,
                 event,
-                exclusive_to: a[2].map(|(v, span)| (v.into(), span)),
+                exclusive_to: exclusive_to.map(|(v, span)| (v.into(), span)),
             });
         }
     }

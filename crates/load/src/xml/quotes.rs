@@ -34,7 +34,9 @@ pub(crate) fn straighten(text: &str) -> (Cow<'_, str>, Option<usize>) {
 }
 
 fn typographic_at(bytes: &[u8], i: usize) -> bool {
-    TYPOGRAPHIC.iter().any(|q| bytes[i..].starts_with(q))
+    bytes
+        .get(i..)
+        .is_some_and(|rest| TYPOGRAPHIC.iter().any(|q| rest.starts_with(q)))
 }
 
 /// The offsets of the opening and closing typographic quotes of every
@@ -59,11 +61,13 @@ fn quoted_values(text: &str) -> Vec<(usize, usize)> {
         // A tag, up to its `>`; straight-quoted values are skipped whole.
         i = lt + 1;
         let mut after_eq = false;
-        while i < bytes.len() {
-            match bytes[i] {
+        while let Some(&b) = bytes.get(i) {
+            match b {
                 b'<' | b'>' => break,
                 quote @ (b'"' | b'\'') => {
-                    let end = bytes[i + 1..].iter().position(|&b| b == quote);
+                    let end = bytes
+                        .get(i + 1..)
+                        .and_then(|value| value.iter().position(|&b| b == quote));
                     i = end.map_or(bytes.len(), |at| i + 1 + at + 1);
                     after_eq = false;
                     continue;
@@ -73,7 +77,7 @@ fn quoted_values(text: &str) -> Vec<(usize, usize)> {
                 _ if after_eq && typographic_at(bytes, i) => {
                     // A value cannot hold `<`: the closing quote comes before.
                     let close = (i + 3..bytes.len())
-                        .take_while(|&k| bytes[k] != b'<')
+                        .take_while(|&k| bytes.get(k) != Some(&b'<'))
                         .find(|&k| typographic_at(bytes, k));
                     after_eq = false;
                     if let Some(close) = close {

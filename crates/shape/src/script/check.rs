@@ -102,9 +102,8 @@ pub fn check(
     let mut joins: Vec<Option<Stack>> = vec![None; words.len()];
     let mut s = Stack::default();
     let mut pc = 0;
-    while pc < words.len() {
-        let word = words[pc];
-        if joins[pc].is_some_and(|j| j != s) {
+    while let Some(&word) = words.get(pc) {
+        if joins.get(pc).is_some_and(|j| j.is_some_and(|j| j != s)) {
             return Err("a jump lands with another stack than the code before its target");
         }
         let op = Op::decode(word).ok_or("unknown op code")?;
@@ -121,11 +120,10 @@ pub fn check(
                 if operand != 0 {
                     return Err("reserved operand bits are set");
                 }
-                if pc + 1 >= words.len() {
-                    return Err("a wide literal's word is missing");
-                }
-                if joins[pc + 1].is_some() {
-                    return Err("a jump lands on a literal word");
+                match joins.get(pc + 1) {
+                    None => return Err("a wide literal's word is missing"),
+                    Some(Some(_)) => return Err("a jump lands on a literal word"),
+                    Some(None) => {}
                 }
                 next = pc + 2;
             }
@@ -142,12 +140,13 @@ pub fn check(
             Operand::Variable => {}
             Operand::Target => {
                 let target = usize::try_from(operand).unwrap_or(usize::MAX);
-                if target <= pc || target >= words.len() {
-                    return Err("a jump goes backward or out of the code");
-                }
+                let join = match joins.get_mut(target) {
+                    Some(join) if target > pc => join,
+                    _ => return Err("a jump goes backward or out of the code"),
+                };
                 let before = s;
                 s.take(T::Bool)?;
-                match &mut joins[target] {
+                match join {
                     Some(j) if *j != before => {
                         return Err("two jumps land on one op with different stacks");
                     }

@@ -247,6 +247,15 @@ impl Compiler<'_> {
         Ok(())
     }
 
+    /// Replaces the word at `at`, where `emit` put a jump before the code
+    /// it jumps over, by `word`. (Were it not there, the jump would stay
+    /// one to word 0, which the verifier refuses.)
+    fn patch(&mut self, at: usize, word: u64) {
+        if let Some(jump) = self.words.get_mut(at) {
+            *jump = word;
+        }
+    }
+
     /// Emits `word`, which pushes a value for the source at `span`.
     fn emit_push(&mut self, word: u64, span: (usize, usize)) -> Result<(), ScriptError> {
         self.sp += 1;
@@ -568,7 +577,7 @@ impl Compiler<'_> {
         let rhs = self.expr(power + 1)?;
         need_bool(rhs)?;
         // Forward to the word after the right operand: at worst the return.
-        self.words[jump] = encode(op, self.words.len() as u64);
+        self.patch(jump, encode(op, self.words.len() as u64));
         Ok(Value {
             ty: ScriptType::Bool,
             start: lhs.start,

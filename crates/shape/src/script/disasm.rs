@@ -164,8 +164,9 @@ fn render(
                 let at = stack
                     .len()
                     .checked_sub(1 + usize::from(op == Op::IntToFloatUnder))?;
-                stack[at].load = None;
-                stack[at].update = None;
+                let converted = stack.get_mut(at)?;
+                converted.load = None;
+                converted.update = None;
             }
             Op::Not | Op::NegInt | Op::NegFloat => {
                 let operand = stack.pop()?;

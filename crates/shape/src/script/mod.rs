@@ -108,6 +108,18 @@
 //! # Ok::<(), script::ScriptError>(())
 //! ```
 
+// Parses, checks and compiles untrusted scripts: a bad input must become an
+// error, never a panic.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic
+    )
+)]
+
 mod check;
 mod compile;
 mod disasm;
@@ -245,10 +257,14 @@ impl Scope for Names<'_> {
                 index: u32::try_from(i).ok()?,
             });
         }
-        let i = self.fields.iter().position(|f| &*f.name == name)?;
+        let (i, field) = self
+            .fields
+            .iter()
+            .enumerate()
+            .find(|(_, f)| &*f.name == name)?;
         Some(Name::Field {
             index: u32::try_from(i).ok()?,
-            ty: self.fields[i].ty,
+            ty: field.ty,
         })
     }
 
