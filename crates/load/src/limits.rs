@@ -11,11 +11,14 @@
 //! | [`MAX_COPIED_BYTES`] | 64 MiB | names, parameters, log messages and node paths the resolver writes while copying |
 //! | [`MAX_NAME`] | 256 bytes | a name: of a tree, node, leaf, parameter or declaration |
 //! | [`MAX_STRING`] | 64 KiB | a parameter's or log message's text (scripts have their own cap, 4096 bytes) |
+//! | [`MAX_FILES`] | 1024 | files one load reads (a file and what it includes); includes are followed without recursion |
 //! | [`MAX_DIAGNOSTICS`] | 256 | diagnostics kept by one load; the rest are counted (a sub-tree with an error, copied a thousand times, reports a thousand errors) |
 //!
-//! The compiled shape has the validator's caps on top ([`Limits`]).
+//! The compiler reports at most [`MAX_PROBLEMS`] problems, and the
+//! compiled shape has the validator's caps on top ([`Limits`]).
 //!
 //! [`Limits`]: treebeard_shape::Limits
+//! [`MAX_PROBLEMS`]: treebeard_shape::MAX_PROBLEMS
 
 use crate::diagnostic::Diagnostic;
 use crate::document::{NodeDecl, What};
@@ -38,6 +41,9 @@ pub const MAX_NAME: usize = 256;
 /// The longest parameter or log message text, in bytes.
 pub const MAX_STRING: usize = 64 << 10;
 
+/// The most files one load reads.
+pub const MAX_FILES: usize = 1024;
+
 /// The most diagnostics one load keeps.
 pub const MAX_DIAGNOSTICS: usize = 256;
 
@@ -49,48 +55,46 @@ fn too_long(what: &str, len: usize, max: usize) -> Diagnostic {
     ))
 }
 
-/// An error if the name `name` (a `what`) is longer than [`MAX_NAME`].
-pub(crate) fn check_name(what: &str, name: &str) -> Result<(), Diagnostic> {
-    if name.len() > MAX_NAME {
-        return Err(too_long(what, name.len(), MAX_NAME).help("shorten the name"));
-    }
-    Ok(())
+/// The problem with the name `name` (a `what`), if it is longer than
+/// [`MAX_NAME`].
+pub(crate) fn long_name(what: &str, name: &str) -> Option<Diagnostic> {
+    (name.len() > MAX_NAME).then(|| too_long(what, name.len(), MAX_NAME).help("shorten the name"))
 }
 
-/// An error if the text `text` (a `what`) is longer than [`MAX_STRING`].
-pub(crate) fn check_text(what: &str, text: &str) -> Result<(), Diagnostic> {
-    if text.len() > MAX_STRING {
-        return Err(too_long(what, text.len(), MAX_STRING)
-            .help("keep long texts in the game's data and pass a key to them"));
-    }
-    Ok(())
+/// The problem with the text `text` (a `what`), if it is longer than
+/// [`MAX_STRING`].
+fn long_text(what: &str, text: &str) -> Option<Diagnostic> {
+    (text.len() > MAX_STRING).then(|| {
+        too_long(what, text.len(), MAX_STRING)
+            .help("keep long texts in the game's data and pass a key to them")
+    })
 }
 
 /// The first problem with a node's own names and texts (not its
 /// children's): a name over [`MAX_NAME`] or a text over [`MAX_STRING`].
-pub(crate) fn check_node(decl: &NodeDecl) -> Result<(), Diagnostic> {
-    check_name("the node type", &decl.written)?;
-    match &decl.what {
-        What::Leaf(name) => check_name("the leaf name", name)?,
-        What::SubTree(name) => check_name("the sub-tree's name", name)?,
-        What::Decider(..) | What::Unsupported(_) => {}
-    }
-    if let Some(name) = &decl.name {
-        check_name("the node name", name)?;
-    }
-    for attr in &decl.attrs {
-        check_name("the parameter name", &attr.name)
-            .and_then(|()| match &attr.value {
-                ParamValue::Str(text) => check_text("the parameter's value", text),
-                ParamValue::Field(name) => check_name("the field name", name),
-                _ => Ok(()),
-            })
-            .map_err(|d| d.at(attr.span))?;
-    }
-    for (_, message) in decl.logs.iter() {
-        check_text("the log message", message)?;
-    }
-    Ok(())
+pub(crate) fn node_problem(decl: &NodeDecl) -> Option<Diagnostic> {
+    let named = match &decl.what {
+        What::Leaf(name) => long_name("the leaf name", name),
+        What::SubTree(name) => long_name("the sub-tree's name", name),
+        What::Decider(..) | What::Unsupported(_) => None,
+    };
+    let attrs = decl.attrs.iter().find_map(|attr| {
+        let value = match &attr.value {
+            ParamValue::Str(text) => long_text("the parameter's value", text),
+            ParamValue::Field(name) => long_name("the field name", name),
+            _ => None,
+        };
+        let problem = long_name("the parameter name", &attr.name).or(value)?;
+        Some(problem.at(attr.span))
+    });
+    long_name("the node type", &decl.written)
+        .or(named)
+        .or_else(|| long_name("the node name", decl.name.as_deref()?))
+        .or(attrs)
+        .or_else(|| {
+            let mut logs = decl.logs.iter();
+            logs.find_map(|(_, message)| long_text("the log message", message))
+        })
 }
 
 /// What copying the tree has cost so far, against [`MAX_NODES`] and
@@ -102,9 +106,9 @@ pub(crate) struct Budget {
 }
 
 impl Budget {
-    /// Charges the node `decl`, resolved at `path`: an error when the tree
-    /// has grown past a cap.
-    pub(crate) fn charge(&mut self, decl: &NodeDecl, path: &str) -> Result<(), Diagnostic> {
+    /// Charges the node `decl`, resolved at `path`; the problem, when the
+    /// tree has grown past a cap.
+    pub(crate) fn charge(&mut self, decl: &NodeDecl, path: &str) -> Option<Diagnostic> {
         self.nodes += 1;
         let attrs: usize = decl
             .attrs
@@ -121,20 +125,17 @@ impl Budget {
         let name = decl.name.as_ref().map_or(0, |n| n.len());
         self.bytes += path.len() + decl.written.len() + name + attrs + logs;
         let help = "every use of a sub-tree is a copy of it: use fewer or smaller sub-trees";
-        if self.nodes > MAX_NODES {
-            return Err(Diagnostic::error(format!(
-                "the tree has more than {MAX_NODES} nodes once its sub-trees are copied in"
-            ))
-            .help(help));
-        }
-        if self.bytes > MAX_COPIED_BYTES {
-            return Err(Diagnostic::error(format!(
+        let message = if self.nodes > MAX_NODES {
+            format!("the tree has more than {MAX_NODES} nodes once its sub-trees are copied in")
+        } else if self.bytes > MAX_COPIED_BYTES {
+            format!(
                 "the tree's names, parameters and paths take more than {} MiB once its \
                  sub-trees are copied in",
                 MAX_COPIED_BYTES >> 20
-            ))
-            .help(help));
-        }
-        Ok(())
+            )
+        } else {
+            return None;
+        };
+        Some(Diagnostic::error(message).help(help))
     }
 }

@@ -3,6 +3,7 @@
 use crate::checks;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::document::{Dialect, Document};
+use crate::limits::MAX_FILES;
 use crate::native::{self, token_span};
 use crate::resolve::{self, Resolved, ScriptAt, Stub};
 use crate::source::{FileId, SourceMap, Span};
@@ -28,6 +29,16 @@ pub struct LoadOptions {
     pub main: Option<String>,
     /// Caps on the compiled shape.
     pub limits: Limits,
+}
+
+/// A file a file includes.
+struct Include {
+    /// Where it is.
+    full: PathBuf,
+    /// Its path as written.
+    written: Box<str>,
+    /// Where the include is written.
+    span: Span,
 }
 
 /// A loaded tree.
@@ -104,15 +115,57 @@ impl<'c> Loader<'c> {
         }
     }
 
-    /// Reads the file at `path`; a file that cannot be read is an error.
+    /// Reads the file at `path` and the files it includes; a file that
+    /// cannot be read is an error.
     pub fn add_file(&mut self, path: &Path) {
+        let includes = self.read_file(path, None);
+        self.read_includes(includes);
+    }
+
+    /// Reads `text` as the file `name` and the files it includes, looked up
+    /// in `dir`. A name already read is not read again; another text under
+    /// it is an error.
+    pub fn add_source(&mut self, name: &str, text: String, dir: Option<&Path>) {
+        let includes = self.read_source(name, text, dir, None);
+        self.read_includes(includes);
+    }
+
+    /// Reads the included files, depth first in file order (the order
+    /// their declarations merge in), without recursion: a chain of
+    /// includes is as long as the files say.
+    fn read_includes(&mut self, mut includes: Vec<Include>) {
+        includes.reverse();
+        while let Some(include) = includes.pop() {
+            if !include.full.exists() {
+                self.diags.push(
+                    Diagnostic::error(format!(
+                        "included file `{}` does not exist",
+                        include.written
+                    ))
+                    .at(include.span)
+                    .help(format!("looked for {}", include.full.display())),
+                );
+                continue;
+            }
+            let mut more = self.read_file(&include.full, Some(include.span));
+            more.reverse();
+            includes.append(&mut more);
+        }
+    }
+
+    /// Reads the file at `path` (included at `span`, if it is); returns
+    /// what it includes.
+    fn read_file(&mut self, path: &Path, included_at: Option<Span>) -> Vec<Include> {
         let name = path.display().to_string();
         if self.map.find(&name).is_some() {
-            return;
+            return Vec::new();
+        }
+        if self.too_many_files(included_at) {
+            return Vec::new();
         }
         match std::fs::read(path) {
             Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => self.add_source(&name, text, path.parent()),
+                Ok(text) => return self.read_source(&name, text, path.parent(), included_at),
                 Err(e) => {
                     // Shown as far as it reads, to point at the bad byte.
                     let at = e.utf8_error().valid_up_to();
@@ -132,19 +185,43 @@ impl<'c> Loader<'c> {
                 .diags
                 .push(Diagnostic::error(format!("cannot read `{name}`: {e}"))),
         }
+        Vec::new()
     }
 
-    /// Reads `text` as the file `name`; includes are looked up in `dir`.
-    /// A name already read is not read again; another text under it is an
-    /// error.
-    pub fn add_source(&mut self, name: &str, text: String, dir: Option<&Path>) {
+    /// Whether the load has read [`MAX_FILES`] files already (reported at
+    /// `included_at`, the include that asks for one more).
+    fn too_many_files(&mut self, included_at: Option<Span>) -> bool {
+        if self.map.files().len() < MAX_FILES {
+            return false;
+        }
+        let mut d = Diagnostic::error(format!("a load reads at most {MAX_FILES} files"))
+            .help("include fewer files, or merge small ones");
+        if let Some(span) = included_at {
+            d = d.at(span);
+        }
+        self.diags.push(d);
+        true
+    }
+
+    /// Reads `text` as the file `name` (included at `included_at`, if it
+    /// is); returns what it includes, looked up in `dir`.
+    fn read_source(
+        &mut self,
+        name: &str,
+        text: String,
+        dir: Option<&Path>,
+        included_at: Option<Span>,
+    ) -> Vec<Include> {
         if let Some(first) = self.map.find(name) {
             if self.map.file(first).text() != text {
                 self.diags.push(Diagnostic::error(format!(
                     "two different sources are named `{name}`"
                 )));
             }
-            return;
+            return Vec::new();
+        }
+        if self.too_many_files(included_at) {
+            return Vec::new();
         }
         let file = self.map.add(name, text);
         let doc = match dialect(name, self.map.file(file).text()) {
@@ -165,21 +242,20 @@ impl<'c> Loader<'c> {
                 None
             }
         };
-        let Some(doc) = doc else { return };
-        let includes = doc.includes.clone();
+        let Some(doc) = doc else {
+            return Vec::new();
+        };
+        let includes = doc
+            .includes
+            .iter()
+            .map(|(path, span)| Include {
+                full: dir.map_or_else(|| PathBuf::from(&**path), |d| d.join(&**path)),
+                written: path.clone(),
+                span: *span,
+            })
+            .collect();
         self.docs.push(doc);
-        for (path, span) in includes {
-            let full: PathBuf = dir.map_or_else(|| PathBuf::from(&*path), |d| d.join(&*path));
-            if !full.exists() {
-                self.diags.push(
-                    Diagnostic::error(format!("included file `{path}` does not exist"))
-                        .at(span)
-                        .help(format!("looked for {}", full.display())),
-                );
-                continue;
-            }
-            self.add_file(&full);
-        }
+        includes
     }
 
     /// The names of the trees read so far, in file order.

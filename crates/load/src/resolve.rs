@@ -193,7 +193,7 @@ pub fn resolve(
 ) -> Resolved {
     let mut trees: BTreeMap<&str, &TreeDecl> = BTreeMap::new();
     for tree in docs.iter().flat_map(|d| &d.trees) {
-        if let Err(d) = limits::check_name("the tree name", &tree.name) {
+        if let Some(d) = limits::long_name("the tree name", &tree.name) {
             diags.push(d.at(tree.span));
             continue;
         }
@@ -335,8 +335,8 @@ fn declare(docs: &[Document], map: &SourceMap, diags: &mut Diagnostics, out: &mu
     let mut first: HashMap<(&str, Box<str>), Span> = HashMap::new();
     // A declared name too long to keep is refused like one declared twice.
     let long = |what: &str, name: &(Box<str>, Span), diags: &mut Diagnostics| {
-        let refused = limits::check_name(&format!("the {what} name"), &name.0);
-        refused.map_err(|d| diags.push(d.at(name.1))).is_err()
+        let problem = limits::long_name(&format!("the {what} name"), &name.0);
+        problem.map(|d| diags.push(d.at(name.1))).is_some()
     };
     let mut again = |what: &'static str, name: &(Box<str>, Span), diags: &mut Diagnostics| {
         if long(what, name, diags) {
@@ -512,25 +512,21 @@ impl Resolver<'_, '_> {
             && (self.depth > MAX_NESTING
                 || (self.depth == MAX_NESTING && !decl.children.is_empty()));
         let whole = if too_deep {
-            Err(Diagnostic::error(format!(
-                "nodes nest deeper than {MAX_NESTING} levels once sub-trees are copied in"
-            ))
-            .help("the sub-trees used on the way add their depths: use them higher up"))
+            Some(
+                Diagnostic::error(format!(
+                    "nodes nest deeper than {MAX_NESTING} levels once sub-trees are copied in"
+                ))
+                .help("the sub-trees used on the way add their depths: use them higher up"),
+            )
         } else if matches!(decl.what, What::SubTree(_)) {
             // Its copy's root is charged in its place.
-            Ok(())
+            None
         } else {
             self.budget.charge(decl, path)
         };
-        let problem = match whole {
-            Err(d) => {
-                self.stopped = true;
-                d
-            }
-            Ok(()) => match limits::check_node(decl) {
-                Ok(()) => return true,
-                Err(d) => d,
-            },
+        self.stopped = whole.is_some();
+        let Some(problem) = whole.or_else(|| limits::node_problem(decl)) else {
+            return true;
         };
         let problem = if problem.span.is_some() {
             problem

@@ -7,9 +7,9 @@
 //! so a pass that recursed per level of untrusted depth would overflow.
 
 use treebeard_load::limits::{
-    MAX_COPIED_BYTES, MAX_DIAGNOSTICS, MAX_NAME, MAX_NESTING, MAX_NODES, MAX_STRING,
+    MAX_COPIED_BYTES, MAX_DIAGNOSTICS, MAX_FILES, MAX_NAME, MAX_NESTING, MAX_NODES, MAX_STRING,
 };
-use treebeard_load::{Diagnostic, Load, LoadOptions, load_str};
+use treebeard_load::{Diagnostic, Load, LoadOptions, load_file, load_str};
 use treebeard_shape::{Catalog, LeafSchema, MAX_PROBLEMS, ParamType};
 
 fn catalog() -> Catalog {
@@ -312,4 +312,33 @@ fn a_script_error_copied_many_times_stops_at_the_compilers_cap() {
     assert!(load.loaded.is_none());
     assert_eq!(load.diagnostics.errors().count(), MAX_PROBLEMS);
     assert!(load.diagnostics.items()[0].message.contains("unknown"));
+}
+
+#[test]
+fn a_chain_of_includes_stops_at_the_file_cap() {
+    // Each file includes the next: followed without recursion, and capped.
+    let dir = std::env::temp_dir().join(format!("treebeard-load-limits-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let files = MAX_FILES + 50;
+    for i in 0..files {
+        let text = format!(
+            "<root BTCPP_format=\"4\"><include path=\"f{}.xml\"/>\
+             <BehaviorTree ID=\"T{i}\"><ok/></BehaviorTree></root>",
+            i + 1
+        );
+        std::fs::write(dir.join(format!("f{i}.xml")), text).expect("a temporary file");
+    }
+    let first = dir.join("f0.xml");
+    let load = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(move || load_file(&first, &catalog(), &LoadOptions::default()))
+        .expect("spawns")
+        .join()
+        .expect("the load does not panic or overflow its stack");
+    let _ = std::fs::remove_dir_all(&dir);
+    let d = only_error(&load);
+    assert_eq!(d.message, format!("a load reads at most {MAX_FILES} files"));
+    // At the include in the last file read.
+    let at = d.location(&load.map).expect("a place");
+    assert!(at.contains(&format!("f{}.xml:1:", MAX_FILES - 1)), "{at}");
 }
