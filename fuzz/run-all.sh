@@ -14,11 +14,12 @@ seconds="${1:-30}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(shape_bytes differential tree_text scenario script snapshot)
+    targets=(shape_bytes differential tree_text scenario script snapshot recording)
 fi
 case "$seconds" in
-    '' | *[!0-9]*)
-        echo "fuzz/run-all.sh: SECONDS must be a whole number, not '$seconds'" >&2
+    '' | *[!0-9]* | 0)
+        # (libFuzzer reads a time of 0 as no limit.)
+        echo "fuzz/run-all.sh: SECONDS must be a whole number of at least 1, not '$seconds'" >&2
         exit 2
         ;;
 esac

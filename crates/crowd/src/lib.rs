@@ -78,6 +78,10 @@
 //! # Ok::<(), treebeard_shape::BuildError>(())
 //! ```
 
+// Safe Rust only: treebeard's `unsafe` is in the interpreter
+// (treebeard-vm), where a benchmark shows it pays, and runs under Miri.
+#![forbid(unsafe_code)]
+
 mod crowd;
 mod plan;
 mod schedule;

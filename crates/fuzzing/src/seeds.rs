@@ -108,6 +108,7 @@ pub fn seeds(target: &str) -> Vec<Vec<u8>> {
         .map(|s| s.as_bytes().to_vec())
         .collect(),
         "snapshot" => vec![crate::snapshot::sample()],
+        "recording" => vec![crate::recording::sample()],
         _ => Vec::new(),
     }
 }

@@ -46,15 +46,19 @@ pub fn program() -> Program<Guard> {
         .expect("the snapshot target's tree compiles")
 }
 
-/// A crowd of this target's program, ticked a little: the seed snapshot.
-pub fn sample() -> Vec<u8> {
-    let guards = (0..6)
+/// Six guards, half of them alert.
+pub fn guards() -> Vec<Guard> {
+    (0..6)
         .map(|i| Guard {
             alert: i % 2 == 0,
             ammo: 10 + i,
         })
-        .collect();
-    let mut crowd = Crowd::with_agents(program(), guards);
+        .collect()
+}
+
+/// A crowd of this target's program, ticked a little: the seed snapshot.
+pub fn sample() -> Vec<u8> {
+    let mut crowd = Crowd::with_agents(program(), guards());
     for _ in 0..4 {
         crowd.tick(0.5);
     }

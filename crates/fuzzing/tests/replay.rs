@@ -41,3 +41,12 @@ fn shape_seeds_reach_the_ticks() {
         .count();
     assert!(ticked >= 20, "{ticked} of 24 shape seeds linked and ticked");
 }
+
+#[test]
+fn the_recording_seed_is_a_recording_with_notes() {
+    let seed = treebeard_fuzzing::recording::sample();
+    let recording = treebeard_vm::Recording::read_from(&seed).expect("the seed reads");
+    assert_eq!(recording.len(), 5);
+    assert_eq!(recording.agents().len(), 6);
+    assert!(recording.ticks().all(|t| t.notes().count() == 1));
+}

@@ -140,7 +140,9 @@ impl Diagnostic {
         if let Some((name, line, column, text, span)) = frame {
             let _ = writeln!(out, "{pad}{} {name}:{line}:{column}", paint("1;34", "-->"));
             let _ = writeln!(out, "{pad} {bar}");
-            let shown = text.replace('\t', "    ");
+            // A carriage return inside a line would send the terminal's
+            // cursor back over the frame: shown as a space.
+            let shown = text.replace('\t', "    ").replace('\r', " ");
             let _ = writeln!(out, "{} {bar} {shown}", paint("1;34", &line.to_string()));
             // Caret under the span's first line, at least one character.
             let before: String = text.chars().take(column as usize - 1).collect();

@@ -41,6 +41,9 @@
 //! assert!(report.contains("did you mean `speed`?"));
 //! ```
 
+// Safe Rust only: treebeard's `unsafe` is in the interpreter
+// (treebeard-vm), where a benchmark shows it pays, and runs under Miri.
+#![forbid(unsafe_code)]
 // Everything here reads untrusted text: a bad input must become a
 // diagnostic, never a panic.
 #![cfg_attr(

@@ -77,7 +77,12 @@ impl SourceFile {
         let line = self.lines.partition_point(|&start| start <= offset);
         let before = &self.text[..offset];
         let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let column = before[line_start..].chars().count();
+        let mut column = before[line_start..].chars().count();
+        // At the `\n` of a `\r\n` break, the `\r` is the break's: the
+        // place is the line's end.
+        if self.text[offset..].starts_with('\n') && before.ends_with('\r') {
+            column -= 1;
+        }
         (line as u32, column as u32 + 1)
     }
 
@@ -93,12 +98,18 @@ impl SourceFile {
         }
     }
 
-    /// The text of 1-based `line`, without its line break.
+    /// The text of 1-based `line`, without its line break (`\n` or
+    /// `\r\n`; a carriage return elsewhere is part of the line, so every
+    /// column [`SourceFile::line_column`] gives is inside it).
     pub fn line_text(&self, line: u32) -> Option<&str> {
         let i = (line as usize).checked_sub(1)?;
         let start = *self.lines.get(i)?;
         let end = self.lines.get(i + 1).map_or(self.text.len(), |&e| e);
-        Some(self.text[start..end].trim_end_matches(['\n', '\r']))
+        let text = self.text.get(start..end)?;
+        Some(match text.strip_suffix('\n') {
+            Some(text) => text.strip_suffix('\r').unwrap_or(text),
+            None => text,
+        })
     }
 }
 
@@ -233,6 +244,24 @@ mod tests {
         assert_eq!(f.offset(2, 4), Some(7));
         assert_eq!(f.offset(2, 9), None);
         assert_eq!(f.line_text(2), Some("\u{e9}xy"));
+    }
+
+    #[test]
+    fn carriage_returns_are_line_breaks_only_before_a_newline() {
+        let mut map = SourceMap::new();
+        let id = map.add("t.xml", "a\r\nb\r\r<x\r\r".into());
+        let f = map.file(id);
+        assert_eq!(f.line_text(1), Some("a"));
+        assert_eq!(f.line_text(2), Some("b\r\r<x\r\r"));
+        // Every offset maps to a place that maps back (a fuzzer found the
+        // end of a file of bare carriage returns did not).
+        for offset in 0..=f.text().len() {
+            let (line, column) = f.line_column(offset);
+            assert!(
+                f.offset(line, column).is_some(),
+                "{offset}: {line}:{column}"
+            );
+        }
     }
 
     #[test]

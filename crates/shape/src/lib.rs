@@ -50,6 +50,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// Safe Rust only: treebeard's `unsafe` is in the interpreter
+// (treebeard-vm), where a benchmark shows it pays, and runs under Miri.
+#![forbid(unsafe_code)]
+
 mod bytes;
 mod capacity;
 mod catalog;
