@@ -16,11 +16,11 @@ use crate::tape::Tape;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use treebeard_crowd::Crowd;
-use treebeard_shape::{Kind, NodeIdx, Shape};
-use treebeard_testkit::harness::visit_bound;
+use treebeard_shape::{Kind, Shape};
+use treebeard_testkit::harness::BoundedVisits;
 use treebeard_vm::{
-    AgentId, Args, Call, Completion, DecideCall, Frame, Leaves, Observer, Outcome, Program,
-    Request, RequestKind, Signal, Status,
+    Args, Call, Completion, DecideCall, Leaves, Outcome, Program, Request, RequestKind, Signal,
+    Status,
 };
 
 /// An agent's blackboard: its share of the tape, read by its leaves.
@@ -132,10 +132,7 @@ fn tick(program: Program<Fuzzed>, tape: &mut Tape<'_>) -> usize {
             at: AtomicUsize::new(i * 7),
         })
         .collect();
-    let mut bounded = Bounded {
-        visits: 0,
-        bound: visit_bound(program.shape().len()),
-    };
+    let mut bounded = BoundedVisits::for_shape(program.shape().len());
     let mut crowd = Crowd::with_agents(program, blackboards);
     let mut launched: Vec<Request> = Vec::new();
     for _ in 0..ticks {
@@ -180,27 +177,4 @@ fn tick(program: Program<Fuzzed>, tape: &mut Tape<'_>) -> usize {
         }
     }
     agents * ticks
-}
-
-/// Counts the items each observed agent tick executes, and fails when they
-/// pass the bound every tick keeps, whatever its leaves return
-/// ([`visit_bound`]).
-struct Bounded {
-    visits: u64,
-    bound: u64,
-}
-
-impl Observer for Bounded {
-    fn begin(&mut self, _: AgentId, _: &Frame) {
-        self.visits = 0;
-    }
-
-    fn visit(&mut self, _: NodeIdx) {
-        self.visits += 1;
-        assert!(
-            self.visits <= self.bound,
-            "an agent's tick executed more than {} items",
-            self.bound
-        );
-    }
 }

@@ -46,14 +46,11 @@
 #![forbid(unsafe_code)]
 // Everything here reads untrusted text: a bad input must become a
 // diagnostic, never a panic.
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::indexing_slicing,
-        clippy::panic
-    )
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
 )]
 
 pub mod checks;

@@ -3,14 +3,11 @@
 
 // Parses untrusted scenario files: a bad input must become an error, never a
 // panic.
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::indexing_slicing,
-        clippy::panic
-    )
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
 )]
 
 use crate::blackboard::DynValue;

@@ -52,14 +52,11 @@
 //! validator's to check.
 
 // Decodes untrusted bytes: a bad input must become an error, never a panic.
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::indexing_slicing,
-        clippy::panic
-    )
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
 )]
 
 use crate::declare::{Script, Signal, Stimulus, Timestamp, Variable};

@@ -16,14 +16,11 @@
 //! for all child trees, no matter when and where they are injected".
 
 // Checks untrusted parts: a bad input must become an error, never a panic.
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::indexing_slicing,
-        clippy::panic
-    )
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
 )]
 
 use crate::error::{Invalid, ValidationError};

@@ -15,14 +15,11 @@
 
 // Compiles trees read from untrusted files: a bad input must become an
 // error, never a panic.
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::indexing_slicing,
-        clippy::panic
-    )
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
 )]
 
 use crate::catalog::{LeafCatalog, LeafSchema, suggest};

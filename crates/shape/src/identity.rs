@@ -32,14 +32,11 @@
 
 // Matches the nodes of shapes read from untrusted files: no input may make
 // it panic.
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::indexing_slicing,
-        clippy::panic
-    )
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
 )]
 
 use crate::ids::{NodeId, NodeIdx};

@@ -8,14 +8,11 @@
 
 // Validates untrusted parts: a bad input must become an error, never a
 // panic.
-#![cfg_attr(
-    not(test),
-    deny(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::indexing_slicing,
-        clippy::panic
-    )
+#![deny(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
 )]
 
 use crate::capacity::CapacitySpec;

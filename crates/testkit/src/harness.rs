@@ -954,8 +954,7 @@ pub fn differential_with(
                 if run.trace {
                     let mut counted = Counted {
                         events: &mut vm_trace,
-                        visits: 0,
-                        bound: visit_bound(program.shape().len()),
+                        visits: BoundedVisits::for_shape(program.shape().len()),
                     };
                     let status = interpreter.tick_observed(
                         &program,
@@ -966,7 +965,7 @@ pub fn differential_with(
                         &mut vm_requests,
                         &mut counted,
                     );
-                    tick_visits = counted.visits;
+                    tick_visits = counted.visits.visits();
                     status
                 } else {
                     interpreter.tick(
@@ -1175,23 +1174,58 @@ pub fn visit_bound(items: usize) -> u64 {
 /// See [`visit_bound`].
 pub const VISITS_PER_ITEM: u64 = 2;
 
-/// An observer that records a traced tick's events and counts its visits,
-/// and panics (a mismatch of the run) when they pass their bound: a tick
-/// that would never end fails instead of hanging the test.
-struct Counted<'a> {
-    events: &'a mut Vec<(NodeIdx, TraceEvent)>,
+/// Counts the items each agent's tick executes, and panics when they pass
+/// [`visit_bound`] for the shape: a tick that would never end fails (as a
+/// mismatch of the run, or a fuzzer's crash) instead of hanging.
+#[derive(Debug)]
+pub struct BoundedVisits {
     visits: u64,
     bound: u64,
 }
 
-impl Observer for Counted<'_> {
+impl BoundedVisits {
+    /// A count for ticks of a shape of `items` items.
+    pub fn for_shape(items: usize) -> BoundedVisits {
+        BoundedVisits {
+            visits: 0,
+            bound: visit_bound(items),
+        }
+    }
+
+    /// The items executed since the current agent's tick began.
+    pub fn visits(&self) -> u64 {
+        self.visits
+    }
+}
+
+impl Observer for BoundedVisits {
+    fn begin(&mut self, _: AgentId, _: &Frame) {
+        self.visits = 0;
+    }
+
     fn visit(&mut self, _: NodeIdx) {
         self.visits += 1;
         assert!(
             self.visits <= self.bound,
-            "the tick executed more than {} items",
+            "an agent's tick executed more than {} items",
             self.bound
         );
+    }
+}
+
+/// A traced tick's observer: its events, and its visits counted.
+struct Counted<'a> {
+    events: &'a mut Vec<(NodeIdx, TraceEvent)>,
+    visits: BoundedVisits,
+}
+
+impl Observer for Counted<'_> {
+    fn begin(&mut self, agent: AgentId, frame: &Frame) {
+        self.visits.begin(agent, frame);
+    }
+
+    fn visit(&mut self, node: NodeIdx) {
+        self.visits.visit(node);
     }
 
     fn event(&mut self, node: NodeIdx, event: TraceEvent) {
