@@ -8,10 +8,11 @@
 //! * A group chooses each of its deciders at most once per tick.
 //! * A monitor's query runs once before the tree and once in it.
 //!
-//! So one agent's tick executes each item at most twice. It also calls
-//! each leaf at most twice, except a group's Decide leaves: a group may
-//! choose again after each decider that ends, so it can ask each decider
-//! up to [`MAX_GROUP_DECIDERS`] times. The tests below tick the trees that
+//! So one agent's tick executes at most 2 items per item of its shape, and
+//! makes at most 2 leaf calls per item (a running action ticked, then
+//! cancelled), plus a group's asks: a group may choose again after each
+//! decider that ends, so it can ask each decider up to
+//! [`MAX_GROUP_DECIDERS`] times. The tests below tick the trees that
 //! come closest to running away, leaves finishing at once, and count.
 //! The differential harness checks the same bound on every traced tick of
 //! its random trees (`treebeard_testkit::harness::visit_bound`).
