@@ -14,6 +14,15 @@
 //! two checksum lines exactly as the page prints them. Exit status 1 means
 //! the two implementations disagreed; 2, bad arguments.
 //!
+//! The tree runs on the compiled engine by default: the code
+//! `treebeard-codegen` wrote for it (`treebeard_workload::compiled`);
+//! `--engine interpreted` runs the interpreter instead, and the output says
+//! which with a line `engine: ...`. A tree loaded with `--tree` runs
+//! compiled when it is the workload tree, and otherwise falls back to the
+//! interpreter, saying why. `--only treebeard` or `--only handcoded` runs one
+//! implementation alone (for a profiler); the checksum is then still
+//! checked against the page's at the defaults.
+//!
 //! `--record FILE` then runs the workload once more, serially, with a
 //! recorder watching every agent (the timed runs are not observed), checks
 //! that it ends in the same state, writes the recording for `treebeard
@@ -30,7 +39,27 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use treebeard::prelude::*;
 use treebeard::vm::Recorder;
-use treebeard_workload::{Checksum, Critter, Machine, leaves, run_handcoded, spawn, tree};
+use treebeard_workload::{
+    Checksum, Critter, Machine, compiled, leaves, run_handcoded, spawn, tree,
+};
+
+/// Which engine ticks the tree.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum EngineArg {
+    /// The code generated for the tree (`treebeard_workload::compiled`).
+    Compiled,
+    /// The interpreter.
+    Interpreted,
+}
+
+/// Which implementation to run.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Only {
+    /// treebeard alone.
+    Treebeard,
+    /// The hand-written state machine alone.
+    Handcoded,
+}
 
 /// Runs the crowd workload on treebeard and on a hand-written state machine.
 #[derive(Parser, Debug)]
@@ -63,6 +92,12 @@ struct Args {
     /// ticks beyond it are dropped.
     #[arg(long, value_name = "MIB", default_value_t = 64, requires = "record")]
     record_mib: usize,
+    /// The engine that ticks the tree.
+    #[arg(long, value_enum, default_value_t = EngineArg::Compiled)]
+    engine: EngineArg,
+    /// Run one implementation alone (for a profiler).
+    #[arg(long, value_enum)]
+    only: Option<Only>,
 }
 
 /// One run of one implementation.
@@ -200,6 +235,16 @@ fn main() -> ExitCode {
             }
         }
     };
+    let program = match args.engine {
+        EngineArg::Interpreted => program,
+        EngineArg::Compiled => match program.clone().with_compiled(compiled::tree()) {
+            Ok(program) => program,
+            Err(e) => {
+                eprintln!("note: running the interpreter: {e}");
+                program
+            }
+        },
+    };
     eprintln!(
         "crowd workload: {} agents, {} ticks, seed {}, {threads} threads, {} runs",
         args.agents, args.ticks, args.seed, args.runs
@@ -224,22 +269,33 @@ fn main() -> ExitCode {
         (0..args.runs)
             .map(|_| {
                 (
-                    run_treebeard(&args, &program, &progress),
-                    run_machine(&args),
+                    (args.only != Some(Only::Handcoded))
+                        .then(|| run_treebeard(&args, &program, &progress)),
+                    (args.only != Some(Only::Treebeard)).then(|| run_machine(&args)),
                 )
             })
-            .unzip()
+            .map(|(t, m)| {
+                (
+                    t.into_iter().collect::<Vec<_>>(),
+                    m.into_iter().collect::<Vec<_>>(),
+                )
+            })
+            .fold((Vec::new(), Vec::new()), |(mut ts, mut ms), (t, m)| {
+                ts.extend(t);
+                ms.extend(m);
+                (ts, ms)
+            })
     });
     progress.finish_and_clear();
 
-    let checksum = treebeard[0].checksum;
+    let checksum = treebeard.first().unwrap_or_else(|| &machine[0]).checksum;
     let disagree = treebeard
         .iter()
         .chain(&machine)
         .any(|r| r.checksum != checksum);
     if disagree {
         eprintln!("error: the implementations disagree:");
-        eprintln!("treebeard:\n{checksum}");
+        eprintln!("treebeard ({}):\n{checksum}", program.engine());
         eprintln!("hand-written machine:\n{}", machine[0].checksum);
         return ExitCode::FAILURE;
     }
@@ -251,7 +307,7 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
 
-    if let Some(path) = &args.record {
+    if let Some(path) = args.record.as_ref().filter(|_| !treebeard.is_empty()) {
         let recorded = pool.install(|| run_recorded(&args, &program, path));
         let (run, bytes) = match recorded {
             Ok(r) => r,
@@ -274,16 +330,25 @@ fn main() -> ExitCode {
         );
     }
 
-    let ns = median_ns(&treebeard, agent_ticks);
-    let machine_ns = median_ns(&machine, agent_ticks);
-    let crowd = Crowd::with_agents(program, Vec::<Critter>::new());
-    println!("handcoded_ns_per_agent_tick: {machine_ns:.1}");
-    println!("ratio: {:.2}", ns / machine_ns);
-    if let Some(kib) = peak_rss_kib() {
+    let machine_ns = (!machine.is_empty()).then(|| median_ns(&machine, agent_ticks));
+    if let Some(machine_ns) = machine_ns {
+        println!("handcoded_ns_per_agent_tick: {machine_ns:.1}");
+    }
+    if !treebeard.is_empty() {
+        let ns = median_ns(&treebeard, agent_ticks);
+        println!("engine: {}", program.engine());
+        if let Some(machine_ns) = machine_ns {
+            println!("ratio: {:.2}", ns / machine_ns);
+        }
+        if let Some(kib) = peak_rss_kib() {
+            println!("peak_rss_kib: {kib}");
+        }
+        println!("ns_per_agent_tick: {ns:.1}");
+        let crowd = Crowd::with_agents(program, Vec::<Critter>::new());
+        println!("bt_state_bytes_per_agent: {}", crowd.bytes_per_agent());
+    } else if let Some(kib) = peak_rss_kib() {
         println!("peak_rss_kib: {kib}");
     }
-    println!("ns_per_agent_tick: {ns:.1}");
-    println!("bt_state_bytes_per_agent: {}", crowd.bytes_per_agent());
     println!("{checksum}");
     ExitCode::SUCCESS
 }

@@ -547,6 +547,30 @@ impl Kind {
             && !self.passes_through())
     }
 
+    /// True for the kinds that compiled trees (`treebeard-codegen`) turn
+    /// into straight-line code: the deciders whose decisions the flow
+    /// table resolves (sequences, selectors, the decorators that map a
+    /// status, `StoredState`) and the leaves called through the leaf
+    /// table. A tree of only these kinds compiles; one with any other kind
+    /// runs on the interpreter, and the generator names the nodes.
+    #[inline]
+    pub const fn compiles(self) -> bool {
+        matches!(
+            self,
+            Kind::Sequence
+                | Kind::PrioritySelector
+                | Kind::Selector
+                | Kind::ReactiveSequence
+                | Kind::Inverter
+                | Kind::ForceSuccess
+                | Kind::ForceFailure
+                | Kind::StoredState
+                | Kind::Condition
+                | Kind::Action
+                | Kind::Deferred
+        )
+    }
+
     /// True for the kinds that test the agent when they start, fail if the
     /// test does not hold, and otherwise pass their child's statuses through
     /// unchanged (a `ScriptGate` and its kin; not a crowd's [`Kind::Gate`]).

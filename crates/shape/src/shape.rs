@@ -457,4 +457,57 @@ impl Shape {
     pub fn parts(&self) -> &ShapeParts {
         &self.parts
     }
+
+    /// A 64-bit hash (FNV-1a) of everything a tick of the shape depends
+    /// on: the item stream, the parameter table, the imports (names, typed
+    /// parameters, slots), the strings, the blackboard fields, the events,
+    /// the declarations and the scripts. Names of nodes, source locations
+    /// and log messages are left out, so a tree file that moves a node or
+    /// edits a comment keeps its hash. A compiled tree records the hash of
+    /// the shape it was generated from, and linking checks it.
+    pub fn behavior_hash(&self) -> u64 {
+        struct Fnv(u64);
+        impl std::fmt::Write for Fnv {
+            fn write_str(&mut self, s: &str) -> std::fmt::Result {
+                self.bytes(s.as_bytes());
+                Ok(())
+            }
+        }
+        impl Fnv {
+            fn bytes(&mut self, bytes: &[u8]) {
+                for &b in bytes {
+                    self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01B3);
+                }
+            }
+            fn words(&mut self, words: impl IntoIterator<Item = u64>) {
+                for w in words {
+                    self.bytes(&w.to_le_bytes());
+                }
+                // A section's end, so that moving a word between sections
+                // changes the hash.
+                self.bytes(&[0xFF; 9]);
+            }
+        }
+        use std::fmt::Write;
+        let p = &self.parts;
+        let mut h = Fnv(0xCBF2_9CE4_8422_2325);
+        h.words(p.items.iter().map(|i| i.bits()));
+        h.words(p.params.iter().copied());
+        // Debug forms are exact and stable for a given build of this crate,
+        // which is what generated code is compiled against.
+        let _ = write!(
+            h,
+            "{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}",
+            p.imports,
+            p.strings,
+            p.fields,
+            p.events,
+            p.variables,
+            p.signals,
+            p.timestamps,
+            p.stimuli,
+            p.scripts
+        );
+        h.0
+    }
 }

@@ -23,4 +23,4 @@ pub use harness::{
     Mailbox, Mismatch, Observed, RefWorld, Run, Stats, differential, differential_with,
 };
 pub use reference::{RefNode, Reference};
-pub use script::{Event, Script, World, answer_launches, leaves};
+pub use script::{Event, Script, TestLeaves, World, answer_launches, leaves};

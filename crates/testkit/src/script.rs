@@ -340,13 +340,29 @@ impl ScopeHooks<World> for TestScope {
 /// The events the standard test leaves declare, in event id order.
 pub const EVENTS: [&str; 3] = ["e0", "e1", "e2"];
 
-/// The standard test leaves (see the module docs).
+fn scripted_condition(w: &World, args: &Args<'_>) -> bool {
+    w.condition(args.node())
+}
+
+fn scripted_persistent(w: &mut World, call: &mut Call<'_>) -> Status {
+    scripted_action(w, call)
+}
+
+treebeard_vm::leaf_set! {
+    /// The test leaves `c`, `a`, `p` and `d` as a leaf set, so that code
+    /// generated for trees over them (compiled trees) calls them directly.
+    pub struct TestLeaves for World {
+        condition "c" => scripted_condition;
+        action "a" => scripted_action;
+        persistent_action "p" => scripted_persistent;
+        deferred "d";
+    }
+}
+
+/// The standard test leaves (see the module docs): [`TestLeaves`] and the
+/// scope, Decide, decision flags, events and fields.
 pub fn leaves() -> Leaves<World> {
-    let mut leaves = Leaves::<World>::new();
-    leaves.condition("c", |w, args| w.condition(args.node()));
-    leaves.action("a", scripted_action);
-    leaves.action("p", scripted_action).persistent();
-    leaves.deferred("d");
+    let mut leaves = TestLeaves::leaves();
     leaves.scope::<TestScope>("s");
     leaves.decide("score", |w, call| {
         let (score, block) = w.score(call.node(), [call.stimulus(0), call.stimulus(1)]);

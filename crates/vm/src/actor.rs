@@ -81,6 +81,12 @@ impl StateEntry {
         }
     }
 
+    /// The entry stored as the two words `key` and `value`.
+    #[inline]
+    pub(crate) const fn from_words(key: u32, value: u32) -> StateEntry {
+        StateEntry { key, value }
+    }
+
     /// The item the state belongs to.
     #[inline]
     pub const fn node(self) -> u32 {
@@ -97,8 +103,10 @@ impl StateEntry {
         self.key
     }
 
+    /// The state's 32-bit value: a resume point, a count, an immediate
+    /// action's running state.
     #[inline]
-    pub(crate) const fn value(self) -> u32 {
+    pub const fn value(self) -> u32 {
         self.value
     }
 
@@ -240,12 +248,12 @@ impl ActorLayout {
     }
 
     #[inline]
-    fn actions_at(&self) -> usize {
+    pub(crate) fn actions_at(&self) -> usize {
         1 + 2 * self.deciders as usize
     }
 
     #[inline]
-    fn persistent_at(&self) -> usize {
+    pub(crate) fn persistent_at(&self) -> usize {
         self.actions_at() + 2 * self.actions as usize
     }
 

@@ -299,6 +299,13 @@ impl<'a> Call<'a> {
         &mut self.state
     }
 
+    /// The leaf arguments, for the wrappers [`crate::leaf_set!`] writes:
+    /// borrowed for as long as the call, not from it.
+    #[inline(always)]
+    pub fn leaf_args(&self) -> &'a Args<'a> {
+        self.args
+    }
+
     /// The leaf's persistent slot, if it declared one: a word per agent that
     /// survives cancellation and restarts (counters, timers). A change is
     /// applied when the tick completes, and undone if a concurrent decider
@@ -550,6 +557,9 @@ pub(crate) struct Leaf<B> {
     pub(crate) f: LeafFn<B>,
     /// An immediate action's event hook.
     pub(crate) on_event: Option<EventFn<B>>,
+    /// The function of its leaf set that compiled trees call (see
+    /// [`crate::leaf_set!`]).
+    pub(crate) rust_fn: Option<&'static str>,
 }
 
 /// The application's leaves, by name, its blackboard's fields and the
@@ -623,6 +633,13 @@ impl<B> Registered<'_, B> {
         self
     }
 
+    /// Names the associated function of the leaf set that compiled trees
+    /// call for this leaf; [`crate::leaf_set!`] declares it.
+    pub fn rust_fn(self, name: &'static str) -> Self {
+        self.leaf.rust_fn = Some(name);
+        self
+    }
+
     /// Every use of the leaf owns a persistent slot (see [`Call::persistent`]).
     ///
     /// # Panics
@@ -652,6 +669,7 @@ impl<B> Leaves<B> {
                     decl,
                     f,
                     on_event: None,
+                    rust_fn: None,
                 }),
             },
             Entry::Occupied(_) => panic!("leaf `{name}` is registered twice"),
@@ -763,6 +781,13 @@ impl<B> Leaves<B> {
 
     pub(crate) fn get(&self, name: &str) -> Option<&Leaf<B>> {
         self.entries.get(name)
+    }
+
+    /// The associated function of the leaf set that compiled trees call
+    /// for the leaf `name`, if it was declared with one (see
+    /// [`crate::leaf_set!`]).
+    pub fn rust_fn(&self, name: &str) -> Option<&'static str> {
+        self.entries.get(name).and_then(|l| l.rust_fn)
     }
 
     /// Declares the blackboard's fields, so trees can name them (see

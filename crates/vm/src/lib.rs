@@ -68,10 +68,12 @@
 mod actor;
 mod blackboard;
 mod child_trees;
+pub mod compiled;
 mod flow;
 mod frame;
 mod globals;
 mod interpreter;
+pub mod leaf_set;
 mod leaves;
 mod logs;
 pub mod observe;
@@ -89,9 +91,11 @@ pub use actor::{
 };
 pub use blackboard::{Blackboard, FieldId, FieldValue, Value};
 pub use child_trees::InjectError;
+pub use compiled::{CompiledTree, Engine, EngineError};
 pub use frame::Frame;
 pub use globals::{Globals, Team};
 pub use interpreter::{Interpreter, random_draw};
+pub use leaf_set::LeafParam;
 pub use leaves::{
     ActionFn, Args, Behavior, Call, ConditionFn, DecideCall, DecideFn, DecisionFlagsFn, Ending,
     EventFn, EventId, Input, Leaves, Registered, ScopeHooks,

@@ -2,6 +2,7 @@
 
 use crate::actor::Actors;
 use crate::blackboard::Value;
+use crate::compiled::{CompiledTree, Engine, EngineError, TickFn};
 use crate::flow::Flow;
 use crate::frame::Frame;
 use crate::globals::Globals;
@@ -44,6 +45,10 @@ pub struct Program<B> {
     /// The global tree state of the crowd running the program (see the
     /// `globals` module): a clone carries a copy.
     pub(crate) globals: Globals,
+    /// The generated code linked for the shape, if any (see the
+    /// `compiled` module), and the engine that runs plain ticks.
+    compiled: Option<CompiledTree<B>>,
+    engine: Engine,
 }
 
 impl<B> Clone for Program<B> {
@@ -60,6 +65,8 @@ impl<B> Clone for Program<B> {
             access: self.access,
             initial: Arc::clone(&self.initial),
             globals: self.globals.clone(),
+            compiled: self.compiled,
+            engine: self.engine,
         }
     }
 }
@@ -70,6 +77,7 @@ impl<B> fmt::Debug for Program<B> {
             .field("items", &self.shape.len())
             .field("conditions", &self.conditions.len())
             .field("actions", &self.actions.len())
+            .field("engine", &self.engine)
             .finish()
     }
 }
@@ -285,7 +293,71 @@ impl<B> Program<B> {
             slots: slots.into(),
             access,
             initial: initial.into(),
+            compiled: None,
+            engine: Engine::Interpreted,
         })
+    }
+
+    /// Links `tree`, code generated for this program's shape, and makes it
+    /// the engine of plain ticks ([`Engine::Compiled`]); a tree the
+    /// generator left to the interpreter links too, and the interpreter
+    /// keeps running it ([`CompiledTree::why_interpreted`] says why). Fails,
+    /// leaving nothing linked, when the code was generated from another
+    /// shape.
+    pub fn with_compiled(mut self, tree: CompiledTree<B>) -> Result<Program<B>, EngineError> {
+        let linked = self.shape.behavior_hash();
+        if tree.hash() != linked {
+            return Err(EngineError::ShapeChanged {
+                tree: tree.name(),
+                generated: tree.hash(),
+                linked,
+            });
+        }
+        self.compiled = Some(tree);
+        self.engine = if tree.is_compiled() {
+            Engine::Compiled
+        } else {
+            Engine::Interpreted
+        };
+        Ok(self)
+    }
+
+    /// The compiled tree linked, if any.
+    pub fn compiled(&self) -> Option<&CompiledTree<B>> {
+        self.compiled.as_ref()
+    }
+
+    /// The engine that runs plain ticks. Observed ticks, `halt` and events
+    /// always run on the interpreter; both engines read and write the same
+    /// actors, so the engine may change between any two ticks.
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// Chooses the engine of plain ticks: [`Engine::Compiled`] needs a
+    /// compiled tree ([`Program::with_compiled`]).
+    pub fn set_engine(&mut self, engine: Engine) -> Result<(), EngineError> {
+        if engine == Engine::Compiled {
+            match &self.compiled {
+                None => return Err(EngineError::NotCompiled("")),
+                Some(tree) if !tree.is_compiled() => {
+                    return Err(EngineError::NotCompiled(tree.why_interpreted()));
+                }
+                Some(_) => {}
+            }
+        }
+        self.engine = engine;
+        Ok(())
+    }
+
+    /// The compiled tick function, when the compiled engine runs plain
+    /// ticks.
+    #[inline]
+    pub(crate) fn compiled_tick(&self) -> Option<TickFn<B>> {
+        match (self.engine, &self.compiled) {
+            (Engine::Compiled, Some(tree)) => tree.tick_fn(),
+            _ => None,
+        }
     }
 
     /// The persistent slot of the leaf at item `node`, if it owns one.

@@ -24,11 +24,12 @@
 //! ```
 
 mod checksum;
+pub mod compiled;
 mod handcoded;
 mod tree;
 mod world;
 
 pub use checksum::Checksum;
 pub use handcoded::{Machine, run as run_handcoded};
-pub use tree::{leaves, tree};
+pub use tree::{CrowdLeaves, leaves, tree};
 pub use world::{Act, Critter, spawn, splitmix64};

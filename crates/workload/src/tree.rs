@@ -1,9 +1,8 @@
 //! The workload's tree on treebeard: the builder form and the leaves.
 
 use crate::world::{Act, Critter};
-use treebeard_shape::ParamType;
 use treebeard_shape::tree::{Node, act, cond, priority, sequence};
-use treebeard_vm::{Call, Leaves, Signal, Status};
+use treebeard_vm::{Args, Call, Leaves, Signal, Status, leaf_set};
 
 /// The workload tree, as the workload page draws it. Both of the page's
 /// selectors (`PrioritySelector` and `Selector`) are reactive, which is what
@@ -41,25 +40,57 @@ fn timed(c: &mut Critter, call: &mut Call<'_>, act: Act) -> Status {
     Status::Success
 }
 
+fn threat(c: &Critter, _: &Args<'_>) -> bool {
+    c.threat
+}
+
+fn friend_near(c: &Critter, _: &Args<'_>) -> bool {
+    c.friend_near
+}
+
+fn hunger_above(c: &Critter, _: &Args<'_>, threshold: i64) -> bool {
+    i64::from(c.hunger) > threshold
+}
+
+fn fatigue_above(c: &Critter, _: &Args<'_>, threshold: i64) -> bool {
+    i64::from(c.fatigue) > threshold
+}
+
 macro_rules! timed_actions {
-    ($leaves:ident: $($act:ident),*) => {$(
-        $leaves.action(Act::$act.name(), |c, call| timed(c, call, Act::$act));
+    ($($f:ident: $act:ident),*) => {$(
+        #[inline(always)]
+        fn $f(c: &mut Critter, call: &mut Call<'_>) -> Status {
+            timed(c, call, Act::$act)
+        }
     )*};
 }
 
-/// The workload's leaves: four conditions and nine timed actions.
+timed_actions!(
+    flee: Flee, find_food: FindFood, eat: Eat, sleep: Sleep, share: Share, chat: Chat,
+    pick_spot: PickSpot, walk: Walk, look_around: LookAround
+);
+
+leaf_set! {
+    /// The workload's leaves, one declaration for both engines: four
+    /// conditions and nine timed actions.
+    pub struct CrowdLeaves for Critter {
+        condition "threat" => threat;
+        condition "friend_near" => friend_near;
+        condition "hunger_above" => hunger_above(threshold: i64);
+        condition "fatigue_above" => fatigue_above(threshold: i64);
+        action "Flee" => flee;
+        action "FindFood" => find_food;
+        action "Eat" => eat;
+        action "Sleep" => sleep;
+        action "Share" => share;
+        action "Chat" => chat;
+        action "PickSpot" => pick_spot;
+        action "Walk" => walk;
+        action "LookAround" => look_around;
+    }
+}
+
+/// The workload's leaves: [`CrowdLeaves`]' table.
 pub fn leaves() -> Leaves<Critter> {
-    let mut leaves = Leaves::<Critter>::new();
-    leaves.condition("threat", |c, _| c.threat);
-    leaves.condition("friend_near", |c, _| c.friend_near);
-    leaves
-        .condition("hunger_above", |c, args| i64::from(c.hunger) > args.int(0))
-        .param("threshold", ParamType::Int);
-    leaves
-        .condition("fatigue_above", |c, args| {
-            i64::from(c.fatigue) > args.int(0)
-        })
-        .param("threshold", ParamType::Int);
-    timed_actions!(leaves: Flee, FindFood, Eat, Sleep, Share, Chat, PickSpot, Walk, LookAround);
-    leaves
+    CrowdLeaves::leaves()
 }

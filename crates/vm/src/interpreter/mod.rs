@@ -50,6 +50,7 @@
 use crate::actor::{
     ActorLayout, ActorMut, ActorRef, ActorsMut, StateEntry, action_tag, decider_tag,
 };
+use crate::compiled;
 use crate::flow::{LEAVE_SUCCESS, Link, UP, is_item};
 use crate::frame::Frame;
 use crate::globals::Globals;
@@ -347,6 +348,19 @@ impl Interpreter {
         blackboard: &mut B,
         requests: &mut Vec<Request>,
     ) -> Status {
+        if let Some(tree) = program.compiled_tick() {
+            let layout = actor.layout();
+            return compiled::tick_one(
+                tree,
+                program,
+                frame,
+                agent,
+                actor.words_mut(),
+                layout,
+                blackboard,
+                requests,
+            );
+        }
         self.tick_with(program, frame, agent, actor, blackboard, requests, Quiet)
     }
 
@@ -464,6 +478,24 @@ impl Interpreter {
         mut before: impl FnMut(AgentId, &mut B),
     ) {
         let (words, layout) = actors.into_parts();
+        if let Some(tree) = program.compiled_tick() {
+            let frame = *frame;
+            let each = |agent, bb: &mut B| {
+                before(agent, bb);
+                Some(frame)
+            };
+            compiled::tick_batch(
+                tree,
+                program,
+                first,
+                words,
+                layout,
+                blackboards,
+                requests,
+                each,
+            );
+            return;
+        }
         let stride = layout.words();
         assert_eq!(
             words.len(),

@@ -10,6 +10,7 @@
 
 use super::Interpreter;
 use crate::actor::ActorsMut;
+use crate::compiled;
 use crate::frame::Frame;
 use crate::program::Program;
 use crate::request::{AgentId, Request};
@@ -41,6 +42,19 @@ impl Interpreter {
         mut schedule: impl FnMut(AgentId, &mut B) -> Option<Frame>,
     ) {
         let (words, layout) = actors.into_parts();
+        if let Some(tree) = program.compiled_tick() {
+            compiled::tick_batch(
+                tree,
+                program,
+                first,
+                words,
+                layout,
+                blackboards,
+                requests,
+                schedule,
+            );
+            return;
+        }
         let stride = layout.words();
         assert_eq!(
             words.len(),

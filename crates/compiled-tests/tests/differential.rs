@@ -1,0 +1,153 @@
+//! Compiled trees against the interpreter: every random tree the build
+//! script generated runs on both engines in lockstep, under random leaf
+//! outcomes and deferred completions arriving at various ticks, and after
+//! every tick every agent's actor (canonical words), root status, requests
+//! and leaf calls are compared. A third run switches engine every few ticks
+//! and must end where the interpreter ends.
+
+use treebeard_compiled_tests::{CHILDREN, DEPTH, TREES};
+use treebeard_testkit::{Spec, World, answer_launches};
+use treebeard_vm::{
+    ActorLayout, Actors, AgentId, Completion, Engine, Frame, Interpreter, Program, Request, Status,
+};
+
+const AGENTS: usize = 6;
+const TICKS: u64 = 40;
+
+/// One engine's run of a tree: the agents, their worlds, the requests.
+struct Side {
+    program: Program<World>,
+    actors: Actors,
+    worlds: Vec<World>,
+    interpreter: Interpreter,
+    frame: Frame,
+}
+
+/// What one tick of one agent left.
+#[derive(Debug, PartialEq)]
+struct After {
+    words: Vec<u32>,
+    status: Status,
+    requests: Vec<Request>,
+    log: Vec<treebeard_testkit::Event>,
+}
+
+impl Side {
+    fn new(program: Program<World>, seed: u64) -> Side {
+        let layout = ActorLayout::for_shape(program.shape());
+        Side {
+            interpreter: Interpreter::with_capacity(program.spec()),
+            actors: Actors::new(layout, AGENTS),
+            worlds: (0..AGENTS)
+                .map(|a| World::random(seed ^ (a as u64) << 32))
+                .collect(),
+            program,
+            frame: Frame::default(),
+        }
+    }
+
+    fn tick(&mut self, tick: u64, completions: &[Completion]) -> Vec<After> {
+        for c in completions {
+            let mut actor = self.actors.get_mut(c.agent.0 as usize);
+            let _ = actor.complete(c.node, c.outcome);
+        }
+        self.frame = self.frame.next(0.25);
+        let mut out = Vec::new();
+        for agent in 0..AGENTS {
+            let world = &mut self.worlds[agent];
+            world.tick = tick;
+            let mut requests = Vec::new();
+            let status = self.interpreter.tick(
+                &self.program,
+                &self.frame,
+                AgentId(agent as u32),
+                &mut self.actors.get_mut(agent),
+                world,
+                &mut requests,
+            );
+            let mut words = Vec::new();
+            self.actors.get(agent).canonical_words(&mut words);
+            out.push(After {
+                words,
+                status,
+                requests,
+                log: world.take_log(),
+            });
+        }
+        out
+    }
+}
+
+fn programs(seed: u64) -> (Program<World>, Program<World>) {
+    let interpreted = Spec::random_static(seed, DEPTH, CHILDREN).compile();
+    let compiled = interpreted
+        .clone()
+        .with_compiled(TREES[seed as usize]())
+        .unwrap_or_else(|e| panic!("tree {seed}: {e}"));
+    assert_eq!(compiled.engine(), Engine::Compiled);
+    assert_eq!(interpreted.engine(), Engine::Interpreted);
+    (interpreted, compiled)
+}
+
+#[test]
+fn every_generated_tree_ticks_as_the_interpreter_does() {
+    assert!(TREES.len() >= 200, "the suite covers at least 200 trees");
+    for seed in 0..TREES.len() as u64 {
+        let (interpreted, compiled) = programs(seed);
+        let mut a = Side::new(interpreted, seed);
+        let mut b = Side::new(compiled, seed);
+        let mut answers = Vec::new();
+        for tick in 0..TICKS {
+            let left = a.tick(tick, &answers);
+            let right = b.tick(tick, &answers);
+            for (agent, (x, y)) in left.iter().zip(&right).enumerate() {
+                assert_eq!(
+                    x,
+                    y,
+                    "tree {seed} ({:?}), tick {tick}, agent {agent}: interpreted (left) and compiled (right) differ",
+                    Spec::random_static(seed, DEPTH, CHILDREN)
+                );
+            }
+            let requests: Vec<Request> = left.iter().flat_map(|x| x.requests.clone()).collect();
+            answer_launches(&requests, tick as usize, &mut answers);
+        }
+    }
+}
+
+#[test]
+fn switching_engine_every_few_ticks_ends_where_the_interpreter_ends() {
+    for seed in (0..TREES.len() as u64).step_by(3) {
+        let (interpreted, compiled) = programs(seed);
+        let mut a = Side::new(interpreted, seed);
+        let mut b = Side::new(compiled, seed);
+        let mut answers = Vec::new();
+        let k = 1 + seed % 4;
+        let mut last = (Vec::new(), Vec::new());
+        for tick in 0..TICKS {
+            let engine = if (tick / k) % 2 == 0 {
+                Engine::Compiled
+            } else {
+                Engine::Interpreted
+            };
+            b.program.set_engine(engine).expect("the tree is compiled");
+            let left = a.tick(tick, &answers);
+            let right = b.tick(tick, &answers);
+            let requests: Vec<Request> = left.iter().flat_map(|x| x.requests.clone()).collect();
+            answer_launches(&requests, tick as usize, &mut answers);
+            last = (left, right);
+        }
+        assert_eq!(last.0, last.1, "tree {seed}, switching every {k} ticks");
+    }
+}
+
+#[test]
+fn a_tree_generated_from_another_shape_does_not_link() {
+    let (interpreted, _) = programs(0);
+    let other = (1..TREES.len())
+        .find(|&i| TREES[i]().hash() != TREES[0]().hash())
+        .expect("random trees differ");
+    let err = interpreted
+        .with_compiled(TREES[other]())
+        .expect_err("another tree's code");
+    assert!(err.to_string().contains("generate it again"), "{err}");
+}
