@@ -1,8 +1,8 @@
 //! Writing the code: one function per node, in item order.
 //!
-//! The output is formatted as rustfmt formats it (a test runs rustfmt over
-//! generated trees), and every function carries the node's kind, name,
-//! path and source location.
+//! The output is formatted as rustfmt formats it (`tests/workload.rs` runs
+//! rustfmt over the crowd tree's), and every function carries the node's
+//! kind, name, path and source location.
 
 use crate::{Generator, Uncompiled};
 use std::fmt::Write;
@@ -16,8 +16,10 @@ pub(crate) fn source(g: &Generator<'_>, uncompiled: &[Uncompiled]) -> String {
         g,
         shape,
         paths: shape.paths(),
+        uses: Uses::default(),
         out: String::new(),
     };
+    e.uses = e.uses();
     e.header(hash, uncompiled);
     if uncompiled.is_empty() {
         e.compiled();
@@ -31,7 +33,24 @@ struct Emitter<'g, 's> {
     g: &'g Generator<'s>,
     shape: &'s Shape,
     paths: Vec<String>,
+    /// What the tree holds, which decides what the file imports and writes.
+    uses: Uses,
     out: String,
+}
+
+/// What a tree holds, for the file as a whole.
+#[derive(Clone, Copy, Default)]
+struct Uses {
+    /// Immediate actions (calls with `Call` and `Signal`).
+    actions: bool,
+    /// Leaves that can run (action states: `pass`, `cancel`, `StateEntry`).
+    runs: bool,
+    /// Leaves called through the leaf set (`type L`).
+    calls: bool,
+    /// Leaf parameters (`LeafParam`).
+    params: bool,
+    /// Non-empty resume tables (`resume_entry`).
+    tables: bool,
 }
 
 /// The line every function of a node starts with.
@@ -78,41 +97,25 @@ impl Emitter<'_, '_> {
         self.line(0, "");
         let rt = &g.runtime;
         if uncompiled.is_empty() {
+            let u = self.uses;
             let mut compiled = vec!["CompiledTree", "Tick"];
-            let tables = (0..n as u32).any(|i| {
-                let node = NodeIdx::new(i);
-                matches!(self.shape.kind(node), Kind::Action | Kind::Deferred)
-                    && !self.resume_entries(node).is_empty()
-            });
-            if tables {
+            if u.tables {
                 compiled.push("resume_entry");
             }
             self.line(
                 0,
                 &format!("use {rt}::compiled::{{{}}};", compiled.join(", ")),
             );
-            let kinds: Vec<Kind> = (0..n as u32)
-                .map(|i| self.shape.kind(NodeIdx::new(i)))
-                .collect();
-            let params = (0..n as u32).any(|i| {
-                let node = NodeIdx::new(i);
-                matches!(self.shape.kind(node), Kind::Condition | Kind::Action)
-                    && self.shape.item(node).params().len > 0
-            });
-            let mut used = Vec::new();
-            if kinds.contains(&Kind::Action) {
-                used.push("Call");
-            }
-            if params {
-                used.push("LeafParam");
-            }
-            if kinds.contains(&Kind::Action) {
-                used.push("Signal");
-            }
-            if self.runs_anything() {
-                used.push("StateEntry");
-            }
-            used.push("Status");
+            let used: Vec<&str> = [
+                (u.actions, "Call"),
+                (u.params, "LeafParam"),
+                (u.actions, "Signal"),
+                (u.runs, "StateEntry"),
+                (true, "Status"),
+            ]
+            .into_iter()
+            .filter_map(|(used, name)| used.then_some(name))
+            .collect();
             if let [one] = used[..] {
                 self.line(0, &format!("use {rt}::{one};"));
             } else {
@@ -124,13 +127,7 @@ impl Emitter<'_, '_> {
         self.line(0, "");
         self.line(0, "/// The blackboard the tree's leaves read and write.");
         self.line(0, &format!("type B = {};", g.blackboard));
-        let calls = (0..n as u32).any(|i| {
-            matches!(
-                self.shape.kind(NodeIdx::new(i)),
-                Kind::Condition | Kind::Action
-            )
-        });
-        if uncompiled.is_empty() && calls {
+        if uncompiled.is_empty() && self.uses.calls {
             self.line(0, "/// The leaf set whose functions the tree calls.");
             self.line(0, &format!("type L = {};", g.leaf_set));
         }
@@ -143,14 +140,21 @@ impl Emitter<'_, '_> {
         self.line(0, "");
     }
 
-    /// Whether any leaf can run (hold an action state).
-    fn runs_anything(&self) -> bool {
-        (0..self.shape.len() as u32).any(|i| {
-            matches!(
-                self.shape.kind(NodeIdx::new(i)),
-                Kind::Action | Kind::Deferred
-            )
-        })
+    /// What the tree holds (see [`Uses`]).
+    fn uses(&self) -> Uses {
+        let mut u = Uses::default();
+        for i in 0..self.shape.len() as u32 {
+            let node = NodeIdx::new(i);
+            let kind = self.shape.kind(node);
+            let leaf = matches!(kind, Kind::Condition | Kind::Action);
+            let runs = matches!(kind, Kind::Action | Kind::Deferred);
+            u.actions |= kind == Kind::Action;
+            u.runs |= runs;
+            u.calls |= leaf;
+            u.params |= leaf && self.shape.item(node).params().len > 0;
+            u.tables |= runs && !self.resume_entries(node).is_empty();
+        }
+        u
     }
 
     fn interpreted(&mut self, uncompiled: &[Uncompiled]) {
@@ -171,7 +175,7 @@ impl Emitter<'_, '_> {
     }
 
     fn compiled(&mut self) {
-        let runs = self.runs_anything();
+        let runs = self.uses.runs;
         self.line(0, "/// The compiled tree, for `Program::with_compiled`.");
         self.line(0, "pub fn tree() -> CompiledTree<B> {");
         self.line(
@@ -382,7 +386,7 @@ impl Emitter<'_, '_> {
                 self.line(1, &format!("n{c}(t)"));
             }
             Kind::Condition => {
-                if self.runs_anything() {
+                if self.uses.runs {
                     self.line(1, &format!("pass(t, {i});"));
                 }
                 let call = self.leaf_call(node, "&args");

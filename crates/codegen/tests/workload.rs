@@ -38,3 +38,29 @@ fn the_workloads_compiled_tree_is_up_to_date() {
          run `TREEBEARD_BLESS=1 cargo test -p treebeard-codegen --test workload` to rewrite it"
     );
 }
+
+#[test]
+fn generated_code_is_formatted_as_rustfmt_formats_it() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let Ok(mut rustfmt) = Command::new("rustfmt")
+        .args(["--edition", "2024", "--check"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+    else {
+        eprintln!("skipped: no rustfmt on this machine");
+        return;
+    };
+    if let Some(mut stdin) = rustfmt.stdin.take() {
+        stdin
+            .write_all(crowd_source().as_bytes())
+            .expect("rustfmt reads its input");
+    }
+    let out = rustfmt.wait_with_output().expect("rustfmt runs");
+    assert!(
+        out.status.success(),
+        "rustfmt would change the generated code:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

@@ -10,7 +10,10 @@
 //!   ([`Spec`], [`spec_strategy`]). `gen` is a reserved word in Rust 2024,
 //!   so the module is `r#gen`; its items are re-exported here.
 //! * [`harness`]: differential runs of the VM against the reference.
+//! * [`compiled`]: random trees of the kinds compiled trees compile
+//!   ([`Spec::random_static`]).
 
+pub mod compiled;
 pub mod crowd;
 pub mod r#gen;
 pub mod harness;

@@ -489,9 +489,32 @@ impl<'a> Call<'a> {
     }
 }
 
+/// The leaf arguments every agent's compiled tick of `program` starts
+/// from, after checking that actors of `layout` hold its states.
+fn base_args<B>(
+    program: &Program<B>,
+    layout: ActorLayout,
+    agent: AgentId,
+    frame: Frame,
+) -> Args<'_> {
+    assert!(
+        layout.covers(program.spec()),
+        "the actors were laid out for a smaller shape than the program's"
+    );
+    let shape = program.shape();
+    Args {
+        table: shape.param_table(),
+        strings: shape.strings(),
+        item: ShapeItem::from_bits(0),
+        node: 0,
+        agent,
+        frame,
+    }
+}
+
 /// Ticks a batch with the compiled tree `tree` of `program`, as
-/// `Interpreter::tick_batch` does with the interpreter: for each agent,
-/// `frame_of` (the world step; `None` skips the agent) then its tick.
+/// `Interpreter::tick_batch_scheduled` does with the interpreter: for each
+/// agent, `frame_of` (the world step; `None` skips the agent) then its tick.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn tick_batch<B>(
@@ -504,25 +527,13 @@ pub(crate) fn tick_batch<B>(
     requests: &mut Vec<Request>,
     mut frame_of: impl FnMut(AgentId, &mut B) -> Option<Frame>,
 ) {
-    assert!(
-        layout.covers(program.spec()),
-        "the actors were laid out for a smaller shape than the program's"
-    );
     let stride = layout.words();
     assert_eq!(
         words.len(),
         stride * blackboards.len(),
         "one actor per blackboard"
     );
-    let shape = program.shape();
-    let mut base = Args {
-        table: shape.param_table(),
-        strings: shape.strings(),
-        item: ShapeItem::from_bits(0),
-        node: 0,
-        agent: first,
-        frame: Frame::default(),
-    };
+    let mut base = base_args(program, layout, first, Frame::default());
     for (actor, bb) in words.chunks_exact_mut(stride).zip(blackboards) {
         if let Some(frame) = frame_of(base.agent, bb) {
             base.frame = frame;
@@ -546,19 +557,7 @@ pub(crate) fn tick_one<B>(
     bb: &mut B,
     requests: &mut Vec<Request>,
 ) -> Status {
-    assert!(
-        layout.covers(program.spec()),
-        "the actors were laid out for a smaller shape than the program's"
-    );
-    let shape = program.shape();
-    let base = Args {
-        table: shape.param_table(),
-        strings: shape.strings(),
-        item: ShapeItem::from_bits(0),
-        node: 0,
-        agent,
-        frame: *frame,
-    };
+    let base = base_args(program, layout, agent, *frame);
     let mut tick = Tick::new(words, layout, bb, &base, requests);
     let status = tree(&mut tick);
     tick.finish();

@@ -477,25 +477,16 @@ impl Interpreter {
         requests: &mut Vec<Request>,
         mut before: impl FnMut(AgentId, &mut B),
     ) {
-        let (words, layout) = actors.into_parts();
-        if let Some(tree) = program.compiled_tick() {
+        if program.compiled_tick().is_some() {
+            // The compiled engine gives each agent its frame anyway.
             let frame = *frame;
             let each = |agent, bb: &mut B| {
                 before(agent, bb);
                 Some(frame)
             };
-            compiled::tick_batch(
-                tree,
-                program,
-                first,
-                words,
-                layout,
-                blackboards,
-                requests,
-                each,
-            );
-            return;
+            return self.tick_batch_scheduled(program, first, actors, blackboards, requests, each);
         }
+        let (words, layout) = actors.into_parts();
         let stride = layout.words();
         assert_eq!(
             words.len(),

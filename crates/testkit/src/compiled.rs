@@ -1,0 +1,41 @@
+//! Random trees of the kinds compiled trees compile, for the differential
+//! suite of the two engines (`crates/compiled-tests`).
+
+use crate::r#gen::{Rng, Spec};
+
+impl Spec {
+    /// A random tree from `seed` of only the kinds that compiled trees
+    /// compile (`Kind::compiles`: sequences, selectors, the status-mapping
+    /// decorators, `StoredState` and the leaves `c`, `a`, `p`, `d`), at most
+    /// `max_depth` deep with at most `max_children` children per decider.
+    pub fn random_static(seed: u64, max_depth: usize, max_children: usize) -> Spec {
+        fn spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
+            if depth == 1 || rng.below(depth + 1) == 0 {
+                return match rng.below(10) {
+                    0..=3 => Spec::Cond,
+                    4..=6 => Spec::Act,
+                    7 => Spec::Persistent,
+                    _ => Spec::Deferred,
+                };
+            }
+            let kids = |rng: &mut Rng| -> Vec<Spec> {
+                let n = rng.range(1, max_children);
+                (0..n).map(|_| spec(rng, depth - 1, max_children)).collect()
+            };
+            match rng.below(9) {
+                0 | 1 => Spec::Sequence(kids(rng)),
+                2 | 3 => Spec::Priority(kids(rng)),
+                4 => Spec::Selector(kids(rng)),
+                5 => Spec::Reactive(kids(rng)),
+                6 => Spec::Inverter(Box::new(spec(rng, depth - 1, max_children))),
+                7 => match rng.below(3) {
+                    0 => Spec::ForceSuccess(Box::new(spec(rng, depth - 1, max_children))),
+                    1 => Spec::ForceFailure(Box::new(spec(rng, depth - 1, max_children))),
+                    _ => Spec::StoredState(Box::new(spec(rng, depth - 1, max_children))),
+                },
+                _ => Spec::Sequence(kids(rng)),
+            }
+        }
+        spec(&mut Rng::new(seed), max_depth.max(1), max_children.max(1))
+    }
+}
