@@ -1,6 +1,8 @@
-//! The crowd workload on three implementations side by side, in one run:
-//! treebeard, the hand-written state machine (the floor) and bonsai-bt 0.14
-//! (one tree copy per agent, reactive selectors emulated: see
+//! The crowd workload on four implementations side by side, in one run:
+//! treebeard's interpreter (`treebeard`), treebeard's compiled tree
+//! (`compiled`, the code `treebeard-codegen` generated for the tree, on the
+//! same actors), the hand-written state machine (the floor) and bonsai-bt
+//! 0.14 (one tree copy per agent, reactive selectors emulated: see
 //! `support/bonsai.rs`).
 //!
 //! First, a check: each implementation runs the page's workload (N=5000,
@@ -8,12 +10,12 @@
 //! bench stops with an error, before measuring anything, if one differs from
 //! the page's. This takes about 10 s in release, most of it bonsai's.
 //!
-//! Then the three in 31 interleaved rounds (each round runs each once; see
+//! Then the four in 31 interleaved rounds (each round runs each once; see
 //! `support::interleaved`): the ratios of their medians are the ones a
 //! machine whose speed drifts from one benchmark to the next does not bias,
 //! and the ones BENCHMARKS.md's targets use.
 //!
-//! Then criterion's `workload_5000/{treebeard,handcoded,bonsai}`: one tick
+//! Then criterion's `workload_5000/{treebeard,compiled,handcoded,bonsai}`: one tick
 //! of 5000 agents (world step and tree tick) on one thread, after 100
 //! warm-up ticks, so it measures the steady state. Throughput is per agent,
 //! so criterion's time per element is the nanoseconds per agent-tick.
@@ -34,18 +36,19 @@ use std::process::ExitCode;
 use std::time::Instant;
 use support::{
     bench_both, interleaved, per_agent_tick, pool, time_machines, time_ticks, warm_crowd,
-    warm_machines, warm_ticks,
+    warm_crowd_on, warm_machines, warm_ticks, workload_program,
 };
 use treebeard::prelude::*;
-use treebeard_workload::{Checksum, Machine, leaves, run_handcoded, spawn, tree};
+use treebeard_workload::{Checksum, Machine, run_handcoded, spawn};
 
 /// The page's world: agents, ticks and seed.
 const AGENTS: usize = 5000;
 const PAGE_TICKS: usize = 1000;
 const SEED: u64 = 42;
 
-/// The three implementations, by their benchmark ids.
-const IMPLEMENTATIONS: [&str; 3] = ["treebeard", "handcoded", "bonsai"];
+/// The implementations, by their benchmark ids: treebeard's interpreter
+/// (`treebeard`) and its compiled tree (`compiled`), then the baselines.
+const IMPLEMENTATIONS: [&str; 4] = ["treebeard", "compiled", "handcoded", "bonsai"];
 
 fn bonsai_agents() -> Vec<BonsaiAgent> {
     (0..AGENTS).map(|_| BonsaiAgent::new()).collect()
@@ -55,11 +58,13 @@ fn bonsai_agents() -> Vec<BonsaiAgent> {
 /// on the calling thread's pool.
 fn checksum(implementation: &str, ticks: usize) -> Checksum {
     match implementation {
-        "treebeard" => {
-            let program = leaves()
-                .compile(&tree())
-                .expect("the workload tree compiles");
-            let mut crowd = Crowd::with_agents(program, spawn(AGENTS, SEED));
+        "treebeard" | "compiled" => {
+            let engine = if implementation == "compiled" {
+                Engine::Compiled
+            } else {
+                Engine::Interpreted
+            };
+            let mut crowd = Crowd::with_agents(workload_program(engine), spawn(AGENTS, SEED));
             for _ in 0..ticks {
                 crowd.tick_with(1.0, |_, c| c.world_step());
             }
@@ -106,6 +111,7 @@ fn page_checksums_match(one: &ThreadPool) -> bool {
 /// [`support::interleaved`]): the ratios the targets use.
 fn workload_interleaved(one: &ThreadPool) {
     let mut crowd = warm_crowd(AGENTS, one);
+    let mut compiled_crowd = warm_crowd_on(Engine::Compiled, AGENTS, one);
     let (mut critters, mut machines) = warm_machines(AGENTS, one);
     let mut bonsai_critters = spawn(AGENTS, SEED);
     let mut agents = bonsai_agents();
@@ -114,6 +120,14 @@ fn workload_interleaved(one: &ThreadPool) {
     let mut treebeard = || {
         let ticks = 50;
         per_agent_tick(time_ticks(&mut crowd, one, ticks as u64), AGENTS, ticks)
+    };
+    let mut compiled = || {
+        let ticks = 100;
+        per_agent_tick(
+            time_ticks(&mut compiled_crowd, one, ticks as u64),
+            AGENTS,
+            ticks,
+        )
     };
     let mut handcoded = || {
         let ticks = 100;
@@ -133,6 +147,7 @@ fn workload_interleaved(one: &ThreadPool) {
         31,
         &mut [
             ("treebeard", &mut treebeard),
+            ("compiled", &mut compiled),
             ("handcoded", &mut handcoded),
             ("bonsai", &mut bonsai),
         ],
@@ -144,6 +159,12 @@ fn workload_5000(c: &mut Criterion, one: &ThreadPool) {
     group.throughput(Throughput::Elements(AGENTS as u64));
 
     bench_both(&mut group, None, AGENTS, one);
+    let mut crowd = warm_crowd_on(Engine::Compiled, AGENTS, one);
+    group.bench_function("compiled", |b| {
+        b.iter_custom(|iters| time_ticks(&mut crowd, one, iters));
+    });
+    black_box(crowd.blackboards());
+    drop(crowd);
 
     // About 10 ms a tick: fewer samples keep the run near criterion's
     // measurement time (100 linear samples would take 5050 ticks).

@@ -98,6 +98,11 @@ struct Args {
     /// Run one implementation alone (for a profiler).
     #[arg(long, value_enum)]
     only: Option<Only>,
+    /// With the compiled engine: switch between it and the interpreter
+    /// every K ticks (both engines on the same actors, so the checksum is
+    /// the same).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
+    switch_every: Option<u32>,
 }
 
 /// One run of one implementation.
@@ -110,6 +115,19 @@ fn run_treebeard(args: &Args, program: &Program<Critter>, progress: &ProgressBar
     let mut crowd = Crowd::with_agents(program.clone(), spawn(args.agents as usize, args.seed));
     let start = Instant::now();
     for t in 0..args.ticks {
+        if let Some(k) = args.switch_every
+            && program.engine() == Engine::Compiled
+            && t.is_multiple_of(k as usize)
+        {
+            let engine = if (t / k as usize).is_multiple_of(2) {
+                Engine::Compiled
+            } else {
+                Engine::Interpreted
+            };
+            crowd
+                .set_engine(engine)
+                .expect("the program has a compiled tree");
+        }
         crowd.tick_with(1.0, |_, critter| critter.world_step());
         if t % 64 == 0 {
             progress.set_position(t as u64);
@@ -336,7 +354,12 @@ fn main() -> ExitCode {
     }
     if !treebeard.is_empty() {
         let ns = median_ns(&treebeard, agent_ticks);
-        println!("engine: {}", program.engine());
+        match args.switch_every {
+            Some(k) if program.engine() == Engine::Compiled => {
+                println!("engine: compiled and interpreted, switching every {k} ticks");
+            }
+            _ => println!("engine: {}", program.engine()),
+        }
         if let Some(machine_ns) = machine_ns {
             println!("ratio: {:.2}", ns / machine_ns);
         }

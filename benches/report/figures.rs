@@ -17,6 +17,9 @@ pub const TREE_SIZE: &str = "tree_size";
 
 /// The implementations compared, in the order tables and plots show them.
 pub const IMPLEMENTATIONS: [&str; 3] = ["treebeard", "handcoded", "bonsai"];
+/// The crowd workload's implementations, in the order its table shows
+/// them: the interpreter, the compiled tree, the baselines.
+pub const WORKLOAD_IMPLEMENTATIONS: [&str; 4] = ["treebeard", "compiled", "handcoded", "bonsai"];
 /// The agent counts of the `agents` family.
 pub const AGENT_COUNTS: [u64; 4] = [1000, 10_000, 100_000, 1_000_000];
 /// The tree variants of the `tree_size` family.

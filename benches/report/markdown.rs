@@ -102,7 +102,7 @@ pub struct Report<'a> {
     pub results: &'a Results,
     /// The memory results, when there are some.
     pub memory: Option<&'a Memory>,
-    /// The five targets.
+    /// The six targets.
     pub targets: &'a [Target],
     /// The plots, written or not.
     pub plots: &'a [PlotLink],
@@ -278,7 +278,7 @@ impl Report<'_> {
              (`workload_5000`).\n\n",
         );
         let mut names = self.results.functions(WORKLOAD);
-        figures::order_names(&mut names, &IMPLEMENTATIONS);
+        figures::order_names(&mut names, &figures::WORKLOAD_IMPLEMENTATIONS);
         if !names.is_empty() {
             let base = self
                 .results

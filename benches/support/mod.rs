@@ -12,7 +12,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use treebeard::prelude::*;
-use treebeard_workload::{Critter, Machine, leaves, run_handcoded, spawn, tree};
+use treebeard_workload::{Critter, Machine, compiled, leaves, run_handcoded, spawn, tree};
 
 /// Whether criterion runs in its quick mode (`cargo bench -- --test`): each
 /// benchmark once, measuring nothing.
@@ -50,10 +50,26 @@ pub fn thread_counts() -> Vec<usize> {
 /// A crowd of `n` workload agents (seed 42) that has run [`warm_ticks`]
 /// ticks on `pool`.
 pub fn warm_crowd(n: usize, pool: &ThreadPool) -> Crowd<Critter> {
+    warm_crowd_on(Engine::Interpreted, n, pool)
+}
+
+/// The workload program on `engine`: the interpreter, or the tree's
+/// generated code (`treebeard_workload::compiled`).
+pub fn workload_program(engine: Engine) -> Program<Critter> {
     let program = leaves()
         .compile(&tree())
         .expect("the workload tree compiles");
-    let mut crowd = Crowd::with_agents(program, spawn(n, 42));
+    match engine {
+        Engine::Interpreted => program,
+        Engine::Compiled => program
+            .with_compiled(compiled::tree())
+            .expect("the workload's generated code is current"),
+    }
+}
+
+/// [`warm_crowd`] on `engine`.
+pub fn warm_crowd_on(engine: Engine, n: usize, pool: &ThreadPool) -> Crowd<Critter> {
+    let mut crowd = Crowd::with_agents(workload_program(engine), spawn(n, 42));
     time_ticks(&mut crowd, pool, warm_ticks() as u64);
     crowd
 }

@@ -7,6 +7,7 @@
 use crate::{Generator, Uncompiled};
 use std::fmt::Write;
 use treebeard_shape::{FLAG_PERSISTENT, Kind, NodeIdx, Shape};
+use treebeard_vm::ActorLayout;
 
 /// The whole file for the generator's tree.
 pub(crate) fn source(g: &Generator<'_>, uncompiled: &[Uncompiled]) -> String {
@@ -56,6 +57,11 @@ struct Uses {
 /// The line every function of a node starts with.
 const TICK: &str = "t: &mut Tick<'_, '_, B>";
 
+/// The most items the copies of a tree's code may hold together, one copy
+/// per leaf that can run (and one for an idle actor): past it, one copy
+/// serves every previous leaf.
+const COPIES: usize = 4096;
+
 impl Emitter<'_, '_> {
     fn line(&mut self, indent: usize, text: &str) {
         if !text.is_empty() {
@@ -98,7 +104,13 @@ impl Emitter<'_, '_> {
         let rt = &g.runtime;
         if uncompiled.is_empty() {
             let u = self.uses;
-            let mut compiled = vec!["CompiledTree", "Tick"];
+            let mut compiled = vec!["Batch", "CompiledTree", "IDLE", "Tick"];
+            if u.runs {
+                compiled.insert(1, "Cancel");
+            }
+            if u.runs && (self.running_leaves().len() + 1) * self.shape.len() > COPIES {
+                compiled.insert(0, "ANY");
+            }
             if u.tables {
                 compiled.push("resume_entry");
             }
@@ -107,6 +119,7 @@ impl Emitter<'_, '_> {
                 &format!("use {rt}::compiled::{{{}}};", compiled.join(", ")),
             );
             let used: Vec<&str> = [
+                (true, "ActorLayout"),
                 (u.actions, "Call"),
                 (u.params, "LeafParam"),
                 (u.actions, "Signal"),
@@ -181,20 +194,46 @@ impl Emitter<'_, '_> {
         self.line(
             1,
             &format!(
-                "CompiledTree::new(\"{}\", HASH, tick)",
+                "CompiledTree::new(\"{}\", HASH, LAYOUT, batch)",
                 self.g.name.escape_default()
             ),
         );
         self.line(0, "}");
         self.line(0, "");
-        self.line(0, "/// One agent's tick: the root's status.");
-        self.line(0, &format!("fn tick({TICK}) -> Status {{"));
+        let counts = ActorLayout::for_shape(self.shape)
+            .counts()
+            .map(|c| c.to_string());
+        self.line(
+            0,
+            "/// The actors the code reads and writes: decider states, action states,",
+        );
+        self.line(
+            0,
+            "/// persistent slots, variable words, timestamps and stimuli.",
+        );
+        self.line(
+            0,
+            &format!(
+                "const LAYOUT: ActorLayout = ActorLayout::from_counts([{}]);",
+                counts.join(", ")
+            ),
+        );
+        self.line(0, "");
+        self.batch();
+        self.line(0, "");
+        self.line(
+            0,
+            "/// One agent's tick, in the code for the previous running leaf `P`: the",
+        );
+        self.line(0, "/// root's status.");
+        self.line(0, "#[inline(always)]");
+        self.line(0, &format!("fn root<const P: u32>({TICK}) -> Status {{"));
         if runs {
-            self.line(1, "let status = n0(t);");
-            self.line(1, "pass(t, u32::MAX);");
+            self.line(1, "let status = n0::<P>(t);");
+            self.line(1, "pass::<P>(t, u32::MAX);");
             self.line(1, "status");
         } else {
-            self.line(1, "n0(t)");
+            self.line(1, "n0::<P>(t)");
         }
         self.line(0, "}");
         if runs {
@@ -204,6 +243,81 @@ impl Emitter<'_, '_> {
             self.line(0, "");
             self.node(NodeIdx::new(i));
         }
+    }
+
+    /// The leaves that can run, each with how the actor's state tells
+    /// that it runs (`left_action`, `left_deferred`) and its resume table.
+    fn running_leaves(&self) -> Vec<(u32, &'static str, String)> {
+        (0..self.shape.len() as u32)
+            .filter_map(|i| {
+                let node = NodeIdx::new(i);
+                let how = match self.shape.kind(node) {
+                    Kind::Action => "left_action",
+                    Kind::Deferred => "left_deferred",
+                    _ => return None,
+                };
+                Some((i, how, self.resumes(node)))
+            })
+            .collect()
+    }
+
+    /// `batch`: the loop over a run of agents, which dispatches each on
+    /// the leaf its previous tick left running. Each such leaf gets its own
+    /// copy of the tree's code, in which every check of the previous state
+    /// is a constant, unless the copies would exceed [`COPIES`] items; then
+    /// one copy for [`ANY`] leaf serves them all.
+    fn batch(&mut self) {
+        let leaves = self.running_leaves();
+        let specialise = (leaves.len() + 1) * self.shape.len() <= COPIES;
+        self.line(
+            0,
+            "/// Ticks a run of agents: the loop, with the tree inlined in it. An actor",
+        );
+        self.line(
+            0,
+            "/// is ticked by the code for the leaf it left running, after a check that",
+        );
+        self.line(
+            0,
+            "/// it holds what that leaf leaves; the interpreter ticks one in any other",
+        );
+        self.line(0, "/// form (`None`).");
+        self.line(0, "fn batch(b: &mut Batch<'_, '_, B>) {");
+        self.line(1, "b.run::<{ LAYOUT.words() }>(LAYOUT, tick);");
+        self.line(0, "}");
+        self.line(0, "");
+        self.line(
+            0,
+            "/// One agent's tick, by the code for the leaf its previous tick left running.",
+        );
+        self.line(0, "#[inline(always)]");
+        self.line(0, &format!("fn tick({TICK}) -> Option<Status> {{"));
+        if leaves.is_empty() {
+            self.line(1, "t.idle().then(|| root::<IDLE>(t))");
+        } else if specialise {
+            self.line(1, "Some(match t.prev() {");
+            for (i, how, resumes) in &leaves {
+                self.line(2, &format!("{i} if t.{how}({resumes}) => root::<{i}>(t),"));
+            }
+            self.line(2, "_ if t.idle() => root::<IDLE>(t),");
+            self.line(2, "_ => return None,");
+            self.line(1, "})");
+        } else {
+            self.line(1, "let left = match t.prev() {");
+            for (i, how, resumes) in &leaves {
+                self.line(2, &format!("{i} => t.{how}({resumes}),"));
+            }
+            self.line(2, "_ => false,");
+            self.line(1, "};");
+            self.line(1, "if left {");
+            self.line(2, "Some(root::<ANY>(t))");
+            self.line(1, "} else if t.idle() {");
+            self.line(2, "Some(root::<IDLE>(t))");
+            self.line(1, "} else {");
+            self.line(2, "None");
+            self.line(1, "}");
+        }
+        self.line(0, "}");
     }
 
     /// `pass`, which cancels what a tick passed over, and `cancel`, which
@@ -216,9 +330,9 @@ impl Emitter<'_, '_> {
         );
         self.line(0, "/// passed over, in item order.");
         self.line(0, "#[inline(always)]");
-        self.line(0, &format!("fn pass({TICK}, item: u32) {{"));
-        self.line(1, "while let Some(entry) = t.pass_below(item) {");
-        self.line(2, "cancel(t, entry);");
+        self.line(0, &format!("fn pass<const P: u32>({TICK}, item: u32) {{"));
+        self.line(1, "if let Some(entry) = t.pass_below::<P>(item) {");
+        self.line(2, "cancel(&mut t.cancel(), entry);");
         self.line(1, "}");
         self.line(0, "}");
         self.line(0, "");
@@ -232,19 +346,22 @@ impl Emitter<'_, '_> {
         );
         self.line(0, "#[cold]");
         self.line(0, "#[inline(never)]");
-        self.line(0, &format!("fn cancel({TICK}, entry: StateEntry) {{"));
+        self.line(
+            0,
+            "fn cancel(c: &mut Cancel<'_, '_, B>, entry: StateEntry) {",
+        );
         self.line(1, "match entry.node() {");
         for i in 0..self.shape.len() as u32 {
             let node = NodeIdx::new(i);
             match self.shape.kind(node) {
                 Kind::Action => {
                     self.line(2, &format!("{i} => {{"));
-                    self.action_call(3, node, "Signal::Cancel", "entry.value()", false);
+                    self.action_call(3, node, "c", "Signal::Cancel", "entry.value()");
                     self.line(2, "}");
                 }
                 Kind::Deferred => {
                     let import = self.shape.item(node).import();
-                    self.line(2, &format!("{i} => t.cancel_deferred(entry, {import}),"));
+                    self.line(2, &format!("{i} => c.deferred(entry, {import}),"));
                 }
                 _ => {}
             }
@@ -315,7 +432,7 @@ impl Emitter<'_, '_> {
             }
         }
         self.doc(node);
-        self.line(0, &format!("fn n{i}({TICK}) -> Status {{"));
+        self.line(0, &format!("fn n{i}<const P: u32>({TICK}) -> Status {{"));
         let children: Vec<u32> = shape.children(node).map(NodeIdx::get).collect();
         match kind {
             Kind::Sequence | Kind::Selector => {
@@ -324,24 +441,23 @@ impl Emitter<'_, '_> {
                 } else {
                     ("Failure", "Failure")
                 };
-                if children.len() > 1 {
-                    self.line(1, &format!("let from = t.resume({i});"));
-                }
-                // `from` is 0, or the child the sequence stopped at: every
-                // child before it is passed over.
-                let resumes = children.len() > 1;
-                for &c in &children {
-                    let indent = if resumes {
-                        self.line(1, &format!("if from <= {c} {{"));
-                        2
-                    } else {
+                // A child is passed over when the previous tick's running
+                // leaf lies in a later child: the sequence resumes there.
+                let end = shape.subtree_end(node).get();
+                for (k, &c) in children.iter().enumerate() {
+                    let last = k + 1 == children.len();
+                    let indent = if last {
                         1
+                    } else {
+                        let from = shape.subtree_end(NodeIdx::new(c)).get();
+                        self.line(1, &format!("if !t.resumes_past::<P>({from}, {end}) {{"));
+                        2
                     };
-                    self.line(indent, &format!("let status = n{c}(t);"));
+                    self.line(indent, &format!("let status = n{c}::<P>(t);"));
                     self.line(indent, &format!("if status != Status::{go_on} {{"));
                     self.line(indent + 1, "return status;");
                     self.line(indent, "}");
-                    if resumes {
+                    if !last {
                         self.line(1, "}");
                     }
                 }
@@ -354,7 +470,7 @@ impl Emitter<'_, '_> {
                     "Failure"
                 };
                 for &c in &children {
-                    self.line(1, &format!("let status = n{c}(t);"));
+                    self.line(1, &format!("let status = n{c}::<P>(t);"));
                     self.line(1, &format!("if status != Status::{go_on} {{"));
                     self.line(2, "return status;");
                     self.line(1, "}");
@@ -363,7 +479,7 @@ impl Emitter<'_, '_> {
             }
             Kind::Inverter => {
                 let c = children[0];
-                self.line(1, &format!("match n{c}(t) {{"));
+                self.line(1, &format!("match n{c}::<P>(t) {{"));
                 self.line(2, "Status::Success => Status::Failure,");
                 self.line(2, "Status::Failure => Status::Success,");
                 self.line(2, "Status::Running => Status::Running,");
@@ -376,20 +492,20 @@ impl Emitter<'_, '_> {
                 } else {
                     "Failure"
                 };
-                self.line(1, &format!("match n{c}(t) {{"));
+                self.line(1, &format!("match n{c}::<P>(t) {{"));
                 self.line(2, "Status::Running => Status::Running,");
                 self.line(2, &format!("_ => Status::{to},"));
                 self.line(1, "}");
             }
             Kind::StoredState => {
                 let c = children[0];
-                self.line(1, &format!("n{c}(t)"));
+                self.line(1, &format!("n{c}::<P>(t)"));
             }
             Kind::Condition => {
                 if self.uses.runs {
-                    self.line(1, &format!("pass(t, {i});"));
+                    self.line(1, &format!("pass::<P>(t, {i});"));
                 }
-                let call = self.leaf_call(node, "&args");
+                let call = self.leaf_call(node, "t", "&args");
                 self.line(1, &format!("let args = t.args({i}, {});", self.item(node)));
                 self.line(1, &format!("if {call} {{"));
                 self.line(2, "Status::Success");
@@ -398,21 +514,21 @@ impl Emitter<'_, '_> {
                 self.line(1, "}");
             }
             Kind::Action => {
-                self.line(1, &format!("pass(t, {i});"));
+                self.line(1, &format!("pass::<P>(t, {i});"));
                 self.line(
                     1,
-                    &format!("let (signal, state) = match t.take_action({i}) {{"),
+                    &format!("let (signal, state) = match t.take_action::<P>({i}) {{"),
                 );
                 self.line(2, "Some(entry) => (Signal::Tick, entry.value()),");
                 self.line(2, "None => (Signal::Start, 0),");
                 self.line(1, "};");
-                self.action_call(1, node, "signal", "state", true);
+                self.action_call(1, node, "t", "signal", "state");
             }
             Kind::Deferred => {
                 let import = shape.item(node).import();
-                self.line(1, &format!("pass(t, {i});"));
+                self.line(1, &format!("pass::<P>(t, {i});"));
                 let resumes = self.resumes(node);
-                self.line(1, &format!("t.deferred({i}, {import}, {resumes})"));
+                self.line(1, &format!("t.deferred::<P>({i}, {import}, {resumes})"));
             }
             _ => unreachable!("the generator compiles only kinds that `Kind::compiles`"),
         }
@@ -425,12 +541,12 @@ impl Emitter<'_, '_> {
     }
 
     /// The call of the leaf at `node` with the leaf context `context`, its
-    /// parameters as constants.
-    fn leaf_call(&self, node: NodeIdx, context: &str) -> String {
+    /// parameters as constants, its blackboard `{on}.bb`.
+    fn leaf_call(&self, node: NodeIdx, on: &str, context: &str) -> String {
         let shape = self.shape;
         let import = shape.import(node).map_or("", |i| &i.name);
         let f = self.g.rust_fns.get(import).copied().unwrap_or("missing");
-        let mut call = format!("L::{f}(t.bb, {context}");
+        let mut call = format!("L::{f}({on}.bb, {context}");
         let params = shape.params(node);
         for w in params {
             let _ = write!(call, ", LeafParam::from_word({w:#x}, &args)");
@@ -439,9 +555,11 @@ impl Emitter<'_, '_> {
         call
     }
 
-    /// An immediate action's call at `indent`: with `signal` and `state`;
-    /// `keep` records a running status (a cancel ignores it).
-    fn action_call(&mut self, indent: usize, node: NodeIdx, signal: &str, state: &str, keep: bool) {
+    /// An immediate action's call at `indent`, on `on` (the tick `t`, or
+    /// a cancel `c`): with `signal` and `state`. A tick's call records a
+    /// running status; a cancel ignores what the leaf returns.
+    fn action_call(&mut self, indent: usize, node: NodeIdx, on: &str, signal: &str, state: &str) {
+        let keep = on == "t";
         let shape = self.shape;
         let i = node.get();
         let slot = (shape.item(node).flags() & FLAG_PERSISTENT != 0)
@@ -449,11 +567,11 @@ impl Emitter<'_, '_> {
             .flatten();
         self.line(
             indent,
-            &format!("let args = t.args({i}, {});", self.item(node)),
+            &format!("let args = {on}.args({i}, {});", self.item(node)),
         );
         let persistent = match slot {
             Some(slot) => {
-                self.line(indent, &format!("let before = t.persistent({slot});"));
+                self.line(indent, &format!("let before = {on}.persistent({slot});"));
                 "Some(before)"
             }
             None => "None",
@@ -462,7 +580,7 @@ impl Emitter<'_, '_> {
             indent,
             &format!("let mut call = Call::compiled(&args, {signal}, {state}, {persistent});"),
         );
-        let call = self.leaf_call(node, "&mut call");
+        let call = self.leaf_call(node, on, "&mut call");
         if keep {
             self.line(indent, &format!("let status = {call};"));
         } else {
@@ -472,7 +590,7 @@ impl Emitter<'_, '_> {
             self.line(indent, "if let Some(after) = call.persistent_value()");
             self.line(indent + 1, "&& after != before");
             self.line(indent, "{");
-            self.line(indent + 1, &format!("t.set_persistent({slot}, after);"));
+            self.line(indent + 1, &format!("{on}.set_persistent({slot}, after);"));
             self.line(indent, "}");
         }
         if keep {

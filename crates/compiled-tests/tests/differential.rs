@@ -6,6 +6,7 @@
 //! and must end where the interpreter ends.
 
 use treebeard_compiled_tests::{CHILDREN, DEPTH, TREES};
+use treebeard_shape::{Kind, NodeIdx};
 use treebeard_testkit::{Spec, World, answer_launches};
 use treebeard_vm::{
     ActorLayout, Actors, AgentId, Completion, Engine, Frame, Interpreter, Program, Request, Status,
@@ -150,4 +151,56 @@ fn a_tree_generated_from_another_shape_does_not_link() {
         .with_compiled(TREES[other]())
         .expect_err("another tree's code");
     assert!(err.to_string().contains("generate it again"), "{err}");
+}
+
+/// The generated code reads only the forms a static tree's tick leaves an
+/// actor in; any other valid form (here: a sequence told to resume at its
+/// second child with nothing running, as a hot reload or a hand-edited
+/// snapshot may leave it) is ticked by the interpreter, so the engines
+/// still agree.
+#[test]
+fn actors_in_other_forms_tick_as_the_interpreter_ticks_them() {
+    let mut covered = 0;
+    for seed in 0..TREES.len() as u64 {
+        let (interpreted, compiled) = programs(seed);
+        let shape = interpreted.shape();
+        let Some((sequence, second)) = (0..shape.len() as u32).find_map(|i| {
+            let node = NodeIdx::new(i);
+            let children: Vec<_> = shape.children(node).collect();
+            (shape.kind(node) == Kind::Sequence && children.len() > 1)
+                .then(|| (i, children[1].get()))
+        }) else {
+            continue;
+        };
+        covered += 1;
+        let mut a = Side::new(interpreted, seed);
+        let mut b = Side::new(compiled, seed);
+        let stride = a.actors.layout().words();
+        let mut answers = Vec::new();
+        for tick in 0..TICKS {
+            if tick % 7 == 3 {
+                for side in [&mut a, &mut b] {
+                    for agent in 0..AGENTS {
+                        if side.actors.get(agent).is_idle() {
+                            let words = &mut side.actors.words_mut()[agent * stride..];
+                            // One decider state (resume `sequence` at
+                            // `second`, tag 0), no action states.
+                            words[..3].copy_from_slice(&[1, sequence << 8, second]);
+                        }
+                        let actor = side.actors.get(agent);
+                        assert_eq!(actor.check(side.program.shape()), Ok(()), "a valid actor");
+                    }
+                }
+            }
+            let left = a.tick(tick, &answers);
+            let right = b.tick(tick, &answers);
+            assert_eq!(left, right, "tree {seed}, tick {tick}");
+            let requests: Vec<Request> = left.iter().flat_map(|x| x.requests.clone()).collect();
+            answer_launches(&requests, tick as usize, &mut answers);
+        }
+    }
+    assert!(
+        covered >= 50,
+        "{covered} trees with a sequence of two children"
+    );
 }

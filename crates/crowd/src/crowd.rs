@@ -10,8 +10,8 @@ use crate::workers::Workers;
 use rayon::prelude::*;
 use treebeard_shape::NodeIdx;
 use treebeard_vm::{
-    ActorLayout, ActorRef, Actors, ActorsMut, AgentId, Completion, EventId, Frame, InjectError,
-    Interpreter, Observer, Program, Request, RequestKind, TraceEvent,
+    ActorLayout, ActorRef, Actors, ActorsMut, AgentId, Completion, Engine, EngineError, EventId,
+    Frame, InjectError, Interpreter, Observer, Program, Request, RequestKind, TraceEvent,
 };
 
 /// Many agents, each with a blackboard and an actor, running one program.
@@ -306,6 +306,14 @@ impl<B> Crowd<B> {
     /// The program every agent runs.
     pub fn program(&self) -> &Program<B> {
         &self.program
+    }
+
+    /// Chooses the engine of the crowd's plain ticks
+    /// ([`Program::set_engine`]): both engines read and write the same
+    /// actors, so it may change between any two ticks, with the results
+    /// of either engine alone.
+    pub fn set_engine(&mut self, engine: Engine) -> Result<(), EngineError> {
+        self.program.set_engine(engine)
     }
 
     /// The frame of the last tick.

@@ -53,9 +53,9 @@ pub mod prelude {
     };
     pub use treebeard_shape::{BuildError, LogEvent, NodeIdx, ParamSpec, ParamType, Shape};
     pub use treebeard_vm::{
-        Actor, AgentId, Args, Call, Completion, Frame, Interpreter, Leaves, LogHistory, LogRecord,
-        LogSink, Logs, NodeState, NodeStates, Observer, Outcome, Program, Request, RequestKind,
-        Signal, Status, TraceEvent,
+        Actor, AgentId, Args, Call, Completion, Engine, Frame, Interpreter, Leaves, LogHistory,
+        LogRecord, LogSink, Logs, NodeState, NodeStates, Observer, Outcome, Program, Request,
+        RequestKind, Signal, Status, TraceEvent,
     };
 }
 

@@ -218,6 +218,42 @@ impl ActorLayout {
         ActorLayout::for_spec(shape.spec())
     }
 
+    /// The layout's region sizes, in the order the actor holds them:
+    /// decider states, action states, persistent slots, variable words,
+    /// timestamps and stimuli. Generated code states its layout with
+    /// them ([`ActorLayout::from_counts`]).
+    pub const fn counts(&self) -> [u32; 6] {
+        [
+            self.deciders,
+            self.actions,
+            self.persistent,
+            self.variables,
+            self.timestamps,
+            self.stimuli,
+        ]
+    }
+
+    /// The layout of [`ActorLayout::counts`] `counts`: a constant in
+    /// generated code, compared with the actors' layout before it runs.
+    pub const fn from_counts(counts: [u32; 6]) -> ActorLayout {
+        let [
+            deciders,
+            actions,
+            persistent,
+            variables,
+            timestamps,
+            stimuli,
+        ] = counts;
+        ActorLayout {
+            deciders,
+            actions,
+            persistent,
+            variables,
+            timestamps,
+            stimuli,
+        }
+    }
+
     /// Words per actor.
     #[inline]
     pub const fn words(&self) -> usize {
@@ -232,7 +268,7 @@ impl ActorLayout {
 
     /// Decider and action state capacity.
     #[inline]
-    pub(crate) fn entry_capacity(&self) -> (usize, usize) {
+    pub(crate) const fn entry_capacity(&self) -> (usize, usize) {
         (self.deciders as usize, self.actions as usize)
     }
 
@@ -248,12 +284,12 @@ impl ActorLayout {
     }
 
     #[inline]
-    pub(crate) fn actions_at(&self) -> usize {
+    pub(crate) const fn actions_at(&self) -> usize {
         1 + 2 * self.deciders as usize
     }
 
     #[inline]
-    pub(crate) fn persistent_at(&self) -> usize {
+    pub(crate) const fn persistent_at(&self) -> usize {
         self.actions_at() + 2 * self.actions as usize
     }
 

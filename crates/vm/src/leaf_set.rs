@@ -1,6 +1,6 @@
 //! Leaf sets: one declaration of an application's leaves for both engines.
 //!
-//! [`leaf_set!`](crate::leaf_set) names plain Rust functions as leaves, with
+//! [`leaf_set!`](macro@crate::leaf_set) names plain Rust functions as leaves, with
 //! typed parameters. It builds the runtime [`Leaves`](crate::Leaves) table
 //! that the interpreter, the loaders and the tools use (each parameter
 //! decoded from the shape's words by its type), and it gives the set's type
@@ -60,7 +60,7 @@
 use crate::leaves::Args;
 use treebeard_shape::ParamType;
 
-/// A type a leaf parameter may have in a [`leaf_set!`](crate::leaf_set):
+/// A type a leaf parameter may have in a [`leaf_set!`](macro@crate::leaf_set):
 /// the [`ParamType`] it declares, and how a parameter word of that type
 /// reads as a value.
 pub trait LeafParam<'a>: Sized {
@@ -140,7 +140,7 @@ impl<'a> LeafParam<'a> for &'a str {
 }
 
 /// Declares an application's leaves once, for both engines: see the
-/// [`leaf_set`](crate::leaf_set) module.
+/// [`leaf_set`](mod@crate::leaf_set) module.
 #[macro_export]
 macro_rules! leaf_set {
     (

@@ -1,8 +1,8 @@
 //! Programs: a validated shape linked to the application's leaf functions.
 
-use crate::actor::Actors;
+use crate::actor::{ActorLayout, Actors};
 use crate::blackboard::Value;
-use crate::compiled::{CompiledTree, Engine, EngineError, TickFn};
+use crate::compiled::{BatchFn, CompiledTree, Engine, EngineError};
 use crate::flow::Flow;
 use crate::frame::Frame;
 use crate::globals::Globals;
@@ -350,12 +350,12 @@ impl<B> Program<B> {
         Ok(())
     }
 
-    /// The compiled tick function, when the compiled engine runs plain
-    /// ticks.
+    /// The compiled batch function, when the compiled engine runs plain
+    /// ticks of actors of `layout`.
     #[inline]
-    pub(crate) fn compiled_tick(&self) -> Option<TickFn<B>> {
+    pub(crate) fn compiled_tick(&self, layout: ActorLayout) -> Option<BatchFn<B>> {
         match (self.engine, &self.compiled) {
-            (Engine::Compiled, Some(tree)) => tree.tick_fn(),
+            (Engine::Compiled, Some(tree)) => tree.batch_fn(layout),
             _ => None,
         }
     }

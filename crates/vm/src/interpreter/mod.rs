@@ -348,8 +348,8 @@ impl Interpreter {
         blackboard: &mut B,
         requests: &mut Vec<Request>,
     ) -> Status {
-        if let Some(tree) = program.compiled_tick() {
-            let layout = actor.layout();
+        let layout = actor.layout();
+        if let Some(tree) = program.compiled_tick(layout) {
             return compiled::tick_one(
                 tree,
                 program,
@@ -359,9 +359,23 @@ impl Interpreter {
                 layout,
                 blackboard,
                 requests,
+                &mut self.fallback(program, layout),
             );
         }
         self.tick_with(program, frame, agent, actor, blackboard, requests, Quiet)
+    }
+
+    /// The interpreter's tick of one agent of `layout`, for the actors a
+    /// compiled tree hands back (see `compiled::Tick`).
+    fn fallback<'a, B>(
+        &'a mut self,
+        program: &'a Program<B>,
+        layout: ActorLayout,
+    ) -> impl FnMut(AgentId, &Frame, &mut [u32], &mut B, &mut Vec<Request>) -> Status + 'a {
+        move |agent, frame, words, bb, requests| {
+            self.batch(program, frame, layout, Quiet)
+                .tick(words, layout, bb, agent, requests)
+        }
     }
 
     /// One agent's tick with tracer `trace`.
@@ -477,16 +491,26 @@ impl Interpreter {
         requests: &mut Vec<Request>,
         mut before: impl FnMut(AgentId, &mut B),
     ) {
-        if program.compiled_tick().is_some() {
-            // The compiled engine gives each agent its frame anyway.
-            let frame = *frame;
-            let each = |agent, bb: &mut B| {
-                before(agent, bb);
-                Some(frame)
-            };
-            return self.tick_batch_scheduled(program, first, actors, blackboards, requests, each);
-        }
         let (words, layout) = actors.into_parts();
+        if let Some(tree) = program.compiled_tick(layout) {
+            let step = |agent, bb: &mut B| {
+                before(agent, bb);
+                None
+            };
+            compiled::tick_batch(
+                tree,
+                program,
+                first,
+                words,
+                layout,
+                blackboards,
+                requests,
+                Some(*frame),
+                step,
+                &mut self.fallback(program, layout),
+            );
+            return;
+        }
         let stride = layout.words();
         assert_eq!(
             words.len(),

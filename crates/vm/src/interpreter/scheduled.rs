@@ -42,7 +42,7 @@ impl Interpreter {
         mut schedule: impl FnMut(AgentId, &mut B) -> Option<Frame>,
     ) {
         let (words, layout) = actors.into_parts();
-        if let Some(tree) = program.compiled_tick() {
+        if let Some(tree) = program.compiled_tick(layout) {
             compiled::tick_batch(
                 tree,
                 program,
@@ -51,7 +51,9 @@ impl Interpreter {
                 layout,
                 blackboards,
                 requests,
+                None,
                 schedule,
+                &mut self.fallback(program, layout),
             );
             return;
         }

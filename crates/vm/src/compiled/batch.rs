@@ -1,0 +1,245 @@
+//! The batch loop of a compiled tree.
+//!
+//! A generated tree is one function, `fn(&mut Batch)`, that runs the loop
+//! over a run of agents itself ([`Batch::run`]), with the tree inlined into
+//! the loop body: one indirect call per run of agents rather than per
+//! agent, and each agent's [`Tick`] a local the optimiser keeps in
+//! registers. The world step (the crowd's `before`, or a schedule) cannot
+//! be inlined into generated code, which is compiled before the closure
+//! exists; it runs for a run of at most [`RUN`] agents just before their
+//! ticks, on the same thread, so that each agent's blackboard is still in
+//! cache when its tick reads it. An agent's tick reads and writes only its
+//! own actor and blackboard, so stepping the run first changes nothing
+//! but the order in which independent agents are visited.
+
+use super::Tick;
+use crate::actor::ActorLayout;
+use crate::frame::Frame;
+use crate::leaves::Args;
+use crate::program::Program;
+use crate::request::{AgentId, Request};
+use crate::status::Status;
+use treebeard_shape::ShapeItem;
+
+/// The function a generated tree ticks a run of agents with.
+pub type BatchFn<B> = for<'b, 'r> fn(&mut Batch<'b, 'r, B>);
+
+/// The interpreter's tick of one agent, for the actors a generated tree
+/// does not read itself (see [`Tick`]): the agent, its frame, actor,
+/// blackboard and the request list; the root's status.
+pub(crate) type Fallback<'b, B> =
+    dyn FnMut(AgentId, &Frame, &mut [u32], &mut B, &mut Vec<Request>) -> Status + 'b;
+
+/// Agents stepped, then ticked, at a time: their frames live on the stack,
+/// and a `u32` says which tick.
+const RUN: usize = 32;
+
+/// A run of consecutive agents to tick with a generated tree: their actors,
+/// blackboards and frames. Only generated code uses it, through
+/// [`Batch::run`].
+pub struct Batch<'b, 'r, B> {
+    words: &'b mut [u32],
+    layout: ActorLayout,
+    blackboards: &'b mut [B],
+    /// The agents that tick now: bit `i` for the run's agent `i`.
+    due: u32,
+    /// Each agent's frame, or one frame that is every agent's.
+    frames: &'b [Frame; RUN],
+    /// `RUN - 1` when `frames` holds one frame per agent, 0 when it holds
+    /// the one for all: an agent's frame is `frames[i & each]`.
+    each: usize,
+    /// The first agent's leaf arguments.
+    base: Args<'r>,
+    requests: &'b mut Vec<Request>,
+    fallback: &'b mut Fallback<'b, B>,
+    /// The root's status of the last agent ticked.
+    status: Status,
+}
+
+impl<'r, B> Batch<'_, 'r, B> {
+    /// Ticks every agent of the run that has a frame with `tree`, one
+    /// generated tick: the tree's code is inlined here. `layout` is the
+    /// generated code's constant, so that every offset into an actor is
+    /// one too.
+    ///
+    /// # Panics
+    /// If the run's actors have another layout (the engine runs those on
+    /// the interpreter, and never gets here).
+    ///
+    /// `tree` returns `None`, before it calls any leaf, for an actor in a
+    /// form the generated code does not read (see [`Tick`]): the
+    /// interpreter ticks that one.
+    #[inline(always)]
+    pub fn run<const WORDS: usize>(
+        &mut self,
+        layout: ActorLayout,
+        mut tree: impl FnMut(&mut Tick<'_, 'r, B>) -> Option<Status>,
+    ) {
+        assert!(
+            self.layout == layout && layout.words() == WORDS,
+            "the actors' layout is the tree's"
+        );
+        // Locals, not fields: the loop keeps them in registers.
+        let Batch {
+            words,
+            blackboards,
+            due,
+            frames,
+            each,
+            base,
+            requests,
+            fallback,
+            ..
+        } = self;
+        let (mut due, frames, each, base) = (*due, *frames, *each, &*base);
+        // Actors as arrays: no offset into one needs a bounds check.
+        let (actors, _) = words.as_chunks_mut::<WORDS>();
+        let first = base.agent.0;
+        let mut status = self.status;
+        while due != 0 {
+            let i = due.trailing_zeros() as usize;
+            due &= due - 1;
+            let (Some(actor), Some(bb)) = (actors.get_mut(i), blackboards.get_mut(i)) else {
+                break;
+            };
+            let frame = &frames[i & each];
+            let agent = AgentId(first + i as u32);
+            let mut tick = Tick::new(actor, layout, bb, agent, frame, base, requests);
+            match tree(&mut tick) {
+                Some(root) => {
+                    status = root;
+                    tick.finish();
+                }
+                None => status = interpret(fallback, agent, frame, actor, bb, requests),
+            }
+        }
+        self.status = status;
+    }
+}
+
+/// The interpreter's tick of an actor the generated code does not read:
+/// out of the loop, which keeps its registers for the common case.
+#[cold]
+#[inline(never)]
+fn interpret<B>(
+    fallback: &mut Fallback<'_, B>,
+    agent: AgentId,
+    frame: &Frame,
+    actor: &mut [u32],
+    bb: &mut B,
+    requests: &mut Vec<Request>,
+) -> Status {
+    fallback(agent, frame, actor, bb, requests)
+}
+
+/// The leaf arguments the compiled ticks of `program` start from, for
+/// agents from `first`, after checking that actors of `layout` hold its
+/// states.
+fn base_args<B>(program: &Program<B>, layout: ActorLayout, first: AgentId) -> Args<'_> {
+    assert!(
+        layout.covers(program.spec()),
+        "the actors were laid out for a smaller shape than the program's"
+    );
+    let shape = program.shape();
+    Args {
+        table: shape.param_table(),
+        strings: shape.strings(),
+        item: ShapeItem::from_bits(0),
+        node: 0,
+        agent: first,
+        frame: Frame::default(),
+    }
+}
+
+/// Ticks a batch with the compiled tree `tree` of `program`, as the
+/// interpreter's `tick_batch` and `tick_batch_scheduled` do: in runs of
+/// [`RUN`] agents, each stepped by `step`, then ticked. With `shared`, every
+/// agent ticks with that frame (and what `step` returns is not read);
+/// without, `step` is a schedule: an agent's frame, or `None` to skip it.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn tick_batch<B>(
+    tree: BatchFn<B>,
+    program: &Program<B>,
+    first: AgentId,
+    words: &mut [u32],
+    layout: ActorLayout,
+    blackboards: &mut [B],
+    requests: &mut Vec<Request>,
+    shared: Option<Frame>,
+    mut step: impl FnMut(AgentId, &mut B) -> Option<Frame>,
+    fallback: &mut Fallback<'_, B>,
+) {
+    let stride = layout.words();
+    assert_eq!(
+        words.len(),
+        stride * blackboards.len(),
+        "one actor per blackboard"
+    );
+    let base = base_args(program, layout, first);
+    let mut own = [shared.unwrap_or_default(); RUN];
+    let each = if shared.is_some() { 0 } else { RUN - 1 };
+    let mut agent = first;
+    let runs = words
+        .chunks_mut(stride * RUN)
+        .zip(blackboards.chunks_mut(RUN));
+    for (words, blackboards) in runs {
+        let n = blackboards.len() as u32;
+        let mut due = u32::MAX >> (RUN as u32 - n);
+        if shared.is_some() {
+            for (i, bb) in blackboards.iter_mut().enumerate() {
+                step(AgentId(agent.0 + i as u32), bb);
+            }
+        } else {
+            for (i, bb) in blackboards.iter_mut().enumerate() {
+                match step(AgentId(agent.0 + i as u32), bb) {
+                    Some(frame) => own[i] = frame,
+                    None => due &= !(1 << i),
+                }
+            }
+        }
+        tree(&mut Batch {
+            words,
+            layout,
+            blackboards,
+            due,
+            frames: &own,
+            each,
+            base: Args { agent, ..base },
+            requests,
+            fallback,
+            status: Status::Failure,
+        });
+        agent.0 += n;
+    }
+}
+
+/// One agent's compiled tick (see [`tick_batch`]); the root's status.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn tick_one<B>(
+    tree: BatchFn<B>,
+    program: &Program<B>,
+    frame: &Frame,
+    agent: AgentId,
+    words: &mut [u32],
+    layout: ActorLayout,
+    bb: &mut B,
+    requests: &mut Vec<Request>,
+    fallback: &mut Fallback<'_, B>,
+) -> Status {
+    assert_eq!(words.len(), layout.words(), "one actor of the layout");
+    let own = [*frame; RUN];
+    let mut batch = Batch {
+        words,
+        layout,
+        blackboards: std::slice::from_mut(bb),
+        due: 1,
+        frames: &own,
+        each: 0,
+        base: base_args(program, layout, agent),
+        requests,
+        fallback,
+        status: Status::Failure,
+    };
+    tree(&mut batch);
+    batch.status
+}
