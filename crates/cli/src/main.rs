@@ -7,6 +7,7 @@
 //! leaf, so trees written for a game (or for another tool) can be checked,
 //! disassembled and drawn without the game.
 
+mod compile;
 mod dot;
 mod nodes;
 mod observe;
@@ -116,6 +117,27 @@ enum Command {
         #[arg(long)]
         title: Option<String>,
     },
+    /// Generate a tree's Rust code, a compiled tree (docs/engines.md),
+    /// against the built-in leaves: `include!` it in a crate that depends
+    /// on `treebeard-scenario` and `treebeard-vm`, and link it with
+    /// `Program::with_compiled`. Nodes that keep the tree on the
+    /// interpreter are warnings, with path and location.
+    #[command(after_help = EXIT_CODES)]
+    Compile {
+        /// The tree file.
+        file: PathBuf,
+        #[command(flatten)]
+        tree: TreeArgs,
+        /// Write the Rust source to this file [default: standard output].
+        #[arg(long, value_name = "OUT.rs")]
+        rust: Option<PathBuf>,
+        /// The compiled tree's name [default: the file's stem].
+        #[arg(long)]
+        name: Option<String>,
+        /// Fail (exit 1) when a node keeps the tree on the interpreter.
+        #[arg(long)]
+        strict: bool,
+    },
     /// List the node kinds and the registered leaves with their parameters.
     #[command(after_help = EXIT_CODES)]
     Nodes {
@@ -223,6 +245,17 @@ fn main() -> ExitCode {
             output,
             title,
         } => view(&recording, output, title),
+        Command::Compile {
+            file,
+            tree,
+            rust,
+            name,
+            strict,
+        } => {
+            let load = load(&file, &tree);
+            let args = compile::CompileArgs { rust, name, strict };
+            compile::run(&file, &load, color, &args)
+        }
         Command::Nodes { json } => {
             let leaves = builtin_leaves();
             let out = if json {

@@ -328,7 +328,7 @@ fn help_lists_the_commands_and_the_exit_codes() {
         out.code(0)
             .out_has("Usage: treebeard [OPTIONS] <COMMAND>")
             .out_has(EXIT_CODES);
-        for command in ["check", "disasm", "dot", "svg", "nodes", "run"] {
+        for command in ["check", "disasm", "dot", "svg", "compile", "nodes", "run"] {
             out.out_has(&format!("\n  {command} "));
         }
         out.out_has("--color <COLOR>");
@@ -359,6 +359,16 @@ fn every_subcommand_has_help_with_the_exit_codes() {
             "svg",
             "Usage: treebeard svg [OPTIONS] <FILE>",
             &["--stub-unknown", "--main <MAIN>", "--output <FILE>"][..],
+        ),
+        (
+            "compile",
+            "Usage: treebeard compile [OPTIONS] <FILE>",
+            &[
+                "--stub-unknown",
+                "--rust <OUT.rs>",
+                "--name <NAME>",
+                "--strict",
+            ][..],
         ),
         (
             "run",

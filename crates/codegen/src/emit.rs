@@ -507,7 +507,7 @@ impl Emitter<'_, '_> {
                 }
                 let call = self.leaf_call(node, "t", "&args");
                 self.line(1, &format!("let args = t.args({i}, {});", self.item(node)));
-                self.line(1, &format!("if {call} {{"));
+                self.call_line(1, "if ", call, " {");
                 self.line(2, "Status::Success");
                 self.line(1, "} else {");
                 self.line(2, "Status::Failure");
@@ -541,18 +541,39 @@ impl Emitter<'_, '_> {
     }
 
     /// The call of the leaf at `node` with the leaf context `context`, its
-    /// parameters as constants, its blackboard `{on}.bb`.
-    fn leaf_call(&self, node: NodeIdx, on: &str, context: &str) -> String {
+    /// parameters as constants, its blackboard `{on}.bb`: the function and
+    /// the arguments.
+    fn leaf_call(&self, node: NodeIdx, on: &str, context: &str) -> (String, Vec<String>) {
         let shape = self.shape;
         let import = shape.import(node).map_or("", |i| &i.name);
         let f = self.g.rust_fns.get(import).copied().unwrap_or("missing");
-        let mut call = format!("L::{f}({on}.bb, {context}");
-        let params = shape.params(node);
-        for w in params {
-            let _ = write!(call, ", LeafParam::from_word({w:#x}, &args)");
+        let mut args = vec![format!("{on}.bb"), context.to_owned()];
+        for w in shape.params(node) {
+            args.push(format!("LeafParam::from_word({w:#x}, &args)"));
         }
-        call.push(')');
-        call
+        (format!("L::{f}"), args)
+    }
+
+    /// `{before}{f}({args}){after}` at `indent`, on one line when it fits
+    /// rustfmt's 100 columns, else with one argument a line, as rustfmt
+    /// breaks a call.
+    fn call_line(
+        &mut self,
+        indent: usize,
+        before: &str,
+        (f, args): (String, Vec<String>),
+        after: &str,
+    ) {
+        let one = format!("{before}{f}({}){after}", args.join(", "));
+        if indent * 4 + one.len() <= 100 {
+            self.line(indent, &one);
+            return;
+        }
+        self.line(indent, &format!("{before}{f}("));
+        for arg in &args {
+            self.line(indent + 1, &format!("{arg},"));
+        }
+        self.line(indent, &format!("){after}"));
     }
 
     /// An immediate action's call at `indent`, on `on` (the tick `t`, or
@@ -582,9 +603,9 @@ impl Emitter<'_, '_> {
         );
         let call = self.leaf_call(node, on, "&mut call");
         if keep {
-            self.line(indent, &format!("let status = {call};"));
+            self.call_line(indent, "let status = ", call, ";");
         } else {
-            self.line(indent, &format!("{call};"));
+            self.call_line(indent, "", call, ";");
         }
         if let Some(slot) = slot {
             self.line(indent, "if let Some(after) = call.persistent_value()");

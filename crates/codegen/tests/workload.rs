@@ -41,43 +41,5 @@ fn the_workloads_compiled_tree_is_up_to_date() {
 
 #[test]
 fn generated_code_is_formatted_as_rustfmt_formats_it() {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let Ok(mut rustfmt) = Command::new("rustfmt")
-        .args(["--edition", "2024", "--emit", "stdout"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-    else {
-        eprintln!("skipped: no rustfmt on this machine");
-        return;
-    };
-    let source = crowd_source();
-    if let Some(mut stdin) = rustfmt.stdin.take() {
-        stdin
-            .write_all(source.as_bytes())
-            .expect("rustfmt reads its input");
-    }
-    // `--check` on standard input exits 0 even when it shows a diff, so
-    // the test compares rustfmt's output with its input.
-    let out = rustfmt.wait_with_output().expect("rustfmt runs");
-    assert!(out.status.success(), "rustfmt failed on the generated code");
-    let formatted = String::from_utf8_lossy(&out.stdout);
-    if formatted != source {
-        let first = formatted
-            .lines()
-            .zip(source.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(0);
-        panic!(
-            "rustfmt would change the generated code from line {}:\n{}",
-            first + 1,
-            formatted
-                .lines()
-                .skip(first)
-                .take(8)
-                .collect::<Vec<_>>()
-                .join("\n")
-        );
-    }
+    treebeard_testkit::compiled::assert_rustfmt_clean(&crowd_source());
 }

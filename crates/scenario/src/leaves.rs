@@ -197,45 +197,86 @@ fn compare(left: &DynValue, op: Op, right: &DynValue) -> bool {
     }
 }
 
-/// `WaitTicks(ticks)`: running for `ticks` ticks, then success.
-fn wait(_: &mut Agent, call: &mut Call<'_>) -> Status {
-    if i64::from(call.state()) >= call.int(0) {
-        return Status::Success;
-    }
-    *call.state_mut() += 1;
-    Status::Running
-}
+/// The built-in leaves that compiled trees call (`treebeard-codegen`):
+/// one function per leaf, with the leaf's parameters as arguments, which
+/// the runtime table ([`builtin`]) calls too, so both engines run the same
+/// code. (`Deferred` has no function; `WaitEvent`, `Holding` and `Score`
+/// are kinds compiled trees do not hold yet.) The string parameters of
+/// `Statuses`, `Condition` and `Set` are parsed when the tree loads, by
+/// node, so their functions do not read them again.
+pub struct Builtin;
 
-/// `Statuses(statuses)`: the next status of its list. A cancel call is not
-/// a step of the script.
-fn statuses(agent: &mut Agent, call: &mut Call<'_>) -> Status {
-    if call.signal() == Signal::Cancel {
-        return Status::Failure;
+impl Builtin {
+    /// `Succeed`.
+    pub fn succeed(_: &mut Agent, _: &mut Call<'_>) -> Status {
+        Status::Success
     }
-    let Config::Statuses(statuses) = agent.setup.config(call.node()) else {
-        return Status::Failure;
-    };
-    let Some(calls) = call.persistent() else {
-        return Status::Failure;
-    };
-    let i = (*calls as usize).min(statuses.len().saturating_sub(1));
-    *calls = calls.saturating_add(1);
-    statuses.get(i).copied().unwrap_or(Status::Failure)
-}
 
-/// `Set(key, value)`.
-fn set(agent: &mut Agent, call: &mut Call<'_>) -> Status {
-    let Agent {
-        blackboard, setup, ..
-    } = agent;
-    let Config::Set(key, value) = setup.config(call.node()) else {
-        return Status::Failure;
-    };
-    let Some(v) = value.get(blackboard).cloned() else {
-        return Status::Failure;
-    };
-    blackboard.put(*key, &v);
-    Status::Success
+    /// `Fail`.
+    pub fn fail(_: &mut Agent, _: &mut Call<'_>) -> Status {
+        Status::Failure
+    }
+
+    /// `Running`.
+    pub fn running(_: &mut Agent, _: &mut Call<'_>) -> Status {
+        Status::Running
+    }
+
+    /// `WaitTicks(ticks)`: running for `ticks` ticks, then success.
+    pub fn wait_ticks(_: &mut Agent, call: &mut Call<'_>, ticks: i64) -> Status {
+        if i64::from(call.state()) >= ticks {
+            return Status::Success;
+        }
+        *call.state_mut() += 1;
+        Status::Running
+    }
+
+    /// `Statuses(statuses)`: the next status of its list. A cancel call is
+    /// not a step of the script.
+    pub fn statuses(agent: &mut Agent, call: &mut Call<'_>, _statuses: &str) -> Status {
+        if call.signal() == Signal::Cancel {
+            return Status::Failure;
+        }
+        let Config::Statuses(statuses) = agent.setup.config(call.node()) else {
+            return Status::Failure;
+        };
+        let Some(calls) = call.persistent() else {
+            return Status::Failure;
+        };
+        let i = (*calls as usize).min(statuses.len().saturating_sub(1));
+        *calls = calls.saturating_add(1);
+        statuses.get(i).copied().unwrap_or(Status::Failure)
+    }
+
+    /// `Condition(test)`.
+    pub fn condition(agent: &Agent, args: &Args<'_>, _test: &str) -> bool {
+        agent.setup.test(args.node(), &agent.blackboard)
+    }
+
+    /// `Set(key, value)`.
+    pub fn set(agent: &mut Agent, call: &mut Call<'_>, _key: &str, _value: &str) -> Status {
+        let Agent {
+            blackboard, setup, ..
+        } = agent;
+        let Config::Set(key, value) = setup.config(call.node()) else {
+            return Status::Failure;
+        };
+        let Some(v) = value.get(blackboard).cloned() else {
+            return Status::Failure;
+        };
+        blackboard.put(*key, &v);
+        Status::Success
+    }
+
+    /// `Chance(percent)`: by the scenario's seed, the agent, the tick and
+    /// the node.
+    pub fn chance(agent: &Agent, args: &Args<'_>, percent: i64) -> bool {
+        let f = args.frame();
+        let roll = mix(agent.setup.seed
+            ^ mix(u64::from(agent.index))
+            ^ mix(f.index << 20 | u64::from(args.node().get())));
+        (roll % 100) < percent.clamp(0, 100) as u64
+    }
 }
 
 /// `Holding(flag)`: a scope that sets a bool key while it is open and
@@ -308,42 +349,46 @@ pub fn builtin(keys: &[FieldDecl], events: &[String]) -> Leaves<Agent> {
     for e in events {
         l.event(e);
     }
-    l.action("Succeed", |_, _| Status::Success)
+    l.action("Succeed", Builtin::succeed)
         .never_fails()
+        .rust_fn("succeed")
         .describe("succeeds");
-    l.action("Fail", |_, _| Status::Failure).describe("fails");
-    l.action("Running", |_, _| Status::Running)
+    l.action("Fail", Builtin::fail)
+        .rust_fn("fail")
+        .describe("fails");
+    l.action("Running", Builtin::running)
         .never_fails()
+        .rust_fn("running")
         .describe("runs forever");
-    l.action("WaitTicks", wait)
-        .param("ticks", ParamType::Int)
-        .never_fails()
-        .describe("runs `ticks` ticks, then succeeds");
+    l.action("WaitTicks", |a, call| {
+        let ticks = call.int(0);
+        Builtin::wait_ticks(a, call, ticks)
+    })
+    .param("ticks", ParamType::Int)
+    .never_fails()
+    .rust_fn("wait_ticks")
+    .describe("runs `ticks` ticks, then succeeds");
     l.scope::<Holding>("Holding")
         .param("flag", ParamType::Output(FieldType::Bool))
         .describe("a scope: sets the bool key `flag` while open, clears it when it ends");
-    l.action("Statuses", statuses)
+    l.action("Statuses", |a, call| Builtin::statuses(a, call, ""))
         .param("statuses", ParamType::Str)
         .persistent()
+        .rust_fn("statuses")
         .describe("returns the listed statuses on its successive calls, the last repeating");
-    l.condition("Condition", |a, args| {
-        a.setup.test(args.node(), &a.blackboard)
-    })
-    .param("test", ParamType::Str)
-    .describe("`key`, `!key` or `key OP operand` (OP: == != < <= > >=)");
-    l.action("Set", set)
+    l.condition("Condition", |a, args| Builtin::condition(a, args, ""))
+        .param("test", ParamType::Str)
+        .rust_fn("condition")
+        .describe("`key`, `!key` or `key OP operand` (OP: == != < <= > >=)");
+    l.action("Set", |a, call| Builtin::set(a, call, "", ""))
         .param("key", ParamType::Str)
         .param("value", ParamType::Str)
+        .rust_fn("set")
         .describe("sets a key to a literal or `{key}`, succeeds");
-    l.condition("Chance", |a, args| {
-        let f = args.frame();
-        let roll = mix(a.setup.seed
-            ^ mix(u64::from(a.index))
-            ^ mix(f.index << 20 | u64::from(args.node().get())));
-        (roll % 100) < args.int(0).clamp(0, 100) as u64
-    })
-    .param("percent", ParamType::Int)
-    .describe("succeeds with the given chance, by seed, agent, tick and node");
+    l.condition("Chance", |a, args| Builtin::chance(a, args, args.int(0)))
+        .param("percent", ParamType::Int)
+        .rust_fn("chance")
+        .describe("succeeds with the given chance, by seed, agent, tick and node");
     l.deferred("Deferred")
         .param("name", ParamType::Str)
         .with(ParamSpec::new("ticks", ParamType::Int).default(-1))

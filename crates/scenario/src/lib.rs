@@ -34,11 +34,12 @@
 mod blackboard;
 pub mod format;
 pub mod leaves;
+pub mod observed;
 mod run;
 
 pub use blackboard::{DynBlackboard, DynValue};
 pub use leaves::Agent;
 pub use run::{
     Engine, Failure, Live, LiveTick, PrepareOptions, Prepared, Reloaded, Report, Verdict, Vm,
-    builtin_leaves, diff, prepare, prepare_str,
+    builtin_leaves, diff, prepare, prepare_str, scenario_files,
 };

@@ -10,14 +10,14 @@ use crate::leaves::{self, Agent, Setup};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use treebeard_load::{Diagnostic, Diagnostics, LoadOptions, Loader, SourceMap, Span};
 use treebeard_shape::{Kind, NodeIdx, Shape, suggest};
 use treebeard_vm::observe::{Both, Events};
 use treebeard_vm::{
-    Actors, AgentId, EventId, Frame, Interpreter, Leaves, Observer, Outcome, Program, Request,
-    RequestKind, Stale, Status, TraceEvent,
+    Actors, AgentId, CompiledTree, EngineError, EventId, Frame, Interpreter, Leaves, Observer,
+    Outcome, Program, Request, RequestKind, Stale, Status, TraceEvent,
 };
 
 /// Problems that keep a scenario from running, with the files they are in.
@@ -88,6 +88,28 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Report
     };
     let file = map.add(&name, text);
     prepare_in(map, file, options)
+}
+
+/// Every scenario file (`*.ron`, `*.json`) under `dir`, its folders
+/// included, sorted: a corpus such as `tests/scenarios`.
+pub fn scenario_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if matches!(
+                path.extension().and_then(|e| e.to_str()),
+                Some("ron" | "json")
+            ) {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
 }
 
 /// Prepares a scenario given as text named `name` (relative tree paths are
@@ -508,7 +530,20 @@ impl Prepared {
             ),
             interpreter: Interpreter::with_capacity(self.program.spec()),
             observer: (),
+            plain: false,
         }
+    }
+
+    /// An engine running the program on the compiled tree `tree` (code
+    /// `treebeard-codegen` generated for the scenario's tree against
+    /// [`leaves::Builtin`]): plain ticks, which report no trace events, so
+    /// a run on it skips the scenario's trace checks and checks the rest.
+    /// Fails if `tree` was generated from another shape.
+    pub fn compiled_vm(&self, tree: CompiledTree<Agent>) -> Result<Vm, EngineError> {
+        let mut vm = self.vm();
+        vm.program = vm.program.with_compiled(tree)?;
+        vm.plain = true;
+        Ok(vm)
     }
 
     /// Runs the scenario on `engine`, writing a JSON line per trace event to
@@ -741,6 +776,9 @@ impl Prepared {
                 .map(|(e, n)| self.describe(e, self.node(n)))
                 .collect()
         };
+        if !engine.traces() && matches!(what, CheckKind::Trace(_) | CheckKind::TraceContains(_)) {
+            return None;
+        }
         let actual_events: Vec<String> = result
             .events
             .iter()
@@ -1017,6 +1055,11 @@ pub trait Engine {
     /// Between ticks: injects the connector's child tree `tree` (its
     /// position plus one; 0: none) into the agent (`Program::inject`).
     fn inject(&mut self, agent: u32, connector: NodeIdx, tree: u32);
+    /// Whether the engine reports its ticks' trace events; a run on one
+    /// that does not (compiled code has no hooks) skips the trace checks.
+    fn traces(&self) -> bool {
+        true
+    }
 }
 
 /// The stream interpreter as an [`Engine`], telling observer `O` (none by
@@ -1026,6 +1069,9 @@ pub struct Vm<O = ()> {
     actors: Actors,
     interpreter: Interpreter,
     observer: O,
+    /// Plain ticks, on the program's engine (see [`Prepared::compiled_vm`]),
+    /// rather than observed ones.
+    plain: bool,
 }
 
 impl<O> Vm<O> {
@@ -1038,6 +1084,7 @@ impl<O> Vm<O> {
             actors: self.actors,
             interpreter: self.interpreter,
             observer,
+            plain: self.plain,
         }
     }
 
@@ -1069,6 +1116,16 @@ impl<O: Observer> Engine for Vm<O> {
         requests: &mut Vec<Request>,
         trace: &mut dyn FnMut(NodeIdx, TraceEvent),
     ) -> Status {
+        if self.plain {
+            return self.interpreter.tick(
+                &self.program,
+                frame,
+                AgentId(agent),
+                &mut self.actors.get_mut(agent as usize),
+                blackboard,
+                requests,
+            );
+        }
         // The runner hears every event; the observer, the agents it
         // watches.
         let mut both = Both::new(Events(trace), &mut self.observer);
@@ -1143,6 +1200,10 @@ impl<O: Observer> Engine for Vm<O> {
         // The runner checked the connector and the tree when it prepared.
         let injected = self.program.inject(&mut actor, connector, name.as_deref());
         debug_assert!(injected.is_ok(), "{injected:?}");
+    }
+
+    fn traces(&self) -> bool {
+        !self.plain
     }
 }
 

@@ -9,7 +9,10 @@ use std::collections::BTreeSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use treebeard_scenario::leaves::BUILTIN;
-use treebeard_scenario::{Agent, Engine, PrepareOptions, Prepared, Verdict, prepare};
+use treebeard_scenario::observed::{Logged, Observed};
+use treebeard_scenario::{
+    Agent, Engine, PrepareOptions, Prepared, Verdict, prepare, scenario_files,
+};
 use treebeard_shape::{Kind, NodeIdx};
 use treebeard_testkit::CrowdState;
 use treebeard_testkit::reference::{ProgramLeaves, Reference};
@@ -19,29 +22,6 @@ use treebeard_vm::{AgentId, EventId, Frame, Outcome, Program, Request, Stale, St
 fn corpus_dir() -> PathBuf {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/scenarios");
     dir.canonicalize().unwrap_or(dir)
-}
-
-/// Every `*.ron` and `*.json` file under `dir`, sorted.
-fn scenario_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let entries =
-            std::fs::read_dir(&d).unwrap_or_else(|e| panic!("cannot read {}: {e}", d.display()));
-        for entry in entries {
-            let path = entry.expect("a directory entry").path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if matches!(
-                path.extension().and_then(|e| e.to_str()),
-                Some("ron" | "json")
-            ) {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// The reference interpreter as an [`Engine`]: one [`Reference`] per agent,
@@ -134,197 +114,6 @@ impl Engine for RefEngine<'_> {
     }
 }
 
-/// One thing an engine did, as the comparison sees it.
-#[derive(Clone, Debug, PartialEq)]
-enum Observed {
-    /// A tick of an agent: the frame, the root's status, the requests, the
-    /// trace, the leaves left running and the stimuli active.
-    Tick {
-        tick: u64,
-        agent: u32,
-        status: Status,
-        requests: Vec<Request>,
-        trace: Vec<(NodeIdx, TraceEvent)>,
-        running: Vec<NodeIdx>,
-        stimuli: u32,
-    },
-    /// A completion the script or a `Deferred` leaf reported, and whether
-    /// it was applied.
-    Complete {
-        agent: u32,
-        node: NodeIdx,
-        outcome: Outcome,
-        result: Result<(), Stale>,
-    },
-    /// An event sent to an agent, and how many hooks ran.
-    Event {
-        agent: u32,
-        event: EventId,
-        delivered: usize,
-    },
-    /// The crowd settled a round: its state after.
-    Settle {
-        tick: u64,
-        globals: Vec<(NodeIdx, u64)>,
-    },
-}
-
-/// An engine that records what the engine it wraps does.
-struct Recorder<E> {
-    inner: E,
-    log: Vec<Observed>,
-}
-
-impl<E: Engine> Recorder<E> {
-    fn new(inner: E) -> Recorder<E> {
-        Recorder {
-            inner,
-            log: Vec::new(),
-        }
-    }
-}
-
-impl<E: Engine> Engine for Recorder<E> {
-    fn tick(
-        &mut self,
-        agent: u32,
-        blackboard: &mut Agent,
-        frame: &Frame,
-        requests: &mut Vec<Request>,
-        trace: &mut dyn FnMut(NodeIdx, TraceEvent),
-    ) -> Status {
-        let mut events = Vec::new();
-        let before = requests.len();
-        let status = self
-            .inner
-            .tick(agent, blackboard, frame, requests, &mut |n, e| {
-                events.push((n, e));
-                trace(n, e);
-            });
-        self.log.push(Observed::Tick {
-            tick: frame.index,
-            agent,
-            status,
-            requests: requests[before..].to_vec(),
-            trace: events,
-            running: self.inner.running(agent),
-            stimuli: self.inner.stimuli(agent, frame.time),
-        });
-        status
-    }
-
-    fn complete(&mut self, agent: u32, node: NodeIdx, outcome: Outcome) -> Result<(), Stale> {
-        let result = self.inner.complete(agent, node, outcome);
-        self.log.push(Observed::Complete {
-            agent,
-            node,
-            outcome,
-            result,
-        });
-        result
-    }
-
-    fn send_event(
-        &mut self,
-        agent: u32,
-        blackboard: &mut Agent,
-        frame: &Frame,
-        event: EventId,
-    ) -> usize {
-        let delivered = self.inner.send_event(agent, blackboard, frame, event);
-        self.log.push(Observed::Event {
-            agent,
-            event,
-            delivered,
-        });
-        delivered
-    }
-
-    fn running(&self, agent: u32) -> Vec<NodeIdx> {
-        self.inner.running(agent)
-    }
-
-    fn post_stimulus(&mut self, agent: u32, stimulus: usize, data: u32, now: f64, seconds: f64) {
-        self.inner
-            .post_stimulus(agent, stimulus, data, now, seconds);
-    }
-
-    fn stimuli(&self, agent: u32, now: f64) -> u32 {
-        self.inner.stimuli(agent, now)
-    }
-
-    fn settle(&mut self, frame: &Frame, requests: &[Request]) {
-        self.inner.settle(frame, requests);
-        self.log.push(Observed::Settle {
-            tick: frame.index,
-            globals: self.inner.globals(),
-        });
-    }
-
-    fn globals(&self) -> Vec<(NodeIdx, u64)> {
-        self.inner.globals()
-    }
-
-    fn inject(&mut self, agent: u32, connector: NodeIdx, tree: u32) {
-        self.inner.inject(agent, connector, tree);
-    }
-}
-
-/// An observation with node paths, for messages.
-fn describe(o: &Observed, paths: &[String]) -> String {
-    let node = |n: &NodeIdx| {
-        paths
-            .get(n.index())
-            .cloned()
-            .unwrap_or_else(|| format!("#{}", n.index()))
-    };
-    match o {
-        Observed::Tick {
-            tick,
-            agent,
-            status,
-            requests,
-            trace,
-            running,
-            stimuli,
-        } => {
-            let requests: Vec<String> = requests
-                .iter()
-                .map(|r| format!("{:?} {}", r.kind, node(&r.node)))
-                .collect();
-            let trace: Vec<String> = trace
-                .iter()
-                .map(|(n, e)| format!("{} {}", e.name(), node(n)))
-                .collect();
-            let running: Vec<String> = running.iter().map(node).collect();
-            format!(
-                "tick {tick}, agent {agent}: {status:?}; requests {requests:?}; trace {trace:?}; running {running:?}; stimuli {stimuli:#b}"
-            )
-        }
-        Observed::Complete {
-            agent,
-            node: n,
-            outcome,
-            result,
-        } => format!(
-            "agent {agent}: complete {} {outcome:?} -> {result:?}",
-            node(n)
-        ),
-        Observed::Event {
-            agent,
-            event,
-            delivered,
-        } => format!("agent {agent}: event {event:?} -> {delivered} hooks"),
-        Observed::Settle { tick, globals } => {
-            let globals: Vec<String> = globals
-                .iter()
-                .map(|(n, w)| format!("{} {w:#x}", node(n)))
-                .collect();
-            format!("tick {tick}: settled, globals {globals:?}")
-        }
-    }
-}
-
 /// Runs `prepared` on `engine`, turning a panic into an error.
 fn run_on(prepared: &Prepared, engine: &mut dyn Engine) -> Result<Verdict, String> {
     match catch_unwind(AssertUnwindSafe(|| prepared.run(engine, None))) {
@@ -344,8 +133,8 @@ fn run_on(prepared: &Prepared, engine: &mut dyn Engine) -> Result<Verdict, Strin
 /// Runs one scenario on both engines; the problems found, if any.
 fn check_file(prepared: &Prepared) -> Vec<String> {
     let mut problems = Vec::new();
-    let mut vm = Recorder::new(prepared.vm());
-    let mut reference = Recorder::new(RefEngine::new(prepared));
+    let mut vm = Logged::new(prepared.vm());
+    let mut reference = Logged::new(RefEngine::new(prepared));
     for (name, engine) in [
         ("the stream interpreter", &mut vm as &mut dyn Engine),
         (
@@ -370,7 +159,7 @@ fn check_file(prepared: &Prepared) -> Vec<String> {
     let (a, b) = (&vm.log, &reference.log);
     if let Some(i) = (0..a.len().max(b.len())).find(|&i| a.get(i) != b.get(i)) {
         let show = |o: Option<&Observed>| {
-            o.map_or_else(|| "(nothing)".to_owned(), |o| describe(o, &prepared.paths))
+            o.map_or_else(|| "(nothing)".to_owned(), |o| o.describe(&prepared.paths))
         };
         problems.push(format!(
             "the engines disagree (observation {i}):\n  stream:    {}\n  reference: {}",
@@ -384,7 +173,8 @@ fn check_file(prepared: &Prepared) -> Vec<String> {
 #[test]
 fn every_scenario_passes_on_both_interpreters_and_they_agree() {
     let dir = corpus_dir();
-    let files = scenario_files(&dir);
+    let files = scenario_files(&dir)
+        .unwrap_or_else(|e| panic!("cannot read the corpus {}: {e}", dir.display()));
     assert!(
         !files.is_empty(),
         "the corpus in {} is empty",

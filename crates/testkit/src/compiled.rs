@@ -39,3 +39,50 @@ impl Spec {
         spec(&mut Rng::new(seed), max_depth.max(1), max_children.max(1))
     }
 }
+
+/// Asserts that rustfmt (edition 2024) would leave `source`, generated
+/// code, as it is; prints a note and passes when this machine has no
+/// rustfmt. (rustfmt's `--check` on standard input exits 0 even when it
+/// shows a diff, so this compares its output with its input.)
+///
+/// # Panics
+/// If rustfmt fails, or would change `source`: with the first lines it
+/// would change.
+pub fn assert_rustfmt_clean(source: &str) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let Ok(mut rustfmt) = Command::new("rustfmt")
+        .args(["--edition", "2024", "--emit", "stdout"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+    else {
+        eprintln!("skipped: no rustfmt on this machine");
+        return;
+    };
+    if let Some(mut stdin) = rustfmt.stdin.take() {
+        stdin
+            .write_all(source.as_bytes())
+            .expect("rustfmt reads its input");
+    }
+    let out = rustfmt.wait_with_output().expect("rustfmt runs");
+    assert!(out.status.success(), "rustfmt failed on the generated code");
+    let formatted = String::from_utf8_lossy(&out.stdout);
+    if formatted != source {
+        let first = formatted
+            .lines()
+            .zip(source.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(0);
+        panic!(
+            "rustfmt would change the generated code from line {}:\n{}",
+            first + 1,
+            formatted
+                .lines()
+                .skip(first)
+                .take(8)
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
+    }
+}

@@ -78,8 +78,13 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
         base: &'t Args<'r>,
         requests: &'t mut Vec<Request>,
     ) -> Self {
+        // A tree without leaves that run has no action slot (and its code
+        // asks only whether the actor is idle).
         let at = layout.actions_at();
-        let prev_entry = StateEntry::from_words(words[at], words[at + 1]);
+        let prev_entry = match words.get(at..at + 2) {
+            Some(&[key, value]) => StateEntry::from_words(key, value),
+            _ => StateEntry::new(0, 0, 0),
+        };
         Tick {
             bb,
             words,
