@@ -1,7 +1,9 @@
 //! Preparing and running scenarios.
 
+mod engine;
 mod live;
 
+pub use engine::{Engine, Vm};
 pub use live::{Live, LiveTick, Reloaded};
 
 use crate::blackboard::DynBlackboard;
@@ -14,10 +16,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use treebeard_load::{Diagnostic, Diagnostics, LoadOptions, Loader, SourceMap, Span};
 use treebeard_shape::{Kind, NodeIdx, Shape, suggest};
-use treebeard_vm::observe::{Both, Events};
 use treebeard_vm::{
-    Actors, AgentId, CompiledTree, EngineError, EventId, Frame, Interpreter, Leaves, Observer,
-    Outcome, Program, Request, RequestKind, Stale, Status, TraceEvent,
+    CompiledTree, EngineError, EventId, Frame, Leaves, Outcome, Program, Request, RequestKind,
+    Stale, Status, TraceEvent,
 };
 
 /// Problems that keep a scenario from running, with the files they are in.
@@ -522,16 +523,7 @@ impl Prepared {
 
     /// An engine running the program on the stream interpreter.
     pub fn vm(&self) -> Vm {
-        Vm {
-            program: self.program.clone(),
-            actors: Actors::new(
-                treebeard_vm::ActorLayout::for_shape(self.program.shape()),
-                self.scenario.agents as usize,
-            ),
-            interpreter: Interpreter::with_capacity(self.program.spec()),
-            observer: (),
-            plain: false,
-        }
+        Vm::new(self.program.clone(), self.scenario.agents as usize)
     }
 
     /// An engine running the program on the compiled tree `tree` (code
@@ -540,10 +532,7 @@ impl Prepared {
     /// a run on it skips the scenario's trace checks and checks the rest.
     /// Fails if `tree` was generated from another shape.
     pub fn compiled_vm(&self, tree: CompiledTree<Agent>) -> Result<Vm, EngineError> {
-        let mut vm = self.vm();
-        vm.program = vm.program.with_compiled(tree)?;
-        vm.plain = true;
-        Ok(vm)
+        self.vm().compiled(tree)
     }
 
     /// Runs the scenario on `engine`, writing a JSON line per trace event to
@@ -1013,198 +1002,6 @@ pub fn diff(expected: &[String], actual: &[String], color: bool) -> String {
         out.push_str("     (both empty)\n");
     }
     out
-}
-
-/// What runs a scenario's agents: the stream interpreter ([`Vm`]), or
-/// another implementation to compare with it.
-pub trait Engine {
-    /// Ticks agent `agent`, appending its requests and reporting its trace.
-    fn tick(
-        &mut self,
-        agent: u32,
-        blackboard: &mut Agent,
-        frame: &Frame,
-        requests: &mut Vec<Request>,
-        trace: &mut dyn FnMut(NodeIdx, TraceEvent),
-    ) -> Status;
-    /// Applies a game system's report on a deferred action.
-    fn complete(&mut self, agent: u32, node: NodeIdx, outcome: Outcome) -> Result<(), Stale>;
-    /// Sends an event to the agent between ticks; `frame` is the last
-    /// tick's (see `Interpreter::send_event`).
-    fn send_event(
-        &mut self,
-        agent: u32,
-        blackboard: &mut Agent,
-        frame: &Frame,
-        event: EventId,
-    ) -> usize;
-    /// The agent's leaves with running work, in item order.
-    fn running(&self, agent: u32) -> Vec<NodeIdx>;
-    /// Posts the agent's stimulus `stimulus` with `data`, active from `now`
-    /// for `seconds` (as game code does, between ticks).
-    fn post_stimulus(&mut self, agent: u32, stimulus: usize, data: u32, now: f64, seconds: f64);
-    /// The agent's stimuli active at `now`: bit `i` for stimulus `i`.
-    fn stimuli(&self, agent: u32, now: f64) -> u32;
-    /// After every agent's tick at `frame`: settles the round's requests
-    /// (every agent's, in agent order) for the tree's gates and global
-    /// cool-downs, as a crowd does after a tick (see `Program::settle`).
-    fn settle(&mut self, frame: &Frame, requests: &[Request]);
-    /// The crowd state: the words of the tree's `Gate` and
-    /// `GlobalCooldown` nodes, in item order (`Program::globals`).
-    fn globals(&self) -> Vec<(NodeIdx, u64)>;
-    /// Between ticks: injects the connector's child tree `tree` (its
-    /// position plus one; 0: none) into the agent (`Program::inject`).
-    fn inject(&mut self, agent: u32, connector: NodeIdx, tree: u32);
-    /// Whether the engine reports its ticks' trace events; a run on one
-    /// that does not (compiled code has no hooks) skips the trace checks.
-    fn traces(&self) -> bool {
-        true
-    }
-}
-
-/// The stream interpreter as an [`Engine`], telling observer `O` (none by
-/// default) about the ticks it watches (see [`Vm::observed`]).
-pub struct Vm<O = ()> {
-    program: Program<Agent>,
-    actors: Actors,
-    interpreter: Interpreter,
-    observer: O,
-    /// Plain ticks, on the program's engine (see [`Prepared::compiled_vm`]),
-    /// rather than observed ones.
-    plain: bool,
-}
-
-impl<O> Vm<O> {
-    /// The same engine, telling `observer` about every tick of the agents
-    /// it watches (a recorder, a profile, a decision trace), besides
-    /// reporting the trace events to the runner.
-    pub fn observed<P: Observer>(self, observer: P) -> Vm<P> {
-        Vm {
-            program: self.program,
-            actors: self.actors,
-            interpreter: self.interpreter,
-            observer,
-            plain: self.plain,
-        }
-    }
-
-    /// Agent `agent`'s actor.
-    ///
-    /// # Panics
-    /// If there is no such agent.
-    pub fn actor(&self, agent: u32) -> treebeard_vm::ActorRef<'_> {
-        self.actors.get(agent as usize)
-    }
-
-    /// The observer.
-    pub fn observer(&self) -> &O {
-        &self.observer
-    }
-
-    /// The observer, given back.
-    pub fn into_observer(self) -> O {
-        self.observer
-    }
-}
-
-impl<O: Observer> Engine for Vm<O> {
-    fn tick(
-        &mut self,
-        agent: u32,
-        blackboard: &mut Agent,
-        frame: &Frame,
-        requests: &mut Vec<Request>,
-        trace: &mut dyn FnMut(NodeIdx, TraceEvent),
-    ) -> Status {
-        if self.plain {
-            return self.interpreter.tick(
-                &self.program,
-                frame,
-                AgentId(agent),
-                &mut self.actors.get_mut(agent as usize),
-                blackboard,
-                requests,
-            );
-        }
-        // The runner hears every event; the observer, the agents it
-        // watches.
-        let mut both = Both::new(Events(trace), &mut self.observer);
-        self.interpreter.tick_observed(
-            &self.program,
-            frame,
-            AgentId(agent),
-            &mut self.actors.get_mut(agent as usize),
-            blackboard,
-            requests,
-            &mut both,
-        )
-    }
-
-    fn complete(&mut self, agent: u32, node: NodeIdx, outcome: Outcome) -> Result<(), Stale> {
-        self.actors.get_mut(agent as usize).complete(node, outcome)
-    }
-
-    fn send_event(
-        &mut self,
-        agent: u32,
-        blackboard: &mut Agent,
-        frame: &Frame,
-        event: EventId,
-    ) -> usize {
-        self.interpreter.send_event(
-            &self.program,
-            frame,
-            AgentId(agent),
-            &mut self.actors.get_mut(agent as usize),
-            blackboard,
-            event,
-        )
-    }
-
-    fn running(&self, agent: u32) -> Vec<NodeIdx> {
-        // A ticket at a crowd node is no running work.
-        let shape = self.program.shape();
-        self.actors
-            .get(agent as usize)
-            .actions()
-            .map(|(n, _)| n)
-            .filter(|&n| !shape.kind(n).is_global())
-            .collect()
-    }
-
-    fn post_stimulus(&mut self, agent: u32, stimulus: usize, data: u32, now: f64, seconds: f64) {
-        self.actors
-            .get_mut(agent as usize)
-            .post_stimulus(stimulus, data, now, seconds);
-    }
-
-    fn stimuli(&self, agent: u32, now: f64) -> u32 {
-        self.actors.get(agent as usize).stimuli_flags(now)
-    }
-
-    fn settle(&mut self, frame: &Frame, requests: &[Request]) {
-        self.program.settle(frame, requests, &mut self.actors);
-    }
-
-    fn globals(&self) -> Vec<(NodeIdx, u64)> {
-        self.program.globals().iter().collect()
-    }
-
-    fn inject(&mut self, agent: u32, connector: NodeIdx, tree: u32) {
-        let shape = self.program.shape();
-        let name = tree
-            .checked_sub(1)
-            .and_then(|k| shape.children(connector).nth(k as usize))
-            .map(|root| shape.node(root).name.clone());
-        let mut actor = self.actors.get_mut(agent as usize);
-        // The runner checked the connector and the tree when it prepared.
-        let injected = self.program.inject(&mut actor, connector, name.as_deref());
-        debug_assert!(injected.is_ok(), "{injected:?}");
-    }
-
-    fn traces(&self) -> bool {
-        !self.plain
-    }
 }
 
 /// The leaf table the CLI lists: the built-in leaves, no keys.
