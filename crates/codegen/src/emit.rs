@@ -60,7 +60,7 @@ const TICK: &str = "t: &mut Tick<'_, '_, B>";
 /// The most items the copies of a tree's code may hold together, one copy
 /// per leaf that can run (and one for an idle actor): past it, one copy
 /// serves every previous leaf.
-const COPIES: usize = 4096;
+const COPIES: usize = 1024;
 
 impl Emitter<'_, '_> {
     fn line(&mut self, indent: usize, text: &str) {
