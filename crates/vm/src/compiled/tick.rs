@@ -44,11 +44,11 @@ pub struct Tick<'t, 'r, B> {
     pub bb: &'t mut B,
     words: &'t mut [u32],
     layout: ActorLayout,
-    /// The previous tick's running leaf's item (see [`Tick::prev`]); in
-    /// code for [`ANY`], [`IDLE`] once this tick takes or cancels it.
+    /// The previous tick's running leaf's item (see [`Tick::prev`]), read
+    /// by the code for [`ANY`]; the code for one leaf has it as `P`.
     prev: u32,
     /// Whether the previous running leaf is still to be taken or
-    /// cancelled (code for one `P`).
+    /// cancelled.
     live: bool,
     /// The previous running leaf's state.
     prev_entry: StateEntry,
@@ -112,12 +112,8 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
     /// Whether the actor is idle: nothing ran on its previous tick. Its
     /// code is that for [`IDLE`].
     #[inline(always)]
-    pub fn idle(&mut self) -> bool {
-        let idle = self.words[0] == 0;
-        if idle {
-            self.prev = IDLE;
-        }
-        idle
+    pub fn idle(&self) -> bool {
+        self.words[0] == 0
     }
 
     /// Whether the previous running leaf is an immediate action's, and the
@@ -181,7 +177,6 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
     pub fn pass_below<const P: u32>(&mut self, item: u32) -> Option<StateEntry> {
         if self.prev_in::<P>() < item && self.live {
             self.live = false;
-            self.prev = IDLE;
             return Some(self.prev_entry);
         }
         None
@@ -195,7 +190,6 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
     pub fn take_action<const P: u32>(&mut self, node: u32) -> Option<StateEntry> {
         if self.prev_in::<P>() == node {
             self.live = false;
-            self.prev = IDLE;
             return Some(self.prev_entry);
         }
         None
