@@ -72,6 +72,11 @@ fn scenarios() -> String {
          pub const UNCOMPILED: &[(&str, &str)] = &[\n",
     );
     let files = scenario_files(&dir).expect("the corpus is readable");
+    // The scenarios' trees are in `tests/trees`.
+    let options = PrepareOptions {
+        root: dir.parent().map(Path::to_path_buf),
+        ..PrepareOptions::default()
+    };
     for (i, path) in files.iter().enumerate() {
         let name = path
             .strip_prefix(&dir)
@@ -79,7 +84,7 @@ fn scenarios() -> String {
             .to_string_lossy()
             .replace('\\', "/");
         // A scenario that does not prepare is the corpus test's to report.
-        let Ok(prepared) = prepare(path, &PrepareOptions::default()) else {
+        let Ok(prepared) = prepare(path, &options) else {
             continue;
         };
         let s = &prepared.scenario;

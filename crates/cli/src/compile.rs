@@ -58,7 +58,7 @@ pub fn run(file: &Path, load: &treebeard_load::Load, color: bool, args: &Compile
         return ExitCode::from(1);
     }
     match &args.rust {
-        None => print!("{}", generated.source()),
+        None => crate::out(generated.source()),
         Some(path) => {
             if let Err(e) = std::fs::write(path, generated.source()) {
                 eprintln!("error: cannot write {}: {e}", path.display());

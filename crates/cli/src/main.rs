@@ -164,6 +164,11 @@ enum Command {
         /// Stub leaves the built-in leaves lack.
         #[arg(long)]
         stub_unknown: bool,
+        /// The folder a scenario's tree file (and what it includes) must
+        /// stay inside [default: the current folder, or the scenario's own
+        /// when it is outside it].
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
         #[command(flatten)]
         observe: observe::ObserveArgs,
         /// After the scenario, keep ticking its agents (no world script, no
@@ -191,16 +196,35 @@ struct TreeArgs {
     /// The tree to use, instead of the file's main tree.
     #[arg(long)]
     main: Option<String>,
+    /// The folder the files a tree includes must stay inside [default:
+    /// the current folder, or the tree file's own when it is outside it].
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
 }
 
 impl TreeArgs {
-    fn options(&self) -> LoadOptions {
+    /// How to load `file`.
+    fn options(&self, file: &Path) -> LoadOptions {
         LoadOptions {
             stub_unknown: self.stub_unknown,
             main: self.main.clone(),
+            root: content_root(file, self.root.as_deref()),
             ..LoadOptions::default()
         }
     }
+}
+
+/// The content root of the file `file` the user named (see
+/// `treebeard_load::files`): `root` if given, else the current folder when
+/// `file` is inside it (a project's trees include one another across its
+/// folders), else `None`, the file's own folder.
+fn content_root(file: &Path, root: Option<&Path>) -> Option<PathBuf> {
+    if let Some(root) = root {
+        return Some(root.to_path_buf());
+    }
+    let here = std::env::current_dir().ok()?.canonicalize().ok()?;
+    let file = file.canonicalize().ok()?;
+    file.starts_with(&here).then_some(here)
 }
 
 fn main() -> ExitCode {
@@ -258,38 +282,59 @@ fn main() -> ExitCode {
         }
         Command::Nodes { json } => {
             let leaves = builtin_leaves();
-            let out = if json {
+            out(if json {
                 nodes::json(&leaves)
             } else {
                 nodes::text(&leaves)
-            };
-            print!("{out}");
+            });
             ExitCode::SUCCESS
         }
         Command::Run {
             scenarios,
             trace,
             stub_unknown,
+            root,
             observe,
             watch: false,
             ..
-        } => run(&scenarios, trace, stub_unknown, &observe, color),
+        } => run(&scenarios, trace, stub_unknown, root.as_deref(), &observe, color),
         Command::Run {
             scenarios,
             trace,
             stub_unknown,
+            root,
             watch: true,
             ticks,
             interval,
             ..
-        } => watch(&scenarios, trace, stub_unknown, color, ticks, interval),
+        } => watch(&scenarios, trace, stub_unknown, root.as_deref(), color, ticks, interval),
+    }
+}
+
+/// Writes `text` to standard output. A reader that has gone (`treebeard
+/// dot T | head -c1`) ends the program quietly, as a closed pipe ends other
+/// command-line tools, rather than with a panic.
+///
+/// Names from tree files are in what it prints: control characters are
+/// escaped (`\u{1b}`), line breaks and tabs kept, so that a name cannot
+/// drive the terminal.
+pub(crate) fn out(text: impl std::fmt::Display) {
+    let text = text.to_string();
+    let text = treebeard_load::diagnostic::escaped_lines(&text);
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("error: cannot write to standard output: {e}");
+        std::process::exit(2);
     }
 }
 
 /// Loads one tree file against the built-in leaves.
 fn load(file: &Path, tree: &TreeArgs) -> Load {
     let leaves = builtin_leaves();
-    let mut loader = Loader::new(&leaves, tree.options());
+    let mut loader = Loader::new(&leaves, tree.options(file));
     loader.add_file(file);
     loader.finish()
 }
@@ -330,11 +375,9 @@ fn show(
     eprint!("{}", load.diagnostics.render(&load.map, color));
     match &load.loaded {
         Some(l) => {
-            let out = render(l);
-            print!("{out}");
-            if !out.ends_with('\n') {
-                println!();
-            }
+            let text = render(l);
+            let end = if text.ends_with('\n') { "" } else { "\n" };
+            out(format_args!("{text}{end}"));
             ExitCode::SUCCESS
         }
         None if unreadable(&load) => ExitCode::from(2),
@@ -363,6 +406,7 @@ fn run(
     scenarios: &[PathBuf],
     trace: Option<PathBuf>,
     stub_unknown: bool,
+    root: Option<&Path>,
     observe: &observe::ObserveArgs,
     color: bool,
 ) -> ExitCode {
@@ -377,9 +421,12 @@ fn run(
         Ok(file) => file,
         Err(code) => return code,
     };
-    let options = PrepareOptions { stub_unknown };
     let mut code = ExitCode::SUCCESS;
     for path in scenarios {
+        let options = PrepareOptions {
+            stub_unknown,
+            root: content_root(path, root),
+        };
         let prepared = match report::prepare(path, &options, color) {
             Ok(p) => p,
             Err(failed) => {
@@ -421,6 +468,7 @@ fn watch(
     scenarios: &[PathBuf],
     trace: Option<PathBuf>,
     stub_unknown: bool,
+    root: Option<&Path>,
     color: bool,
     ticks: Option<u64>,
     interval: Option<u64>,
@@ -439,7 +487,10 @@ fn watch(
     watch::run(watch::Watch {
         scenario,
         trace: trace_file.as_mut().map(|f| f as &mut dyn Write),
-        stub_unknown,
+        options: PrepareOptions {
+            stub_unknown,
+            root: content_root(scenario, root),
+        },
         color,
         ticks,
         interval,

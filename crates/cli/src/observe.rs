@@ -73,7 +73,7 @@ pub(crate) struct Printed;
 
 impl LogSink for Printed {
     fn log(&mut self, record: &LogRecord<'_>) {
-        println!("LOG {record}");
+        crate::out(format_args!("LOG {record}\n"));
     }
 }
 
@@ -192,7 +192,7 @@ impl ObserveArgs {
         }
         let program = &prepared.program;
         if let Some(profile) = &observers.profile {
-            print!("{}", profile.render(program.shape()));
+            crate::out(profile.render(program.shape()));
         }
         if let Some(since) = &observers.since {
             for agent in 0..prepared.scenario.agents {
@@ -208,9 +208,9 @@ impl ObserveArgs {
                 );
                 let time = since.now();
                 if state.is_empty() {
-                    println!("agent {agent} @ {time:.3}: idle");
+                    crate::out(format_args!("agent {agent} @ {time:.3}: idle\n"));
                 } else {
-                    println!("agent {agent} @ {time:.3}:\n{state}");
+                    crate::out(format_args!("agent {agent} @ {time:.3}:\n{state}\n"));
                 }
             }
         }

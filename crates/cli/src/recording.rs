@@ -8,19 +8,25 @@ use std::process::ExitCode;
 use treebeard_vm::recording::MAGIC;
 use treebeard_vm::{AgentId, NodeState, Recording};
 
-/// Whether `path` holds a recording (it starts with the recording magic).
+/// The largest recording the command line reads: 16 times the recorder's
+/// default budget (`run --record-mib`).
+const MAX_RECORDING_BYTES: u64 = 1 << 30;
+
+/// Whether `path` holds a recording (a regular file that starts with the
+/// recording magic; anything else is left to the tree loader to refuse).
 pub(crate) fn is_recording(path: &Path) -> bool {
     let mut head = [0u8; 8];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok()
+    std::fs::metadata(path).is_ok_and(|m| m.is_file())
+        && std::fs::File::open(path)
+            .and_then(|mut f| f.read_exact(&mut head))
+            .is_ok()
         && &head == MAGIC
 }
 
 /// Reads the recording at `path`; what goes wrong is printed, exit status 2.
 pub(crate) fn read(path: &Path) -> Result<Recording, ExitCode> {
-    let bytes = std::fs::read(path).map_err(|e| {
-        eprintln!("error: cannot read {}: {e}", path.display());
+    let bytes = treebeard_load::files::read_bytes(path, MAX_RECORDING_BYTES).map_err(|e| {
+        eprintln!("error: cannot read `{}`: it {e}", path.display());
         ExitCode::from(2)
     })?;
     Recording::read_from(&bytes).map_err(|e| {
@@ -109,7 +115,7 @@ pub(crate) fn svg(
     let picture = svg::draw(shape, &name, &svg::layout(shape, false), Some(&overlay));
     match output {
         None => {
-            print!("{picture}");
+            crate::out(picture);
             ExitCode::SUCCESS
         }
         Some(out) => match std::fs::write(out, picture) {

@@ -52,10 +52,7 @@ pub fn page(recording: &Recording, title: &str) -> String {
             })
         })
         .collect();
-    // `</` cannot close the script element the JSON sits in.
-    let nodes = serde_json::Value::Array(nodes)
-        .to_string()
-        .replace("</", "<\\/");
+    let nodes = script_json(&serde_json::Value::Array(nodes));
     let data = base64(&recording.to_bytes());
     fill(PAGE, |name| match name {
         "TITLE" => escape(title),
@@ -70,6 +67,18 @@ pub fn page(recording: &Recording, title: &str) -> String {
 
 /// `template` with each `{{NAME}}` replaced by `value(NAME)`, in one pass,
 /// so that a value holding braces is never read as a placeholder.
+/// `value` as JSON to sit in a `<script>` element: every `<` escaped (a
+/// `<` is only ever in a string), so that no name (`</script>`, `<!--`)
+/// can end the element or change how the page parses it, and the line
+/// separators some JavaScript engines refused in strings too.
+fn script_json(value: &serde_json::Value) -> String {
+    value
+        .to_string()
+        .replace('<', "\\u003c")
+        .replace('\u{2028}', "\\u2028")
+        .replace('\u{2029}', "\\u2029")
+}
+
 fn fill(template: &str, value: impl Fn(&str) -> String) -> String {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;
@@ -177,6 +186,15 @@ mod tests {
             assert!(!page.contains(external), "{external}");
         }
         assert!(!page.contains("{{"), "every placeholder is filled");
+    }
+
+    #[test]
+    fn no_name_can_end_the_script_element() {
+        let names = serde_json::json!([{"name": "<!--<script>", "path": "</script><b>x\u{2028}"}]);
+        let json = script_json(&names);
+        assert!(!json.contains('<') && !json.contains('\u{2028}'), "{json}");
+        let back: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, names);
     }
 
     #[test]

@@ -25,8 +25,8 @@ pub struct Watch<'a> {
     pub scenario: &'a Path,
     /// Where trace lines go.
     pub trace: Option<&'a mut dyn Write>,
-    /// Stub leaves the built-in leaves lack.
-    pub stub_unknown: bool,
+    /// How to prepare the scenario.
+    pub options: PrepareOptions,
     /// Colour the diagnostics.
     pub color: bool,
     /// Stop once this many ticks have run, the script's included.
@@ -46,7 +46,7 @@ struct Seen {
 impl Seen {
     fn new(path: PathBuf) -> Seen {
         let stamp = stamp(&path);
-        let text = std::fs::read(&path).ok();
+        let text = read(&path);
         Seen { path, stamp, text }
     }
 
@@ -58,13 +58,20 @@ impl Seen {
             return false;
         }
         self.stamp = stamp;
-        let text = std::fs::read(&self.path).ok();
+        let text = read(&self.path);
         if text == self.text {
             return false;
         }
         self.text = text;
         true
     }
+}
+
+/// A watched file's bytes, read as a load reads it (a regular file, at
+/// most the per-file cap): the load reports what is wrong with it.
+fn read(path: &Path) -> Option<Vec<u8>> {
+    let limit = treebeard_load::files::ReadLimits::default().file_bytes;
+    treebeard_load::files::read_bytes(path, limit).ok()
 }
 
 fn stamp(path: &Path) -> Option<(SystemTime, u64)> {
@@ -85,9 +92,7 @@ fn watched(scenario: &Path, live: &Live) -> Vec<Seen> {
 
 /// Runs the scenario, then ticks on and reloads (see the module docs).
 pub fn run(mut w: Watch<'_>) -> ExitCode {
-    let options = PrepareOptions {
-        stub_unknown: w.stub_unknown,
-    };
+    let options = w.options.clone();
     let path = w.scenario;
     let prepared = match report::prepare(path, &options, w.color) {
         Ok(prepared) => prepared,
@@ -134,7 +139,10 @@ pub fn run(mut w: Watch<'_>) -> ExitCode {
             Ok(tick) => tick,
             Err(e) => return trace_error(&e),
         };
-        let _ = writeln!(stdout, "{tick}");
+        if writeln!(stdout, "{tick}").is_err() {
+            // The reader has gone (a closed pipe): nothing is watching.
+            return ExitCode::SUCCESS;
+        }
         if let Some(trace) = reborrow(&mut w.trace)
             && let Err(e) = trace.flush()
         {

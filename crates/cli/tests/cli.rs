@@ -2,91 +2,14 @@
 //! stderr of `check`, `disasm`, `dot`, `nodes` and `run`.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 
 mod common;
-use common::TempDir;
+use common::{Out, TempDir, raw_in, run_in};
 
 // ---------------------------------------------------------------------------
 // Helpers
 // ---------------------------------------------------------------------------
-
-/// What a run of the binary did.
-#[derive(Debug)]
-struct Out {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Out {
-    /// Both streams, for failure messages.
-    fn both(&self) -> String {
-        format!(
-            "exit code {}\n--- stdout\n{}\n--- stderr\n{}",
-            self.code, self.stdout, self.stderr
-        )
-    }
-
-    /// Asserts the exit code.
-    fn code(&self, code: i32) -> &Out {
-        assert_eq!(self.code, code, "{}", self.both());
-        self
-    }
-
-    /// Asserts that stderr holds `text`.
-    fn err_has(&self, text: &str) -> &Out {
-        assert!(
-            self.stderr.contains(text),
-            "stderr lacks {text:?}:\n{}",
-            self.both()
-        );
-        self
-    }
-
-    /// Asserts that stderr does not hold `text`.
-    fn err_lacks(&self, text: &str) -> &Out {
-        assert!(
-            !self.stderr.contains(text),
-            "stderr holds {text:?}:\n{}",
-            self.both()
-        );
-        self
-    }
-
-    /// Asserts that stdout holds `text`.
-    fn out_has(&self, text: &str) -> &Out {
-        assert!(
-            self.stdout.contains(text),
-            "stdout lacks {text:?}:\n{}",
-            self.both()
-        );
-        self
-    }
-}
-
-/// Runs `treebeard --color never ARGS` in `dir`.
-fn run_in(dir: &Path, args: &[&str]) -> Out {
-    let mut all = vec!["--color", "never"];
-    all.extend_from_slice(args);
-    raw_in(dir, &all)
-}
-
-/// Runs `treebeard ARGS` in `dir`, with no colour flag.
-fn raw_in(dir: &Path, args: &[&str]) -> Out {
-    let out = Command::new(env!("CARGO_BIN_EXE_treebeard"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .output()
-        .expect("the binary runs");
-    Out {
-        code: out.status.code().expect("an exit code, not a signal"),
-        stdout: String::from_utf8(out.stdout).expect("UTF-8 stdout"),
-        stderr: String::from_utf8(out.stderr).expect("UTF-8 stderr"),
-    }
-}
 
 /// Runs `treebeard --color never ARGS` in `tests/data`.
 fn tb(args: &[&str]) -> Out {

@@ -14,7 +14,11 @@ fn prepared(name: &str) -> Prepared {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/scenarios")
         .join(name);
-    prepare(&path, &PrepareOptions::default())
+    let options = PrepareOptions {
+        root: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests")),
+        ..PrepareOptions::default()
+    };
+    prepare(&path, &options)
         .unwrap_or_else(|r| panic!("{name} does not prepare:\n{}", r.render(false)))
 }
 

@@ -126,7 +126,7 @@ impl Diagnostic {
             out,
             "{}{}",
             paint(title, &self.severity.to_string()),
-            paint("1", &format!(": {}", self.message))
+            paint("1", &format!(": {}", escaped(&self.message)))
         );
         let frame = self.span.and_then(|span| {
             let file = map.files().get(span.file.0 as usize)?;
@@ -138,46 +138,115 @@ impl Diagnostic {
         let pad = " ".repeat(gutter);
         let bar = paint("1;34", "|");
         if let Some((name, line, column, text, span)) = frame {
+            let name = escaped(name);
             let _ = writeln!(out, "{pad}{} {name}:{line}:{column}", paint("1;34", "-->"));
             let _ = writeln!(out, "{pad} {bar}");
-            // A carriage return inside a line would send the terminal's
-            // cursor back over the frame: shown as a space.
-            let shown = text.replace('\t', "    ").replace('\r', " ");
+            // The line around the span, at most `FRAME_CHARS` of it.
+            let before = column as usize - 1;
+            let chars = text.chars().count();
+            let from = before.saturating_sub(FRAME_CHARS / 3);
+            let to = (from + FRAME_CHARS).min(chars);
+            let covered = map.text(span).lines().next().map_or(0, |l| l.chars().count());
+            let width = covered.clamp(1, to.saturating_sub(before).max(1));
+            let (mut shown, mut indent, mut marks) = (String::new(), 0, 0);
+            if from > 0 {
+                shown.push_str("...");
+                indent += 3;
+            }
+            for (i, c) in text.chars().enumerate().skip(from).take(to - from) {
+                let piece = frame_char(c);
+                let n = piece.chars().count();
+                if i < before {
+                    indent += n;
+                } else if i < before + width {
+                    marks += n;
+                }
+                shown.push_str(&piece);
+            }
+            if to < chars {
+                shown.push_str("...");
+            }
             let _ = writeln!(out, "{} {bar} {shown}", paint("1;34", &line.to_string()));
-            // Caret under the span's first line, at least one character.
-            let before: String = text.chars().take(column as usize - 1).collect();
-            let indent = before.replace('\t', "    ").chars().count();
-            let covered = map.text(span);
-            let rest = text.chars().count().saturating_sub(column as usize - 1);
-            let width = covered
-                .lines()
-                .next()
-                .map_or(0, |l| l.chars().count())
-                .clamp(1, rest.max(1));
             let _ = writeln!(
                 out,
                 "{pad} {bar} {}{}",
                 " ".repeat(indent),
-                paint(caret, &"^".repeat(width))
+                paint(caret, &"^".repeat(marks.max(1)))
             );
         }
         let note = paint("1;34", "=");
         if let Some(path) = &self.path {
-            let mut line = format!("node: {path}");
+            let mut line = format!("node: {}", escaped(path));
             if let Some(t) = &self.node_type {
-                let _ = write!(line, " ({t})");
+                let _ = write!(line, " ({})", escaped(t));
             }
             if let Some(tree) = &self.tree {
-                let _ = write!(line, " in tree `{tree}`");
+                let _ = write!(line, " in tree `{}`", escaped(tree));
             }
             let _ = writeln!(out, "{pad} {note} {line}");
         } else if let Some(tree) = &self.tree {
-            let _ = writeln!(out, "{pad} {note} in tree `{tree}`");
+            let _ = writeln!(out, "{pad} {note} in tree `{}`", escaped(tree));
         }
         if let Some(help) = &self.help {
+            let help = escaped(help);
             let _ = writeln!(out, "{pad} {note} {}: {help}", paint("1", "help"));
         }
         out
+    }
+}
+
+/// The most characters of a line a code frame shows: a file of one long
+/// line (minified, or hostile) shows the part around each span.
+pub const FRAME_CHARS: usize = 120;
+
+/// Whether printing `c` raw could do something other than show a
+/// character: C0 and C1 controls (a terminal's escape sequences: clear the
+/// screen, set the title, write the clipboard), the bidirectional controls
+/// that reorder what a reader sees, and line and paragraph separators.
+fn is_unprintable(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{2028}' | '\u{2029}')
+        || ('\u{202a}'..='\u{202e}').contains(&c)
+        || ('\u{2066}'..='\u{2069}').contains(&c)
+}
+
+/// `text` as a diagnostic prints it: every character [`is_unprintable`]
+/// written as a Rust escape (`\u{1b}`), so that a name in a tree file
+/// cannot drive the terminal that shows the error.
+pub fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
+    escape_unless(text, |_| false)
+}
+
+/// `text` as [`escaped`], but with its line breaks and tabs kept: for
+/// listings of many lines (disassembly, a drawing) that print names.
+pub fn escaped_lines(text: &str) -> std::borrow::Cow<'_, str> {
+    escape_unless(text, |c| matches!(c, '\n' | '\t'))
+}
+
+fn escape_unless(text: &str, keep: impl Fn(char) -> bool) -> std::borrow::Cow<'_, str> {
+    let escapes = |c: char| is_unprintable(c) && !keep(c);
+    if !text.chars().any(escapes) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if escapes(c) {
+            let _ = write!(out, "{}", c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
+/// One character of a code frame's line as printed: a tab as four
+/// spaces, a carriage return (which would send the cursor back over the
+/// frame) as a space, another unprintable character escaped.
+fn frame_char(c: char) -> String {
+    match c {
+        '\t' => "    ".to_owned(),
+        '\r' => " ".to_owned(),
+        c => escaped(c.encode_utf8(&mut [0; 4])).into_owned(),
     }
 }
 
@@ -348,6 +417,55 @@ error: unknown leaf `Shooot`
         assert_eq!(d.render(&map, false), want);
         assert_eq!(d.location(&map).as_deref(), Some("t.json:2:11"));
         assert!(d.render(&map, true).contains("\x1b[1;31merror"));
+    }
+
+    #[test]
+    fn frames_of_a_long_line_show_the_part_around_the_span() {
+        let mut map = SourceMap::new();
+        let line = format!("{}\"Shooot\"{}", "x".repeat(2_000_000), "y".repeat(500));
+        let file = map.add("t.json", line.clone());
+        let start = line.find('"').unwrap();
+        let d = Diagnostic::error("unknown leaf").at(Span::new(file, start, start + 8));
+        let shown = d.render(&map, false);
+        let frame: Vec<&str> = shown.lines().collect();
+        let pad = FRAME_CHARS / 3;
+        let want = format!("...{}\"Shooot\"{}...", "x".repeat(pad), "y".repeat(FRAME_CHARS - pad - 8));
+        assert_eq!(frame[3], format!("1 | {want}"));
+        assert_eq!(frame[4], format!("  | {}^^^^^^^^", " ".repeat(pad + 3)));
+        assert_eq!(frame[1], " --> t.json:1:2000001");
+        // 256 errors on the line (a load keeps no more) print kilobytes,
+        // not the half gigabyte of 256 copies of the line.
+        let mut all = Diagnostics::new();
+        for i in 0..MAX_DIAGNOSTICS * 2 {
+            all.push(Diagnostic::error("e").at(Span::new(file, i * 7_000, i * 7_000 + 1)));
+        }
+        assert!(all.render(&map, false).len() < 100_000);
+    }
+
+    #[test]
+    fn names_cannot_drive_the_terminal() {
+        let mut map = SourceMap::new();
+        let text = "{\"type\": \"a\u{1b}]52;c;Zm9v\u{7}b\u{202e}c\u{2028}d\u{9b}2J\"}";
+        let file = map.add("t.json", text.into());
+        let start = text.find("\"a").unwrap();
+        let name = &text[start + 1..text.len() - 2];
+        let d = Diagnostic::error(format!("unknown leaf `{name}`"))
+            .at(Span::new(file, start, text.len() - 1))
+            .node("T\u{1b}[2J", &format!("T/{name}"), name)
+            .help(format!("did you mean `{name}`?"));
+        let shown = d.render(&map, false);
+        assert!(!shown.chars().any(is_unprintable_but_newline), "{shown:?}");
+        let escaped = "a\\u{1b}]52;c;Zm9v\\u{7}b\\u{202e}c\\u{2028}d\\u{9b}2J";
+        assert!(shown.contains(&format!("error: unknown leaf `{escaped}`")), "{shown}");
+        assert!(shown.contains(&format!("1 | {{\"type\": \"{escaped}\"}}")), "{shown}");
+        assert!(shown.contains("in tree `T\\u{1b}[2J`"), "{shown}");
+        // The caret still underlines the escaped text.
+        let carets = shown.lines().nth(4).unwrap();
+        assert_eq!(carets.trim_start_matches([' ', '|']).len(), escaped.len() + 2, "{shown}");
+    }
+
+    fn is_unprintable_but_newline(c: char) -> bool {
+        c != '\n' && is_unprintable(c)
     }
 
     #[test]

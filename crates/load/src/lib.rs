@@ -57,6 +57,7 @@ pub mod checks;
 pub mod diagnostic;
 pub mod document;
 mod escapes;
+pub mod files;
 pub mod limits;
 mod loader;
 pub mod native;

@@ -2,12 +2,14 @@
 
 use crate::checks;
 use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::files::{self, ContentRoot, ReadLimits, Refusal};
 use crate::document::{Dialect, Document};
 use crate::limits::MAX_FILES;
 use crate::native::{self, token_span};
 use crate::resolve::{self, Resolved, ScriptAt, Stub};
 use crate::source::{FileId, SourceMap, Span};
 use crate::xml::{self, XmlOptions};
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use treebeard_shape::params::Mismatch;
 use treebeard_shape::script::ScriptError;
@@ -29,6 +31,12 @@ pub struct LoadOptions {
     pub main: Option<String>,
     /// Caps on the compiled shape.
     pub limits: Limits,
+    /// The folder that the files a tree includes must stay inside (see
+    /// [`files`](crate::files)); `None`: the main file's folder. A tree
+    /// read from text ([`load_str`]) includes nothing unless this is set.
+    pub root: Option<PathBuf>,
+    /// Caps on the bytes read.
+    pub read: ReadLimits,
 }
 
 /// A file a file includes.
@@ -101,6 +109,14 @@ pub struct Loader<'c> {
     map: SourceMap,
     docs: Vec<Document>,
     diags: Diagnostics,
+    /// Where included files must be: set by the first file or folder the
+    /// load is given, unless the options set it.
+    root: Option<ContentRoot>,
+    /// The canonical paths of the files read, so that no file is read
+    /// twice under two spellings.
+    seen: HashSet<PathBuf>,
+    /// The bytes read so far, against [`ReadLimits::load_bytes`].
+    bytes_read: u64,
 }
 
 impl<'c> Loader<'c> {
@@ -112,80 +128,186 @@ impl<'c> Loader<'c> {
             map: SourceMap::new(),
             docs: Vec::new(),
             diags: Diagnostics::new(),
+            root: None,
+            seen: HashSet::new(),
+            bytes_read: 0,
         }
     }
 
     /// Reads the file at `path` and the files it includes; a file that
-    /// cannot be read is an error.
+    /// cannot be read is an error. `path` may be anywhere (the user named
+    /// it); what it includes must be inside the content root, by default
+    /// `path`'s folder.
     pub fn add_file(&mut self, path: &Path) {
-        let includes = self.read_file(path, None);
+        let name = path.display().to_string();
+        if !self.set_root(Some(path.parent().unwrap_or(Path::new(".")))) {
+            return;
+        }
+        let real = match std::fs::canonicalize(path) {
+            Ok(real) => real,
+            Err(_) => path.to_path_buf(),
+        };
+        let includes = self.read_file(&name, &real, path.parent(), None);
         self.read_includes(includes);
     }
 
     /// Reads `text` as the file `name` and the files it includes, looked up
-    /// in `dir`. A name already read is not read again; another text under
+    /// in `dir` (and confined to it, unless the options set a content
+    /// root). A name already read is not read again; another text under
     /// it is an error.
     pub fn add_source(&mut self, name: &str, text: String, dir: Option<&Path>) {
+        if !self.set_root(dir) {
+            return;
+        }
         let includes = self.read_source(name, text, dir, None);
         self.read_includes(includes);
+    }
+
+    /// Sets the content root, if not set yet: the options', or else
+    /// the folder `default` (when it resolves; a file whose folder does not resolve
+    /// cannot be read either, and says so). False, with an error, when the
+    /// options' root cannot be used.
+    fn set_root(&mut self, default: Option<&Path>) -> bool {
+        if self.root.is_some() {
+            return true;
+        }
+        let Some(dir) = &self.options.root else {
+            self.root = default.and_then(|dir| ContentRoot::new(dir).ok());
+            return true;
+        };
+        match ContentRoot::new(dir) {
+            Ok(root) => {
+                self.root = Some(root);
+                true
+            }
+            Err(e) => {
+                self.diags.push(
+                    Diagnostic::error(format!(
+                        "the content root `{}` cannot be used: {e}",
+                        dir.display()
+                    ))
+                    .help("the content root is a folder that exists"),
+                );
+                false
+            }
+        }
     }
 
     /// Reads the included files, depth first in file order (the order
     /// their declarations merge in), without recursion: a chain of
     /// includes is as long as the files say.
     fn read_includes(&mut self, mut includes: Vec<Include>) {
+        if includes.is_empty() {
+            return;
+        }
         includes.reverse();
         while let Some(include) = includes.pop() {
-            if !include.full.exists() {
+            let Some(root) = &self.root else {
                 self.diags.push(
                     Diagnostic::error(format!(
-                        "included file `{}` does not exist",
+                        "`{}` cannot be included: a tree read from text has no folder to \
+                         include from",
                         include.written
                     ))
                     .at(include.span)
-                    .help(format!("looked for {}", include.full.display())),
+                    .help("give the load a content root (`LoadOptions::root`)"),
                 );
                 continue;
-            }
-            let mut more = self.read_file(&include.full, Some(include.span));
+            };
+            let real = if include.written.is_empty() {
+                Err(Refusal::NotAFile("empty"))
+            } else {
+                root.confine(&include.full)
+            };
+            let real = match real {
+                Ok(real) => real,
+                Err(refusal) => {
+                    let help = match refusal {
+                        Refusal::Missing => {
+                            format!("{} (looked for {})", refusal.help(), include.full.display())
+                        }
+                        _ => refusal.help().to_owned(),
+                    };
+                    let what = match refusal {
+                        Refusal::NotAFile("empty") => "is an empty path".to_owned(),
+                        _ => refusal.to_string(),
+                    };
+                    self.diags.push(
+                        Diagnostic::error(format!("included file `{}` {what}", include.written))
+                            .at(include.span)
+                            .help(help),
+                    );
+                    continue;
+                }
+            };
+            let name = include.full.display().to_string();
+            let included = Some((&*include.written, include.span));
+            let mut more = self.read_file(&name, &real, include.full.parent(), included);
             more.reverse();
             includes.append(&mut more);
         }
     }
 
-    /// Reads the file at `path` (included at `span`, if it is); returns
-    /// what it includes.
-    fn read_file(&mut self, path: &Path, included_at: Option<Span>) -> Vec<Include> {
-        let name = path.display().to_string();
-        if self.map.find(&name).is_some() {
+    /// Reads the file `name`, which is at the canonical path `real`
+    /// (included as written at a span, if it is); returns what it
+    /// includes, looked up in `dir`.
+    fn read_file(
+        &mut self,
+        name: &str,
+        real: &Path,
+        dir: Option<&Path>,
+        included: Option<(&str, Span)>,
+    ) -> Vec<Include> {
+        let included_at = included.map(|(_, span)| span);
+        if self.map.find(name).is_some() || self.seen.contains(real) {
             return Vec::new();
         }
         if self.too_many_files(included_at) {
             return Vec::new();
         }
-        match std::fs::read(path) {
-            Ok(bytes) => match String::from_utf8(bytes) {
-                Ok(text) => return self.read_source(&name, text, path.parent(), included_at),
-                Err(e) => {
-                    // Shown as far as it reads, to point at the bad byte.
-                    let at = e.utf8_error().valid_up_to();
-                    let file = self
-                        .map
-                        .add(&name, String::from_utf8_lossy(e.as_bytes()).into_owned());
-                    self.diags.push(
-                        Diagnostic::error(format!(
-                            "`{name}` is not UTF-8 text (invalid byte at offset {at})"
-                        ))
-                        .at(Span::new(file, at, at + 1))
-                        .help("tree files are UTF-8"),
-                    );
-                }
+        let limits = self.options.read;
+        let left = limits.load_bytes.saturating_sub(self.bytes_read);
+        let read = files::read_bytes(real, limits.file_bytes.min(left)).map_err(|r| match r {
+            Refusal::TooLarge { size, .. } if left < limits.file_bytes => Refusal::TooLarge {
+                size,
+                limit: limits.load_bytes,
+                load: true,
             },
-            Err(e) => self
-                .diags
-                .push(Diagnostic::error(format!("cannot read `{name}`: {e}"))),
+            r => r,
+        });
+        self.seen.insert(real.to_path_buf());
+        let bytes = match read {
+            Ok(bytes) => bytes,
+            Err(refusal) => {
+                let d = match included {
+                    Some((written, span)) => {
+                        Diagnostic::error(format!("included file `{written}` {refusal}")).at(span)
+                    }
+                    None => Diagnostic::error(format!("cannot read `{name}`: it {refusal}")),
+                };
+                self.diags.push(d.help(refusal.help()));
+                return Vec::new();
+            }
+        };
+        self.bytes_read += bytes.len() as u64;
+        match String::from_utf8(bytes) {
+            Ok(text) => self.read_source(name, text, dir, included_at),
+            Err(e) => {
+                // Shown as far as it reads, to point at the bad byte.
+                let at = e.utf8_error().valid_up_to();
+                let file = self
+                    .map
+                    .add(name, String::from_utf8_lossy(e.as_bytes()).into_owned());
+                self.diags.push(
+                    Diagnostic::error(format!(
+                        "`{name}` is not UTF-8 text (invalid byte at offset {at})"
+                    ))
+                    .at(Span::new(file, at, at + 1))
+                    .help("tree files are UTF-8"),
+                );
+                Vec::new()
+            }
         }
-        Vec::new()
     }
 
     /// Whether the load has read [`MAX_FILES`] files already (reported at
@@ -249,7 +371,13 @@ impl<'c> Loader<'c> {
             .includes
             .iter()
             .map(|(path, span)| Include {
-                full: dir.map_or_else(|| PathBuf::from(&**path), |d| d.join(&**path)),
+                // A tree from text has no folder: its includes are
+                // relative to the content root.
+                full: match (dir, &self.root) {
+                    (Some(dir), _) => dir.join(&**path),
+                    (None, Some(root)) => root.dir().join(&**path),
+                    (None, None) => PathBuf::from(&**path),
+                },
                 written: path.clone(),
                 span: *span,
             })

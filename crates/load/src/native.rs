@@ -580,10 +580,7 @@ where
     for<'a> &'a F::Raw: Deserialize<'a>,
 {
     // A byte order mark reads as whitespace (same offsets).
-    let mut text = map.file(file).text().to_owned();
-    if text.starts_with('\u{feff}') {
-        text.replace_range(0..3, "   ");
-    }
+    let mut text = crate::source::blank_bom(map.file(file).text()).into_owned();
     if let Some(d) = not_a_tree_file::<F>(&text, map, file) {
         diags.push(d);
         return None;

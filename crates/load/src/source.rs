@@ -34,24 +34,46 @@ impl Span {
     }
 }
 
-/// One file: its name and text.
+/// One file: its name and text, with what turns a byte offset into a line
+/// and column in constant time (a file of one 16 MB line has as many
+/// nodes to place as one of a node per line).
 #[derive(Clone, Debug)]
 pub struct SourceFile {
     name: Box<str>,
     text: String,
-    /// Byte offset of each line's start.
+    /// Byte offset of each line's start. Lines end at `\n`, `\r\n` or a
+    /// lone `\r`, as editors break them; the first starts after a byte
+    /// order mark, which is no column.
     lines: Vec<usize>,
+    /// Characters before each [`BLOCK`]-byte block of the text.
+    chars: Vec<u32>,
 }
+
+/// Bytes per entry of [`SourceFile::chars`].
+const BLOCK: usize = 256;
 
 impl SourceFile {
     fn new(name: &str, text: String) -> SourceFile {
-        let lines = std::iter::once(0)
-            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-            .collect();
+        let bytes = text.as_bytes();
+        let first = if text.starts_with('\u{feff}') { 3 } else { 0 };
+        let mut lines = vec![first];
+        for (i, &b) in bytes.iter().enumerate() {
+            let breaks = b == b'\n' || (b == b'\r' && bytes.get(i + 1) != Some(&b'\n'));
+            if breaks {
+                lines.push(i + 1);
+            }
+        }
+        let mut chars = Vec::with_capacity(bytes.len() / BLOCK + 1);
+        let mut count = 0u32;
+        for block in bytes.chunks(BLOCK) {
+            chars.push(count);
+            count += block.iter().filter(|&&b| !is_continuation(b)).count() as u32;
+        }
         SourceFile {
             name: name.into(),
             text,
             lines,
+            chars,
         }
     }
 
@@ -65,22 +87,30 @@ impl SourceFile {
         &self.text
     }
 
+    /// Characters before byte `offset`, a character boundary.
+    fn chars_before(&self, offset: usize) -> usize {
+        let block = offset / BLOCK;
+        let counted = self.chars.get(block).map_or(0, |&c| c as usize);
+        let rest = self.text.as_bytes().get(block * BLOCK..offset).unwrap_or(&[]);
+        counted + rest.iter().filter(|&&b| !is_continuation(b)).count()
+    }
+
     /// 1-based line and column (in characters) of byte `offset`; offsets
     /// past the end, or inside a character, count as the nearest character
-    /// boundary before them.
+    /// boundary before them; a line break's bytes are its line's end.
     pub fn line_column(&self, offset: usize) -> (u32, u32) {
         let mut offset = offset.min(self.text.len());
         while !self.text.is_char_boundary(offset) {
             offset -= 1;
         }
-        // Lines start at 0 and after each line break.
-        let line = self.lines.partition_point(|&start| start <= offset);
-        let before = &self.text[..offset];
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let mut column = before[line_start..].chars().count();
+        let line = self.lines.partition_point(|&start| start <= offset).max(1);
+        let start = self.lines.get(line - 1).copied().unwrap_or(0);
+        // Inside the byte order mark: the first column.
+        let offset = offset.max(start);
+        let mut column = self.chars_before(offset) - self.chars_before(start);
         // At the `\n` of a `\r\n` break, the `\r` is the break's: the
         // place is the line's end.
-        if self.text[offset..].starts_with('\n') && before.ends_with('\r') {
+        if self.text[offset..].starts_with('\n') && self.text[start..offset].ends_with('\r') {
             column -= 1;
         }
         (line as u32, column as u32 + 1)
@@ -98,19 +128,20 @@ impl SourceFile {
         }
     }
 
-    /// The text of 1-based `line`, without its line break (`\n` or
-    /// `\r\n`; a carriage return elsewhere is part of the line, so every
-    /// column [`SourceFile::line_column`] gives is inside it).
+    /// The text of 1-based `line`, without its line break.
     pub fn line_text(&self, line: u32) -> Option<&str> {
         let i = (line as usize).checked_sub(1)?;
         let start = *self.lines.get(i)?;
         let end = self.lines.get(i + 1).map_or(self.text.len(), |&e| e);
         let text = self.text.get(start..end)?;
-        Some(match text.strip_suffix('\n') {
-            Some(text) => text.strip_suffix('\r').unwrap_or(text),
-            None => text,
-        })
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        Some(text.strip_suffix('\r').unwrap_or(text))
     }
+}
+
+/// Whether `b` continues a UTF-8 character rather than starting one.
+fn is_continuation(b: u8) -> bool {
+    b & 0xC0 == 0x80
 }
 
 /// The files of one load.
@@ -210,6 +241,15 @@ pub(crate) fn span_within(file: FileId, whole: &str, part: &str) -> Span {
     Span::new(file, start, start + trimmed.len())
 }
 
+/// `text` with its byte order mark, if any, blanked to spaces: what readers
+/// read, at the file's own offsets.
+pub(crate) fn blank_bom(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.strip_prefix('\u{feff}') {
+        Some(rest) => format!("   {rest}").into(),
+        None => text.into(),
+    }
+}
+
 /// Byte offset of 1-based `line` and `column` (in characters) in `text`.
 pub(crate) fn offset_in(text: &str, line: u32, column: u32) -> Option<usize> {
     let mut start = 0;
@@ -247,12 +287,16 @@ mod tests {
     }
 
     #[test]
-    fn carriage_returns_are_line_breaks_only_before_a_newline() {
+    fn lines_break_as_editors_break_them() {
         let mut map = SourceMap::new();
         let id = map.add("t.xml", "a\r\nb\r\r<x\r\r".into());
         let f = map.file(id);
+        // `\r\n` is one break, and a lone `\r` is one too.
         assert_eq!(f.line_text(1), Some("a"));
-        assert_eq!(f.line_text(2), Some("b\r\r<x\r\r"));
+        assert_eq!(f.line_text(2), Some("b"));
+        assert_eq!(f.line_text(3), Some(""));
+        assert_eq!(f.line_text(4), Some("<x"));
+        assert_eq!((f.line_column(6), f.line_column(7)), ((4, 1), (4, 2)));
         // Every offset maps to a place that maps back (a fuzzer found the
         // end of a file of bare carriage returns did not).
         for offset in 0..=f.text().len() {
@@ -261,6 +305,35 @@ mod tests {
                 f.offset(line, column).is_some(),
                 "{offset}: {line}:{column}"
             );
+        }
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_no_column() {
+        let mut map = SourceMap::new();
+        let id = map.add("t.json", "\u{feff}{\"a\":\n 1}".into());
+        let f = map.file(id);
+        assert_eq!(f.line_column(3), (1, 1));
+        assert_eq!(f.line_column(0), (1, 1), "inside the mark");
+        assert_eq!(f.line_column(4), (1, 2));
+        assert_eq!(f.line_text(1), Some("{\"a\":"));
+        assert_eq!(f.offset(1, 1), Some(3));
+    }
+
+    #[test]
+    fn columns_count_characters_across_blocks() {
+        // Long lines of multi-byte characters: the block counts agree with
+        // counting from the line's start.
+        let line = "é".repeat(300) + "x" + &"日".repeat(200);
+        let text = format!("{line}\n{line}\n");
+        let mut map = SourceMap::new();
+        let id = map.add("t", text.clone());
+        let f = map.file(id);
+        for (offset, _) in text.char_indices() {
+            let (line, column) = f.line_column(offset);
+            let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+            let want = text[start..offset].chars().count() + 1;
+            assert_eq!((line, column as usize), (1 + (start > 0) as u32, want), "{offset}");
         }
     }
 

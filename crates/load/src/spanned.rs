@@ -124,7 +124,8 @@ impl Value {
 /// `{` or `[`) or RON (anything else). Syntax errors become one diagnostic.
 pub fn read_value(map: &SourceMap, file: FileId, diags: &mut Diagnostics) -> Option<Value> {
     let f = map.file(file);
-    let text = f.text();
+    // A byte order mark reads as whitespace (same offsets).
+    let text = &*crate::source::blank_bom(f.text());
     let json = f.name().to_ascii_lowercase().ends_with(".json")
         || (!f.name().to_ascii_lowercase().ends_with(".ron")
             && text.trim_start().starts_with(['{', '[']));

@@ -342,3 +342,34 @@ fn a_chain_of_includes_stops_at_the_file_cap() {
     let at = d.location(&load.map).expect("a place");
     assert!(at.contains(&format!("f{}.xml:1:", MAX_FILES - 1)), "{at}");
 }
+
+/// A tree of 130 003 nodes (two sequences of 65 000 named leaves, about
+/// 9 MB), written one node per line or all on one line.
+fn wide_tree(one_line: bool) -> String {
+    let sep = if one_line { "," } else { ",\n" };
+    let leaf = format!(r#"{{"type": "ok", "name": "{}"}}"#, "n".repeat(40));
+    let leaves = vec![leaf; 65_000].join(sep);
+    let half = format!(r#"{{"type": "Sequence", "children": [{leaves}]}}"#);
+    format!(r#"{{"type": "Sequence", "children": [{half}{sep}{half}]}}"#)
+}
+
+#[test]
+fn a_tree_near_the_node_cap_on_one_line_loads_in_linear_time() {
+    // Placing each node once scanned back to its line's start, so a file
+    // of one long line took time quadratic in its length (95 s for a tree
+    // at the cap; minutes for this one). This bound only catches that: the
+    // load takes about a second, as long as the same tree written a node
+    // per line.
+    let started = std::time::Instant::now();
+    let line = load("wide.json", wide_tree(true));
+    let elapsed = started.elapsed();
+    assert!(line.loaded.is_some(), "{}", line.diagnostics.render(&line.map, false));
+    assert_eq!(line.loaded.as_ref().map(|l| l.shape.len()), Some(130_003));
+    assert!(elapsed < std::time::Duration::from_secs(30), "{elapsed:?}");
+    let end = line.map.file(treebeard_load::FileId(0)).line_column(usize::MAX);
+    assert_eq!((end.0, end.1 as usize), (1, wide_tree(true).len() + 1));
+    // The same nodes, a node per line, in the same places.
+    let lines = load("wide.json", wide_tree(false));
+    let shape = |l: &Load| l.loaded.as_ref().map(|l| l.shape.len());
+    assert_eq!(shape(&lines), shape(&line));
+}

@@ -14,6 +14,8 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use treebeard_load::diagnostic::escaped_lines;
+use treebeard_load::files::{ContentRoot, Refusal};
 use treebeard_load::{Diagnostic, Diagnostics, LoadOptions, Loader, SourceMap, Span};
 use treebeard_shape::{Kind, NodeIdx, Shape, suggest};
 use treebeard_vm::{
@@ -73,22 +75,37 @@ pub struct Prepared {
 pub struct PrepareOptions {
     /// Stub unknown leaves even if the scenario does not say so.
     pub stub_unknown: bool,
+    /// The folder that the scenario's tree file (and what it includes)
+    /// must stay inside; `None`: the scenario file's folder. See
+    /// `treebeard_load::files`.
+    pub root: Option<PathBuf>,
 }
 
 /// Reads, loads and checks the scenario at `path`.
 pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Report> {
-    let mut map = SourceMap::new();
+    let map = SourceMap::new();
     let name = path.display().to_string();
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) => {
-            let mut d = Diagnostics::new();
-            d.push(Diagnostic::error(format!("cannot read `{name}`: {e}")));
-            return Err(Report::one(map, d));
+    let unreadable = |message: String, help: &str| {
+        let mut d = Diagnostics::new();
+        d.push(Diagnostic::error(message).help(help));
+        Err(Report::one(SourceMap::new(), d))
+    };
+    let limit = treebeard_load::files::ReadLimits::default().file_bytes;
+    let bytes = match treebeard_load::files::read_bytes(path, limit) {
+        Ok(bytes) => bytes,
+        Err(refusal) => {
+            return unreadable(format!("cannot read `{name}`: it {refusal}"), refusal.help());
         }
     };
-    let file = map.add(&name, text);
-    prepare_in(map, file, options)
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let at = e.utf8_error().valid_up_to();
+            let message = format!("`{name}` is not UTF-8 text (invalid byte at offset {at})");
+            return unreadable(message, "scenario files are UTF-8");
+        }
+    };
+    prepare_text(map, &name, text, options)
 }
 
 /// Every scenario file (`*.ron`, `*.json`) under `dir`, its folders
@@ -114,19 +131,38 @@ pub fn scenario_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
 }
 
 /// Prepares a scenario given as text named `name` (relative tree paths are
-/// relative to `name`).
+/// relative to `name`, whose folder is the default content root).
 pub fn prepare_str(name: &str, text: &str, options: &PrepareOptions) -> Result<Prepared, Report> {
-    let mut map = SourceMap::new();
-    let file = map.add(name, text.into());
-    prepare_in(map, file, options)
+    prepare_text(SourceMap::new(), name, text.into(), options)
 }
 
-fn prepare_in(
-    map: SourceMap,
-    file: treebeard_load::FileId,
+fn prepare_text(
+    mut map: SourceMap,
+    name: &str,
+    text: String,
     options: &PrepareOptions,
 ) -> Result<Prepared, Report> {
+    let file = map.add(name, text);
     let mut diags = Diagnostics::new();
+    let folder = Path::new(name).parent().unwrap_or(Path::new(""));
+    let root = match &options.root {
+        Some(dir) => ContentRoot::new(dir),
+        None => ContentRoot::new(folder),
+    };
+    let root = match root {
+        Ok(root) => root,
+        Err(e) => {
+            let dir = options.root.as_deref().unwrap_or(folder);
+            diags.push(
+                Diagnostic::error(format!(
+                    "the content root `{}` cannot be used: {e}",
+                    dir.display()
+                ))
+                .help("the content root is a folder that exists"),
+            );
+            return Err(Report::one(map, diags));
+        }
+    };
     let Some(scenario) = format::read(&map, file, &mut diags) else {
         diags.sort();
         return Err(Report::one(map, diags));
@@ -135,17 +171,22 @@ fn prepare_in(
     let catalog = leaves::builtin(&scenario.keys, &scenario.events);
     let load_options = LoadOptions {
         stub_unknown: scenario.stub_unknown || options.stub_unknown,
+        root: Some(root.dir().to_path_buf()),
         ..LoadOptions::default()
     };
     let mut loader = Loader::new(&catalog, load_options);
     let mut inline = None;
     match &scenario.tree {
         TreeRef::File(path, span) => {
-            if !path.exists() {
+            if let Err(refusal) = root.confine(path) {
+                let help = match refusal {
+                    Refusal::Missing => "paths are relative to the scenario file",
+                    _ => refusal.help(),
+                };
                 diags.push(
-                    Diagnostic::error(format!("the tree file `{}` does not exist", path.display()))
+                    Diagnostic::error(format!("the tree file `{}` {refusal}", path.display()))
                         .at(*span)
-                        .help("paths are relative to the scenario file"),
+                        .help(help),
                 );
                 return Err(Report::one(map, diags));
             }
@@ -167,7 +208,7 @@ fn prepare_in(
                 })
                 .collect();
             inline = Some(whole.to_owned());
-            loader.add_source(map.file(file).name(), blanked, None);
+            loader.add_source(map.file(file).name(), blanked, Some(folder));
         }
     }
     // The scenario's `main` must name a tree the files hold: its mistake,
@@ -884,7 +925,12 @@ impl Prepared {
         let d =
             Diagnostic::error(format!("tick {}, agent {}: {}", f.tick, f.agent, f.what)).at(f.span);
         let mut out = d.render(&self.map, color);
-        out.push_str(&diff(&f.expected, &f.actual, color));
+        // Node paths are in them: escaped as a diagnostic escapes them.
+        let shown = |lines: &[String]| -> Vec<String> {
+            lines.iter().map(|l| escaped_lines(l).into_owned()).collect()
+        };
+        let (expected, actual) = (shown(&f.expected), shown(&f.actual));
+        out.push_str(&diff(&expected, &actual, color));
         out
     }
 }

@@ -181,6 +181,12 @@ fn every_scenario_passes_on_both_interpreters_and_they_agree() {
         dir.display()
     );
 
+    // The scenarios' trees are in `tests/trees`: the content root is
+    // `tests`.
+    let options = PrepareOptions {
+        root: dir.parent().map(Path::to_path_buf),
+        ..PrepareOptions::default()
+    };
     let mut failures = Vec::new();
     let mut deciders = BTreeSet::new();
     let mut leaves = BTreeSet::new();
@@ -190,7 +196,7 @@ fn every_scenario_passes_on_both_interpreters_and_they_agree() {
             .unwrap_or(path)
             .display()
             .to_string();
-        let prepared = match prepare(path, &PrepareOptions::default()) {
+        let prepared = match prepare(path, &options) {
             Ok(p) => p,
             Err(report) => {
                 failures.push(format!(

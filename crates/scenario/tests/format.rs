@@ -967,6 +967,40 @@ fn a_tree_path_that_does_not_exist_is_an_error_at_the_path() {
 }
 
 #[test]
+fn a_tree_path_outside_the_scenarios_folder_is_refused_unless_the_root_allows_it() {
+    let outside = only("q.ron", "(tree: \"/etc/passwd\", ticks: 2)");
+    assert_eq!(outside.location.as_deref(), Some("q.ron:1:8"));
+    assert!(
+        outside.message.starts_with("the tree file `/etc/passwd` is outside the content root `"),
+        "{outside:?}"
+    );
+    // The corpus's scenarios name `../trees/..`: refused from their own
+    // folder, prepared with the repository's `tests` as the root.
+    let tests = PathBuf::from(data_dir()).join("../../../../tests");
+    let path = tests.join("scenarios/docs_example.ron");
+    let refused = match prepare(&path, &PrepareOptions::default()) {
+        Ok(_) => panic!("the default root is the scenario's folder"),
+        Err(r) => r.render(false),
+    };
+    assert!(refused.contains("is outside the content root"), "{refused}");
+    let options = PrepareOptions {
+        root: Some(tests),
+        ..PrepareOptions::default()
+    };
+    if let Err(r) = prepare(&path, &options) {
+        panic!("{}", r.render(false));
+    }
+}
+
+#[test]
+fn a_scenario_with_a_byte_order_mark_prepares() {
+    let text = format!("\u{feff}{}", simple("ticks: 1"));
+    prepared("bom.ron", &text);
+    let json = "\u{feff}{\"tree\": {\"type\": \"Succeed\"}, \"ticks\": 1}";
+    prepared("bom.json", json);
+}
+
+#[test]
 fn a_scenario_that_cannot_be_read_is_an_error_without_a_place() {
     let r = match prepare(&data("no_such_scenario.ron"), &PrepareOptions::default()) {
         Ok(_) => panic!("a missing scenario should not prepare"),

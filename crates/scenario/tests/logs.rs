@@ -9,7 +9,10 @@ use treebeard_vm::{AgentId, LogHistory, Logs};
 #[test]
 fn the_mbt_logging_scenario_logs_its_messages() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/scenarios/mbt_logging.ron");
-    let options = PrepareOptions { stub_unknown: true };
+    let options = PrepareOptions {
+        stub_unknown: true,
+        root: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests")),
+    };
     let prepared = prepare(&path, &options).unwrap_or_else(|e| panic!("{e:?}"));
     let logs = Logs::new(prepared.program.shape(), LogHistory::new(16));
     let mut engine = prepared.vm().observed(logs);
