@@ -571,6 +571,10 @@ impl<B> Crowd<B> {
 impl<B: Send> Crowd<B> {
     /// Ticks the agents once (each at its rate, see
     /// [`Crowd::set_tick_rate`]); `dt` is the time the tick covers.
+    ///
+    /// # Panics
+    /// If `dt` is `NaN`, infinite or negative (see [`Frame::next`]); so do
+    /// the other ticks.
     pub fn tick(&mut self, dt: f32) {
         self.tick_with(dt, |_, _| {});
     }

@@ -19,7 +19,7 @@
 use crate::crowd::{Crowd, Restored};
 use serde::{Deserialize, Serialize, de::DeserializeOwned};
 use std::fmt;
-use treebeard_shape::{ActionId, NodeIdx, Shape};
+use treebeard_shape::{ActionId, Kind, NodeIdx, Shape};
 use treebeard_vm::{
     ActorLayout, Actors, AgentId, Completion, EventId, Frame, Outcome, Program, Request,
     RequestKind, Seat, Team,
@@ -205,16 +205,40 @@ impl<B: Clone> Crowd<B> {
         }
     }
 
-    /// Writes [`Crowd::snapshot`] as JSON.
+    /// Writes [`Crowd::snapshot`] as JSON, and reads it back before
+    /// returning it: a save that [`Crowd::load`] would refuse is refused
+    /// now, while the game still holds the crowd, rather than found when
+    /// it is needed.
     ///
     /// # Errors
-    /// If a blackboard's `Serialize` fails.
+    /// If a blackboard's `Serialize` fails, or what it writes does not
+    /// read back: a `NaN` or infinite float (JSON has no number for them)
+    /// or a type whose `Serialize` and `Deserialize` disagree. The error
+    /// names the agent and the field (`blackboards[12].hunger`).
     pub fn save(&self) -> Result<Vec<u8>, SnapshotError>
     where
-        B: Serialize,
+        B: Serialize + DeserializeOwned,
     {
-        serde_json::to_vec(&self.snapshot())
-            .map_err(|e| SnapshotError::new(format!("a blackboard did not serialise: {e}")))
+        let bytes = serde_json::to_vec(&self.snapshot())
+            .map_err(|e| SnapshotError::new(format!("a blackboard did not serialise: {e}")))?;
+        let mut reader = serde_json::Deserializer::from_slice(&bytes);
+        if let Err(e) = serde_path_to_error::deserialize::<_, Snapshot<B>>(&mut reader) {
+            let path = e.path().to_string();
+            let field = match path.strip_prefix("blackboards[") {
+                Some(rest) => {
+                    let (agent, field) = rest.split_once(']').unwrap_or((rest, ""));
+                    let field = field.trim_start_matches('.');
+                    format!("agent {agent}'s blackboard field `{field}`")
+                }
+                None => format!("`{path}`"),
+            };
+            return Err(SnapshotError::new(format!(
+                "{field} would not load ({}); a NaN or infinite float is saved as null: keep \
+                 such a value out of the blackboard, or give its field a serde encoding",
+                e.into_inner()
+            )));
+        }
+        Ok(bytes)
     }
 }
 
@@ -301,8 +325,10 @@ impl<B> Crowd<B> {
             .map_err(SnapshotError::new)?;
         program.check_globals(&actors).map_err(SnapshotError::new)?;
         let (index, time, dt) = s.frame;
-        if !time.is_finite() || !dt.is_finite() {
-            return Err(SnapshotError::new("the frame's time is not a number"));
+        if !time.is_finite() || !dt.is_finite() || dt < 0.0 {
+            return Err(SnapshotError::new(format!(
+                "the frame's time ({time}) or dt ({dt}) is not a finite number of seconds, 0 or more"
+            )));
         }
         let frame = Frame { index, time, dt };
         let mut completions = Vec::with_capacity(s.completions.len());
@@ -318,9 +344,15 @@ impl<B> Crowd<B> {
                     )));
                 }
             };
+            let node = node(n, &what)?;
+            if shape.kind(node) != Kind::Deferred {
+                return Err(SnapshotError::new(format!(
+                    "{what} is for item {n}, which is no deferred action"
+                )));
+            }
             completions.push(Completion {
                 agent: agent(a, &what)?,
-                node: node(n, &what)?,
+                node,
                 outcome,
             });
         }
@@ -332,9 +364,23 @@ impl<B> Crowd<B> {
                     "{what} has the kind code {kind}"
                 )));
             };
+            let node = node(n, &what)?;
+            // A deferred action's requests name its import; the others, 0.
+            let expected = match kind {
+                RequestKind::Launch | RequestKind::Cancel | RequestKind::Remap { .. } => {
+                    (shape.kind(node) == Kind::Deferred).then(|| shape.item(node).import())
+                }
+                _ => Some(0),
+            };
+            if expected != Some(action) {
+                return Err(SnapshotError::new(match expected {
+                    Some(want) => format!("{what} names action {action}; item {n}'s is {want}"),
+                    None => format!("{what} is a deferred action's, but item {n} is no deferred action"),
+                }));
+            }
             requests.push(Request {
                 agent: agent(a, &what)?,
-                node: node(n, &what)?,
+                node,
                 action: ActionId(action),
                 kind,
             });

@@ -445,3 +445,68 @@ fn vacancies_and_tick_rates_round_trip() {
         Some(held as u32)
     );
 }
+
+#[test]
+fn a_non_finite_float_is_refused_at_save_naming_the_agent_and_field() {
+    let mut c = crowd(5);
+    let mut launched = Vec::new();
+    frame(&mut c, &mut launched);
+    for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+        c.blackboards_mut()[3].energy = bad;
+        let e = c.save().expect_err("a save that would not load");
+        let e = e.to_string();
+        assert!(e.contains("agent 3's blackboard field `energy`"), "{e}");
+        assert!(e.contains("NaN or infinite float"), "{e}");
+    }
+    // A finite value saves, and what saves loads.
+    c.blackboards_mut()[3].energy = f64::MAX;
+    let bytes = c.save().expect("saves");
+    let restored = Crowd::<Trooper>::load(program(), &bytes).expect("loads");
+    assert_eq!(restored.blackboards()[3].energy, f64::MAX);
+}
+
+#[test]
+#[should_panic(expected = "a tick's dt must be a finite number of seconds, 0 or more, not NaN")]
+fn a_nan_dt_is_refused() {
+    crowd(2).tick(f32::NAN);
+}
+
+#[test]
+#[should_panic(expected = "a tick's dt must be a finite number of seconds, 0 or more, not -0.5")]
+fn a_negative_dt_is_refused() {
+    crowd(2).tick(-0.5);
+}
+
+#[test]
+fn a_request_with_an_action_the_shape_lacks_is_refused() {
+    let mut c = crowd(40);
+    let mut launched = Vec::new();
+    for _ in 0..4 {
+        frame(&mut c, &mut launched);
+    }
+    let good = c.snapshot();
+    let at = good
+        .requests
+        .iter()
+        .position(|r| r.3 == 1)
+        .expect("a launch request");
+    let mut s = good.clone();
+    s.requests[at].2 = u16::MAX;
+    let e = Crowd::restore(program(), s).expect_err("an action the shape lacks");
+    assert!(e.to_string().contains(&format!("request {at} names action 65535; item")), "{e}");
+    // A launch of an item that is no deferred action.
+    let mut s = good.clone();
+    s.requests[at].1 = 0;
+    let e = Crowd::restore(program(), s).expect_err("not a deferred action");
+    assert!(e.to_string().contains("is no deferred action"), "{e}");
+    // A completion for an item that is no deferred action.
+    let mut s = good.clone();
+    s.completions.insert(0, (0, 0, 1));
+    let e = Crowd::restore(program(), s).expect_err("not a deferred action");
+    assert!(e.to_string().contains("queued completion 0 is for item 0"), "{e}");
+    // A negative dt in the frame.
+    let mut s = good.clone();
+    s.frame.2 = -1.0;
+    assert!(Crowd::restore(program(), s).is_err());
+    assert!(Crowd::restore(program(), good).is_ok());
+}

@@ -16,8 +16,17 @@ pub struct Frame {
 
 impl Frame {
     /// The frame after this one, covering `dt` seconds.
+    ///
+    /// # Panics
+    /// If `dt` is not a finite number of seconds, 0 or more (as
+    /// `Duration::from_secs_f32` does): a `NaN` would make every later
+    /// time `NaN`, and a crowd with it could not be saved.
     #[must_use]
     pub fn next(self, dt: f32) -> Frame {
+        assert!(
+            dt.is_finite() && dt >= 0.0,
+            "a tick's dt must be a finite number of seconds, 0 or more, not {dt}"
+        );
         Frame {
             index: self.index + 1,
             time: self.time + f64::from(self.dt),

@@ -98,6 +98,17 @@ pub enum Unreadable {
     Note,
     /// The text of a tick is not UTF-8.
     NotUtf8,
+    /// A tick's frame time is not a finite number of seconds.
+    Time,
+    /// A tick's frame comes before the previous tick's: its index is
+    /// smaller, or its time earlier. (Agents ticked again in one frame
+    /// start a tick of the same frame.)
+    Backwards {
+        /// The tick's frame index.
+        index: u64,
+        /// The previous tick's.
+        after: u64,
+    },
     /// Bytes follow the last tick.
     Trailing {
         /// How many.
@@ -140,6 +151,11 @@ impl fmt::Display for Unreadable {
             ),
             Unreadable::Note => write!(f, "a note names an unknown node or text out of range"),
             Unreadable::NotUtf8 => write!(f, "a tick's note text is not valid UTF-8"),
+            Unreadable::Time => write!(f, "a tick's time is not a finite number of seconds"),
+            Unreadable::Backwards { index, after } => write!(
+                f,
+                "the tick of frame {index} comes before frame {after}'s (frames go forward in index and time)"
+            ),
             Unreadable::Trailing { bytes } => write!(f, "{bytes} bytes follow the last tick"),
         }
     }
@@ -356,9 +372,23 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Read, RecordingError> {
     // Each tick takes at least its header: the count cannot ask for more
     // memory than the input could fill.
     let most = (bytes.len() - r.pos) / TICK_HEADER;
-    let mut out = Vec::with_capacity((ticks as usize).min(most));
+    let mut out: Vec<TickData> = Vec::with_capacity((ticks as usize).min(most));
     for _ in 0..ticks {
-        out.push(read_tick(&mut r, &shape, width)?);
+        let at = r.pos;
+        let tick = read_tick(&mut r, &shape, width)?;
+        if !tick.time.is_finite() {
+            return Err(r.fail(at + 8, Unreadable::Time));
+        }
+        if let Some(last) = out.last()
+            && (tick.index < last.index || tick.time < last.time)
+        {
+            let what = Unreadable::Backwards {
+                index: tick.index,
+                after: last.index,
+            };
+            return Err(r.fail(at, what));
+        }
+        out.push(tick);
     }
     if r.pos != bytes.len() {
         return Err(r.fail(

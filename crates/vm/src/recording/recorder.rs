@@ -123,7 +123,26 @@ impl Recorder {
     }
 
     /// Starts recording `agent`'s tick in `frame`.
+    ///
+    /// A recording's frames go forward, so that every recording reads
+    /// back: a frame before the newest tick's (a restored snapshot, a run
+    /// started again) begins the recording anew, its held ticks counted
+    /// as dropped; an agent in a frame whose time is not finite (a frame
+    /// made by hand; ticks never make one) is not recorded.
     pub(crate) fn begin_agent(&mut self, agent: AgentId, frame: &Frame) {
+        if !frame.time.is_finite() {
+            self.close();
+            return;
+        }
+        let back = self
+            .ticks
+            .back()
+            .is_some_and(|t| frame.index < t.index || frame.time < t.time);
+        if back {
+            self.close();
+            self.dropped += self.ticks.len() as u64;
+            self.clear();
+        }
         let same = self.open
             && self.ticks.back().is_some_and(|t| {
                 t.index == frame.index && t.last_agent().is_none_or(|last| last < agent.0)

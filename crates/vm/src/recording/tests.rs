@@ -16,9 +16,11 @@ fn shape(leaves: usize) -> Shape {
 
 /// Records `ticks` ticks of `agents`, each agent's nodes `0..=k % n` in
 /// states cycling through 1 to 4.
+/// Records `ticks` more frames, after those recorded, of `agents`.
 fn record(recorder: &mut Recorder, ticks: u64, agents: &[u32]) {
     let n = recorder.shape().len() as u32;
-    for t in 0..ticks {
+    let from = recorder.ticks.back().map_or(0, |t| t.index + 1);
+    for t in from..from + ticks {
         let frame = Frame {
             index: t,
             time: t as f64 * 0.1,
@@ -55,7 +57,7 @@ fn a_recording_reads_back_as_written() {
     // The first ticks' agents are a range, the last ones a list.
     assert!(!read.ticks[0].listed() && read.ticks[4].listed());
     let last = read.tick(4).unwrap();
-    assert_eq!(last.index(), 1);
+    assert_eq!(last.index(), 4);
     assert_eq!(last.agents().collect::<Vec<_>>(), [1, 7, 9].map(AgentId));
     assert!(last.has(AgentId(7)) && !last.has(AgentId(2)));
     let notes: Vec<_> = last.notes().collect();
@@ -75,10 +77,10 @@ fn a_recording_reads_back_as_written() {
             text: "idle"
         }
     );
-    // Agent 7 at frame 1 (5 nodes): nodes 0..=(8 % 5), in states
+    // Agent 7 at frame 4 (5 nodes): nodes 0..=(11 % 5), in states
     // 1 + (node + 7) % 4.
     let entries: Vec<_> = read.ticks[4].entries(2, 1).collect();
-    let expected = [(0, 4), (1, 1), (2, 2), (3, 3)].map(|(n, s)| (NodeIdx::new(n), s));
+    let expected = [(0, 4), (1, 1)].map(|(n, s)| (NodeIdx::new(n), s));
     assert_eq!(entries, expected);
 }
 
@@ -317,4 +319,50 @@ fn a_recorder_observes_the_interpreter() {
         NodeState::Idle,
         "not watched"
     );
+}
+
+#[test]
+fn frames_that_go_back_or_are_not_a_time_are_errors() {
+    let good = sample();
+    let shape_len = u32::from_le_bytes(good[16..20].try_into().unwrap()) as usize;
+    let tick0 = format::HEADER + tick::pad4(shape_len);
+    // The first tick's time, not a number.
+    let mut bad = good.clone();
+    bad[tick0 + 8..tick0 + 16].copy_from_slice(&f64::NAN.to_le_bytes());
+    assert_eq!((error(&bad).offset(), error(&bad).what()), (tick0 + 8, &Unreadable::Time));
+    // The first tick's frame after every other: the second goes back.
+    let mut bad = good.clone();
+    bad[tick0..tick0 + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+    let e = error(&bad);
+    assert!(
+        matches!(e.what(), Unreadable::Backwards { index: _, after: u64::MAX }) && e.offset() > tick0,
+        "{e}"
+    );
+    // Or its time later than the second's.
+    let mut bad = good.clone();
+    bad[tick0 + 8..tick0 + 16].copy_from_slice(&1e9_f64.to_le_bytes());
+    assert!(matches!(error(&bad).what(), Unreadable::Backwards { .. }), "{}", error(&bad));
+    assert!(Recording::read_from(&good).is_ok());
+}
+
+#[test]
+fn a_frame_before_the_newest_begins_the_recording_anew() {
+    let mut recorder = Recorder::new(&shape(3), DEFAULT_BUDGET);
+    record(&mut recorder, 3, &[0, 1]);
+    // A run started again: frames from 0.
+    let frame = Frame::default();
+    recorder.begin_agent(AgentId(0), &frame);
+    recorder.push_state(NodeIdx::new(0), 1);
+    assert_eq!((recorder.len(), recorder.dropped_ticks()), (1, 3));
+    // A hand-made frame at no time is not recorded.
+    let nan = Frame {
+        index: 9,
+        time: f64::NAN,
+        dt: 0.1,
+    };
+    recorder.begin_agent(AgentId(1), &nan);
+    recorder.push_state(NodeIdx::new(0), 1);
+    assert_eq!(recorder.len(), 1);
+    let read = Recording::read_from(&recorder.recording().to_bytes()).expect("reads back");
+    assert_eq!(read, recorder.recording());
 }
