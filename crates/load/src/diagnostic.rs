@@ -176,7 +176,7 @@ impl Diagnostic {
         }
         let note = paint("1;34", "=");
         if let Some(path) = &self.path {
-            let mut line = format!("node: {}", escaped(path));
+            let mut line = format!("node: {}", escaped(&clipped(path, PATH_CHARS)));
             if let Some(t) = &self.node_type {
                 let _ = write!(line, " ({})", escaped(t));
             }
@@ -198,6 +198,24 @@ impl Diagnostic {
 /// The most characters of a line a code frame shows: a file of one long
 /// line (minified, or hostile) shows the part around each span.
 pub const FRAME_CHARS: usize = 120;
+
+/// The most characters of a node path a diagnostic shows: a node nested
+/// a thousand levels deep shows its path's start and end.
+pub const PATH_CHARS: usize = 240;
+
+/// `text`, or its start and end around ` ... ` when longer than `most`
+/// characters.
+fn clipped(text: &str, most: usize) -> std::borrow::Cow<'_, str> {
+    let chars = text.chars().count();
+    if chars <= most {
+        return text.into();
+    }
+    let head = most / 3;
+    let tail = most - head - 5;
+    let start: String = text.chars().take(head).collect();
+    let end: String = text.chars().skip(chars - tail).collect();
+    format!("{start} ... {end}").into()
+}
 
 /// Whether printing `c` raw could do something other than show a
 /// character: C0 and C1 controls (a terminal's escape sequences: clear the
@@ -462,6 +480,18 @@ error: unknown leaf `Shooot`
         // The caret still underlines the escaped text.
         let carets = shown.lines().nth(4).unwrap();
         assert_eq!(carets.trim_start_matches([' ', '|']).len(), escaped.len() + 2, "{shown}");
+    }
+
+    #[test]
+    fn long_node_paths_show_their_ends() {
+        let map = SourceMap::new();
+        let path = format!("Main{}/Shoot[0]", "/Sequence[0]".repeat(1000));
+        let d = Diagnostic::error("x").node("Main", &path, "Shoot");
+        let shown = d.render(&map, false);
+        let line = shown.lines().nth(1).unwrap();
+        assert!(line.starts_with("  = node: Main/Sequence[0]/"), "{line}");
+        assert!(line.ends_with("/Sequence[0]/Shoot[0] (Shoot) in tree `Main`"), "{line}");
+        assert!(line.contains(" ... ") && line.chars().count() < PATH_CHARS + 60, "{line}");
     }
 
     fn is_unprintable_but_newline(c: char) -> bool {

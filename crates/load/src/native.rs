@@ -60,6 +60,7 @@
 //! from its own slice of the file (serde's borrowed raw values), so errors,
 //! even serde's own, point at the right line and column.
 
+use crate::limits::MAX_NODES;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::document::{
     Attr, Declared, DeclaredSignal, DeclaredStimulus, DeclaredTimestamp, DeclaredVariable, Dialect,
@@ -634,6 +635,7 @@ where
         dialect: F::DIALECT,
         blanked: &blanked,
         diags,
+        nodes: 0,
     }
     .document(&value)
 }
@@ -669,6 +671,8 @@ struct Decoder<'a, 'd> {
     /// placeholders, already reported.
     blanked: &'a [std::ops::Range<usize>],
     diags: &'d mut Diagnostics,
+    /// Nodes decoded so far, against [`MAX_NODES`].
+    nodes: usize,
 }
 
 impl Decoder<'_, '_> {
@@ -767,13 +771,20 @@ impl Decoder<'_, '_> {
                 root,
             });
         } else {
-            self.error(
-                v.span,
-                "expected a tree file (with `trees`) or a node (with `type`)",
-            );
+            // A file whose top level was blanked for a syntax error is
+            // that error's, already reported.
+            let blanked = self.blanked.iter().any(|r| r.start == v.span.start as usize);
+            if !blanked {
+                self.error(
+                    v.span,
+                    "expected a tree file (with `trees`) or a node (with `type`)",
+                );
+            }
             return None;
         }
-        Some(doc)
+        // Past the node cap, the document is partial: its errors are the
+        // cap's.
+        (self.nodes <= MAX_NODES).then_some(doc)
     }
 
     /// The declaration sections among a tree file's `entries`.
@@ -872,7 +883,11 @@ impl Decoder<'_, '_> {
             Some(s) => {
                 self.error(
                     v.span,
-                    format!("a stimulus's `seconds` must be 0 or more, and finite, not {s}"),
+                    format!(
+                        "a stimulus's `seconds` must be from 0 to {:e}, not {}",
+                        f32::MAX,
+                        if s.abs() < 1e15 { s.to_string() } else { format!("{s:e}") }
+                    ),
                 );
                 None
             }
@@ -1056,6 +1071,18 @@ impl Decoder<'_, '_> {
 
     /// The node `v`, with its subtree.
     fn node(&mut self, v: &Value, depth: usize) -> Option<NodeDecl> {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            // Reported once; the file is dropped (see `document`).
+            if self.nodes == MAX_NODES + 1 {
+                self.diags.push(
+                    Diagnostic::error(format!("the file has more than {MAX_NODES} nodes"))
+                        .at(v.span)
+                        .help("a tree has at most that many: split it into sub-trees in files of their own"),
+                );
+            }
+            return None;
+        }
         if depth > MAX_NESTING {
             self.diags.push(
                 Diagnostic::error(format!("nodes nest deeper than {MAX_NESTING} levels"))

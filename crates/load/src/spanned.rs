@@ -17,6 +17,11 @@ use treebeard_shape::suggest;
 /// Deepest nesting of a value: the reader recurses once per level.
 pub const MAX_VALUE_DEPTH: usize = 128;
 
+/// The most values one file may hold (every number, string, list and map
+/// counts): sixteen per tree node at the node cap, so that a file of
+/// millions of tiny values is refused as it is read rather than held.
+pub const MAX_VALUES: usize = 16 * crate::limits::MAX_NODES;
+
 /// A value and where it was written.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Value {
@@ -168,6 +173,7 @@ where
         file,
         text,
         max_depth,
+        values: 0,
         diags,
         format: PhantomData,
     };
@@ -288,6 +294,8 @@ struct Reader<'m, 'd, F> {
     file: FileId,
     text: &'m str,
     max_depth: usize,
+    /// Values read so far, against [`MAX_VALUES`].
+    values: usize,
     diags: &'d mut Diagnostics,
     format: PhantomData<F>,
 }
@@ -306,6 +314,15 @@ where
             let max = self.max_depth;
             self.diags
                 .push(Diagnostic::error(format!("values nest deeper than {max} levels")).at(span));
+            return None;
+        }
+        self.values += 1;
+        if self.values > MAX_VALUES {
+            self.diags.push(
+                Diagnostic::error(format!("the file holds more than {MAX_VALUES} values"))
+                    .at(span)
+                    .help("split it into files that include one another"),
+            );
             return None;
         }
         let layer = match F::parse::<Layer<'m, F::Raw>>(part) {

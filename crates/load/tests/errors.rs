@@ -1704,7 +1704,7 @@ fn stimuli_are_named_declared_and_timed() {
             ),
             error(
                 "t.json:4:34",
-                "a stimulus's `seconds` must be 0 or more, and finite, not -1",
+                "a stimulus's `seconds` must be from 0 to 3.4028235e38, not -1",
                 None,
                 None,
             ),

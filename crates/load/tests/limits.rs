@@ -373,3 +373,37 @@ fn a_tree_near_the_node_cap_on_one_line_loads_in_linear_time() {
     let shape = |l: &Load| l.loaded.as_ref().map(|l| l.shape.len());
     assert_eq!(shape(&lines), shape(&line));
 }
+
+#[test]
+fn a_file_of_more_nodes_than_a_tree_may_have_stops_at_the_cap() {
+    // Counted as they are read: the nodes past the cap are never built,
+    // and the one error is at the first of them.
+    let leaves = vec![r#"{"type": "ok"}"#; MAX_NODES].join(",");
+    let text = format!(r#"{{"type": "Sequence", "children": [{leaves}]}}"#);
+    let json = load("many.json", text.clone());
+    let d = only_error(&json);
+    assert_eq!(d.message, format!("the file has more than {MAX_NODES} nodes"));
+    let at = d.span.expect("a place").start as usize;
+    assert_eq!(at, text.rfind("{\"type\": \"ok\"}").expect("a leaf"), "the last leaf");
+    // In XML too.
+    let leaves = "<ok/>".repeat(MAX_NODES);
+    let text = format!(r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>{leaves}</Sequence></BehaviorTree></root>"#);
+    let xml = load("many.xml", text);
+    assert_eq!(only_error(&xml).message, format!("the file has more than {MAX_NODES} nodes"));
+}
+
+#[test]
+fn a_file_of_millions_of_values_or_elements_is_refused_as_it_is_read() {
+    use treebeard_load::spanned::MAX_VALUES;
+    use treebeard_load::xml::MAX_XML_NODES;
+    let text = format!("{{\"type\": \"ok\", \"params\": {{\"text\": [{}]}}}}", vec!["1"; MAX_VALUES].join(","));
+    let values = load("values.json", text);
+    assert_eq!(only_error(&values).message, format!("the file holds more than {MAX_VALUES} values"));
+    let text = format!(
+        "<root BTCPP_format=\"4\"><BehaviorTree ID=\"M\"><ok/>{}</BehaviorTree></root>",
+        "<!---->".repeat(MAX_XML_NODES as usize)
+    );
+    let elements = load("elements.xml", text);
+    let message = &only_error(&elements).message;
+    assert!(message.starts_with(&format!("the file has more than {MAX_XML_NODES} XML nodes")), "{message}");
+}

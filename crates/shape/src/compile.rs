@@ -30,12 +30,13 @@ use crate::item::{
     FLAG_PERSISTENT, MAX_ITEMS, MAX_LEAF_PARAMS, MAX_PARAM_WORDS, ParamRange, ShapeItem,
 };
 use crate::kinds::{
-    Kind, KindParamType, LEAF_KINDS, Layout, MAX_CHILDREN, POLICIES, decider_param,
+    Kind, KindParamType, LEAF_KINDS, Layout, MAX_CHILDREN, MAX_SYNC_POINT, MAX_TEAM_SIZE, POLICIES, decider_param,
 };
 use crate::logs::NodeLogs;
 use crate::params::{Encoded, Mismatch, ParamSpec, ParamType, ParamValue, encode};
 use crate::script::{self, ScriptError, ScriptType};
 use crate::shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};
+use crate::validate::MAX_DECLARED;
 use crate::source::Source;
 use crate::tree::{Count, Expect, Node, NodeParam, Policy, What};
 use std::collections::{HashMap, HashSet};
@@ -198,6 +199,15 @@ pub enum Unbuildable {
         /// The one it names.
         other: Box<str>,
     },
+    /// More variables or timestamps are declared than a shape holds.
+    TooManyDeclared {
+        /// `"variable"` or `"timestamp"`.
+        what: &'static str,
+        /// The first past the limit (the rest are not reported).
+        name: Box<str>,
+        /// The limit.
+        max: usize,
+    },
     /// More stimuli are declared than an agent's stimulus flags (a `u32`)
     /// hold.
     TooManyStimuli {
@@ -303,6 +313,8 @@ impl fmt::Display for Unbuildable {
                 let children = |n: u32| if n == 1 { "child" } else { "children" };
                 if min == max {
                     write!(f, "`{kind}` takes exactly {min} {}", children(*min))?;
+                } else if *count > *max as usize {
+                    write!(f, "`{kind}` takes at most {max} children")?;
                 } else if *max == MAX_CHILDREN {
                     write!(f, "`{kind}` takes at least {min} {}", children(*min))?;
                 } else {
@@ -362,9 +374,18 @@ impl fmt::Display for Unbuildable {
                 f,
                 "timestamp `{name}` cannot be exclusive to `{other}`: a timestamp is exclusive to one other, and not to itself"
             ),
+            Unbuildable::TooManyDeclared { what, name, max } => write!(
+                f,
+                "{what} `{name}` is past the limit: a tree declares at most {max} {what}s"
+            ),
             Unbuildable::TooManyStimuli { name, max } => write!(
                 f,
                 "stimulus `{name}` is past the limit: a tree declares at most {max} stimuli (an agent's stimulus flags are 32 bits)"
+            ),
+            Unbuildable::StimulusSeconds { name, seconds } if seconds.is_finite() && *seconds >= 0.0 => write!(
+                f,
+                "stimulus `{name}` lasts {seconds:e} seconds, longer than a stimulus can (at most {:e})",
+                f32::MAX
             ),
             Unbuildable::StimulusSeconds { name, seconds } => write!(
                 f,
@@ -896,18 +917,40 @@ impl<'t> Compiler<'t, '_> {
         // Scripts are a configured kind's only strings: their sources are
         // kept in the script table, not twice.
         self.parts.strings.truncate(strings);
-        if kind == Kind::Gate && words.first() == Some(&0) {
+        // The counts whose range is the kind's: the first parameter of each.
+        let first = words.first().copied().unwrap_or(0);
+        let problem = match kind {
+            Kind::Gate if first == 0 => Some(Mismatch::Zero {
+                why: "would admit no agent",
+            }),
+            Kind::Team if !(2..=u64::from(MAX_TEAM_SIZE)).contains(&first) => {
+                Some(Mismatch::Range {
+                    found: first,
+                    min: 2,
+                    max: MAX_TEAM_SIZE,
+                    what: "a team size",
+                })
+            }
+            Kind::Sync if !(1..=u64::from(MAX_SYNC_POINT)).contains(&first) => {
+                Some(Mismatch::Range {
+                    found: first,
+                    min: 1,
+                    max: MAX_SYNC_POINT,
+                    what: "a sync point",
+                })
+            }
+            _ => None,
+        };
+        if let (Some(problem), Some(param)) = (problem, kind.params().first()) {
             let given = node.params.iter().find(|q| q.name.is_none());
             let named = node
                 .params
                 .iter()
-                .find(|q| q.name.as_deref() == Some("max"));
+                .find(|q| q.name.as_deref() == Some(param.name));
             let what = Unbuildable::BadParam {
                 leaf: kind.name().into(),
-                name: "max".into(),
-                problem: Mismatch::Zero {
-                    why: "would admit no agent",
-                },
+                name: param.name.into(),
+                problem,
             };
             self.report(node, position, given.or(named).and_then(|q| q.source), what);
             return Ok(ParamRange::default());
@@ -953,6 +996,15 @@ impl<'t> Compiler<'t, '_> {
         let mut variables: HashMap<&str, u32> = HashMap::new();
         for v in &declarations.variables {
             let index = variables.len() as u32;
+            if index as usize == MAX_DECLARED && !variables.contains_key(&*v.name) {
+                let what = Unbuildable::TooManyDeclared {
+                    what: "variable",
+                    name: v.name.clone(),
+                    max: MAX_DECLARED,
+                };
+                problems.push((v.source, what));
+                break;
+            }
             if *variables.entry(&v.name).or_insert(index) != index {
                 problems.push((
                     v.source,
@@ -1007,6 +1059,15 @@ impl<'t> Compiler<'t, '_> {
         let mut stamps: Vec<Timestamp> = Vec::new();
         for t in &declarations.timestamps {
             let index = timestamps.len() as u32;
+            if index as usize == MAX_DECLARED && !timestamps.contains_key(&*t.name) {
+                let what = Unbuildable::TooManyDeclared {
+                    what: "timestamp",
+                    name: t.name.clone(),
+                    max: MAX_DECLARED,
+                };
+                problems.push((t.source, what));
+                break;
+            }
             if *timestamps.entry(&t.name).or_insert(index) != index {
                 let what = Unbuildable::DeclaredTwice {
                     what: "timestamp",

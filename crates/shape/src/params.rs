@@ -289,6 +289,18 @@ pub enum Mismatch {
         /// What 0 would do (`"would admit no agent"`).
         why: &'static str,
     },
+    /// A count outside the range a kind allows (a `Team`'s `size`, a
+    /// `Sync`'s `point`).
+    Range {
+        /// The value given.
+        found: u64,
+        /// The least allowed.
+        min: u32,
+        /// The most allowed.
+        max: u32,
+        /// What the count is (`"a team size"`).
+        what: &'static str,
+    },
     /// The field exists with another type.
     FieldType {
         /// The field.
@@ -324,6 +336,12 @@ impl fmt::Display for Mismatch {
                 write!(f, "a count is from 0 to {}, found {found}", u32::MAX)
             }
             Mismatch::Zero { why } => write!(f, "0 {why}; give at least 1"),
+            Mismatch::Range {
+                found,
+                min,
+                max,
+                what,
+            } => write!(f, "{found} is not {what}: give {min} to {max}"),
             Mismatch::FieldType {
                 name,
                 expected,
@@ -400,8 +418,11 @@ pub fn encode(
             (ParamType::Bool, ParamValue::Bool(v)) => u64::from(*v),
             (ParamType::Bool, ParamValue::Int(v @ (0 | 1))) => *v as u64,
             (ParamType::Bool, ParamValue::Str(s)) => u64::from(parse_bool(s)?),
-            (ParamType::Duration, ParamValue::Duration(v)) => v.to_bits(),
-            (ParamType::Duration, ParamValue::Float(v)) if *v >= 0.0 => v.to_bits(),
+            (ParamType::Duration, ParamValue::Duration(v) | ParamValue::Float(v))
+                if v.is_finite() && *v >= 0.0 =>
+            {
+                v.to_bits()
+            }
             (ParamType::Duration, ParamValue::Int(v)) if *v >= 0 => (*v as f64).to_bits(),
             (ParamType::Duration, ParamValue::Str(s)) => parse_duration(s)?.to_bits(),
             (ParamType::Str, ParamValue::Str(s)) => {

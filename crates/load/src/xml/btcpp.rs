@@ -373,8 +373,21 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
                     && let Some(kind) = built_in =>
             {
                 let name_span = r.name_span(&a);
-                if let Some(attr) = built_in_port(r, written, kind, port, value, span, name_span) {
-                    decl.attrs.push(attr);
+                match built_in_port(r, written, kind, port, value, span, name_span) {
+                    Some(attr) => decl.attrs.push(attr),
+                    // Reported: a stand-in value, so that the parameter is
+                    // not reported missing as well.
+                    None => {
+                        let known = ports(kind).iter().find(|(p, ..)| *p == port);
+                        if let Some(&(_, param, Unit::Msec | Unit::Cycles)) = known {
+                            decl.attrs.push(Attr {
+                                name: param.into(),
+                                value: ParamValue::Int(1),
+                                span,
+                                name_span,
+                            });
+                        }
+                    }
                 }
             }
             ("_autoremap", _) if subtree => {}

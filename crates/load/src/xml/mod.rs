@@ -24,6 +24,7 @@ mod quotes;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::document::{Document, NodeDecl, PolicyDecl, What};
+use crate::limits::MAX_NODES;
 use crate::source::{FileId, SourceMap, Span};
 use roxmltree::Node;
 use std::fmt::Display;
@@ -73,10 +74,24 @@ pub fn read(
     }
     let parse = roxmltree::ParsingOptions {
         allow_dtd: false,
+        nodes_limit: MAX_XML_NODES,
         ..roxmltree::ParsingOptions::default()
     };
     let xml = match roxmltree::Document::parse_with_options(&text, parse) {
         Ok(xml) => xml,
+        Err(roxmltree::Error::NodesLimitReached) => {
+            diags.push(
+                Diagnostic::error(format!(
+                    "the file has more than {MAX_XML_NODES} XML nodes (elements, text and comments)"
+                ))
+                .at(Span::new(file, 0, 0))
+                .help(format!(
+                    "a tree has at most {MAX_NODES} nodes: split the file into files that \
+                     include one another"
+                )),
+            );
+            return None;
+        }
         Err(error) => {
             diags.push(syntax_error(file, &text, &error));
             return None;
@@ -87,14 +102,22 @@ pub fn read(
         text: &text,
         options,
         diags,
+        nodes: 0,
     };
     let root = xml.root_element();
-    match root.tag_name().name() {
+    let doc = match root.tag_name().name() {
         "root" => btcpp::read(&mut reader, root),
         "BehaviorTree" => mbt::read(&mut reader, root, source.name()),
         _ => mbt::read_fragment(&mut reader, root, source.name()),
-    }
+    };
+    // Past the node cap, the document is partial: its errors are the cap's.
+    doc.filter(|_| reader.nodes <= MAX_NODES)
 }
+
+/// The most XML nodes a file may parse into: four per tree node at the
+/// node cap (an element, the text around it, a comment), so that a file
+/// of millions of tiny elements is refused before it is held in memory.
+pub const MAX_XML_NODES: u32 = 4 * MAX_NODES as u32;
 
 /// What a dialect's standard node name maps to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,6 +160,8 @@ pub(crate) struct Reader<'a> {
     text: &'a str,
     options: &'a XmlOptions,
     pub(crate) diags: &'a mut Diagnostics,
+    /// Nodes converted so far, against [`MAX_NODES`].
+    nodes: usize,
 }
 
 impl Reader<'_> {
@@ -252,6 +277,7 @@ impl Reader<'_> {
     /// without recursion; nodes deeper than [`MAX_DEPTH`] are reported and
     /// left out.
     pub(crate) fn tree(&mut self, top: Node, convert: fn(&mut Self, Node) -> NodeDecl) -> NodeDecl {
+        self.nodes += 1;
         let mut root = (convert(self, top), self.elements(top).into_iter());
         // The nodes open below the root, each with its children still to read.
         let mut open = Vec::new();
@@ -259,11 +285,28 @@ impl Reader<'_> {
         loop {
             let (_, children) = open.last_mut().unwrap_or(&mut root);
             match children.next() {
+                // Past the node cap, nothing more is converted (the file
+                // is reported and dropped).
+                Some(_) if self.nodes > MAX_NODES => {}
                 Some(child) if open.len() + 1 < MAX_DEPTH => {
+                    self.nodes += 1;
+                    if self.nodes > MAX_NODES {
+                        self.diags.push(
+                            Diagnostic::error(format!("the file has more than {MAX_NODES} nodes"))
+                                .at(self.tag_span(child))
+                                .help("a tree has at most that many: split it into sub-trees in files of their own"),
+                        );
+                        continue;
+                    }
                     let node = convert(self, child);
                     open.push((node, self.elements(child).into_iter()));
                 }
                 Some(child) => {
+                    // The parent, whose children are left out, stands in
+                    // for its sub-tree: not reported again for having none.
+                    let (parent, _) = open.last_mut().unwrap_or(&mut root);
+                    parent.what = What::Leaf(crate::resolve::PLACEHOLDER.into());
+                    parent.children.clear();
                     if !reported {
                         reported = true;
                         self.diags.push(
