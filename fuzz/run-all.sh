@@ -14,7 +14,7 @@ seconds="${1:-30}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(shape_bytes differential tree_text scenario script snapshot recording)
+    targets=(shape_bytes differential tree_text scenario script snapshot recording files)
 fi
 case "$seconds" in
     '' | *[!0-9]* | 0)

@@ -297,7 +297,14 @@ fn main() -> ExitCode {
             observe,
             watch: false,
             ..
-        } => run(&scenarios, trace, stub_unknown, root.as_deref(), &observe, color),
+        } => run(
+            &scenarios,
+            trace,
+            stub_unknown,
+            root.as_deref(),
+            &observe,
+            color,
+        ),
         Command::Run {
             scenarios,
             trace,
@@ -307,7 +314,15 @@ fn main() -> ExitCode {
             ticks,
             interval,
             ..
-        } => watch(&scenarios, trace, stub_unknown, root.as_deref(), color, ticks, interval),
+        } => watch(
+            &scenarios,
+            trace,
+            stub_unknown,
+            root.as_deref(),
+            color,
+            ticks,
+            interval,
+        ),
     }
 }
 
@@ -322,7 +337,10 @@ pub(crate) fn out(text: impl std::fmt::Display) {
     let text = text.to_string();
     let text = treebeard_load::diagnostic::escaped_lines(&text);
     let mut stdout = std::io::stdout().lock();
-    if let Err(e) = stdout.write_all(text.as_bytes()).and_then(|()| stdout.flush()) {
+    if let Err(e) = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }

@@ -110,7 +110,9 @@ fn a_closed_output_pipe_ends_the_program_quietly() {
     use std::process::{Command, Stdio};
     let dir = TempDir::new("pipe");
     // A tree whose drawing is longer than a pipe's buffer.
-    let leaves: Vec<String> = (0..3000).map(|i| format!("<Succeed name=\"leaf{i}\"/>")).collect();
+    let leaves: Vec<String> = (0..3000)
+        .map(|i| format!("<Succeed name=\"leaf{i}\"/>"))
+        .collect();
     let tree = format!(
         "<root BTCPP_format=\"4\"><BehaviorTree ID=\"Main\"><Sequence>{}</Sequence></BehaviorTree></root>",
         leaves.join("")
@@ -142,9 +144,8 @@ fn control_characters_in_names_are_escaped_in_every_output() {
     // A name that would clear the screen, retitle the terminal and write
     // the clipboard, and an unknown leaf so that it is in an error too.
     let name = r"x\u001b[2J\u001b]0;pwned\u0007\u001b]52;c;Zm9v\u0007\u202e";
-    let tree = format!(
-        r#"{{"type": "Sequence", "name": "{name}", "children": [{{"type": "Nope"}}]}}"#
-    );
+    let tree =
+        format!(r#"{{"type": "Sequence", "name": "{name}", "children": [{{"type": "Nope"}}]}}"#);
     std::fs::write(dir.path("bad.json"), &tree).expect("writes");
     let good = tree.replace("Nope", "Succeed");
     std::fs::write(dir.path("good.json"), &good).expect("writes");
@@ -152,7 +153,9 @@ fn control_characters_in_names_are_escaped_in_every_output() {
     out.code(1).err_has("node: x\\u{1b}[2J");
     let printed = |text: &str| {
         assert!(
-            !text.chars().any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'),
+            !text
+                .chars()
+                .any(|c| (c.is_control() && c != '\n') || c == '\u{202e}'),
             "{text:?}"
         );
     };

@@ -375,7 +375,9 @@ impl<B> Crowd<B> {
             if expected != Some(action) {
                 return Err(SnapshotError::new(match expected {
                     Some(want) => format!("{what} names action {action}; item {n}'s is {want}"),
-                    None => format!("{what} is a deferred action's, but item {n} is no deferred action"),
+                    None => {
+                        format!("{what} is a deferred action's, but item {n} is no deferred action")
+                    }
                 }));
             }
             requests.push(Request {

@@ -493,7 +493,11 @@ fn a_request_with_an_action_the_shape_lacks_is_refused() {
     let mut s = good.clone();
     s.requests[at].2 = u16::MAX;
     let e = Crowd::restore(program(), s).expect_err("an action the shape lacks");
-    assert!(e.to_string().contains(&format!("request {at} names action 65535; item")), "{e}");
+    assert!(
+        e.to_string()
+            .contains(&format!("request {at} names action 65535; item")),
+        "{e}"
+    );
     // A launch of an item that is no deferred action.
     let mut s = good.clone();
     s.requests[at].1 = 0;
@@ -503,7 +507,10 @@ fn a_request_with_an_action_the_shape_lacks_is_refused() {
     let mut s = good.clone();
     s.completions.insert(0, (0, 0, 1));
     let e = Crowd::restore(program(), s).expect_err("not a deferred action");
-    assert!(e.to_string().contains("queued completion 0 is for item 0"), "{e}");
+    assert!(
+        e.to_string().contains("queued completion 0 is for item 0"),
+        "{e}"
+    );
     // A negative dt in the frame.
     let mut s = good.clone();
     s.frame.2 = -1.0;

@@ -13,6 +13,7 @@
 //! | [`script`] | a script's source | compiling gives code or an error inside the source; code disassembles and evaluates to a value or a fault |
 //! | [`snapshot`] | a saved crowd's bytes | loading gives a crowd or an error; a loaded crowd ticks, takes completions, and saves to bytes that load back the same |
 //! | [`recording`] | a recording file's bytes | reading gives a recording or an error; a recording's ticks, states and notes are within its shape, and it writes back to the same bytes |
+//! | [`files`] | a tape that lays out a folder of tree files, links and a secret | a load reads only files inside its content root, each once, within its caps; never shows the secret; refused includes are errors at the include |
 //!
 //! ```
 //! // Any bytes are an answer, never a crash.
@@ -25,6 +26,7 @@
 #![forbid(unsafe_code)]
 
 pub mod differential;
+pub mod files;
 pub mod recording;
 pub mod scenario;
 pub mod script;
@@ -39,7 +41,7 @@ pub type Target = fn(&[u8]);
 
 /// The targets by name, as `fuzz/fuzz_targets/<name>.rs` and the
 /// regression folders call them.
-pub const TARGETS: [(&str, Target); 7] = [
+pub const TARGETS: [(&str, Target); 8] = [
     ("shape_bytes", shape_bytes::run),
     ("differential", differential::run),
     ("tree_text", tree_text::run),
@@ -47,4 +49,5 @@ pub const TARGETS: [(&str, Target); 7] = [
     ("script", script::run),
     ("snapshot", snapshot::run),
     ("recording", recording::run),
+    ("files", files::run),
 ];

@@ -109,6 +109,15 @@ pub fn seeds(target: &str) -> Vec<Vec<u8>> {
         .collect(),
         "snapshot" => vec![crate::snapshot::sample()],
         "recording" => vec![crate::recording::sample()],
+        // Tapes of every length up to a few files with includes each.
+        "files" => (0..16u64)
+            .map(|seed| {
+                let mut rng = Rng::new(seed);
+                (0..8 + seed as usize * 6)
+                    .map(|_| rng.below(256) as u8)
+                    .collect()
+            })
+            .collect(),
         _ => Vec::new(),
     }
 }

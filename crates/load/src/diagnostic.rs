@@ -146,7 +146,11 @@ impl Diagnostic {
             let chars = text.chars().count();
             let from = before.saturating_sub(FRAME_CHARS / 3);
             let to = (from + FRAME_CHARS).min(chars);
-            let covered = map.text(span).lines().next().map_or(0, |l| l.chars().count());
+            let covered = map
+                .text(span)
+                .lines()
+                .next()
+                .map_or(0, |l| l.chars().count());
             let width = covered.clamp(1, to.saturating_sub(before).max(1));
             let (mut shown, mut indent, mut marks) = (String::new(), 0, 0);
             if from > 0 {
@@ -223,7 +227,10 @@ fn clipped(text: &str, most: usize) -> std::borrow::Cow<'_, str> {
 /// that reorder what a reader sees, and line and paragraph separators.
 fn is_unprintable(c: char) -> bool {
     c.is_control()
-        || matches!(c, '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{2028}' | '\u{2029}')
+        || matches!(
+            c,
+            '\u{200e}' | '\u{200f}' | '\u{061c}' | '\u{2028}' | '\u{2029}'
+        )
         || ('\u{202a}'..='\u{202e}').contains(&c)
         || ('\u{2066}'..='\u{2069}').contains(&c)
 }
@@ -447,7 +454,11 @@ error: unknown leaf `Shooot`
         let shown = d.render(&map, false);
         let frame: Vec<&str> = shown.lines().collect();
         let pad = FRAME_CHARS / 3;
-        let want = format!("...{}\"Shooot\"{}...", "x".repeat(pad), "y".repeat(FRAME_CHARS - pad - 8));
+        let want = format!(
+            "...{}\"Shooot\"{}...",
+            "x".repeat(pad),
+            "y".repeat(FRAME_CHARS - pad - 8)
+        );
         assert_eq!(frame[3], format!("1 | {want}"));
         assert_eq!(frame[4], format!("  | {}^^^^^^^^", " ".repeat(pad + 3)));
         assert_eq!(frame[1], " --> t.json:1:2000001");
@@ -474,12 +485,22 @@ error: unknown leaf `Shooot`
         let shown = d.render(&map, false);
         assert!(!shown.chars().any(is_unprintable_but_newline), "{shown:?}");
         let escaped = "a\\u{1b}]52;c;Zm9v\\u{7}b\\u{202e}c\\u{2028}d\\u{9b}2J";
-        assert!(shown.contains(&format!("error: unknown leaf `{escaped}`")), "{shown}");
-        assert!(shown.contains(&format!("1 | {{\"type\": \"{escaped}\"}}")), "{shown}");
+        assert!(
+            shown.contains(&format!("error: unknown leaf `{escaped}`")),
+            "{shown}"
+        );
+        assert!(
+            shown.contains(&format!("1 | {{\"type\": \"{escaped}\"}}")),
+            "{shown}"
+        );
         assert!(shown.contains("in tree `T\\u{1b}[2J`"), "{shown}");
         // The caret still underlines the escaped text.
         let carets = shown.lines().nth(4).unwrap();
-        assert_eq!(carets.trim_start_matches([' ', '|']).len(), escaped.len() + 2, "{shown}");
+        assert_eq!(
+            carets.trim_start_matches([' ', '|']).len(),
+            escaped.len() + 2,
+            "{shown}"
+        );
     }
 
     #[test]
@@ -490,8 +511,14 @@ error: unknown leaf `Shooot`
         let shown = d.render(&map, false);
         let line = shown.lines().nth(1).unwrap();
         assert!(line.starts_with("  = node: Main/Sequence[0]/"), "{line}");
-        assert!(line.ends_with("/Sequence[0]/Shoot[0] (Shoot) in tree `Main`"), "{line}");
-        assert!(line.contains(" ... ") && line.chars().count() < PATH_CHARS + 60, "{line}");
+        assert!(
+            line.ends_with("/Sequence[0]/Shoot[0] (Shoot) in tree `Main`"),
+            "{line}"
+        );
+        assert!(
+            line.contains(" ... ") && line.chars().count() < PATH_CHARS + 60,
+            "{line}"
+        );
     }
 
     fn is_unprintable_but_newline(c: char) -> bool {

@@ -20,6 +20,26 @@
 //! * **It is read once.** Files are known by their canonical path, so one
 //!   file spelt two ways (`a.xml`, `../dir/a.xml`) is one file.
 //!
+//! An editor sets the project's folder as the root; a mod loader, the
+//! mod's own, with tighter caps (docs/trees.md, "Files from elsewhere"):
+//!
+//! ```
+//! use std::path::PathBuf;
+//! use treebeard_load::LoadOptions;
+//! use treebeard_load::files::ReadLimits;
+//!
+//! let editor = LoadOptions {
+//!     root: Some(PathBuf::from("assets/trees")),
+//!     ..LoadOptions::default()
+//! };
+//! let mods = LoadOptions {
+//!     root: Some(PathBuf::from("mods/goblin-raid")),
+//!     read: ReadLimits { file_bytes: 1 << 20, load_bytes: 4 << 20 },
+//!     ..LoadOptions::default()
+//! };
+//! # let _ = (editor, mods);
+//! ```
+//!
 //! [`Loader::add_file`]: crate::Loader::add_file
 //! [`LoadOptions::root`]: crate::LoadOptions::root
 
@@ -186,7 +206,10 @@ impl fmt::Display for Refusal {
                 size,
                 limit,
                 load: false,
-            } => write!(f, "is {size} bytes, over the limit of {limit} bytes per file"),
+            } => write!(
+                f,
+                "is {size} bytes, over the limit of {limit} bytes per file"
+            ),
             Refusal::TooLarge {
                 limit, load: true, ..
             } => write!(f, "would take the load over its limit of {limit} bytes"),
@@ -279,7 +302,8 @@ mod tests {
     use super::*;
 
     fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("treebeard-files-{name}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("treebeard-files-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("root/sub")).unwrap();
         dir
@@ -295,13 +319,20 @@ mod tests {
         assert!(inside.ends_with("root/sub/a.xml"));
         let out = root.confine(&dir.join("root/../secret.txt"));
         assert!(matches!(out, Err(Refusal::OutsideRoot { .. })), "{out:?}");
-        assert!(matches!(root.confine(Path::new("/etc/passwd")), Err(Refusal::OutsideRoot { .. }) | Err(Refusal::Missing)));
+        assert!(matches!(
+            root.confine(Path::new("/etc/passwd")),
+            Err(Refusal::OutsideRoot { .. }) | Err(Refusal::Missing)
+        ));
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink(dir.join("secret.txt"), dir.join("root/link.xml")).unwrap();
             let linked = root.confine(&dir.join("root/link.xml"));
-            assert!(matches!(linked, Err(Refusal::OutsideRoot { .. })), "{linked:?}");
-            std::os::unix::fs::symlink(dir.join("root/loop.xml"), dir.join("root/loop.xml")).unwrap();
+            assert!(
+                matches!(linked, Err(Refusal::OutsideRoot { .. })),
+                "{linked:?}"
+            );
+            std::os::unix::fs::symlink(dir.join("root/loop.xml"), dir.join("root/loop.xml"))
+                .unwrap();
             let looped = root.confine(&dir.join("root/loop.xml"));
             assert!(matches!(looped, Err(Refusal::LinkLoop)), "{looped:?}");
         }
@@ -317,9 +348,22 @@ mod tests {
         std::fs::write(&file, "0123456789").unwrap();
         assert_eq!(read_bytes(&file, 10).unwrap(), b"0123456789");
         let big = read_bytes(&file, 9);
-        assert!(matches!(big, Err(Refusal::TooLarge { size: 10, limit: 9, load: false })), "{big:?}");
+        assert!(
+            matches!(
+                big,
+                Err(Refusal::TooLarge {
+                    size: 10,
+                    limit: 9,
+                    load: false
+                })
+            ),
+            "{big:?}"
+        );
         let folder = read_bytes(&dir.join("root/sub"), 10);
-        assert!(matches!(folder, Err(Refusal::NotAFile("a folder"))), "{folder:?}");
+        assert!(
+            matches!(folder, Err(Refusal::NotAFile("a folder"))),
+            "{folder:?}"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 
@@ -327,7 +371,10 @@ mod tests {
     #[test]
     fn refuses_devices_and_fifos_without_blocking() {
         let zero = read_bytes(Path::new("/dev/zero"), 1 << 20);
-        assert!(matches!(zero, Err(Refusal::NotAFile("a device"))), "{zero:?}");
+        assert!(
+            matches!(zero, Err(Refusal::NotAFile("a device"))),
+            "{zero:?}"
+        );
         let dir = scratch("fifo");
         let fifo = dir.join("root/pipe.xml");
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();

@@ -2,8 +2,8 @@
 
 use crate::checks;
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::files::{self, ContentRoot, ReadLimits, Refusal};
 use crate::document::{Dialect, Document};
+use crate::files::{self, ContentRoot, ReadLimits, Refusal};
 use crate::limits::MAX_FILES;
 use crate::native::{self, token_span};
 use crate::resolve::{self, Resolved, ScriptAt, Stub};

@@ -60,12 +60,12 @@
 //! from its own slice of the file (serde's borrowed raw values), so errors,
 //! even serde's own, point at the right line and column.
 
-use crate::limits::MAX_NODES;
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::document::{
     Attr, Declared, DeclaredSignal, DeclaredStimulus, DeclaredTimestamp, DeclaredVariable, Dialect,
     Document, NodeDecl, PolicyDecl, TreeDecl, TreeParam, What,
 };
+use crate::limits::MAX_NODES;
 use crate::recover;
 use crate::source::{FileId, SourceMap, Span};
 use crate::spanned::{Entry, Value, ValueKind, check_keys, get};
@@ -773,7 +773,10 @@ impl Decoder<'_, '_> {
         } else {
             // A file whose top level was blanked for a syntax error is
             // that error's, already reported.
-            let blanked = self.blanked.iter().any(|r| r.start == v.span.start as usize);
+            let blanked = self
+                .blanked
+                .iter()
+                .any(|r| r.start == v.span.start as usize);
             if !blanked {
                 self.error(
                     v.span,
@@ -886,7 +889,11 @@ impl Decoder<'_, '_> {
                     format!(
                         "a stimulus's `seconds` must be from 0 to {:e}, not {}",
                         f32::MAX,
-                        if s.abs() < 1e15 { s.to_string() } else { format!("{s:e}") }
+                        if s.abs() < 1e15 {
+                            s.to_string()
+                        } else {
+                            format!("{s:e}")
+                        }
                     ),
                 );
                 None

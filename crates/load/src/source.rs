@@ -91,7 +91,11 @@ impl SourceFile {
     fn chars_before(&self, offset: usize) -> usize {
         let block = offset / BLOCK;
         let counted = self.chars.get(block).map_or(0, |&c| c as usize);
-        let rest = self.text.as_bytes().get(block * BLOCK..offset).unwrap_or(&[]);
+        let rest = self
+            .text
+            .as_bytes()
+            .get(block * BLOCK..offset)
+            .unwrap_or(&[]);
         counted + rest.iter().filter(|&&b| !is_continuation(b)).count()
     }
 
@@ -333,7 +337,11 @@ mod tests {
             let (line, column) = f.line_column(offset);
             let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
             let want = text[start..offset].chars().count() + 1;
-            assert_eq!((line, column as usize), (1 + (start > 0) as u32, want), "{offset}");
+            assert_eq!(
+                (line, column as usize),
+                (1 + (start > 0) as u32, want),
+                "{offset}"
+            );
         }
     }
 

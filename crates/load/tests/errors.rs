@@ -618,7 +618,10 @@ fn a_missing_file() {
     let path = std::env::temp_dir().join("treebeard-load-errors-no-such-file.json");
     let load = load_file(&path, &catalog(), &LoadOptions::default());
     let d = only(&load);
-    assert_eq!(d.message, format!("cannot read `{}`: it does not exist", path.display()));
+    assert_eq!(
+        d.message,
+        format!("cannot read `{}`: it does not exist", path.display())
+    );
     assert_eq!(d.location, None);
 }
 

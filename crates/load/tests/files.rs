@@ -20,7 +20,8 @@ struct Scratch(PathBuf);
 
 impl Scratch {
     fn new(name: &str) -> Scratch {
-        let dir = std::env::temp_dir().join(format!("treebeard-files-{name}-{}", std::process::id()));
+        let dir =
+            std::env::temp_dir().join(format!("treebeard-files-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("root/sub")).expect("a temporary folder");
         Scratch(dir)
@@ -81,7 +82,11 @@ fn includes_inside_the_folder_load() {
     );
     let main = s.write("root/main.xml", &including("sub/part.xml"));
     let l = load(&main);
-    assert!(l.loaded.is_some(), "{}", l.diagnostics.render(&l.map, false));
+    assert!(
+        l.loaded.is_some(),
+        "{}",
+        l.diagnostics.render(&l.map, false)
+    );
     assert_eq!(l.map.files().len(), 2);
 }
 
@@ -90,7 +95,11 @@ fn an_absolute_include_outside_the_root_is_refused() {
     let s = Scratch::new("absolute");
     let main = s.write("root/main.xml", &including("/etc/passwd"));
     let d = refused_include(&load(&main), "main.xml");
-    assert!(d.message.contains("outside the content root"), "{}", d.message);
+    assert!(
+        d.message.contains("outside the content root"),
+        "{}",
+        d.message
+    );
 }
 
 #[test]
@@ -102,7 +111,10 @@ fn a_dot_dot_escape_is_refused_and_its_content_not_printed() {
     assert_eq!(
         d.message,
         "included file `../secret.json` is outside the content root `".to_owned()
-            + &std::fs::canonicalize(s.root()).expect("exists").display().to_string()
+            + &std::fs::canonicalize(s.root())
+                .expect("exists")
+                .display()
+                .to_string()
             + "`"
     );
 }
@@ -115,13 +127,20 @@ fn a_link_out_of_the_root_is_refused_and_a_link_loop_named() {
     std::os::unix::fs::symlink(&secret, s.0.join("root/inner.json")).expect("a link");
     let main = s.write("root/main.xml", &including("inner.json"));
     let d = refused_include(&load(&main), "main.xml");
-    assert!(d.message.contains("outside the content root"), "{}", d.message);
+    assert!(
+        d.message.contains("outside the content root"),
+        "{}",
+        d.message
+    );
 
     let looped = s.0.join("root/loop.xml");
     std::os::unix::fs::symlink(&looped, &looped).expect("a link");
     let main = s.write("root/main2.xml", &including("loop.xml"));
     let d = refused_include(&load(&main), "main2.xml");
-    assert_eq!(d.message, "included file `loop.xml` is a loop of symbolic links");
+    assert_eq!(
+        d.message,
+        "included file `loop.xml` is a loop of symbolic links"
+    );
 }
 
 #[test]
@@ -132,7 +151,10 @@ fn an_empty_path_or_a_folder_is_an_error_at_the_include() {
     assert_eq!(d.message, "included file `` is an empty path");
     let main = s.write("root/main2.xml", &including("sub"));
     let d = refused_include(&load(&main), "main2.xml");
-    assert_eq!(d.message, "included file `sub` is a folder, not a regular file");
+    assert_eq!(
+        d.message,
+        "included file `sub` is a folder, not a regular file"
+    );
 }
 
 #[test]
@@ -141,7 +163,10 @@ fn a_missing_include_says_where_it_looked() {
     let main = s.write("root/main.xml", &including("nowhere.xml"));
     let d = refused_include(&load(&main), "main.xml");
     assert_eq!(d.message, "included file `nowhere.xml` does not exist");
-    assert!(d.help.as_deref().is_some_and(|h| h.contains("nowhere.xml")), "{d:?}");
+    assert!(
+        d.help.as_deref().is_some_and(|h| h.contains("nowhere.xml")),
+        "{d:?}"
+    );
 }
 
 #[cfg(target_os = "linux")]
@@ -155,31 +180,53 @@ fn devices_and_fifos_are_refused_at_once() {
     // As the main file: named by the user, so not confined, but still
     // only a regular file is read.
     let d = only(&load(Path::new("/dev/zero")));
-    assert_eq!(d.message, "cannot read `/dev/zero`: it is a device, not a regular file");
+    assert_eq!(
+        d.message,
+        "cannot read `/dev/zero`: it is a device, not a regular file"
+    );
     // As an include, through a link inside the root.
     let main = s.write("root/main.xml", &including("zero.xml"));
     let d = refused_include(&load(&main), "main.xml");
-    assert!(d.message.contains("outside the content root"), "{}", d.message);
+    assert!(
+        d.message.contains("outside the content root"),
+        "{}",
+        d.message
+    );
     let options = LoadOptions {
         root: Some(PathBuf::from("/dev")),
         ..LoadOptions::default()
     };
     let l = load_str("main.xml", &including("zero"), &catalog(), &options);
     let d = refused_include(&l, "main.xml");
-    assert_eq!(d.message, "included file `zero` is a device, not a regular file");
+    assert_eq!(
+        d.message,
+        "included file `zero` is a device, not a regular file"
+    );
     if made.is_ok_and(|m| m.success()) {
         let d = only(&load(&fifo));
-        assert!(d.message.ends_with("is a FIFO, not a regular file"), "{}", d.message);
+        assert!(
+            d.message.ends_with("is a FIFO, not a regular file"),
+            "{}",
+            d.message
+        );
         let main = s.write("root/main2.xml", &including("pipe.xml"));
         let d = refused_include(&load(&main), "main2.xml");
-        assert_eq!(d.message, "included file `pipe.xml` is a FIFO, not a regular file");
+        assert_eq!(
+            d.message,
+            "included file `pipe.xml` is a FIFO, not a regular file"
+        );
     }
     assert!(started.elapsed() < Duration::from_secs(10), "prompt");
 }
 
 fn only(load: &Load) -> Diagnostic {
     let errors: Vec<&Diagnostic> = load.diagnostics.errors().collect();
-    assert_eq!(errors.len(), 1, "{}", load.diagnostics.render(&load.map, false));
+    assert_eq!(
+        errors.len(),
+        1,
+        "{}",
+        load.diagnostics.render(&load.map, false)
+    );
     errors[0].clone()
 }
 
@@ -190,8 +237,17 @@ fn a_file_spelt_two_ways_is_read_once() {
     // second spelling is the same file.
     let a = s.write("root/sub/a.xml", &including("../sub/./a.xml"));
     let l = load(&a);
-    assert_eq!(l.map.files().len(), 1, "{}", l.diagnostics.render(&l.map, false));
-    assert!(l.loaded.is_some(), "{}", l.diagnostics.render(&l.map, false));
+    assert_eq!(
+        l.map.files().len(),
+        1,
+        "{}",
+        l.diagnostics.render(&l.map, false)
+    );
+    assert!(
+        l.loaded.is_some(),
+        "{}",
+        l.diagnostics.render(&l.map, false)
+    );
 }
 
 #[test]
@@ -211,17 +267,35 @@ fn reads_are_capped_per_file_and_per_load() {
     // The main file over the per-file cap.
     let l = load_file(&main, &catalog(), &small(main_len - 1, 1 << 20));
     let d = only(&l);
-    assert!(d.message.contains(&format!("over the limit of {} bytes per file", main_len - 1)), "{}", d.message);
+    assert!(
+        d.message.contains(&format!(
+            "over the limit of {} bytes per file",
+            main_len - 1
+        )),
+        "{}",
+        d.message
+    );
     // The include over what the load has left.
     let l = load_file(&main, &catalog(), &small(1 << 20, main_len + 10));
     let d = refused_include(&l, "main.xml");
     assert_eq!(
         d.message,
-        format!("included file `part.xml` would take the load over its limit of {} bytes", main_len + 10)
+        format!(
+            "included file `part.xml` would take the load over its limit of {} bytes",
+            main_len + 10
+        )
     );
     // Both fit.
-    let l = load_file(&main, &catalog(), &small(1 << 20, main_len + part.len() as u64));
-    assert!(l.loaded.is_some(), "{}", l.diagnostics.render(&l.map, false));
+    let l = load_file(
+        &main,
+        &catalog(),
+        &small(1 << 20, main_len + part.len() as u64),
+    );
+    assert!(
+        l.loaded.is_some(),
+        "{}",
+        l.diagnostics.render(&l.map, false)
+    );
 }
 
 #[test]
@@ -244,13 +318,21 @@ fn a_tree_from_text_includes_only_from_a_root_it_is_given() {
     };
     // Relative to the root, not to the working directory.
     let l = load_str("main.xml", &text, &catalog(), &options);
-    assert!(l.loaded.is_some(), "{}", l.diagnostics.render(&l.map, false));
+    assert!(
+        l.loaded.is_some(),
+        "{}",
+        l.diagnostics.render(&l.map, false)
+    );
     // Or to the folder the text is said to be in.
     let leaves = catalog();
     let mut loader = treebeard_load::Loader::new(&leaves, options);
     loader.add_source("main.xml", text, Some(&s.root()));
     let l = loader.finish();
-    assert!(l.loaded.is_some(), "{}", l.diagnostics.render(&l.map, false));
+    assert!(
+        l.loaded.is_some(),
+        "{}",
+        l.diagnostics.render(&l.map, false)
+    );
 }
 
 #[test]
@@ -268,7 +350,11 @@ fn a_wider_root_admits_a_sibling_folder() {
         ..LoadOptions::default()
     };
     let l = load_file(&main, &catalog(), &options);
-    assert!(l.loaded.is_some(), "{}", l.diagnostics.render(&l.map, false));
+    assert!(
+        l.loaded.is_some(),
+        "{}",
+        l.diagnostics.render(&l.map, false)
+    );
     // A root that is not a folder is an error of its own.
     let options = LoadOptions {
         root: Some(s.0.join("nope")),

@@ -34,7 +34,12 @@ fn errors(load: &Load) -> Vec<(String, String)> {
 
 fn only(load: &Load) -> (String, String) {
     let all = errors(load);
-    assert_eq!(all.len(), 1, "{}", load.diagnostics.render(&load.map, false));
+    assert_eq!(
+        all.len(),
+        1,
+        "{}",
+        load.diagnostics.render(&load.map, false)
+    );
     all.into_iter().next().expect("one")
 }
 
@@ -53,13 +58,18 @@ fn more_children_than_a_decider_takes_says_at_most() {
 
 #[test]
 fn more_variables_than_a_tree_declares_is_an_error_at_the_first_past_the_limit() {
-    let variables: Vec<String> = (0..4100).map(|i| format!(r#"{{"name": "v{i}"}}"#)).collect();
+    let variables: Vec<String> = (0..4100)
+        .map(|i| format!(r#"{{"name": "v{i}"}}"#))
+        .collect();
     let text = format!(
         "{{\"variables\": [\n{}\n], \"trees\": [{{\"name\": \"t\", \"root\": {{\"type\": \"ok\"}}}}]}}",
         variables.join(",\n")
     );
     let (at, message) = only(&load("vars.json", &text));
-    assert_eq!(message, "variable `v4096` is past the limit: a tree declares at most 4096 variables");
+    assert_eq!(
+        message,
+        "variable `v4096` is past the limit: a tree declares at most 4096 variables"
+    );
     assert_eq!(at, "vars.json:4098:1");
     let stamps: Vec<String> = (0..4097)
         .map(|i| format!(r#"{{"name": "t{i}", "event": "e"}}"#))
@@ -68,12 +78,21 @@ fn more_variables_than_a_tree_declares_is_an_error_at_the_first_past_the_limit()
         "{{\"timestamps\": [{}], \"trees\": [{{\"name\": \"t\", \"root\": {{\"type\": \"ok\"}}}}]}}",
         stamps.join(",")
     );
-    let messages: Vec<String> = errors(&load("stamps.json", &text)).into_iter().map(|e| e.1).collect();
+    let messages: Vec<String> = errors(&load("stamps.json", &text))
+        .into_iter()
+        .map(|e| e.1)
+        .collect();
     assert!(
-        messages.iter().any(|m| m == "timestamp `t4096` is past the limit: a tree declares at most 4096 timestamps"),
+        messages
+            .iter()
+            .any(|m| m
+                == "timestamp `t4096` is past the limit: a tree declares at most 4096 timestamps"),
         "{messages:?}"
     );
-    assert!(!messages.iter().any(|m| m.contains("invalid")), "{messages:?}");
+    assert!(
+        !messages.iter().any(|m| m.contains("invalid")),
+        "{messages:?}"
+    );
 }
 
 #[test]
@@ -89,13 +108,20 @@ fn nesting_past_the_cap_in_xml_is_the_only_error() {
 
 #[test]
 fn a_json_nan_is_a_syntax_error_first() {
-    let (at, message) = only(&load("nan.json", r#"{"type": "Wait", "params": {"seconds": NaN}}"#));
-    assert_eq!((at.as_str(), message.as_str()), ("nan.json:1:40", "expected value"));
+    let (at, message) = only(&load(
+        "nan.json",
+        r#"{"type": "Wait", "params": {"seconds": NaN}}"#,
+    ));
+    assert_eq!(
+        (at.as_str(), message.as_str()),
+        ("nan.json:1:40", "expected value")
+    );
 }
 
 #[test]
 fn a_negative_sleep_is_reported_once_at_its_port() {
-    let text = r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sleep msec="-100"/></BehaviorTree></root>"#;
+    let text =
+        r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sleep msec="-100"/></BehaviorTree></root>"#;
     assert_eq!(
         only(&load("sleep.xml", text)),
         (
@@ -126,14 +152,20 @@ fn out_of_range_parameters_are_said_in_the_trees_terms() {
         let messages: Vec<String> = errors(&load).into_iter().map(|e| e.1).collect();
         assert!(messages.iter().any(|m| m == want), "{text}: {messages:?}");
         for m in &messages {
-            assert!(!m.contains("invalid") && !m.contains("word 0x"), "{text}: {m}");
+            assert!(
+                !m.contains("invalid") && !m.contains("word 0x"),
+                "{text}: {m}"
+            );
         }
     }
     let text = r#"{"stimuli": [{"name": "Hit", "seconds": 1e308}], "trees": [{"name": "t", "root": {"type": "ok"}}]}"#;
     let (_, message) = only(&load("s.json", text));
     assert_eq!(
         message,
-        format!("a stimulus's `seconds` must be from 0 to {:e}, not 1e308", f32::MAX)
+        format!(
+            "a stimulus's `seconds` must be from 0 to {:e}, not 1e308",
+            f32::MAX
+        )
     );
 }
 

@@ -363,10 +363,17 @@ fn a_tree_near_the_node_cap_on_one_line_loads_in_linear_time() {
     let started = std::time::Instant::now();
     let line = load("wide.json", wide_tree(true));
     let elapsed = started.elapsed();
-    assert!(line.loaded.is_some(), "{}", line.diagnostics.render(&line.map, false));
+    assert!(
+        line.loaded.is_some(),
+        "{}",
+        line.diagnostics.render(&line.map, false)
+    );
     assert_eq!(line.loaded.as_ref().map(|l| l.shape.len()), Some(130_003));
     assert!(elapsed < std::time::Duration::from_secs(30), "{elapsed:?}");
-    let end = line.map.file(treebeard_load::FileId(0)).line_column(usize::MAX);
+    let end = line
+        .map
+        .file(treebeard_load::FileId(0))
+        .line_column(usize::MAX);
     assert_eq!((end.0, end.1 as usize), (1, wide_tree(true).len() + 1));
     // The same nodes, a node per line, in the same places.
     let lines = load("wide.json", wide_tree(false));
@@ -382,28 +389,49 @@ fn a_file_of_more_nodes_than_a_tree_may_have_stops_at_the_cap() {
     let text = format!(r#"{{"type": "Sequence", "children": [{leaves}]}}"#);
     let json = load("many.json", text.clone());
     let d = only_error(&json);
-    assert_eq!(d.message, format!("the file has more than {MAX_NODES} nodes"));
+    assert_eq!(
+        d.message,
+        format!("the file has more than {MAX_NODES} nodes")
+    );
     let at = d.span.expect("a place").start as usize;
-    assert_eq!(at, text.rfind("{\"type\": \"ok\"}").expect("a leaf"), "the last leaf");
+    assert_eq!(
+        at,
+        text.rfind("{\"type\": \"ok\"}").expect("a leaf"),
+        "the last leaf"
+    );
     // In XML too.
     let leaves = "<ok/>".repeat(MAX_NODES);
-    let text = format!(r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>{leaves}</Sequence></BehaviorTree></root>"#);
+    let text = format!(
+        r#"<root BTCPP_format="4"><BehaviorTree ID="M"><Sequence>{leaves}</Sequence></BehaviorTree></root>"#
+    );
     let xml = load("many.xml", text);
-    assert_eq!(only_error(&xml).message, format!("the file has more than {MAX_NODES} nodes"));
+    assert_eq!(
+        only_error(&xml).message,
+        format!("the file has more than {MAX_NODES} nodes")
+    );
 }
 
 #[test]
 fn a_file_of_millions_of_values_or_elements_is_refused_as_it_is_read() {
     use treebeard_load::spanned::MAX_VALUES;
     use treebeard_load::xml::MAX_XML_NODES;
-    let text = format!("{{\"type\": \"ok\", \"params\": {{\"text\": [{}]}}}}", vec!["1"; MAX_VALUES].join(","));
+    let text = format!(
+        "{{\"type\": \"ok\", \"params\": {{\"text\": [{}]}}}}",
+        vec!["1"; MAX_VALUES].join(",")
+    );
     let values = load("values.json", text);
-    assert_eq!(only_error(&values).message, format!("the file holds more than {MAX_VALUES} values"));
+    assert_eq!(
+        only_error(&values).message,
+        format!("the file holds more than {MAX_VALUES} values")
+    );
     let text = format!(
         "<root BTCPP_format=\"4\"><BehaviorTree ID=\"M\"><ok/>{}</BehaviorTree></root>",
         "<!---->".repeat(MAX_XML_NODES as usize)
     );
     let elements = load("elements.xml", text);
     let message = &only_error(&elements).message;
-    assert!(message.starts_with(&format!("the file has more than {MAX_XML_NODES} XML nodes")), "{message}");
+    assert!(
+        message.starts_with(&format!("the file has more than {MAX_XML_NODES} XML nodes")),
+        "{message}"
+    );
 }

@@ -94,7 +94,10 @@ pub fn prepare(path: &Path, options: &PrepareOptions) -> Result<Prepared, Report
     let bytes = match treebeard_load::files::read_bytes(path, limit) {
         Ok(bytes) => bytes,
         Err(refusal) => {
-            return unreadable(format!("cannot read `{name}`: it {refusal}"), refusal.help());
+            return unreadable(
+                format!("cannot read `{name}`: it {refusal}"),
+                refusal.help(),
+            );
         }
     };
     let text = match String::from_utf8(bytes) {
@@ -927,7 +930,10 @@ impl Prepared {
         let mut out = d.render(&self.map, color);
         // Node paths are in them: escaped as a diagnostic escapes them.
         let shown = |lines: &[String]| -> Vec<String> {
-            lines.iter().map(|l| escaped_lines(l).into_owned()).collect()
+            lines
+                .iter()
+                .map(|l| escaped_lines(l).into_owned())
+                .collect()
         };
         let (expected, actual) = (shown(&f.expected), shown(&f.actual));
         out.push_str(&diff(&expected, &actual, color));

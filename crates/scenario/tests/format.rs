@@ -971,7 +971,9 @@ fn a_tree_path_outside_the_scenarios_folder_is_refused_unless_the_root_allows_it
     let outside = only("q.ron", "(tree: \"/etc/passwd\", ticks: 2)");
     assert_eq!(outside.location.as_deref(), Some("q.ron:1:8"));
     assert!(
-        outside.message.starts_with("the tree file `/etc/passwd` is outside the content root `"),
+        outside
+            .message
+            .starts_with("the tree file `/etc/passwd` is outside the content root `"),
         "{outside:?}"
     );
     // The corpus's scenarios name `../trees/..`: refused from their own

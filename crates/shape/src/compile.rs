@@ -30,15 +30,16 @@ use crate::item::{
     FLAG_PERSISTENT, MAX_ITEMS, MAX_LEAF_PARAMS, MAX_PARAM_WORDS, ParamRange, ShapeItem,
 };
 use crate::kinds::{
-    Kind, KindParamType, LEAF_KINDS, Layout, MAX_CHILDREN, MAX_SYNC_POINT, MAX_TEAM_SIZE, POLICIES, decider_param,
+    Kind, KindParamType, LEAF_KINDS, Layout, MAX_CHILDREN, MAX_SYNC_POINT, MAX_TEAM_SIZE, POLICIES,
+    decider_param,
 };
 use crate::logs::NodeLogs;
 use crate::params::{Encoded, Mismatch, ParamSpec, ParamType, ParamValue, encode};
 use crate::script::{self, ScriptError, ScriptType};
 use crate::shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};
-use crate::validate::MAX_DECLARED;
 use crate::source::Source;
 use crate::tree::{Count, Expect, Node, NodeParam, Policy, What};
+use crate::validate::MAX_DECLARED;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
@@ -382,11 +383,15 @@ impl fmt::Display for Unbuildable {
                 f,
                 "stimulus `{name}` is past the limit: a tree declares at most {max} stimuli (an agent's stimulus flags are 32 bits)"
             ),
-            Unbuildable::StimulusSeconds { name, seconds } if seconds.is_finite() && *seconds >= 0.0 => write!(
-                f,
-                "stimulus `{name}` lasts {seconds:e} seconds, longer than a stimulus can (at most {:e})",
-                f32::MAX
-            ),
+            Unbuildable::StimulusSeconds { name, seconds }
+                if seconds.is_finite() && *seconds >= 0.0 =>
+            {
+                write!(
+                    f,
+                    "stimulus `{name}` lasts {seconds:e} seconds, longer than a stimulus can (at most {:e})",
+                    f32::MAX
+                )
+            }
             Unbuildable::StimulusSeconds { name, seconds } => write!(
                 f,
                 "stimulus `{name}` lasts {seconds} seconds; its seconds must be a finite number, 0 or more"

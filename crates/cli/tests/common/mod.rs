@@ -109,4 +109,3 @@ pub fn raw_in(dir: &Path, args: &[&str]) -> Out {
         stderr: String::from_utf8(out.stderr).expect("UTF-8 stderr"),
     }
 }
-

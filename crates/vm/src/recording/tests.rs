@@ -329,19 +329,32 @@ fn frames_that_go_back_or_are_not_a_time_are_errors() {
     // The first tick's time, not a number.
     let mut bad = good.clone();
     bad[tick0 + 8..tick0 + 16].copy_from_slice(&f64::NAN.to_le_bytes());
-    assert_eq!((error(&bad).offset(), error(&bad).what()), (tick0 + 8, &Unreadable::Time));
+    assert_eq!(
+        (error(&bad).offset(), error(&bad).what()),
+        (tick0 + 8, &Unreadable::Time)
+    );
     // The first tick's frame after every other: the second goes back.
     let mut bad = good.clone();
     bad[tick0..tick0 + 8].copy_from_slice(&u64::MAX.to_le_bytes());
     let e = error(&bad);
     assert!(
-        matches!(e.what(), Unreadable::Backwards { index: _, after: u64::MAX }) && e.offset() > tick0,
+        matches!(
+            e.what(),
+            Unreadable::Backwards {
+                index: _,
+                after: u64::MAX
+            }
+        ) && e.offset() > tick0,
         "{e}"
     );
     // Or its time later than the second's.
     let mut bad = good.clone();
     bad[tick0 + 8..tick0 + 16].copy_from_slice(&1e9_f64.to_le_bytes());
-    assert!(matches!(error(&bad).what(), Unreadable::Backwards { .. }), "{}", error(&bad));
+    assert!(
+        matches!(error(&bad).what(), Unreadable::Backwards { .. }),
+        "{}",
+        error(&bad)
+    );
     assert!(Recording::read_from(&good).is_ok());
 }
 
