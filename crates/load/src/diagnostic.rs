@@ -235,9 +235,10 @@ fn is_unprintable(c: char) -> bool {
         || ('\u{2066}'..='\u{2069}').contains(&c)
 }
 
-/// `text` as a diagnostic prints it: every character [`is_unprintable`]
-/// written as a Rust escape (`\u{1b}`), so that a name in a tree file
-/// cannot drive the terminal that shows the error.
+/// `text` as a diagnostic prints it: every character that could do more
+/// than show itself (C0 and C1 controls, bidirectional controls, line and
+/// paragraph separators) written as a Rust escape (`\u{1b}`), so that a
+/// name in a tree file cannot drive the terminal that shows the error.
 pub fn escaped(text: &str) -> std::borrow::Cow<'_, str> {
     escape_unless(text, |_| false)
 }
