@@ -566,7 +566,10 @@ fn the_validator_keeps_syncs_in_teams_and_teams_sized() {
     let one = compile(team(1, [act("lead")])).unwrap_err();
     assert!(one.contains("1 is not a team size: give 2 to 32"), "{one}");
     let zero = compile(team(2, [sync(0)])).unwrap_err();
-    assert!(zero.contains("0 is not a sync point: give 1 to 255"), "{zero}");
+    assert!(
+        zero.contains("0 is not a sync point: give 1 to 255"),
+        "{zero}"
+    );
     assert_eq!(compile(team(32, [sync(255)])), Ok(()));
 }
 
