@@ -117,6 +117,8 @@ fn symbol(kind: Kind) -> &'static str {
         Kind::Team => "👥 Team",
         Kind::Sync => "⇄ Sync",
         Kind::ChildTree => "⧉ ChildTree",
+        Kind::AlwaysSuccess => "✓ AlwaysSuccess",
+        Kind::AlwaysFailure => "✗ AlwaysFailure",
         Kind::Condition | Kind::Action | Kind::Deferred | Kind::Decide => kind.name(),
     }
 }

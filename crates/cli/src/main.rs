@@ -21,7 +21,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use treebeard_load::{Load, LoadOptions, Loader};
+use treebeard_load::{Load, LoadOptions, Loader, StubStatus};
 use treebeard_scenario::{PrepareOptions, builtin_leaves};
 
 const EXIT_CODES: &str = "\
@@ -164,6 +164,10 @@ enum Command {
         /// Stub leaves the built-in leaves lack.
         #[arg(long)]
         stub_unknown: bool,
+        /// With `--stub-unknown`: what stubbed leaves return on every tick,
+        /// unless the scenario says (`stub_status`).
+        #[arg(long, value_enum, default_value_t = StubArg::Running, requires = "stub_unknown")]
+        stub_status: StubArg,
         /// The folder a scenario's tree file (and what it includes) must
         /// stay inside [default: the current folder, or the scenario's own
         /// when it is outside it].
@@ -189,7 +193,7 @@ enum Command {
 
 #[derive(Args)]
 struct TreeArgs {
-    /// Stub leaves the built-in leaves lack (they succeed at once), and
+    /// Stub leaves the built-in leaves lack (each returns `--stub-status`), and
     /// nodes treebeard cannot run yet, with a warning each.
     #[arg(long)]
     stub_unknown: bool,
@@ -200,6 +204,30 @@ struct TreeArgs {
     /// the current folder, or the tree file's own when it is outside it].
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
+    /// With `--stub-unknown`: what stubbed leaves return on every tick.
+    #[arg(long, value_enum, default_value_t = StubArg::Running, requires = "stub_unknown")]
+    stub_status: StubArg,
+}
+
+/// What stubbed leaves return (`--stub-status`).
+#[derive(Clone, Copy, ValueEnum)]
+enum StubArg {
+    /// Keep running: a stubbed branch is visibly pending.
+    Running,
+    /// Succeed at once.
+    Success,
+    /// Fail at once.
+    Failure,
+}
+
+impl From<StubArg> for StubStatus {
+    fn from(arg: StubArg) -> StubStatus {
+        match arg {
+            StubArg::Running => StubStatus::Running,
+            StubArg::Success => StubStatus::Success,
+            StubArg::Failure => StubStatus::Failure,
+        }
+    }
 }
 
 impl TreeArgs {
@@ -209,6 +237,7 @@ impl TreeArgs {
             stub_unknown: self.stub_unknown,
             main: self.main.clone(),
             root: content_root(file, self.root.as_deref()),
+            stub_status: self.stub_status.into(),
             ..LoadOptions::default()
         }
     }
@@ -293,36 +322,25 @@ fn main() -> ExitCode {
             scenarios,
             trace,
             stub_unknown,
+            stub_status,
             root,
             observe,
-            watch: false,
-            ..
-        } => run(
-            &scenarios,
-            trace,
-            stub_unknown,
-            root.as_deref(),
-            &observe,
-            color,
-        ),
-        Command::Run {
-            scenarios,
-            trace,
-            stub_unknown,
-            root,
-            watch: true,
+            watch,
             ticks,
             interval,
-            ..
-        } => watch(
-            &scenarios,
-            trace,
-            stub_unknown,
-            root.as_deref(),
-            color,
-            ticks,
-            interval,
-        ),
+        } => {
+            // Each scenario's content root is its own (`content_root`).
+            let options = PrepareOptions {
+                stub_unknown,
+                stub_status: stub_status.into(),
+                root,
+            };
+            if watch {
+                self::watch(&scenarios, trace, options, color, ticks, interval)
+            } else {
+                run(&scenarios, trace, &options, &observe, color)
+            }
+        }
     }
 }
 
@@ -420,11 +438,12 @@ fn draw_to(file: &Path, tree: &TreeArgs, color: bool, path: &Path) -> ExitCode {
     }
 }
 
+/// `run`: the scenarios, each prepared with `options` and its own content
+/// root (`--root`, or as `content_root` finds it).
 fn run(
     scenarios: &[PathBuf],
     trace: Option<PathBuf>,
-    stub_unknown: bool,
-    root: Option<&Path>,
+    options: &PrepareOptions,
     observe: &observe::ObserveArgs,
     color: bool,
 ) -> ExitCode {
@@ -442,8 +461,8 @@ fn run(
     let mut code = ExitCode::SUCCESS;
     for path in scenarios {
         let options = PrepareOptions {
-            stub_unknown,
-            root: content_root(path, root),
+            root: content_root(path, options.root.as_deref()),
+            ..options.clone()
         };
         let prepared = match report::prepare(path, &options, color) {
             Ok(p) => p,
@@ -485,8 +504,7 @@ fn run(
 fn watch(
     scenarios: &[PathBuf],
     trace: Option<PathBuf>,
-    stub_unknown: bool,
-    root: Option<&Path>,
+    options: PrepareOptions,
     color: bool,
     ticks: Option<u64>,
     interval: Option<u64>,
@@ -506,8 +524,8 @@ fn watch(
         scenario,
         trace: trace_file.as_mut().map(|f| f as &mut dyn Write),
         options: PrepareOptions {
-            stub_unknown,
-            root: content_root(scenario, root),
+            root: content_root(scenario, options.root.as_deref()),
+            ..options
         },
         color,
         ticks,

@@ -601,11 +601,11 @@ fn check_of_a_file_that_is_no_tree_file_exits_1() {
 const MBT_STUBBED: &[(&str, &[&str])] = &[
     (
         "mbt/limit_concurrent_users.xml",
-        &["`ChasePlayer` is not a registered leaf: stubbed, it succeeds at once"],
+        &["`ChasePlayer` is not a registered leaf: stubbed, it keeps running"],
     ),
     (
         "mbt/logging.xml",
-        &["`QueryTPS` is not a registered leaf: stubbed, it succeeds at once"],
+        &["`QueryTPS` is not a registered leaf: stubbed, it keeps running"],
     ),
 ];
 
@@ -1175,6 +1175,8 @@ const DECIDERS: &[&str] = &[
     "Team",
     "Sync",
     "ChildTree",
+    "AlwaysSuccess",
+    "AlwaysFailure",
 ];
 
 const LEAVES: &[(&str, &str)] = &[
@@ -1610,9 +1612,21 @@ fn run_stub_unknown_stubs_leaves_of_a_tree_file() {
     run_in(dir.root(), &["run", "s.ron"])
         .code(1)
         .err_has("unknown node type `Shoot`");
+    // Stubbed, Shoot keeps running (the default), and the sequence waits
+    // on it; told to succeed, it lets the sequence through.
     run_in(dir.root(), &["run", "--stub-unknown", "s.ron"])
-        .code(0)
-        .err_has("s.ron: ok, 1 ticks, 1 checks");
+        .code(1)
+        .err_has("`Shoot` is not a registered leaf: stubbed, it keeps running")
+        .err_has("root status is not as expected");
+    run_in(
+        dir.root(),
+        &["run", "--stub-unknown", "--stub-status", "success", "s.ron"],
+    )
+    .code(0)
+    .err_has("stubbed, it succeeds at once")
+    .err_has("s.ron: ok, 1 ticks, 1 checks");
+    // And a status without stubs is a usage error.
+    run_in(dir.root(), &["run", "--stub-status", "failure", "s.ron"]).code(2);
 }
 
 /// Runs `treebeard --color never ARGS` in the repository's root.

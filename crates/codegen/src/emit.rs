@@ -513,6 +513,17 @@ impl Emitter<'_, '_> {
                 self.line(2, "Status::Failure");
                 self.line(1, "}");
             }
+            Kind::AlwaysSuccess | Kind::AlwaysFailure => {
+                if self.uses.runs {
+                    self.line(1, &format!("pass::<P>(t, {i});"));
+                }
+                let status = if kind == Kind::AlwaysSuccess {
+                    "Success"
+                } else {
+                    "Failure"
+                };
+                self.line(1, &format!("Status::{status}"));
+            }
             Kind::Action => {
                 self.line(1, &format!("pass::<P>(t, {i});"));
                 self.line(

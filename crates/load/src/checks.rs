@@ -157,9 +157,13 @@ impl Checker<'_> {
                 success: true,
                 failure: false,
             },
-            Kind::Wait => Outcomes {
+            Kind::Wait | Kind::AlwaysSuccess => Outcomes {
                 success: true,
                 failure: false,
+            },
+            Kind::AlwaysFailure => Outcomes {
+                success: false,
+                failure: true,
             },
             // A decider passes its child's statuses; a group ends with the
             // status of its last child to end.

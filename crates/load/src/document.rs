@@ -201,6 +201,10 @@ pub enum What {
     /// A node of the dialect that treebeard cannot run (yet): an error, or
     /// a stub with `--stub-unknown`. The text says what it is.
     Unsupported(&'static str),
+    /// A built-in node of the dialect that treebeard cannot run yet:
+    /// always an error, never stubbed (a stub would change what the tree
+    /// does where the file relies on the built-in's behaviour).
+    BuiltIn(&'static str),
 }
 
 /// A concurrent decider's policy as written.

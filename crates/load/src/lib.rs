@@ -69,5 +69,5 @@ pub mod xml;
 
 pub use diagnostic::{Diagnostic, Diagnostics, Severity};
 pub use loader::{Load, LoadOptions, Loaded, Loader, load_file, load_str};
-pub use resolve::Stub;
+pub use resolve::{Stub, StubStatus};
 pub use source::{FileId, SourceMap, Span};

@@ -76,7 +76,7 @@ pub(crate) fn node_problem(decl: &NodeDecl) -> Option<Diagnostic> {
     let named = match &decl.what {
         What::Leaf(name) => long_name("the leaf name", name),
         What::SubTree(name) => long_name("the sub-tree's name", name),
-        What::Decider(..) | What::Unsupported(_) => None,
+        What::Decider(..) | What::Unsupported(_) | What::BuiltIn(_) => None,
     };
     let attrs = decl.attrs.iter().find_map(|attr| {
         let value = match &attr.value {

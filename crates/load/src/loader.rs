@@ -6,7 +6,7 @@ use crate::document::{Dialect, Document};
 use crate::files::{self, ContentRoot, ReadLimits, Refusal};
 use crate::limits::MAX_FILES;
 use crate::native::{self, token_span};
-use crate::resolve::{self, Resolved, ScriptAt, Stub};
+use crate::resolve::{self, Resolved, ScriptAt, Stub, StubStatus};
 use crate::source::{FileId, SourceMap, Span};
 use crate::xml::{self, XmlOptions};
 use std::collections::HashSet;
@@ -37,6 +37,8 @@ pub struct LoadOptions {
     pub root: Option<PathBuf>,
     /// Caps on the bytes read.
     pub read: ReadLimits,
+    /// What stubbed leaves return (with [`LoadOptions::stub_unknown`]).
+    pub stub_status: StubStatus,
 }
 
 /// A file a file includes.
@@ -419,7 +421,9 @@ impl<'c> Loader<'c> {
             &self.map,
             self.catalog,
             self.options.main.as_deref(),
-            self.options.stub_unknown,
+            self.options
+                .stub_unknown
+                .then_some(self.options.stub_status),
             &mut self.diags,
         );
         let tree = resolved.tree.take()?;

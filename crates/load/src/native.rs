@@ -1076,18 +1076,26 @@ impl Decoder<'_, '_> {
         node
     }
 
+    /// Counts one more node, written at `span`: whether the file has gone
+    /// past [`MAX_NODES`] (reported once; the file is dropped, see
+    /// `document`). Out of line: `node` recurses once per level, and its
+    /// frame must stay small for the deepest file to read on a 2 MiB stack.
+    #[inline(never)]
+    fn past_the_node_cap(&mut self, span: Span) -> bool {
+        self.nodes += 1;
+        if self.nodes == MAX_NODES + 1 {
+            self.diags.push(
+                Diagnostic::error(format!("the file has more than {MAX_NODES} nodes"))
+                    .at(span)
+                    .help("a tree has at most that many: split it into sub-trees in files of their own"),
+            );
+        }
+        self.nodes > MAX_NODES
+    }
+
     /// The node `v`, with its subtree.
     fn node(&mut self, v: &Value, depth: usize) -> Option<NodeDecl> {
-        self.nodes += 1;
-        if self.nodes > MAX_NODES {
-            // Reported once; the file is dropped (see `document`).
-            if self.nodes == MAX_NODES + 1 {
-                self.diags.push(
-                    Diagnostic::error(format!("the file has more than {MAX_NODES} nodes"))
-                        .at(v.span)
-                        .help("a tree has at most that many: split it into sub-trees in files of their own"),
-                );
-            }
+        if self.past_the_node_cap(v.span) {
             return None;
         }
         if depth > MAX_NESTING {

@@ -47,7 +47,8 @@ use treebeard_shape::{
 };
 
 /// A leaf the loaded trees use that the registry lacks, stubbed: the caller
-/// registers a leaf of this name and schema before linking.
+/// registers a leaf of this name and schema before linking, which returns
+/// `status` on every tick.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Stub {
     /// The name the trees use.
@@ -55,6 +56,54 @@ pub struct Stub {
     /// Its schema: an action taking every parameter any use gives, as a
     /// string defaulting to `""`.
     pub schema: LeafSchema,
+    /// What it returns on every tick.
+    pub status: StubStatus,
+}
+
+/// What a stubbed leaf returns on every tick (`--stub-status`). Running by
+/// default, so that a stubbed branch is visibly pending rather than
+/// silently taken as done: a stub that succeeded would skip a `Fallback`'s
+/// later children, one that failed would skip a `Sequence`'s.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum StubStatus {
+    /// Runs, and never ends.
+    #[default]
+    Running,
+    /// Succeeds at once.
+    Success,
+    /// Fails at once.
+    Failure,
+}
+
+impl StubStatus {
+    /// What a stub with it does, for warnings.
+    pub fn does(self) -> &'static str {
+        match self {
+            StubStatus::Running => "it keeps running",
+            StubStatus::Success => "it succeeds at once",
+            StubStatus::Failure => "it fails at once",
+        }
+    }
+
+    /// Its name: `running`, `success` or `failure`.
+    pub fn name(self) -> &'static str {
+        match self {
+            StubStatus::Running => "running",
+            StubStatus::Success => "success",
+            StubStatus::Failure => "failure",
+        }
+    }
+
+    /// The status named `name`.
+    pub fn from_name(name: &str) -> Option<StubStatus> {
+        [
+            StubStatus::Running,
+            StubStatus::Success,
+            StubStatus::Failure,
+        ]
+        .into_iter()
+        .find(|s| s.name() == name)
+    }
 }
 
 /// The leaf that stands in for a node with errors, so that the rest of the
@@ -188,9 +237,10 @@ pub fn resolve(
     map: &SourceMap,
     catalog: &dyn LeafCatalog,
     main: Option<&str>,
-    stub_unknown: bool,
+    stubs: Option<StubStatus>,
     diags: &mut Diagnostics,
 ) -> Resolved {
+    let stub_unknown = stubs.is_some();
     let mut trees: BTreeMap<&str, &TreeDecl> = BTreeMap::new();
     for tree in docs.iter().flat_map(|d| &d.trees) {
         if let Some(d) = limits::long_name("the tree name", &tree.name) {
@@ -259,6 +309,7 @@ pub fn resolve(
         scripts_at: HashMap::new(),
         trees: &trees,
         stub_unknown,
+        stub_status: stubs.unwrap_or_default(),
         stub_events: std::mem::take(&mut out.stub_events),
         diags,
         stubs: BTreeMap::new(),
@@ -281,6 +332,7 @@ pub fn resolve(
                 s.with(ParamSpec::new(&p, ParamType::Str).default(""))
             }),
             name: name.into(),
+            status: stubs.unwrap_or_default(),
         })
         .collect();
     out.trees_at = r.trees_at;
@@ -443,6 +495,8 @@ struct Resolver<'a, 'd> {
     scripts_at: HashMap<Source, ScriptAt>,
     trees: &'a BTreeMap<&'a str, &'a TreeDecl>,
     stub_unknown: bool,
+    /// What stubs return.
+    stub_status: StubStatus,
     /// The events stubbed so far.
     stub_events: Vec<Box<str>>,
     diags: &'d mut Diagnostics,
@@ -615,19 +669,16 @@ impl Resolver<'_, '_> {
     fn try_node(&mut self, decl: &NodeDecl, tree: &str, path: &str, scope: &Scope) -> Option<Node> {
         let at = self.source(decl.span);
         self.trees_at.insert(at, tree.into());
-        let problem = |d: Diagnostic| d.at(decl.span).node(tree, path, &decl.written);
+        // PERF: the deciders' path here, the rest out of line: this
+        // function is on the resolver's recursion once per level of nodes,
+        // and its frame must stay small for the deepest tree to resolve on
+        // a 2 MiB stack in the unoptimised build.
         let node = match &decl.what {
             What::Decider(kind, policy) => {
                 let configured = kind.layout() == Layout::Configured;
                 if let Some(attr) = decl.attrs.first().filter(|_| !configured) {
-                    self.diags.push(
-                        Diagnostic::error(format!(
-                            "`{}` takes no parameters, but is given `{}`",
-                            decl.written, attr.name
-                        ))
-                        .at(attr.span)
-                        .node(tree, path, &decl.written),
-                    );
+                    self.diags
+                        .push(no_parameters(decl, attr).node(tree, path, &decl.written));
                 }
                 let children = self.children(decl, tree, path, scope);
                 let mut node = decider_of(*kind, children);
@@ -646,6 +697,24 @@ impl Resolver<'_, '_> {
                 }
                 node
             }
+            _ => return self.other_node(decl, at, tree, path, scope),
+        };
+        Some(written_at(node, decl, at))
+    }
+
+    /// A node other than a decider (see `try_node`), written at `at`: a
+    /// leaf, a sub-tree, a node treebeard cannot run.
+    #[inline(never)]
+    fn other_node(
+        &mut self,
+        decl: &NodeDecl,
+        at: Source,
+        tree: &str,
+        path: &str,
+        scope: &Scope,
+    ) -> Option<Node> {
+        let problem = |d: Diagnostic| d.at(decl.span).node(tree, path, &decl.written);
+        let node = match &decl.what {
             What::Leaf(name) if **name == *PLACEHOLDER => {
                 // Its errors were reported without a place in the tree.
                 self.diags.attach_node(decl.span, tree, path, &decl.written);
@@ -675,7 +744,8 @@ impl Resolver<'_, '_> {
                         self.stub(name, decl);
                         self.diags.push(problem(
                             Diagnostic::warning(format!(
-                                "`{name}` is not a registered leaf: stubbed, it succeeds at once"
+                                "`{name}` is not a registered leaf: stubbed, {}",
+                                self.stub_status.does()
                             ))
                             .help("register the leaf to run the tree as written"),
                         ));
@@ -707,6 +777,10 @@ impl Resolver<'_, '_> {
                 node
             }
             What::SubTree(name) => return self.subtree(decl, name, tree, path, scope),
+            What::BuiltIn(reason) => {
+                self.diags.push(problem(unsupported_built_in(decl, reason)));
+                return None;
+            }
             What::Unsupported(reason) => {
                 if !self.stub_unknown {
                     self.diags.push(problem(
@@ -728,36 +802,31 @@ impl Resolver<'_, '_> {
                         node = node.arg(&attr.name, scope.apply(&attr.value));
                     }
                     self.diags.push(problem(Diagnostic::warning(format!(
-                        "`{}` ({reason}) is stubbed: it succeeds at once",
-                        decl.written
+                        "`{}` ({reason}) is stubbed: {}",
+                        decl.written,
+                        self.stub_status.does()
                     ))));
                     node
                 } else {
                     return self.pass_through(decl, tree, path, scope, reason);
                 }
             }
+            What::Decider(..) => unreachable!("`try_node` builds deciders"),
         };
-        let mut node = node.at(at).with_logs(&decl.logs);
-        if let Some(name) = &decl.name {
-            node = node.named(name);
-        }
-        if let Some(id) = decl.id {
-            node = node.with_id(id);
-        }
-        Some(node)
+        Some(written_at(node, decl, at))
     }
 
     fn children(&mut self, decl: &NodeDecl, tree: &str, path: &str, scope: &Scope) -> Vec<Node> {
         self.depth += 1;
-        let children = decl
-            .children
-            .iter()
-            .enumerate()
-            .map(|(i, child)| {
-                let child_path = format!("{path}/{}[{i}]", self.label(child));
-                self.node(child, tree, &child_path, scope)
-            })
-            .collect();
+        // PERF: a plain loop, not an iterator chain: the resolver recurses
+        // once per level of nodes, and in the unoptimised build each
+        // adaptor of a chain is a frame of its own on every level (the
+        // deepest tree must resolve on a 2 MiB stack).
+        let mut children = Vec::with_capacity(decl.children.len());
+        for (i, child) in decl.children.iter().enumerate() {
+            let child_path = format!("{path}/{}[{i}]", self.label(child));
+            children.push(self.node(child, tree, &child_path, scope));
+        }
         self.depth -= 1;
         children
     }
@@ -922,6 +991,43 @@ impl<'a> Resolver<'a, '_> {
 }
 
 /// A node's label in paths, from the node alone.
+/// `node` with what `decl` gives every node: where it is written, its log
+/// messages, its name and its id.
+fn written_at(node: Node, decl: &NodeDecl, at: Source) -> Node {
+    let mut node = node.at(at).with_logs(&decl.logs);
+    if let Some(name) = &decl.name {
+        node = node.named(name);
+    }
+    if let Some(id) = decl.id {
+        node = node.with_id(id);
+    }
+    node
+}
+
+/// The error of a decider given parameters it does not take.
+#[inline(never)]
+fn no_parameters(decl: &NodeDecl, attr: &crate::document::Attr) -> Diagnostic {
+    Diagnostic::error(format!(
+        "`{}` takes no parameters, but is given `{}`",
+        decl.written, attr.name
+    ))
+    .at(attr.span)
+}
+
+/// The error of a built-in node treebeard cannot run yet. Out of line: the
+/// resolver recurses once per level of nodes, and its frame stays small.
+#[inline(never)]
+fn unsupported_built_in(decl: &NodeDecl, reason: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "`{}` ({reason}) is not supported by treebeard yet",
+        decl.written
+    ))
+    .help(
+        "a built-in node is never stubbed, since a stub would change what the tree does; \
+         docs/trees.md lists the built-ins treebeard runs",
+    )
+}
+
 pub(crate) fn label(decl: &NodeDecl) -> &str {
     if let Some(name) = &decl.name {
         return name;
@@ -931,6 +1037,6 @@ pub(crate) fn label(decl: &NodeDecl) -> &str {
         What::Leaf(name) if **name == *PLACEHOLDER => &decl.written,
         What::Leaf(name) => name,
         What::Decider(kind, _) => kind.name(),
-        What::Unsupported(_) => &decl.written,
+        What::Unsupported(_) | What::BuiltIn(_) => &decl.written,
     }
 }

@@ -69,6 +69,9 @@ impl SourceFile {
             chars.push(count);
             count += block.iter().filter(|&&b| !is_continuation(b)).count() as u32;
         }
+        // The end's count too: an offset at the end of a text whose length
+        // is a whole number of blocks starts a block of its own.
+        chars.push(count);
         SourceFile {
             name: name.into(),
             text,
@@ -309,6 +312,16 @@ mod tests {
                 f.offset(line, column).is_some(),
                 "{offset}: {line}:{column}"
             );
+        }
+    }
+
+    #[test]
+    fn the_end_of_a_text_of_whole_blocks_has_a_column() {
+        // A fuzzed file found it: the end of a text of 256 bytes.
+        for len in [0, BLOCK - 1, BLOCK, 2 * BLOCK, 2 * BLOCK + 1] {
+            let mut map = SourceMap::new();
+            let id = map.add("t", "x".repeat(len));
+            assert_eq!(map.file(id).line_column(len), (1, len as u32 + 1), "{len}");
         }
     }
 

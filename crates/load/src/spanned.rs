@@ -308,25 +308,42 @@ where
         crate::source::span_within(self.file, self.text, part)
     }
 
-    fn value(&mut self, part: &'m str, depth: usize) -> Option<Value> {
-        let span = self.span_of(part);
+    /// Counts one more value, written at `span`: whether the file has gone
+    /// past [`MAX_VALUES`] (reported once). Out of line: `value` recurses
+    /// once per level of a tree file's nesting (two per node), and its
+    /// frame must stay small for the deepest file to read on a 2 MiB stack.
+    #[inline(never)]
+    fn past_the_value_cap(&mut self, span: Span) -> bool {
+        self.values += 1;
+        if self.values == MAX_VALUES + 1 {
+            self.diags.push(
+                Diagnostic::error(format!("the file holds more than {MAX_VALUES} values"))
+                    .at(span)
+                    .help("split it into files that include one another"),
+            );
+        }
+        self.values > MAX_VALUES
+    }
+
+    /// One level of `part` (written at `span`, `depth` levels down):
+    /// scalars read, children kept raw; `None` after reporting why not.
+    /// Out of line, as everything but the recursion itself: `value`
+    /// recurses once per level of a tree file's nesting (twice per node),
+    /// and with the parser's state in its frame the deepest file would not
+    /// read on a 2 MiB stack in the unoptimised build.
+    #[inline(never)]
+    fn layer(&mut self, part: &'m str, span: Span, depth: usize) -> Option<Layer<'m, F::Raw>> {
         if depth > self.max_depth {
             let max = self.max_depth;
             self.diags
                 .push(Diagnostic::error(format!("values nest deeper than {max} levels")).at(span));
             return None;
         }
-        self.values += 1;
-        if self.values > MAX_VALUES {
-            self.diags.push(
-                Diagnostic::error(format!("the file holds more than {MAX_VALUES} values"))
-                    .at(span)
-                    .help("split it into files that include one another"),
-            );
+        if self.past_the_value_cap(span) {
             return None;
         }
-        let layer = match F::parse::<Layer<'m, F::Raw>>(part) {
-            Ok(layer) => layer,
+        match F::parse::<Layer<'m, F::Raw>>(part) {
+            Ok(layer) => Some(layer),
             Err((message, at)) => {
                 let start = part.len() - part.trim_start().len();
                 let offset = at
@@ -336,10 +353,14 @@ where
                     .at(token_span(self.map, self.file, offset))
                     .help(format!("this is not valid {}", F::DIALECT.name()));
                 self.diags.push(d);
-                return None;
+                None
             }
-        };
-        let kind = match layer {
+        }
+    }
+
+    fn value(&mut self, part: &'m str, depth: usize) -> Option<Value> {
+        let span = self.span_of(part);
+        let kind = match self.layer(part, span, depth)? {
             Layer::Null => ValueKind::Null,
             Layer::Bool(b) => ValueKind::Bool(b),
             Layer::Int(i) => ValueKind::Int(i),

@@ -455,7 +455,7 @@ fn the_compilers_column_of_a_script_error_is_the_files() {
         };
         let docs = [doc.expect("a document")];
         let c = catalog();
-        let resolved = resolve::resolve(&docs, &map, &c, None, false, &mut diags);
+        let resolved = resolve::resolve(&docs, &map, &c, None, None, &mut diags);
         let options = Options {
             files: map.names(),
             declarations: resolved.declarations.clone(),

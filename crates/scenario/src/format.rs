@@ -13,7 +13,7 @@
 use crate::blackboard::DynValue;
 use std::path::{Path, PathBuf};
 use treebeard_load::spanned::{Entry, Value, ValueKind, check_keys, get, read_value};
-use treebeard_load::{Diagnostic, Diagnostics, FileId, SourceMap, Span};
+use treebeard_load::{Diagnostic, Diagnostics, FileId, SourceMap, Span, StubStatus};
 use treebeard_shape::{FieldDecl, FieldType, suggest};
 use treebeard_vm::{Outcome, Status};
 
@@ -30,6 +30,8 @@ pub struct Scenario {
     pub main: Option<(String, Span)>,
     /// Stub leaves the built-in leaves lack.
     pub stub_unknown: bool,
+    /// What the stubs return, if the scenario says.
+    pub stub_status: Option<StubStatus>,
     /// Agents ticked in order, numbered from 0.
     pub agents: u32,
     /// Ticks, numbered from 0.
@@ -150,6 +152,7 @@ const TOP: &[&str] = &[
     "tree",
     "main",
     "stub_unknown",
+    "stub_status",
     "agents",
     "ticks",
     "seed",
@@ -342,6 +345,19 @@ impl Decoder<'_> {
             },
             None => false,
         };
+        let stub_status = match f.get("stub_status") {
+            Some(s) => match s.as_str().and_then(StubStatus::from_name) {
+                Some(status) => Some(status),
+                None => {
+                    self.error(
+                        s.span,
+                        "`stub_status` must be \"running\", \"success\" or \"failure\"",
+                    );
+                    None
+                }
+            },
+            None => None,
+        };
         let agents = match f.get("agents") {
             Some(a) => match self.uint(a, "`agents`") {
                 Some(n) if (1..=100_000).contains(&n) => n as u32,
@@ -434,6 +450,7 @@ impl Decoder<'_> {
             tree,
             main,
             stub_unknown,
+            stub_status,
             agents,
             ticks: ticks.unwrap_or(0),
             seed,

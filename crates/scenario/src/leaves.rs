@@ -23,7 +23,7 @@
 
 use crate::blackboard::{DynBlackboard, DynValue};
 use std::sync::Arc;
-use treebeard_load::Stub;
+use treebeard_load::{Stub, StubStatus};
 use treebeard_shape::{FieldDecl, FieldType, NodeIdx, ParamSpec, ParamType, Shape, suggest};
 use treebeard_vm::script::FieldAccess;
 use treebeard_vm::{
@@ -422,13 +422,23 @@ pub fn builtin(keys: &[FieldDecl], events: &[String]) -> Leaves<Agent> {
 }
 
 /// Registers `stubs` (leaves a tree names that the registry lacks): each
-/// succeeds at once.
+/// returns its stub status on every tick.
 pub fn add_stubs(leaves: &mut Leaves<Agent>, stubs: &[Stub]) {
     for stub in stubs {
-        let mut r = leaves
-            .action(&stub.name, |_, _| Status::Success)
-            .never_fails()
-            .describe("a stub: succeeds at once");
+        let r = match stub.status {
+            StubStatus::Running => leaves
+                .action(&stub.name, |_, _| Status::Running)
+                .never_fails()
+                .describe("a stub: keeps running"),
+            StubStatus::Success => leaves
+                .action(&stub.name, |_, _| Status::Success)
+                .never_fails()
+                .describe("a stub: succeeds at once"),
+            StubStatus::Failure => leaves
+                .action(&stub.name, |_, _| Status::Failure)
+                .describe("a stub: fails at once"),
+        };
+        let mut r = r;
         for p in &stub.schema.params {
             r = r.with(p.clone());
         }

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use treebeard_load::diagnostic::escaped_lines;
 use treebeard_load::files::{ContentRoot, Refusal};
-use treebeard_load::{Diagnostic, Diagnostics, LoadOptions, Loader, SourceMap, Span};
+use treebeard_load::{Diagnostic, Diagnostics, LoadOptions, Loader, SourceMap, Span, StubStatus};
 use treebeard_shape::{Kind, NodeIdx, Shape, suggest};
 use treebeard_vm::{
     CompiledTree, EngineError, EventId, Frame, Leaves, Outcome, Program, Request, RequestKind,
@@ -75,6 +75,8 @@ pub struct Prepared {
 pub struct PrepareOptions {
     /// Stub unknown leaves even if the scenario does not say so.
     pub stub_unknown: bool,
+    /// What stubs return, unless the scenario says (`stub_status`).
+    pub stub_status: StubStatus,
     /// The folder that the scenario's tree file (and what it includes)
     /// must stay inside; `None`: the scenario file's folder. See
     /// `treebeard_load::files`.
@@ -174,6 +176,7 @@ fn prepare_text(
     let catalog = leaves::builtin(&scenario.keys, &scenario.events);
     let load_options = LoadOptions {
         stub_unknown: scenario.stub_unknown || options.stub_unknown,
+        stub_status: scenario.stub_status.unwrap_or(options.stub_status),
         root: Some(root.dir().to_path_buf()),
         ..LoadOptions::default()
     };

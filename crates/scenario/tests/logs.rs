@@ -12,6 +12,7 @@ fn the_mbt_logging_scenario_logs_its_messages() {
     let options = PrepareOptions {
         stub_unknown: true,
         root: Some(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests")),
+        ..PrepareOptions::default()
     };
     let prepared = prepare(&path, &options).unwrap_or_else(|e| panic!("{e:?}"));
     let logs = Logs::new(prepared.program.shape(), LogHistory::new(16));

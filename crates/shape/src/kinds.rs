@@ -464,6 +464,12 @@ node_kinds! {
     /// is. Injecting another one cancels the old one's running work on the
     /// agent's next tick.
     38 => ChildTree: Configured children(1, MAX_CHILD_TREES) fields("", "") params[];
+    /// Succeeds at once (BehaviorTree.CPP's AlwaysSuccess): a placeholder
+    /// for work not written yet, or the last, catch-all branch of a
+    /// selector.
+    39 => AlwaysSuccess: Configured children(0, 0) fields("", "") params[];
+    /// Fails at once (BehaviorTree.CPP's AlwaysFailure).
+    40 => AlwaysFailure: Configured children(0, 0) fields("", "") params[];
 }
 
 /// The most members of a [`Kind::Team`] (its `size`): a team's members
@@ -565,6 +571,8 @@ impl Kind {
                 | Kind::ForceSuccess
                 | Kind::ForceFailure
                 | Kind::StoredState
+                | Kind::AlwaysSuccess
+                | Kind::AlwaysFailure
                 | Kind::Condition
                 | Kind::Action
                 | Kind::Deferred

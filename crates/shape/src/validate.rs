@@ -155,6 +155,8 @@ impl Open {
             // gates test on entry only, and know a child is running by its
             // states).
             Kind::Script
+            | Kind::AlwaysSuccess
+            | Kind::AlwaysFailure
             | Kind::AssertScript
             | Kind::AssertCondition
             | Kind::SendEvent

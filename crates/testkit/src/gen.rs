@@ -46,7 +46,7 @@ use treebeard_shape::{
     ActionId, Declarations, GroupPolicy, Kind, NodeIdx, Options, POLICIES, Signal, Timestamp,
     compile_with,
 };
-use treebeard_vm::{EventId, Program};
+use treebeard_vm::{EventId, Program, Status};
 
 /// The tree variables every spec declares: name and initial value.
 pub const VARIABLES: [(&str, bool); 3] = [("v0", false), ("v1", true), ("v2", false)];
@@ -344,6 +344,8 @@ pub enum Spec {
     Persistent,
     /// The deferred action `d`.
     Deferred,
+    /// `AlwaysSuccess` (true) or `AlwaysFailure` (false).
+    Always(bool),
     /// `Script` running [`SCRIPTS`]`[i]`.
     Script(u8),
     /// `AssertScript` over [`TESTS`]`[i]`.
@@ -512,6 +514,7 @@ impl Spec {
             | Spec::Act
             | Spec::Persistent
             | Spec::Deferred
+            | Spec::Always(_)
             | Spec::Script(_)
             | Spec::AssertScript(_)
             | Spec::AssertCondition(_)
@@ -594,6 +597,8 @@ impl Spec {
             Spec::Act => tree::act("a"),
             Spec::Persistent => tree::act("p"),
             Spec::Deferred => tree::act("d"),
+            Spec::Always(true) => decider_of(Kind::AlwaysSuccess, []),
+            Spec::Always(false) => decider_of(Kind::AlwaysFailure, []),
             Spec::Script(i) => decider_of(Kind::Script, []).arg("script", SCRIPTS[usize::from(*i)]),
             Spec::AssertScript(i) => {
                 decider_of(Kind::AssertScript, []).arg("test", TESTS[usize::from(*i)])
@@ -740,6 +745,14 @@ impl Spec {
                 Spec::Act => RefNode::action(node, false),
                 Spec::Persistent => RefNode::action(node, true),
                 Spec::Deferred => RefNode::deferred(node, DEFERRED_ACTION),
+                Spec::Always(succeeds) => RefNode::Always {
+                    node,
+                    status: if *succeeds {
+                        Status::Success
+                    } else {
+                        Status::Failure
+                    },
+                },
                 Spec::Script(_) => RefNode::Script {
                     node,
                     script: next.script(),
@@ -966,6 +979,8 @@ impl fmt::Debug for Spec {
             Spec::Act => return write!(f, "a"),
             Spec::Persistent => return write!(f, "p"),
             Spec::Deferred => return write!(f, "d"),
+            Spec::Always(true) => return write!(f, "ok"),
+            Spec::Always(false) => return write!(f, "ko"),
             Spec::Script(i) => return write!(f, "script[{}]", SCRIPTS[usize::from(*i)]),
             Spec::AssertScript(i) => return write!(f, "assert[{}]", TESTS[usize::from(*i)]),
             Spec::AssertCondition(i) => {
@@ -1072,7 +1087,7 @@ impl fmt::Display for Spec {
 /// the five configured one-child kinds (loops, `Timeout`, `Cooldown`, the
 /// scope) together weigh as much as one, and seed 001's nodes (stored
 /// state, repeats and monitors, mostly first in a composite) as two. The
-/// seven memory leaves (`PostStimulus` among them) together weigh about a
+/// eight memory leaves (`PostStimulus` and the constant statuses among them) together weigh about a
 /// quarter of the leaves, `Wait` a twelfth. Spore groups (1 to 3 deciders, each over any subtree, so two
 /// levels more: up to 7) weigh one and a half, and seed 001's crowd nodes
 /// (gates and global cool-downs) one.
@@ -1283,6 +1298,7 @@ pub fn query_strategy() -> impl Strategy<Value = Spec> {
 fn memory_leaf_strategy() -> impl Strategy<Value = Spec> {
     let index = |n: usize| 0..n as u8;
     prop_oneof![
+        any::<bool>().prop_map(Spec::Always),
         index(SCRIPTS.len()).prop_map(Spec::Script),
         index(TESTS.len()).prop_map(Spec::AssertScript),
         index(CONDITIONS.len()).prop_map(Spec::AssertCondition),
@@ -1691,7 +1707,8 @@ fn random_post(rng: &mut Rng) -> Spec {
 
 fn random_memory_leaf(rng: &mut Rng) -> Spec {
     let events = crate::script::EVENTS.len();
-    match rng.below(7) {
+    match rng.below(8) {
+        7 => Spec::Always(rng.below(2) == 0),
         0 => Spec::Script(rng.below(SCRIPTS.len()) as u8),
         1 => Spec::AssertScript(rng.below(TESTS.len()) as u8),
         2 => Spec::AssertCondition(rng.below(CONDITIONS.len()) as u8),
@@ -1747,6 +1764,8 @@ mod tests {
             Spec::Cond => Kind::Condition,
             Spec::Deferred => Kind::Deferred,
             Spec::Act | Spec::Persistent => Kind::Action,
+            Spec::Always(true) => Kind::AlwaysSuccess,
+            Spec::Always(false) => Kind::AlwaysFailure,
             Spec::Script(_) => Kind::Script,
             Spec::AssertScript(_) => Kind::AssertScript,
             Spec::AssertCondition(_) => Kind::AssertCondition,
@@ -2065,6 +2084,8 @@ mod tests {
             Kind::Condition,
             Kind::Action,
             Kind::Deferred,
+            Kind::AlwaysSuccess,
+            Kind::AlwaysFailure,
             Kind::Script,
             Kind::AssertScript,
             Kind::AssertCondition,
@@ -2138,9 +2159,10 @@ mod tests {
         // An inverter in a monitor's query keeps the monitor and the
         // selector that holds it, `pri(monitor(inv(c)))`, and the selector
         // keeps a first monitor of its own: `sel(monitor(c),
-        // monitor(inv(c)))`.
+        // monitor(inv(c)))`; a monitor under a concurrent keeps it too,
+        // `con(monitor(pri(inv(c))))`.
         assert!(
-            smallest.len() <= 6 && smallest.depth() <= 4,
+            smallest.len() <= 6 && smallest.depth() <= 5,
             "shrunk to {smallest:?}"
         );
         let inverters = pre_order(&smallest)

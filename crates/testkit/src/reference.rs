@@ -361,6 +361,13 @@ pub enum RefNode {
         /// Entered and not exited.
         open: bool,
     },
+    /// `AlwaysSuccess` or `AlwaysFailure`: its status, at once.
+    Always {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The status it returns.
+        status: Status,
+    },
     /// `Script`: runs its script; succeeds, or fails if the script faults.
     Script {
         /// The node's pre-order index.
@@ -955,6 +962,7 @@ impl RefNode {
             | RefNode::Cooldown { node, .. }
             | RefNode::Scope { node, .. }
             | RefNode::Script { node, .. }
+            | RefNode::Always { node, .. }
             | RefNode::Assert { node, .. }
             | RefNode::Gate { node, .. }
             | RefNode::ScriptWrapper { node, .. }
@@ -1009,6 +1017,7 @@ impl RefNode {
             | RefNode::Deferred { .. }
             | RefNode::Wait { .. }
             | RefNode::Script { .. }
+            | RefNode::Always { .. }
             | RefNode::Assert { .. }
             | RefNode::WaitUntilTime { .. }
             | RefNode::WaitForEvent { .. }
@@ -1048,6 +1057,7 @@ impl RefNode {
             | RefNode::Deferred { .. }
             | RefNode::Wait { .. }
             | RefNode::Script { .. }
+            | RefNode::Always { .. }
             | RefNode::Assert { .. }
             | RefNode::WaitUntilTime { .. }
             | RefNode::WaitForEvent { .. }
@@ -2352,6 +2362,7 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             }
             status
         }
+        RefNode::Always { status, .. } => *status,
         RefNode::Script { script, .. } => {
             // Succeeds unless the script faults; its value does not matter.
             if cx.script(*script, false).is_ok() {
@@ -2908,6 +2919,7 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
         RefNode::Decider { .. } | RefNode::Decide { .. } => {}
         // Leaves that finish on the tick they start.
         RefNode::Script { .. }
+        | RefNode::Always { .. }
         | RefNode::Assert { .. }
         | RefNode::SendEvent { .. }
         | RefNode::PostStimulus { .. } => {}
@@ -3563,6 +3575,14 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
         Kind::Script => RefNode::Script {
             node: at,
             script: shape.params(at)[0],
+        },
+        Kind::AlwaysSuccess => RefNode::Always {
+            node: at,
+            status: Status::Success,
+        },
+        Kind::AlwaysFailure => RefNode::Always {
+            node: at,
+            status: Status::Failure,
         },
         Kind::AssertScript | Kind::AssertCondition => RefNode::Assert {
             node: at,

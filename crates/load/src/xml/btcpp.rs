@@ -62,107 +62,105 @@ const NODES: &[(&str, Map)] = &[
     ("ReactiveFallback", Map::Decider(Kind::PrioritySelector)),
     ("Parallel", Map::Concurrent),
     ("Inverter", Map::Decider(Kind::Inverter)),
+    ("AlwaysSuccess", Map::Decider(Kind::AlwaysSuccess)),
+    ("AlwaysFailure", Map::Decider(Kind::AlwaysFailure)),
+    // A success of its child is running, one run per tick; a failure ends
+    // it: treebeard's Loop without a count.
+    ("KeepRunningUntilFailure", Map::Decider(Kind::Loop)),
     ("ForceSuccess", Map::Decider(Kind::ForceSuccess)),
     ("ForceFailure", Map::Decider(Kind::ForceFailure)),
     (
         "SequenceWithMemory",
-        Map::Unsupported("BehaviorTree.CPP's SequenceWithMemory control"),
+        Map::BuiltIn("BehaviorTree.CPP's SequenceWithMemory control"),
     ),
     (
         "AsyncSequence",
-        Map::Unsupported("BehaviorTree.CPP's AsyncSequence control"),
+        Map::BuiltIn("BehaviorTree.CPP's AsyncSequence control"),
     ),
     (
         "AsyncFallback",
-        Map::Unsupported("BehaviorTree.CPP's AsyncFallback control"),
+        Map::BuiltIn("BehaviorTree.CPP's AsyncFallback control"),
     ),
     (
         "ParallelAll",
-        Map::Unsupported("BehaviorTree.CPP's ParallelAll control"),
+        Map::BuiltIn("BehaviorTree.CPP's ParallelAll control"),
     ),
     (
         "IfThenElse",
-        Map::Unsupported("BehaviorTree.CPP's IfThenElse control"),
+        Map::BuiltIn("BehaviorTree.CPP's IfThenElse control"),
     ),
     (
         "WhileDoElse",
-        Map::Unsupported("BehaviorTree.CPP's WhileDoElse control"),
+        Map::BuiltIn("BehaviorTree.CPP's WhileDoElse control"),
     ),
     (
         "TryCatch",
-        Map::Unsupported("BehaviorTree.CPP's TryCatch control"),
+        Map::BuiltIn("BehaviorTree.CPP's TryCatch control"),
     ),
     (
         "Switch2",
-        Map::Unsupported("BehaviorTree.CPP's Switch2 control"),
+        Map::BuiltIn("BehaviorTree.CPP's Switch2 control"),
     ),
     (
         "Switch3",
-        Map::Unsupported("BehaviorTree.CPP's Switch3 control"),
+        Map::BuiltIn("BehaviorTree.CPP's Switch3 control"),
     ),
     (
         "Switch4",
-        Map::Unsupported("BehaviorTree.CPP's Switch4 control"),
+        Map::BuiltIn("BehaviorTree.CPP's Switch4 control"),
     ),
     (
         "Switch5",
-        Map::Unsupported("BehaviorTree.CPP's Switch5 control"),
+        Map::BuiltIn("BehaviorTree.CPP's Switch5 control"),
     ),
     (
         "Switch6",
-        Map::Unsupported("BehaviorTree.CPP's Switch6 control"),
+        Map::BuiltIn("BehaviorTree.CPP's Switch6 control"),
     ),
     (
         "ManualSelector",
-        Map::Unsupported("BehaviorTree.CPP's ManualSelector control"),
+        Map::BuiltIn("BehaviorTree.CPP's ManualSelector control"),
     ),
-    (
-        "KeepRunningUntilFailure",
-        Map::Unsupported("BehaviorTree.CPP's KeepRunningUntilFailure decorator"),
-    ),
-    (
-        "Delay",
-        Map::Unsupported("BehaviorTree.CPP's Delay decorator"),
-    ),
+    ("Delay", Map::BuiltIn("BehaviorTree.CPP's Delay decorator")),
     (
         "RunOnce",
-        Map::Unsupported("BehaviorTree.CPP's RunOnce decorator"),
+        Map::BuiltIn("BehaviorTree.CPP's RunOnce decorator"),
     ),
     (
         "Precondition",
-        Map::Unsupported("BehaviorTree.CPP's Precondition decorator"),
+        Map::BuiltIn("BehaviorTree.CPP's Precondition decorator"),
     ),
     (
         "LoopInt",
-        Map::Unsupported("BehaviorTree.CPP's LoopInt decorator"),
+        Map::BuiltIn("BehaviorTree.CPP's LoopInt decorator"),
     ),
     (
         "LoopDouble",
-        Map::Unsupported("BehaviorTree.CPP's LoopDouble decorator"),
+        Map::BuiltIn("BehaviorTree.CPP's LoopDouble decorator"),
     ),
     (
         "LoopString",
-        Map::Unsupported("BehaviorTree.CPP's LoopString decorator"),
+        Map::BuiltIn("BehaviorTree.CPP's LoopString decorator"),
     ),
     (
         "LoopBool",
-        Map::Unsupported("BehaviorTree.CPP's LoopBool decorator"),
+        Map::BuiltIn("BehaviorTree.CPP's LoopBool decorator"),
     ),
     (
         "ConsumeQueue",
-        Map::Unsupported("BehaviorTree.CPP's ConsumeQueue decorator"),
+        Map::BuiltIn("BehaviorTree.CPP's ConsumeQueue decorator"),
     ),
     (
         "SkipUnlessUpdated",
-        Map::Unsupported("BehaviorTree.CPP's SkipUnlessUpdated decorator"),
+        Map::BuiltIn("BehaviorTree.CPP's SkipUnlessUpdated decorator"),
     ),
     (
         "WaitValueUpdate",
-        Map::Unsupported("BehaviorTree.CPP's WaitValueUpdate decorator"),
+        Map::BuiltIn("BehaviorTree.CPP's WaitValueUpdate decorator"),
     ),
     (
         "WasEntryUpdated",
-        Map::Unsupported("BehaviorTree.CPP's WasEntryUpdated condition"),
+        Map::BuiltIn("BehaviorTree.CPP's WasEntryUpdated condition"),
     ),
 ];
 
@@ -177,20 +175,27 @@ enum Unit {
     Code,
 }
 
-/// A built-in kind's ports: (port, parameter, conversion).
+/// A built-in node's ports: (port, parameter, conversion).
 type Ports = &'static [(&'static str, &'static str, Unit)];
 
-/// BT.CPP's ports of the built-in kinds its nodes map to.
-const PORTS: &[(Kind, Ports)] = &[
-    (Kind::Loop, &[("num_cycles", "count", Unit::Cycles)]),
+/// The ports of BT.CPP's built-in nodes that map to configured kinds, by
+/// element (two elements may map to one kind with other ports: `Repeat`
+/// and `KeepRunningUntilFailure` are both Loops). A configured built-in
+/// not listed has no ports.
+const PORTS: &[(&str, Ports)] = &[
+    ("Repeat", &[("num_cycles", "count", Unit::Cycles)]),
     (
-        Kind::LoopUntilSuccess,
+        "RetryUntilSuccessful",
         &[("num_attempts", "attempts", Unit::Cycles)],
     ),
-    (Kind::Timeout, &[("msec", "seconds", Unit::Msec)]),
-    (Kind::Wait, &[("msec", "seconds", Unit::Msec)]),
-    (Kind::Script, &[("code", "script", Unit::Code)]),
-    (Kind::AssertScript, &[("code", "test", Unit::Code)]),
+    (
+        "RetryUntilSuccesful",
+        &[("num_attempts", "attempts", Unit::Cycles)],
+    ),
+    ("Timeout", &[("msec", "seconds", Unit::Msec)]),
+    ("Sleep", &[("msec", "seconds", Unit::Msec)]),
+    ("Script", &[("code", "script", Unit::Code)]),
+    ("ScriptCondition", &[("code", "test", Unit::Code)]),
 ];
 
 /// The pre- and post-condition script attributes, with what they do.
@@ -246,11 +251,16 @@ pub(crate) fn read(r: &mut Reader, root: Node) -> Option<Document> {
                 .help("write <root BTCPP_format=\"4\">"),
         );
     }
-    for section in r.elements(root) {
+    let sections = r.elements(root);
+    let trees = sections
+        .iter()
+        .filter(|s| s.tag_name().name() == "BehaviorTree")
+        .count();
+    for section in sections {
         let span = r.tag_span(section);
         match section.tag_name().name() {
             "include" => include(r, section, &mut doc),
-            "BehaviorTree" => doc.trees.extend(tree(r, section)),
+            "BehaviorTree" => doc.trees.extend(tree(r, section, trees)),
             "TreeNodesModel" => {}
             other => r.cannot_honour(format!("BehaviorTree.CPP's `<{other}>` section"), span),
         }
@@ -285,8 +295,10 @@ fn include(r: &mut Reader, element: Node, doc: &mut Document) {
     }
 }
 
-/// Reads `<BehaviorTree ID="...">`; `None` without an ID or a node.
-fn tree(r: &mut Reader, element: Node) -> Option<TreeDecl> {
+/// Reads `<BehaviorTree ID="...">` (one of `trees` in its file); `None`
+/// without a node, or without an ID beside other trees. The one tree of a
+/// file may go without an ID, as in BT.CPP: it is named after the file.
+fn tree(r: &mut Reader, element: Node, trees: usize) -> Option<TreeDecl> {
     let tag = r.tag_span(element);
     let mut id = None;
     for a in element.attributes() {
@@ -297,13 +309,18 @@ fn tree(r: &mut Reader, element: Node) -> Option<TreeDecl> {
         }
     }
     let nodes = r.elements(element);
-    let Some((name, span)) = id else {
-        r.diags.push(
-            Diagnostic::error("`<BehaviorTree>` without an `ID`")
-                .at(tag)
-                .help("name the tree: <BehaviorTree ID=\"Name\">"),
-        );
-        return None;
+    let stem: Box<str> = crate::native::file_stem(r.file_name()).into();
+    let (name, span): (Box<str>, Span) = match id {
+        Some((id, span)) => (id.into(), span),
+        None if trees == 1 => (stem, tag),
+        None => {
+            r.diags.push(
+                Diagnostic::error("`<BehaviorTree>` without an `ID`, beside other trees")
+                    .at(tag)
+                    .help("name the tree: <BehaviorTree ID=\"Name\">"),
+            );
+            return None;
+        }
     };
     let Some(&first) = nodes.first() else {
         r.diags.push(
@@ -322,7 +339,7 @@ fn tree(r: &mut Reader, element: Node) -> Option<TreeDecl> {
         );
     }
     Some(TreeDecl {
-        name: name.into(),
+        name,
         span,
         params: None,
         root,
@@ -332,6 +349,7 @@ fn tree(r: &mut Reader, element: Node) -> Option<TreeDecl> {
 /// Converts one element, without its children.
 fn node(r: &mut Reader, element: Node) -> NodeDecl {
     let tag = element.tag_name().name();
+    let children = r.elements(element).len();
     let id = element.attribute_node("ID");
     let by_id = tag == "SubTree" || EXPLICIT.contains(&tag);
     if by_id && id.is_none() {
@@ -368,17 +386,14 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
         match (name, &mut policy) {
             ("ID", _) if by_id => {}
             ("name", _) => decl.name = Some(value.into()),
-            (port, _)
-                if !port.starts_with('_')
-                    && let Some(kind) = built_in =>
-            {
+            (port, _) if !port.starts_with('_') && built_in.is_some() => {
                 let name_span = r.name_span(&a);
-                match built_in_port(r, written, kind, port, value, span, name_span) {
+                match built_in_port(r, written, port, value, span, name_span) {
                     Some(attr) => decl.attrs.push(attr),
                     // Reported: a stand-in value, so that the parameter is
                     // not reported missing as well.
                     None => {
-                        let known = ports(kind).iter().find(|(p, ..)| *p == port);
+                        let known = ports(written).iter().find(|(p, ..)| *p == port);
                         if let Some(&(_, param, Unit::Msec | Unit::Cycles)) = known {
                             decl.attrs.push(Attr {
                                 name: param.into(),
@@ -391,14 +406,25 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
                 }
             }
             ("_autoremap", _) if subtree => {}
-            ("success_count", Some(p)) => p.succeed = count(r, name, value, span),
-            ("failure_count", Some(p)) => p.fail = count(r, name, value, span),
+            ("success_count", Some(p)) => p.succeed = count(r, name, value, span, children),
+            ("failure_count", Some(p)) => p.fail = count(r, name, value, span, children),
             (reserved, _) if reserved.starts_with('_') => {
-                let kind = SCRIPTS
-                    .iter()
-                    .find(|(n, _)| *n == reserved)
-                    .map_or("reserved attribute", |(_, kind)| kind);
-                r.cannot_honour(format!("BehaviorTree.CPP's {kind} `{reserved}`"), span);
+                match SCRIPTS.iter().find(|(n, _)| *n == reserved) {
+                    // Built-in behaviour: never ignored, not even with
+                    // stubs, since the tree would run otherwise than
+                    // written.
+                    Some((_, kind)) => r.diags.push(
+                        Diagnostic::error(format!(
+                            "BehaviorTree.CPP's {kind} `{reserved}` is not supported yet"
+                        ))
+                        .at(span)
+                        .help("a built-in attribute is never ignored, not even with --stub-unknown: the tree would run otherwise than written"),
+                    ),
+                    None => r.cannot_honour(
+                        format!("BehaviorTree.CPP's reserved attribute `{reserved}`"),
+                        span,
+                    ),
+                }
             }
             _ => {
                 let value = match value {
@@ -423,11 +449,11 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
     decl
 }
 
-/// The ports of the built-in `kind`.
-fn ports(kind: Kind) -> Ports {
+/// The ports of the built-in node `element`.
+fn ports(element: &str) -> Ports {
     PORTS
         .iter()
-        .find(|(k, _)| *k == kind)
+        .find(|(e, _)| *e == element)
         .map_or(&[], |(_, ports)| ports)
 }
 
@@ -436,13 +462,12 @@ fn ports(kind: Kind) -> Ports {
 fn built_in_port(
     r: &mut Reader,
     written: &str,
-    kind: Kind,
     port: &str,
     value: &str,
     span: Span,
     name_span: Span,
 ) -> Option<Attr> {
-    let ports = ports(kind);
+    let ports = ports(written);
     let Some(&(_, param, unit)) = ports.iter().find(|(p, ..)| *p == port) else {
         let d = Diagnostic::error(format!("`{written}` has no port `{port}`")).at(name_span);
         let names = ports.iter().map(|(p, ..)| *p);
@@ -502,7 +527,7 @@ fn required_ports(r: &mut Reader, element: Node, written: &str, kind: Kind, decl
             continue;
         }
         // A port given but unreadable was reported already.
-        let ports = ports(kind);
+        let ports = ports(written);
         let given = ports
             .iter()
             .any(|(port, param, _)| *param == p.name && element.has_attribute(*port));
@@ -521,23 +546,40 @@ fn required_ports(r: &mut Reader, element: Node, written: &str, kind: Kind, decl
     }
 }
 
-/// A `<Parallel>` count: -1 for all children, or a positive number.
-fn count(r: &mut Reader, port: &str, value: &str, span: Span) -> Option<(Count, Span)> {
-    let count = match value.trim().parse::<i64>() {
-        Ok(-1) => Some(Count::All),
-        Ok(n) => u16::try_from(n).ok().filter(|&n| n > 0).map(Count::AtLeast),
-        Err(_) => None,
+/// A `<Parallel>` count of a node of `children` children: a positive
+/// number, or -k for all but k - 1 of them (BT.CPP's `children + 1 - k`:
+/// -1 is all of them).
+fn count(
+    r: &mut Reader,
+    port: &str,
+    value: &str,
+    span: Span,
+    children: usize,
+) -> Option<(Count, Span)> {
+    let n = value.trim().parse::<i64>().ok();
+    let count = match n {
+        Some(-1) => Some(Count::All),
+        Some(k) if k < 0 => (children as i64)
+            .checked_add(1 + k)
+            .and_then(|n| u16::try_from(n).ok())
+            .filter(|&n| n > 0)
+            .map(Count::AtLeast),
+        Some(k) => u16::try_from(k).ok().filter(|&k| k > 0).map(Count::AtLeast),
+        None => None,
     };
     if count.is_none() {
-        r.diags.push(
-            Diagnostic::error(format!(
-                "`{port}` must be -1 (all children) or a positive count"
-            ))
-            .at(span)
-            .help(format!(
-                "write a number, such as {port}=\"-1\" or {port}=\"2\""
-            )),
-        );
+        let d = Diagnostic::error(match n {
+            Some(k) if k < 0 => format!(
+                "`{port}=\"{k}\"` asks for {} of the {children} children, fewer than 1",
+                children as i64 + 1 + k
+            ),
+            _ => format!("`{port}` must be a positive count, or -k for all children but k - 1"),
+        })
+        .at(span)
+        .help(format!(
+            "write a number, such as {port}=\"-1\" (all) or {port}=\"2\""
+        ));
+        r.diags.push(d);
     }
     count.map(|c| (c, span))
 }

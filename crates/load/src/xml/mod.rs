@@ -99,6 +99,7 @@ pub fn read(
     };
     let mut reader = Reader {
         file,
+        name: source.name(),
         text: &text,
         options,
         diags,
@@ -128,6 +129,8 @@ pub(crate) enum Map {
     Concurrent,
     /// A standard node treebeard cannot run yet.
     Unsupported(&'static str),
+    /// A built-in node treebeard cannot run yet: an error even with stubs.
+    BuiltIn(&'static str),
 }
 
 /// What `name` maps to in a dialect's `table`.
@@ -148,6 +151,7 @@ pub(crate) fn what(table: &[(&str, Map)], name: &str) -> (What, Option<PolicyDec
             }),
         ),
         Some(Map::Unsupported(reason)) => (What::Unsupported(reason), None),
+        Some(Map::BuiltIn(reason)) => (What::BuiltIn(reason), None),
         None => (What::Leaf(name.into()), None),
     }
 }
@@ -155,6 +159,8 @@ pub(crate) fn what(table: &[(&str, Map)], name: &str) -> (What, Option<PolicyDec
 /// The state of one file's conversion.
 pub(crate) struct Reader<'a> {
     pub(crate) file: FileId,
+    /// The file's name.
+    name: &'a str,
     /// The text parsed: the file's, with typographic quotes straightened
     /// (byte offsets are the file's).
     text: &'a str,
@@ -165,6 +171,11 @@ pub(crate) struct Reader<'a> {
 }
 
 impl Reader<'_> {
+    /// The name of the file read.
+    pub(crate) fn file_name(&self) -> &str {
+        self.name
+    }
+
     /// The span of `element`'s tag name.
     pub(crate) fn tag_span(&self, element: Node) -> Span {
         let start = element.range().start + 1;

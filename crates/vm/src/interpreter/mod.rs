@@ -897,6 +897,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                         Decision::Return(status) => break (status, ip),
                     },
                     Kind::Condition => break (self.condition(a, ip, item), ip),
+                    Kind::AlwaysSuccess => break (Status::Success, ip),
+                    Kind::AlwaysFailure => break (Status::Failure, ip),
                     Kind::Action => {
                         let (signal, state) = match self.take_action(a, ip) {
                             Some(e) => (Signal::Tick, e.value()),
