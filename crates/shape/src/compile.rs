@@ -1001,12 +1001,7 @@ impl<'t> Compiler<'t, '_> {
         let mut variables: HashMap<&str, u32> = HashMap::new();
         for v in &declarations.variables {
             let index = variables.len() as u32;
-            if index as usize == MAX_DECLARED && !variables.contains_key(&*v.name) {
-                let what = Unbuildable::TooManyDeclared {
-                    what: "variable",
-                    name: v.name.clone(),
-                    max: MAX_DECLARED,
-                };
+            if let Some(what) = past_the_limit(&variables, "variable", &v.name) {
                 problems.push((v.source, what));
                 break;
             }
@@ -1064,12 +1059,7 @@ impl<'t> Compiler<'t, '_> {
         let mut stamps: Vec<Timestamp> = Vec::new();
         for t in &declarations.timestamps {
             let index = timestamps.len() as u32;
-            if index as usize == MAX_DECLARED && !timestamps.contains_key(&*t.name) {
-                let what = Unbuildable::TooManyDeclared {
-                    what: "timestamp",
-                    name: t.name.clone(),
-                    max: MAX_DECLARED,
-                };
+            if let Some(what) = past_the_limit(&timestamps, "timestamp", &t.name) {
                 problems.push((t.source, what));
                 break;
             }
@@ -1537,4 +1527,20 @@ fn push_segment(path: &mut String, node: &Node, position: Option<usize>) {
     if let Some(p) = position {
         path.push_str(&format!("[{p}]"));
     }
+}
+
+/// The problem of declaring `name`, a new `what` (`"variable"`), when
+/// `table` already holds as many as a shape does ([`MAX_DECLARED`]).
+fn past_the_limit(
+    table: &HashMap<&str, u32>,
+    what: &'static str,
+    name: &str,
+) -> Option<Unbuildable> {
+    (table.len() == MAX_DECLARED && !table.contains_key(name)).then(|| {
+        Unbuildable::TooManyDeclared {
+            what,
+            name: name.into(),
+            max: MAX_DECLARED,
+        }
+    })
 }

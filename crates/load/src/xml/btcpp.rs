@@ -67,6 +67,9 @@ const NODES: &[(&str, Map)] = &[
     // A success of its child is running, one run per tick; a failure ends
     // it: treebeard's Loop without a count.
     ("KeepRunningUntilFailure", Map::Decider(Kind::Loop)),
+    // Tests its script when its child is not running, runs the child if
+    // it holds, else returns `else`: with `else="FAILURE"`, a ScriptGate.
+    ("Precondition", Map::Decider(Kind::ScriptGate)),
     ("ForceSuccess", Map::Decider(Kind::ForceSuccess)),
     ("ForceFailure", Map::Decider(Kind::ForceFailure)),
     (
@@ -127,10 +130,6 @@ const NODES: &[(&str, Map)] = &[
         Map::BuiltIn("BehaviorTree.CPP's RunOnce decorator"),
     ),
     (
-        "Precondition",
-        Map::BuiltIn("BehaviorTree.CPP's Precondition decorator"),
-    ),
-    (
         "LoopInt",
         Map::BuiltIn("BehaviorTree.CPP's LoopInt decorator"),
     ),
@@ -173,6 +172,9 @@ enum Unit {
     Msec,
     /// A script: `:=` reads as `=`.
     Code,
+    /// A port treebeard reads only at this value (BT.CPP's default): any
+    /// other is an error, and it sets no parameter.
+    Only(&'static str),
 }
 
 /// A built-in node's ports: (port, parameter, conversion).
@@ -196,6 +198,13 @@ const PORTS: &[(&str, Ports)] = &[
     ("Sleep", &[("msec", "seconds", Unit::Msec)]),
     ("Script", &[("code", "script", Unit::Code)]),
     ("ScriptCondition", &[("code", "test", Unit::Code)]),
+    (
+        "Precondition",
+        &[
+            ("if", "test", Unit::Code),
+            ("else", "", Unit::Only("FAILURE")),
+        ],
+    ),
 ];
 
 /// The pre- and post-condition script attributes, with what they do.
@@ -510,6 +519,20 @@ fn built_in_port(
             }
         }
         Unit::Code => value.replace(":=", " =").into(),
+        Unit::Only(only) => {
+            if trimmed != only {
+                r.diags.push(
+                    Diagnostic::error(format!(
+                        "`{port}=\"{trimmed}\"` of `{written}` is not supported yet"
+                    ))
+                    .at(span)
+                    .help(format!(
+                        "treebeard runs `{written}` with {port}=\"{only}\" (the default)"
+                    )),
+                );
+            }
+            return None;
+        }
     };
     Some(Attr {
         name: param.into(),

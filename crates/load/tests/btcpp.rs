@@ -1,0 +1,297 @@
+//! The BehaviorTree.CPP v4 reader: files read into documents with spans
+//! and diagnostics (docs/trees.md's table of what each element maps to).
+
+mod common;
+use common::*;
+
+// --- BehaviorTree.CPP v4 ---
+
+#[test]
+fn btcpp_main_file() {
+    let l = load("btcpp/herd.xml", STRICT);
+    assert!(l.diags.is_empty(), "{:?}", l.diags());
+    let doc = l.doc();
+    assert_eq!(doc.dialect, Dialect::BtCpp);
+    assert_eq!(tree_names(doc), ["Herd", "Flee", "Regroup"]);
+    let (main, span) = doc.main.as_ref().unwrap();
+    assert_eq!((&**main, l.at(*span)), ("Herd", "3:46".into()));
+    let includes: Vec<_> = doc.includes.iter().map(|(p, s)| (&**p, l.at(*s))).collect();
+    assert_eq!(includes, [("grazing.xml", "4:18".into())]);
+    assert_eq!(
+        l.outline_of("Herd"),
+        "PrioritySelector#alert(ReactiveSequence#threatened(\
+         PredatorNear[radius=12.5, predator={predator}], \
+         >Flee#run_away[threat={predator}, gait=sprint]), \
+         Selector(Sequence#stay_close(Inverter(NearHerd[max_distance=8]), \
+         >Regroup[herd_center={herd_center}]), >Graze[hunger={hunger}]))"
+    );
+    assert_eq!(
+        l.outline_of("Flee"),
+        "Concurrent{AtLeast(1)@1 All@-1}(RunFrom[target={threat}, gait={gait}], Bleat[loudness=0.9])"
+    );
+    assert_eq!(
+        l.outline_of("Regroup"),
+        "Sequence(FindHerdCenter[center={herd_center}], MoveTo[goal={herd_center}, gait=trot])"
+    );
+    let herd = l.tree("Herd");
+    assert_eq!(
+        (l.map.text(herd.span), l.at(herd.span)),
+        ("Herd", "6:21".into())
+    );
+    assert_eq!(l.at(herd.root.span), "7:6");
+    let flee = &herd.root.children[0].children[1];
+    assert_eq!(l.at(flee.span), "10:10");
+    assert_eq!(flee.what, What::SubTree("Flee".into()));
+    let regroup = &herd.root.children[1].children[0].children[1];
+    assert_eq!(l.map.text(regroup.attrs[0].span), "{=}");
+    // The explicit form is written where its ID is.
+    let run_from = &l.tree("Flee").root.children[0];
+    assert_eq!(run_from.what, What::Leaf("RunFrom".into()));
+    assert_eq!(l.at(run_from.span), "26:19");
+}
+
+#[test]
+fn btcpp_included_file() {
+    let l = load("btcpp/grazing.xml", STRICT);
+    assert!(l.diags.is_empty(), "{:?}", l.diags());
+    let doc = l.doc();
+    assert_eq!((doc.main.clone(), doc.includes.len()), (None, 0));
+    assert_eq!(
+        l.outline_of("Graze"),
+        "Sequence(IsHungry[hunger={hunger}, above=0.3], FindGrass[radius=20, patch={patch}], \
+         MoveTo[goal={patch}, gait=walk], \
+         Concurrent{- -}(Eat[patch={patch}, bites=5], ForceSuccess(WatchForPredators)))"
+    );
+}
+
+#[test]
+fn btcpp_built_in_decorators_and_actions() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Sequence>
+      <Repeat num_cycles="3">
+        <Decorator ID="Timeout" msec="200">
+          <RetryUntilSuccessful num_attempts="-1"> <Sleep msec="100"/> </RetryUntilSuccessful>
+        </Decorator>
+      </Repeat>
+      <Script code="n := n + 1"/>
+      <ScriptCondition code="n &gt; 3 &amp;&amp; ready"/>
+      <RetryUntilSuccesful num_attempts="2"> <Sleep msec="0.5"/> </RetryUntilSuccesful>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert!(l.diags.is_empty(), "{:?}", l.diags());
+    assert_eq!(
+        l.outline_of("T"),
+        "Sequence(Loop[count=3](Timeout[seconds=200ms](LoopUntilSuccess[attempts=0](\
+         Wait[seconds=100ms]))), Script[script=n  = n + 1], AssertScript[test=n > 3 && ready], \
+         LoopUntilSuccess[attempts=2](Wait[seconds=0.5ms]))"
+    );
+}
+
+#[test]
+fn btcpp_built_ins_treebeard_lacks_keep_children_and_ports() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Delay delay_msec="50">
+      <Decorator ID="RunOnce"> <Sleep msec="100"/> </Decorator>
+    </Delay>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert!(l.diags.is_empty(), "{:?}", l.diags());
+    assert_eq!(
+        l.outline_of("T"),
+        "!Delay[delay_msec=50](!RunOnce(Wait[seconds=100ms]))"
+    );
+    let root = &l.tree("T").root;
+    // Built-ins: never stubbed (see the resolver's tests).
+    assert_eq!(
+        root.what,
+        What::BuiltIn("BehaviorTree.CPP's Delay decorator")
+    );
+    assert_eq!(
+        root.children[0].what,
+        What::BuiltIn("BehaviorTree.CPP's RunOnce decorator")
+    );
+}
+
+#[test]
+fn btcpp_built_in_port_errors() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Sequence>
+      <Repeat num_cycles="0"> <A/> </Repeat>
+      <Timeout msec="{limit}"> <A/> </Timeout>
+      <Sleep mesc="10"/>
+      <Script/>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert_eq!(
+        l.diags(),
+        [
+            "error 4:27 `num_cycles=\"0\"` of `Repeat` never runs the child, which treebeard cannot express",
+            "error 5:22 `msec` of `Timeout` must be a number of milliseconds, not `{limit}`",
+            "error 6:14 `Sleep` has no port `mesc`",
+            "error 6:8 `Sleep` needs port `msec`",
+            "error 7:8 `Script` needs port `code`",
+        ]
+    );
+    assert_eq!(
+        l.diags.items()[2].help.as_deref(),
+        Some("did you mean `msec`?")
+    );
+}
+
+#[test]
+fn btcpp_precondition_is_a_script_gate_that_fails() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Sequence>
+      <Precondition if="ready" else="FAILURE"> <A/> </Precondition>
+      <Precondition if="ready"> <A/> </Precondition>
+      <Precondition if="ready" else="SUCCESS"> <A/> </Precondition>
+      <Precondition> <A/> </Precondition>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert_eq!(
+        l.diags(),
+        [
+            "error 6:38 `else=\"SUCCESS\"` of `Precondition` is not supported yet",
+            "error 7:8 `Precondition` needs port `if`",
+        ]
+    );
+    assert!(
+        l.outline_of("T")
+            .starts_with("Sequence(ScriptGate[test=ready](A), ScriptGate[test=ready](A)"),
+        "{}",
+        l.outline_of("T")
+    );
+}
+
+#[test]
+fn btcpp_scripts_and_reserved_attributes() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Sequence _skipIf="hungry" _autoremap="true">
+      <Eat _onSuccess="fed := true" name="eat" amount="{=}"/>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    let strict = read("t.xml", text, STRICT);
+    assert_eq!(
+        strict.diags(),
+        [
+            "error 3:24 BehaviorTree.CPP's pre-condition `_skipIf` is not supported yet",
+            "error 3:44 BehaviorTree.CPP's reserved attribute `_autoremap` is not supported yet",
+            "error 4:24 BehaviorTree.CPP's post-condition `_onSuccess` is not supported yet",
+        ]
+    );
+    // With stubs, the unknown reserved attribute is ignored; the pre- and
+    // post-conditions, BT.CPP's own behaviour, are errors still.
+    let stub = read("t.xml", text, STUB);
+    assert_eq!(
+        stub.diags(),
+        [
+            "error 3:24 BehaviorTree.CPP's pre-condition `_skipIf` is not supported yet",
+            "warning 3:44 BehaviorTree.CPP's reserved attribute `_autoremap` is not supported yet and is ignored",
+            "error 4:24 BehaviorTree.CPP's post-condition `_onSuccess` is not supported yet",
+        ]
+    );
+    assert_eq!(stub.outline_of("T"), "Sequence(Eat#eat[amount={amount}])");
+}
+
+#[test]
+fn btcpp_format_versions() {
+    let l = read(
+        "v3.xml",
+        r#"<root BTCPP_format="3"><BehaviorTree ID="T"><A/></BehaviorTree></root>"#,
+        STRICT,
+    );
+    assert_eq!(
+        l.diags(),
+        ["error 1:21 BehaviorTree.CPP format `3` is not supported"]
+    );
+    let l = read(
+        "v.xml",
+        "<root>\n<BehaviorTree ID=\"T\"><A/></BehaviorTree></root>",
+        STRICT,
+    );
+    assert_eq!(
+        l.diags(),
+        ["warning 1:2 no BTCPP_format: BehaviorTree.CPP v4 assumed"]
+    );
+    assert_eq!(l.outline_of("T"), "A");
+}
+
+#[test]
+fn btcpp_structure_errors() {
+    let text = r#"<root BTCPP_format="4" colour="green">
+<include ros_pkg="herd"/>
+<BehaviorTree><A/></BehaviorTree>
+<BehaviorTree ID="Empty"></BehaviorTree>
+<BehaviorTree ID="Two"><A/><B/></BehaviorTree>
+<BehaviorTree ID="P">
+  <Parallel success_count="0" failure_count="{n}">
+    <Action/>
+    <SubTree name="x"/>
+    <Parallel success_count="70000"><C/></Parallel>
+  </Parallel>
+</BehaviorTree>
+<Blackboard/>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert_eq!(
+        l.diags(),
+        [
+            "error 1:32 attribute `colour` of `<root>` is not supported yet",
+            "error 2:19 attribute `ros_pkg` of `<include>` is not supported yet",
+            "error 2:2 `<include>` without a `path`",
+            "error 3:2 `<BehaviorTree>` without an `ID`, beside other trees",
+            "error 4:2 tree `Empty` holds no node",
+            "error 5:29 `<BehaviorTree>` holds more than one node",
+            "error 7:28 `success_count` must be a positive count, or -k for all children but k - 1",
+            "error 7:46 `failure_count` must be a positive count, or -k for all children but k - 1",
+            "error 8:6 `<Action>` without an `ID`",
+            "error 9:6 `<SubTree>` without an `ID`",
+            "error 10:30 `success_count` must be a positive count, or -k for all children but k - 1",
+            "error 13:2 BehaviorTree.CPP's `<Blackboard>` section is not supported yet",
+        ]
+    );
+    assert_eq!(tree_names(l.doc()), ["Two", "P"]);
+    assert_eq!(l.outline_of("Two"), "A");
+    assert_eq!(
+        l.outline_of("P"),
+        "Concurrent{- -}(Action, SubTree#x, Concurrent{- -}(C))"
+    );
+}
+
+#[test]
+fn files_without_trees() {
+    let l = read(
+        "none.xml",
+        r#"<root BTCPP_format="4"><TreeNodesModel/></root>"#,
+        STRICT,
+    );
+    assert_eq!(l.diags(), ["error 1:2 the file holds no tree"]);
+    assert!(l.doc.is_none());
+    // A file of includes only is a document.
+    let l = read(
+        "inc.xml",
+        r#"<root BTCPP_format="4"><include path="a.xml"/></root>"#,
+        STRICT,
+    );
+    assert!(l.diags.is_empty());
+    assert_eq!(l.doc().includes.len(), 1);
+    let l = read("mbt.xml", "<BehaviorTree/>", STRICT);
+    assert_eq!(
+        l.diags(),
+        ["error 1:2 no `<Root>` section: the file holds no tree"]
+    );
+    assert!(l.doc.is_none());
+}
