@@ -30,10 +30,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Which kinds compile is [`Kind::compiles`]: the static deciders and the
-//! leaves. A tree with another kind is generated as a
-//! `CompiledTree::interpreted` that names the nodes, and runs on the
-//! interpreter; so is a tree whose leaves were not declared in a leaf set.
+//! Which kinds compile is [`Kind::compiles`]: the static deciders, the
+//! constant statuses (`AlwaysSuccess`, `AlwaysFailure`) and the leaves. A
+//! tree with another kind is generated as a `CompiledTree::interpreted`
+//! that names the nodes, and runs on the interpreter; so is a tree whose
+//! leaves were not declared in a leaf set.
 //!
 //! [`leaf_set!`]: treebeard_vm::leaf_set!
 //! [`Program::with_compiled`]: treebeard_vm::Program::with_compiled

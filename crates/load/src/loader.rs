@@ -216,12 +216,18 @@ impl<'c> Loader<'c> {
                 );
                 continue;
             };
-            let real = if include.written.is_empty() {
-                Err(Refusal::NotAFile("empty"))
-            } else {
-                root.confine(&include.full)
-            };
-            let real = match real {
+            if include.written.trim().is_empty() {
+                self.diags.push(
+                    Diagnostic::error(format!(
+                        "included file `{}` is an empty path",
+                        include.written
+                    ))
+                    .at(include.span)
+                    .help("name the file to include, relative to the file that includes it"),
+                );
+                continue;
+            }
+            let real = match root.confine(&include.full) {
                 Ok(real) => real,
                 Err(refusal) => {
                     let help = match refusal {
@@ -230,12 +236,8 @@ impl<'c> Loader<'c> {
                         }
                         _ => refusal.help().to_owned(),
                     };
-                    let what = match refusal {
-                        Refusal::NotAFile("empty") => "is an empty path".to_owned(),
-                        _ => refusal.to_string(),
-                    };
                     self.diags.push(
-                        Diagnostic::error(format!("included file `{}` {what}", include.written))
+                        Diagnostic::error(format!("included file `{}` {refusal}", include.written))
                             .at(include.span)
                             .help(help),
                     );

@@ -556,8 +556,8 @@ impl Kind {
     /// True for the kinds that compiled trees (`treebeard-codegen`) turn
     /// into straight-line code: the deciders whose decisions the flow
     /// table resolves (sequences, selectors, the decorators that map a
-    /// status, `StoredState`) and the leaves called through the leaf
-    /// table. A tree of only these kinds compiles; one with any other kind
+    /// status, `StoredState`), the constant statuses and the leaves called
+    /// through the leaf table. A tree of only these kinds compiles; one with any other kind
     /// runs on the interpreter, and the generator names the nodes.
     #[inline]
     pub const fn compiles(self) -> bool {
