@@ -84,6 +84,9 @@ fn symbol(kind: Kind) -> &'static str {
     match kind {
         Kind::Sequence => "→ Sequence",
         Kind::ReactiveSequence => "⇉ ReactiveSequence",
+        Kind::IfThenElse => "◇ IfThenElse",
+        Kind::WhileDoElse => "◇⟳ WhileDoElse",
+        Kind::SequenceWithMemory => "→* SequenceWithMemory",
         Kind::Selector => "? Selector",
         Kind::PrioritySelector => "?! PrioritySelector",
         Kind::Concurrent => "⇉ Concurrent",

@@ -1177,6 +1177,9 @@ const DECIDERS: &[&str] = &[
     "ChildTree",
     "AlwaysSuccess",
     "AlwaysFailure",
+    "IfThenElse",
+    "WhileDoElse",
+    "SequenceWithMemory",
 ];
 
 const LEAVES: &[(&str, &str)] = &[
@@ -1217,6 +1220,7 @@ fn nodes_lists_every_decider_and_built_in_leaf() {
     for line in [
         "  Inverter           1 ",
         "  Sequence           1.. ",
+        "  IfThenElse         2..3 Ticks its first child",
         "  Timeout            1    (seconds: duration) Runs its child",
         "  IfTime             1    (since: timestamp, seconds: duration, less_than: bool = false, or_never: bool = false) ",
         "  SendEvent          0    (event: event, to: input agent = -1) ",

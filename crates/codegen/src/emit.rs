@@ -477,6 +477,30 @@ impl Emitter<'_, '_> {
                 }
                 self.line(1, &format!("Status::{go_on}"));
             }
+            Kind::IfThenElse | Kind::WhileDoElse => {
+                // An if-then-else resumes at the branch that ran, without
+                // its condition; a while-do-else tests it on every tick.
+                let (condition, then) = (children[0], children[1]);
+                let branch_end = |c: u32| shape.subtree_end(NodeIdx::new(c)).get();
+                if kind == Kind::IfThenElse {
+                    for &b in &children[1..] {
+                        let (from, to) = (b, branch_end(b));
+                        self.line(1, &format!("if t.resumes_past::<P>({from}, {to}) {{"));
+                        self.line(2, &format!("return n{b}::<P>(t);"));
+                        self.line(1, "}");
+                    }
+                }
+                self.line(1, &format!("match n{condition}::<P>(t) {{"));
+                self.line(2, "Status::Running => Status::Running,");
+                self.line(2, &format!("Status::Success => n{then}::<P>(t),"));
+                match children.get(2) {
+                    Some(otherwise) => {
+                        self.line(2, &format!("Status::Failure => n{otherwise}::<P>(t),"));
+                    }
+                    None => self.line(2, "Status::Failure => Status::Failure,"),
+                }
+                self.line(1, "}");
+            }
             Kind::Inverter => {
                 let c = children[0];
                 self.line(1, &format!("match n{c}::<P>(t) {{"));
@@ -648,9 +672,7 @@ impl Emitter<'_, '_> {
             else {
                 break;
             };
-            if matches!(shape.kind(at), Kind::Sequence | Kind::Selector)
-                && child.get() != at.get() + 1
-            {
+            if shape.kind(at).keeps_resume() && child.get() != at.get() + 1 {
                 entries.push(format!("resume_entry({}, {})", at.get(), child.get()));
             }
             at = child;

@@ -115,6 +115,7 @@ fn composites(spec: &Spec, path: &mut Vec<usize>, in_monitor: bool, out: &mut Ve
                 | Spec::Reactive(_)
                 | Spec::Priority(_)
                 | Spec::Selector(_)
+                | Spec::WithMemory(_)
                 | Spec::Concurrent { .. }
         )
     {
@@ -138,7 +139,11 @@ fn at<'s>(spec: &'s mut Spec, path: &[usize]) -> &'s mut Spec {
 /// The children of a composite, to edit.
 fn list(spec: &mut Spec) -> &mut Vec<Spec> {
     match spec {
-        Spec::Sequence(c) | Spec::Reactive(c) | Spec::Priority(c) | Spec::Selector(c) => c,
+        Spec::Sequence(c)
+        | Spec::Reactive(c)
+        | Spec::Priority(c)
+        | Spec::Selector(c)
+        | Spec::WithMemory(c) => c,
         Spec::Concurrent { children, .. } => children,
         _ => unreachable!("not a composite"),
     }
@@ -151,6 +156,9 @@ fn kids(spec: &mut Spec) -> Vec<&mut Spec> {
             c.iter_mut().collect()
         }
         Spec::Concurrent { children, .. }
+        | Spec::IfThenElse(children)
+        | Spec::WhileDoElse(children)
+        | Spec::WithMemory(children)
         | Spec::Group { children, .. }
         | Spec::Team(_, children)
         | Spec::ChildTree(children)
@@ -332,11 +340,13 @@ fn valid(shape: &Shape, actor: ActorRef<'_>) -> Result<(), String> {
     for state in actor.deciders() {
         let (node, rank) = match state {
             DeciderState::Resume { node, child } => {
-                let ok = matches!(shape.kind(node), Kind::Sequence | Kind::Selector)
+                let ok = shape.kind(node).keeps_resume()
                     && child.get() > node.get() + 1
                     && shape.children(node).any(|c| c == child);
                 if !ok {
-                    return Err(format!("{state:?}: not a later child of a sequence"));
+                    return Err(format!(
+                        "{state:?}: not a later child of a sequence, selector or if-then-else"
+                    ));
                 }
                 (node, 0)
             }

@@ -92,7 +92,7 @@ impl Checker<'_> {
         let any = |f: fn(&Outcomes) -> bool| kids.iter().any(f);
         let all = |f: fn(&Outcomes) -> bool| kids.iter().all(f);
         match kind {
-            Kind::Sequence | Kind::ReactiveSequence => Outcomes {
+            Kind::Sequence | Kind::ReactiveSequence | Kind::SequenceWithMemory => Outcomes {
                 success: all(|o| o.success),
                 failure: any(|o| o.failure),
             },
@@ -100,6 +100,16 @@ impl Checker<'_> {
                 success: any(|o| o.success),
                 failure: all(|o| o.failure),
             },
+            // A branch's statuses, or (without an else branch) the
+            // condition's failure.
+            Kind::IfThenElse | Kind::WhileDoElse => {
+                let branches = kids.get(1..).unwrap_or_default();
+                let no_else = kids.len() < 3 && kids.first().is_none_or(|c| c.failure);
+                Outcomes {
+                    success: branches.iter().any(|o| o.success),
+                    failure: no_else || branches.iter().any(|o| o.failure),
+                }
+            }
             Kind::Inverter => kids.first().map_or(both, |o| Outcomes {
                 success: o.failure,
                 failure: o.success,
@@ -210,14 +220,45 @@ impl Checker<'_> {
                     self.unreachable(node, &path, |o| !o.failure, "never fails");
                     self.subset_rule(children, &path);
                 }
-                Some(Kind::Sequence | Kind::ReactiveSequence) => {
+                Some(Kind::Sequence | Kind::ReactiveSequence | Kind::SequenceWithMemory) => {
                     self.unreachable(node, &path, |o| !o.success, "never succeeds");
                 }
+                Some(Kind::IfThenElse | Kind::WhileDoElse) => self.branches(children, &path),
                 _ => {}
             }
             for (i, child) in children.iter().enumerate().rev() {
                 stack.push((child, format!("{path}/{}[{i}]", child.label())));
             }
+        }
+    }
+
+    /// Warns about a branch of an if-then-else (or while-do-else) that its
+    /// condition, `children[0]`, can never choose.
+    fn branches(&mut self, children: &[Node], path: &str) {
+        let Some(condition) = children.first() else {
+            return;
+        };
+        let o = self.outcomes(condition);
+        let never = [
+            (1, o.success, "never succeeds"),
+            (2, o.failure, "never fails"),
+        ];
+        for (i, chosen, why) in never {
+            let Some(branch) = children.get(i).filter(|_| !chosen) else {
+                continue;
+            };
+            let message = format!(
+                "`{}` can never run: the condition `{}` {why}",
+                branch.label(),
+                condition.label()
+            );
+            let branch_path = format!("{path}/{}[{i}]", branch.label());
+            self.warn(
+                branch,
+                &branch_path,
+                message,
+                "check the condition, or remove the branch it never chooses",
+            );
         }
     }
 

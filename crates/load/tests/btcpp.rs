@@ -94,26 +94,26 @@ fn btcpp_built_in_decorators_and_actions() {
 fn btcpp_built_ins_treebeard_lacks_keep_children_and_ports() {
     let text = r#"<root BTCPP_format="4">
   <BehaviorTree ID="T">
-    <Delay delay_msec="50">
-      <Decorator ID="RunOnce"> <Sleep msec="100"/> </Decorator>
-    </Delay>
+    <WaitValueUpdate entry="{x}">
+      <Decorator ID="SkipUnlessUpdated"> <Sleep msec="100"/> </Decorator>
+    </WaitValueUpdate>
   </BehaviorTree>
 </root>"#;
     let l = read("t.xml", text, STRICT);
     assert!(l.diags.is_empty(), "{:?}", l.diags());
     assert_eq!(
         l.outline_of("T"),
-        "!Delay[delay_msec=50](!RunOnce(Wait[seconds=100ms]))"
+        "!WaitValueUpdate[entry={x}](!SkipUnlessUpdated(Wait[seconds=100ms]))"
     );
     let root = &l.tree("T").root;
     // Built-ins: never stubbed (see the resolver's tests).
     assert_eq!(
         root.what,
-        What::BuiltIn("BehaviorTree.CPP's Delay decorator")
+        What::BuiltIn("BehaviorTree.CPP's WaitValueUpdate decorator")
     );
     assert_eq!(
         root.children[0].what,
-        What::BuiltIn("BehaviorTree.CPP's RunOnce decorator")
+        What::BuiltIn("BehaviorTree.CPP's SkipUnlessUpdated decorator")
     );
 }
 
@@ -175,11 +175,90 @@ fn btcpp_precondition_is_a_script_gate_that_fails() {
 }
 
 #[test]
+fn btcpp_controls_that_are_treebeard_kinds() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <SequenceWithMemory>
+      <IfThenElse name="ite"> <C/> <A/> <B/> </IfThenElse>
+      <WhileDoElse> <C/> <A/> </WhileDoElse>
+    </SequenceWithMemory>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert!(l.diags.is_empty(), "{:?}", l.diags());
+    assert_eq!(
+        l.outline_of("T"),
+        "SequenceWithMemory(IfThenElse#ite(C, A, B), WhileDoElse(C, A))"
+    );
+}
+
+#[test]
+fn btcpp_delay_is_a_wait_before_its_child() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Sequence>
+      <Delay name="d" delay_msec="250"> <A/> </Delay>
+      <Delay delay_msec="10"> <A/> <B/> </Delay>
+      <Delay> <A/> </Delay>
+      <Delay delay_msec="{ms}"> <A/> </Delay>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert_eq!(
+        l.diags(),
+        [
+            // The reader's, then the expansion's.
+            "error 6:8 `Delay` needs port `delay_msec`",
+            "error 7:26 `delay_msec` of `Delay` must be a number of milliseconds, not `{ms}`",
+            "error 5:8 `Delay` has 2 children; it takes one",
+        ]
+    );
+    let first = &l.tree("T").root.children[0];
+    assert_eq!(l.outline(first), "Sequence#d(Wait[seconds=250ms], A)");
+}
+
+#[test]
+fn btcpp_switch_is_a_chain_of_while_do_else() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Sequence>
+      <Switch2 name="s" variable="{mode}" case_1="1" case_2="{other}"> <A/> <B/> <C/> </Switch2>
+      <Switch2 variable="{mode}" case_1="1"> <A/> <B/> <C/> </Switch2>
+      <Switch3 variable="{mode}"> <A/> <B/> </Switch3>
+      <Switch2 variable="{mode}" case_1="IDLE" case_2="2"> <A/> <B/> <C/> </Switch2>
+      <Switch2 variable="{mode}" case_3="1"> <A/> <B/> <C/> </Switch2>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert_eq!(
+        l.diags(),
+        [
+            // The reader's, then the expansion's.
+            "error 8:34 `Switch2` has no port `case_3`",
+            "error 6:8 `Switch3` has 2 children; it takes 4 (one per case, then the default)",
+            "error 7:42 `case_1=\"IDLE\"` of `Switch2` is text, which treebeard's Switch cannot compare yet",
+        ]
+    );
+    let outline = l.outline_of("T");
+    assert!(
+        outline.starts_with(
+            "Sequence(WhileDoElse#s(AssertScript#case_1[test=mode == 1], A, \
+             WhileDoElse#after_case_1(AssertScript#case_2[test=mode == other], B, C)), \
+             WhileDoElse(AssertScript#case_1[test=mode == 1], A, \
+             WhileDoElse#after_case_1(AssertScript#case_2[test=false], B, C)), "
+        ),
+        "{outline}"
+    );
+}
+
+#[test]
 fn btcpp_scripts_and_reserved_attributes() {
     let text = r#"<root BTCPP_format="4">
   <BehaviorTree ID="T">
     <Sequence _skipIf="hungry" _autoremap="true">
-      <Eat _onSuccess="fed := true" name="eat" amount="{=}"/>
+      <Eat _onHalted="fed := true" name="eat" amount="{=}"/>
     </Sequence>
   </BehaviorTree>
 </root>"#;
@@ -189,7 +268,7 @@ fn btcpp_scripts_and_reserved_attributes() {
         [
             "error 3:24 BehaviorTree.CPP's pre-condition `_skipIf` is not supported yet",
             "error 3:44 BehaviorTree.CPP's reserved attribute `_autoremap` is not supported yet",
-            "error 4:24 BehaviorTree.CPP's post-condition `_onSuccess` is not supported yet",
+            "error 4:23 BehaviorTree.CPP's post-condition `_onHalted` is not supported yet",
         ]
     );
     // With stubs, the unknown reserved attribute is ignored; the pre- and
@@ -200,10 +279,41 @@ fn btcpp_scripts_and_reserved_attributes() {
         [
             "error 3:24 BehaviorTree.CPP's pre-condition `_skipIf` is not supported yet",
             "warning 3:44 BehaviorTree.CPP's reserved attribute `_autoremap` is not supported yet and is ignored",
-            "error 4:24 BehaviorTree.CPP's post-condition `_onSuccess` is not supported yet",
+            "error 4:23 BehaviorTree.CPP's post-condition `_onHalted` is not supported yet",
         ]
     );
     assert_eq!(stub.outline_of("T"), "Sequence(Eat#eat[amount={amount}])");
+}
+
+#[test]
+fn btcpp_pre_and_post_conditions_wrap_their_node() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Sequence>
+      <A name="a" _successIf="done" _failureIf="broken" _onSuccess="n := n + 1" _post="m = 1"/>
+      <B _onFailure="failed := true"/>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert!(l.diags.is_empty(), "{:?}", l.diags());
+    assert_eq!(
+        l.outline_of("T"),
+        "Sequence(\
+         IfThenElse#_onSuccess(\
+         IfThenElse#_failureIf(AssertScript[test=broken], AlwaysFailure, \
+         IfThenElse#_successIf(AssertScript[test=done], AlwaysSuccess, A#a)), \
+         ForceSuccess(Sequence(Script[script=n  = n + 1], Script[script=m = 1])), \
+         ForceFailure(Script[script=m = 1])), \
+         IfThenElse#_onFailure(B, AlwaysSuccess, ForceFailure(Script[script=failed  = true]))\
+         )"
+    );
+    // Each added node is written where its attribute's name is.
+    let outer = &l.tree("T").root.children[0];
+    assert_eq!(
+        (&*outer.written, l.at(outer.span)),
+        ("_onSuccess", "4:57".into())
+    );
 }
 
 #[test]

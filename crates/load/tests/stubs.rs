@@ -55,9 +55,9 @@ fn a_stubbed_leaf_keeps_running_unless_told_otherwise() {
 fn a_built_in_treebeard_lacks_is_an_error_even_with_stubs() {
     let text = r#"<root BTCPP_format="4">
   <BehaviorTree ID="Main">
-    <SequenceWithMemory>
+    <ManualSelector>
       <MoveToGoal goal="door"/>
-    </SequenceWithMemory>
+    </ManualSelector>
   </BehaviorTree>
 </root>"#;
     for stubs in [None, Some(StubStatus::Success)] {
@@ -66,11 +66,11 @@ fn a_built_in_treebeard_lacks_is_an_error_even_with_stubs() {
         let errors: Vec<_> = l.diagnostics.errors().collect();
         let d = errors
             .iter()
-            .find(|d| d.message.starts_with("`SequenceWithMemory`"))
+            .find(|d| d.message.starts_with("`ManualSelector`"))
             .expect("the built-in's error");
         assert_eq!(
             d.message,
-            "`SequenceWithMemory` (BehaviorTree.CPP's SequenceWithMemory control) is not supported by treebeard yet"
+            "`ManualSelector` (BehaviorTree.CPP's ManualSelector control) is not supported by treebeard yet"
         );
         assert_eq!(d.location(&l.map).as_deref(), Some("t.xml:3:6"));
         assert!(

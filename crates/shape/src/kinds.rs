@@ -470,6 +470,24 @@ node_kinds! {
     39 => AlwaysSuccess: Configured children(0, 0) fields("", "") params[];
     /// Fails at once (BehaviorTree.CPP's AlwaysFailure).
     40 => AlwaysFailure: Configured children(0, 0) fields("", "") params[];
+    /// Ticks its first child, the condition, and then its second (if the
+    /// condition succeeded) or its third (if it failed; with two children,
+    /// fails), returning that branch's status (BehaviorTree.CPP's
+    /// IfThenElse). A running branch resumes on the next tick without the
+    /// condition being ticked again.
+    41 => IfThenElse: Decider children(2, 3) fields("", "") params[];
+    /// Ticks its first child, the condition, on every tick, then its second
+    /// (if the condition succeeded) or its third (if it failed; with two
+    /// children, fails), returning that branch's status; when the
+    /// condition's status changes, the other branch's running work is
+    /// cancelled (BehaviorTree.CPP's WhileDoElse).
+    42 => WhileDoElse: Decider children(2, 3) fields("", "") params[];
+    /// Ticks its children in order, as a Sequence, but remembers where it
+    /// stopped across failures and cancellation: after a child failed, or
+    /// its work was cancelled, it starts again at that child; only when
+    /// every child has succeeded does it start from the first (per agent,
+    /// in a persistent slot; BehaviorTree.CPP's SequenceWithMemory).
+    43 => SequenceWithMemory: Configured children(1, MAX_CHILDREN) fields("", "") params[];
 }
 
 /// The most members of a [`Kind::Team`] (its `size`): a team's members
@@ -555,10 +573,11 @@ impl Kind {
 
     /// True for the kinds that compiled trees (`treebeard-codegen`) turn
     /// into straight-line code: the deciders whose decisions the flow
-    /// table resolves (sequences, selectors, the decorators that map a
-    /// status, `StoredState`), the constant statuses and the leaves called
-    /// through the leaf table. A tree of only these kinds compiles; one with any other kind
-    /// runs on the interpreter, and the generator names the nodes.
+    /// table resolves (sequences, selectors, if-then-else and
+    /// while-do-else, the decorators that map a status, `StoredState`), the
+    /// constant statuses and the leaves called through the leaf table. A
+    /// tree of only these kinds compiles; one with any other kind runs on
+    /// the interpreter, and the generator names the nodes.
     #[inline]
     pub const fn compiles(self) -> bool {
         matches!(
@@ -571,12 +590,23 @@ impl Kind {
                 | Kind::ForceSuccess
                 | Kind::ForceFailure
                 | Kind::StoredState
+                | Kind::IfThenElse
+                | Kind::WhileDoElse
                 | Kind::AlwaysSuccess
                 | Kind::AlwaysFailure
                 | Kind::Condition
                 | Kind::Action
                 | Kind::Deferred
         )
+    }
+
+    /// True for the static deciders that record where to resume while a
+    /// child past their first runs (a decider state tagged `RESUME` whose
+    /// value is that child's item), and on their next tick go straight
+    /// back to it: `Sequence`, `Selector` and `IfThenElse`.
+    #[inline]
+    pub const fn keeps_resume(self) -> bool {
+        matches!(self, Kind::Sequence | Kind::Selector | Kind::IfThenElse)
     }
 
     /// True for the kinds that test the agent when they start, fail if the
@@ -627,13 +657,14 @@ impl Kind {
     }
 
     /// Whether a configured node of this kind with parameter words `words`
-    /// owns a persistent slot: a `Cooldown` (its time), a `random` or
+    /// owns a persistent slot: a `Cooldown` (its time), a
+    /// `SequenceWithMemory` (the position of the child it starts at), a `random` or
     /// `shuffle` `Group` (its random stream or round), a `Decider` with a
     /// timer (when it was last asked), a `ChildTree` (which child tree is
     /// injected: its position plus one, 0 for none).
     pub fn owns_slot(self, words: &[u64]) -> bool {
         match self {
-            Kind::Cooldown | Kind::ChildTree => true,
+            Kind::Cooldown | Kind::ChildTree | Kind::SequenceWithMemory => true,
             Kind::Group => words
                 .first()
                 .and_then(|&w| GroupPolicy::from_word(w))
@@ -693,6 +724,7 @@ impl Kind {
         match self {
             Kind::PrioritySelector => Kind::Selector,
             Kind::ReactiveSequence => Kind::Sequence,
+            Kind::WhileDoElse => Kind::IfThenElse,
             kind => kind,
         }
     }
@@ -771,7 +803,8 @@ mod tests {
                 Kind::Gate,
                 Kind::GlobalCooldown,
                 Kind::Team,
-                Kind::ChildTree
+                Kind::ChildTree,
+                Kind::SequenceWithMemory
             ]
         );
         // Dense, and `ALL` in tag order: every tag below the number of kinds

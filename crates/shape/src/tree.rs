@@ -150,6 +150,27 @@ pub fn reactive_sequence(children: impl IntoIterator<Item = Node>) -> Node {
     decider_node(Kind::ReactiveSequence, children)
 }
 
+/// An [`Kind::IfThenElse`]: the condition (the first child), then the
+/// second child if it succeeded or the third (if any) if it failed; a
+/// running branch resumes without the condition.
+pub fn if_then_else(children: impl IntoIterator<Item = Node>) -> Node {
+    decider_node(Kind::IfThenElse, children)
+}
+
+/// A [`Kind::WhileDoElse`]: like [`if_then_else`], with the condition
+/// ticked on every tick; when its status changes, the other branch's work
+/// is cancelled.
+pub fn while_do_else(children: impl IntoIterator<Item = Node>) -> Node {
+    decider_node(Kind::WhileDoElse, children)
+}
+
+/// A [`Kind::SequenceWithMemory`]: children in order, starting where it
+/// stopped (a child that failed, ran or was cancelled) until the last one
+/// succeeds.
+pub fn sequence_with_memory(children: impl IntoIterator<Item = Node>) -> Node {
+    decider_node(Kind::SequenceWithMemory, children)
+}
+
 /// An [`Kind::Inverter`]: its child's success fails it, and failure succeeds it.
 pub fn inverter(child: Node) -> Node {
     decider_node(Kind::Inverter, [child])

@@ -165,8 +165,9 @@ impl Open {
             | Kind::IfCondition
             | Kind::IfTime => {}
             // Its time is a persistent slot; so is which child tree a
-            // connector runs (one at a time: the maximum of theirs).
-            Kind::Cooldown | Kind::ChildTree => {}
+            // connector runs (one at a time: the maximum of theirs), and
+            // where a sequence with memory starts.
+            Kind::Cooldown | Kind::ChildTree | Kind::SequenceWithMemory => {}
             // The resume point of a sequence or selector stopped past its
             // first child.
             Kind::Sequence | Kind::Selector => {
@@ -183,9 +184,13 @@ impl Open {
                 }
                 bound.deciders += 1;
             }
+            // The branch it resumes at (its condition, when running, keeps
+            // states of its own).
+            Kind::IfThenElse => bound.deciders += 1,
             // A monitor's registration is counted for the whole shape (see
             // `check`): it outlives its branch.
-            Kind::PrioritySelector
+            Kind::WhileDoElse
+            | Kind::PrioritySelector
             | Kind::ReactiveSequence
             | Kind::Inverter
             | Kind::ForceSuccess

@@ -110,8 +110,13 @@ fn tree() -> impl Strategy<Value = Tree> {
         .prop_recursive(5, 32, 4, move |inner| {
             let children = proptest::collection::vec(inner, 1..5);
             (select(deciders.clone()), 1u16..4, 1u16..4, children).prop_map(|(k, a, b, mut c)| {
-                // Decorators take exactly one child.
-                c.truncate(k.children().1 as usize);
+                // Decorators take exactly one child; an if-then-else two
+                // or three.
+                let (min, max) = k.children();
+                c.truncate(max as usize);
+                while c.len() < min as usize {
+                    c.push(Tree::Leaf(ready()));
+                }
                 Tree::Decider(k, a, b, c)
             })
         })
@@ -193,7 +198,7 @@ fn model(tree: &Tree) -> (u32, u32, u32, u32) {
             let max = |f: fn(&(u32, u32, u32, u32)) -> u32| bounds.iter().map(f).max().unwrap_or(0);
             let sum = |f: fn(&(u32, u32, u32, u32)) -> u32| bounds.iter().map(f).sum::<u32>();
             match kind {
-                Kind::Sequence | Kind::Selector => {
+                Kind::Sequence | Kind::Selector | Kind::IfThenElse => {
                     (depth, max(|b| b.1) + 1, max(|b| b.2), max(|b| b.3))
                 }
                 Kind::Concurrent => (depth, sum(|b| b.1.max(1)), sum(|b| b.2), sum(|b| b.3)),

@@ -5,8 +5,8 @@ use crate::r#gen::{Rng, Spec};
 
 impl Spec {
     /// A random tree from `seed` of only the kinds that compiled trees
-    /// compile (`Kind::compiles`: sequences, selectors, the status-mapping
-    /// decorators, `StoredState` and the leaves `c`, `a`, `p`, `d`), at most
+    /// compile (`Kind::compiles`: sequences, selectors, if-then-else and
+    /// while-do-else, the status-mapping decorators, `StoredState` and the leaves `c`, `a`, `p`, `d`), at most
     /// `max_depth` deep with at most `max_children` children per decider.
     pub fn random_static(seed: u64, max_depth: usize, max_children: usize) -> Spec {
         fn spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
@@ -22,7 +22,7 @@ impl Spec {
                 let n = rng.range(1, max_children);
                 (0..n).map(|_| spec(rng, depth - 1, max_children)).collect()
             };
-            match rng.below(9) {
+            match rng.below(10) {
                 0 | 1 => Spec::Sequence(kids(rng)),
                 2 | 3 => Spec::Priority(kids(rng)),
                 4 => Spec::Selector(kids(rng)),
@@ -33,6 +33,15 @@ impl Spec {
                     1 => Spec::ForceFailure(Box::new(spec(rng, depth - 1, max_children))),
                     _ => Spec::StoredState(Box::new(spec(rng, depth - 1, max_children))),
                 },
+                8 => {
+                    let n = rng.range(2, 3);
+                    let branches = (0..n).map(|_| spec(rng, depth - 1, max_children)).collect();
+                    if rng.below(2) == 0 {
+                        Spec::IfThenElse(branches)
+                    } else {
+                        Spec::WhileDoElse(branches)
+                    }
+                }
                 _ => Spec::Sequence(kids(rng)),
             }
         }

@@ -252,6 +252,25 @@ pub enum RefNode {
         /// The children.
         children: Vec<RefNode>,
     },
+    /// Its condition (the first child), then the second child if it
+    /// succeeded or the third (if any) if it failed, resuming at a running
+    /// branch without the condition.
+    IfThenElse {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The condition and the branches.
+        children: Vec<RefNode>,
+        /// The position of the branch to resume at (0: the condition).
+        resume_at: usize,
+    },
+    /// Its condition on every tick, then the second child if it succeeded
+    /// or the third (if any) if it failed.
+    WhileDoElse {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The condition and the branches.
+        children: Vec<RefNode>,
+    },
     /// The first child that succeeds or runs wins, re-decided every tick.
     Priority {
         /// The node's pre-order index.
@@ -531,6 +550,17 @@ pub enum RefNode {
         /// Which is injected: its persistent slot.
         injected: u32,
     },
+    /// `SequenceWithMemory`: its children in order, starting at the child
+    /// where it stopped (failed, ran or was cancelled) until the last one
+    /// succeeds.
+    SequenceWithMemory {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The children.
+        children: Vec<RefNode>,
+        /// The position of the child it starts at: its persistent slot.
+        position: u32,
+    },
     /// Spore's `Group`: chooses one of its deciders by its policy and runs
     /// it until it ends or (prioritized) an earlier one accepts.
     Group {
@@ -801,6 +831,15 @@ impl RefNode {
         RefNode::ReactiveSequence { node, children }
     }
 
+    /// An if-then-else at `node`: its condition and branches.
+    pub fn if_then_else(node: NodeIdx, children: Vec<RefNode>) -> RefNode {
+        RefNode::IfThenElse {
+            node,
+            children,
+            resume_at: 0,
+        }
+    }
+
     /// A priority selector at `node`.
     pub fn priority(node: NodeIdx, children: Vec<RefNode>) -> RefNode {
         RefNode::Priority { node, children }
@@ -950,6 +989,9 @@ impl RefNode {
         match self {
             RefNode::Sequence { node, .. }
             | RefNode::ReactiveSequence { node, .. }
+            | RefNode::IfThenElse { node, .. }
+            | RefNode::SequenceWithMemory { node, .. }
+            | RefNode::WhileDoElse { node, .. }
             | RefNode::Priority { node, .. }
             | RefNode::Selector { node, .. }
             | RefNode::Inverter { node, .. }
@@ -991,6 +1033,9 @@ impl RefNode {
         match self {
             RefNode::Sequence { children, .. }
             | RefNode::ReactiveSequence { children, .. }
+            | RefNode::IfThenElse { children, .. }
+            | RefNode::WhileDoElse { children, .. }
+            | RefNode::SequenceWithMemory { children, .. }
             | RefNode::Priority { children, .. }
             | RefNode::Selector { children, .. }
             | RefNode::Concurrent { children, .. }
@@ -1031,6 +1076,9 @@ impl RefNode {
         match self {
             RefNode::Sequence { children, .. }
             | RefNode::ReactiveSequence { children, .. }
+            | RefNode::IfThenElse { children, .. }
+            | RefNode::WhileDoElse { children, .. }
+            | RefNode::SequenceWithMemory { children, .. }
             | RefNode::Priority { children, .. }
             | RefNode::Selector { children, .. }
             | RefNode::Concurrent { children, .. }
@@ -1103,7 +1151,10 @@ impl RefNode {
                 | RefNode::Decider {
                     slot: persistent, ..
                 } => *persistent,
-                RefNode::Cooldown { ready, .. } => Some(*ready),
+                RefNode::Cooldown { ready, .. }
+                | RefNode::SequenceWithMemory {
+                    position: ready, ..
+                } => Some(*ready),
                 _ => None,
             })
             .collect()
@@ -1123,7 +1174,8 @@ impl RefNode {
             | RefNode::Decider {
                 slot: Some(slot), ..
             }
-            | RefNode::Cooldown { ready: slot, .. } = n
+            | RefNode::Cooldown { ready: slot, .. }
+            | RefNode::SequenceWithMemory { position: slot, .. } = n
             {
                 *slot = *values
                     .next()
@@ -1737,6 +1789,9 @@ impl Reference {
                     ..
                 }
                 | RefNode::Cooldown { node, ready: v, .. }
+                | RefNode::SequenceWithMemory {
+                    node, position: v, ..
+                }
                 | RefNode::ChildTree {
                     node, injected: v, ..
                 } => Some((*node, *v)),
@@ -2040,6 +2095,79 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             }
             *resume_at = 0;
             Status::Success
+        }
+        RefNode::IfThenElse {
+            children,
+            resume_at,
+            ..
+        } => {
+            // The branch that ran last tick, or the condition and then the
+            // branch it chooses.
+            let branch = if *resume_at > 0 {
+                *resume_at
+            } else {
+                match tick(&mut children[0], cx) {
+                    Status::Running => return Status::Running,
+                    Status::Success => 1,
+                    Status::Failure if children.len() == 3 => 2,
+                    Status::Failure => return Status::Failure,
+                }
+            };
+            let status = tick(&mut children[branch], cx);
+            *resume_at = if status == Status::Running { branch } else { 0 };
+            status
+        }
+        RefNode::SequenceWithMemory {
+            children, position, ..
+        } => {
+            // From the child where it stopped (the first, if its slot names
+            // none it has), in order; a child that fails or runs is where it
+            // starts next time, and the last one's success starts it anew.
+            let mut k = *position as usize;
+            if k >= children.len() {
+                (k, *position) = (0, 0);
+            }
+            loop {
+                let status = tick(&mut children[k], cx);
+                if status != Status::Success {
+                    *position = k as u32;
+                    return status;
+                }
+                k += 1;
+                if k == children.len() {
+                    *position = 0;
+                    return Status::Success;
+                }
+            }
+        }
+        RefNode::WhileDoElse { children, .. } => {
+            // The condition on every tick. A branch not ticked is
+            // abandoned: the else branch before the condition's failure
+            // goes on to it (in item order), the then branch after it runs.
+            let condition = tick(&mut children[0], cx);
+            let branch = match condition {
+                Status::Running => {
+                    for branch in &mut children[1..] {
+                        abandon(branch, cx);
+                    }
+                    return Status::Running;
+                }
+                Status::Success => 1,
+                Status::Failure => {
+                    abandon(&mut children[1], cx);
+                    if children.len() < 3 {
+                        return Status::Failure;
+                    }
+                    2
+                }
+            };
+            let status = tick(&mut children[branch], cx);
+            if branch == 1
+                && let Some(other) = children.get_mut(2)
+            {
+                abandon(other, cx);
+            }
+            status
         }
         RefNode::ReactiveSequence { children, .. } => {
             // From the first child on every tick; a child that fails or runs
@@ -2613,6 +2741,11 @@ fn remembered(root: &RefNode) -> Remembered {
                 node,
                 children,
                 resume_at,
+            }
+            | RefNode::IfThenElse {
+                node,
+                children,
+                resume_at,
             } if *resume_at > 0 => out.deciders.push(DeciderState::Resume {
                 node: *node,
                 child: children[*resume_at].index(),
@@ -2864,7 +2997,9 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
         (cx.trace)(i, TraceEvent::Cancel);
     }
     match node {
-        RefNode::Sequence { resume_at, .. } => *resume_at = 0,
+        RefNode::Sequence { resume_at, .. } | RefNode::IfThenElse { resume_at, .. } => {
+            *resume_at = 0;
+        }
         RefNode::Selector { resume_at, .. } => {
             if *resume_at > 0 {
                 cx.coverage.selector_resumes_abandoned += 1;
@@ -2881,7 +3016,9 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
         RefNode::Timeout { since, .. } | RefNode::Wait { since, .. } => *since = None,
         // Its slot outlives cancellation (a connector's too: the tree
         // injected stays injected).
-        RefNode::Cooldown { .. } | RefNode::ChildTree { .. } => {}
+        RefNode::Cooldown { .. }
+        | RefNode::ChildTree { .. }
+        | RefNode::SequenceWithMemory { .. } => {}
         RefNode::Scope { node, open, .. } => {
             // After the work inside it is cleaned up.
             if *open {
@@ -2928,6 +3065,7 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
         | RefNode::StoredState { .. }
         | RefNode::Repeat { .. }
         | RefNode::ReactiveSequence { .. }
+        | RefNode::WhileDoElse { .. }
         | RefNode::Inverter { .. }
         | RefNode::ForceSuccess { .. }
         | RefNode::ForceFailure { .. }
@@ -3512,6 +3650,16 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
     match shape.kind(at) {
         Kind::Sequence => RefNode::sequence(at, children()),
         Kind::ReactiveSequence => RefNode::reactive_sequence(at, children()),
+        Kind::IfThenElse => RefNode::if_then_else(at, children()),
+        Kind::SequenceWithMemory => RefNode::SequenceWithMemory {
+            node: at,
+            children: children(),
+            position: 0,
+        },
+        Kind::WhileDoElse => RefNode::WhileDoElse {
+            node: at,
+            children: children(),
+        },
         Kind::PrioritySelector => RefNode::priority(at, children()),
         Kind::Selector => RefNode::selector(at, children()),
         Kind::Inverter => RefNode::inverter(at, only()),

@@ -90,6 +90,18 @@ impl Flow {
                         (up.on_success, next_sibling)
                     }
                     Kind::PrioritySelector | Kind::Selector => (up.on_success, up.on_failure),
+                    // The condition goes on to the then branch, or the else
+                    // branch (if any); a branch's status is the decider's.
+                    Kind::IfThenElse | Kind::WhileDoElse if i == parent + 1 => {
+                        let past_then = shape.subtree_end(NodeIdx::new(next_sibling)).get();
+                        let on_failure = if past_then < parent_end {
+                            past_then
+                        } else {
+                            up.on_failure
+                        };
+                        (next_sibling, on_failure)
+                    }
+                    Kind::IfThenElse | Kind::WhileDoElse => (up.on_success, up.on_failure),
                     Kind::Inverter => (up.on_failure, up.on_success),
                     Kind::ForceSuccess => (up.on_success, up.on_success),
                     Kind::ForceFailure => (up.on_failure, up.on_failure),

@@ -567,10 +567,8 @@ impl<B> Remap<B> {
             if !self.survives[parent as usize] {
                 return false;
             }
-            if matches!(
-                shape.kind(NodeIdx::new(parent)),
-                Kind::Sequence | Kind::Selector
-            ) && (position(deciders, parent) != child || !self.in_order[child as usize])
+            if shape.kind(NodeIdx::new(parent)).keeps_resume()
+                && (position(deciders, parent) != child || !self.in_order[child as usize])
             {
                 return false;
             }
@@ -607,7 +605,7 @@ impl<B> Remap<B> {
         // Sequences and selectors stay at the child holding carried states.
         for (s, _) in alive.iter().enumerate().filter(|&(_, &a)| a) {
             let s = s as u32;
-            if !matches!(shape.kind(NodeIdx::new(s)), Kind::Sequence | Kind::Selector) {
+            if !shape.kind(NodeIdx::new(s)).keeps_resume() {
                 continue;
             }
             let (Some(ns), Some(nc)) = (new_of(s), new_of(position(deciders, s))) else {
@@ -754,7 +752,7 @@ fn in_order(old: &Shape, new: &Shape, nodes: &NodeMap, parents: &[u32]) -> Box<[
     let mut in_order = vec![true; old.len()];
     for s in 0..old.len() as u32 {
         let node = NodeIdx::new(s);
-        if !matches!(old.kind(node), Kind::Sequence | Kind::Selector) {
+        if !old.kind(node).keeps_resume() {
             continue;
         }
         let Some(ns) = nodes.new_of(node) else {

@@ -18,8 +18,10 @@
 //! files; `<TreeNodesModel>` declares ports and is skipped. On every node
 //! `name` is the node's name and the other attributes are ports
 //! (parameters), `{=}` standing for the blackboard key of the port's own
-//! name; the pre- and post-condition scripts (`_skipIf`, `_onSuccess`, ...)
-//! are not supported yet. Any node may carry log messages in MBT's reserved
+//! name; the pre- and post-condition scripts `_failureIf`, `_successIf`,
+//! `_onSuccess`, `_onFailure` and `_post` wrap their node in treebeard's
+//! nodes (`super::expand`), and `_skipIf`, `_while` and `_onHalted` are not
+//! supported yet. Any node may carry log messages in MBT's reserved
 //! attributes, `_startLog`, `_successLog` and `_failureLog`
 //! ([`super::LOG_ATTRIBUTES`]): BT.CPP has no log attributes of its own. `<SubTree ID="X" .../>` uses tree X, remapping its
 //! ports; `<Action ID="X"/>`, `<Condition>`, `<Control>` and `<Decorator>`
@@ -31,7 +33,9 @@
 //! BT.CPP reads as "do not run the child", is an error), `<Timeout msec>`
 //! and `<Sleep msec>` are Timeout and Wait (milliseconds, converted to
 //! seconds), `<Script code>` is a Script and `<ScriptCondition code>` an
-//! AssertScript. Scripts run as treebeard's script language; BT.CPP's `:=`
+//! AssertScript. `Delay` and `Switch2` to `Switch6` are compositions of
+//! treebeard's nodes, expanded after the tree is read (`super::expand`).
+//! Scripts run as treebeard's script language; BT.CPP's `:=`
 //! reads as treebeard's `=` (rewritten to ` =`, the same length, so that
 //! error columns stay those of the file).
 
@@ -70,12 +74,11 @@ const NODES: &[(&str, Map)] = &[
     // Tests its script when its child is not running, runs the child if
     // it holds, else returns `else`: with `else="FAILURE"`, a ScriptGate.
     ("Precondition", Map::Decider(Kind::ScriptGate)),
+    ("SequenceWithMemory", Map::Decider(Kind::SequenceWithMemory)),
+    ("IfThenElse", Map::Decider(Kind::IfThenElse)),
+    ("WhileDoElse", Map::Decider(Kind::WhileDoElse)),
     ("ForceSuccess", Map::Decider(Kind::ForceSuccess)),
     ("ForceFailure", Map::Decider(Kind::ForceFailure)),
-    (
-        "SequenceWithMemory",
-        Map::BuiltIn("BehaviorTree.CPP's SequenceWithMemory control"),
-    ),
     (
         "AsyncSequence",
         Map::BuiltIn("BehaviorTree.CPP's AsyncSequence control"),
@@ -89,42 +92,20 @@ const NODES: &[(&str, Map)] = &[
         Map::BuiltIn("BehaviorTree.CPP's ParallelAll control"),
     ),
     (
-        "IfThenElse",
-        Map::BuiltIn("BehaviorTree.CPP's IfThenElse control"),
-    ),
-    (
-        "WhileDoElse",
-        Map::BuiltIn("BehaviorTree.CPP's WhileDoElse control"),
-    ),
-    (
         "TryCatch",
         Map::BuiltIn("BehaviorTree.CPP's TryCatch control"),
     ),
-    (
-        "Switch2",
-        Map::BuiltIn("BehaviorTree.CPP's Switch2 control"),
-    ),
-    (
-        "Switch3",
-        Map::BuiltIn("BehaviorTree.CPP's Switch3 control"),
-    ),
-    (
-        "Switch4",
-        Map::BuiltIn("BehaviorTree.CPP's Switch4 control"),
-    ),
-    (
-        "Switch5",
-        Map::BuiltIn("BehaviorTree.CPP's Switch5 control"),
-    ),
-    (
-        "Switch6",
-        Map::BuiltIn("BehaviorTree.CPP's Switch6 control"),
-    ),
+    ("Switch2", Map::Decider(Kind::WhileDoElse)),
+    ("Switch3", Map::Decider(Kind::WhileDoElse)),
+    ("Switch4", Map::Decider(Kind::WhileDoElse)),
+    ("Switch5", Map::Decider(Kind::WhileDoElse)),
+    ("Switch6", Map::Decider(Kind::WhileDoElse)),
     (
         "ManualSelector",
         Map::BuiltIn("BehaviorTree.CPP's ManualSelector control"),
     ),
-    ("Delay", Map::BuiltIn("BehaviorTree.CPP's Delay decorator")),
+    // Expanded into a Sequence of a Wait and the child (`expand`).
+    ("Delay", Map::Decider(Kind::Sequence)),
     (
         "RunOnce",
         Map::BuiltIn("BehaviorTree.CPP's RunOnce decorator"),
@@ -172,6 +153,8 @@ enum Unit {
     Msec,
     /// A script: `:=` reads as `=`.
     Code,
+    /// A port read as written, by the expansion of its node (`expand`).
+    Raw,
     /// A port treebeard reads only at this value (BT.CPP's default): any
     /// other is an error, and it sets no parameter.
     Only(&'static str),
@@ -198,6 +181,12 @@ const PORTS: &[(&str, Ports)] = &[
     ("Sleep", &[("msec", "seconds", Unit::Msec)]),
     ("Script", &[("code", "script", Unit::Code)]),
     ("ScriptCondition", &[("code", "test", Unit::Code)]),
+    ("Delay", &[("delay_msec", "seconds", Unit::Msec)]),
+    ("Switch2", SWITCH.split_at(3).0),
+    ("Switch3", SWITCH.split_at(4).0),
+    ("Switch4", SWITCH.split_at(5).0),
+    ("Switch5", SWITCH.split_at(6).0),
+    ("Switch6", SWITCH.split_at(7).0),
     (
         "Precondition",
         &[
@@ -205,6 +194,18 @@ const PORTS: &[(&str, Ports)] = &[
             ("else", "", Unit::Only("FAILURE")),
         ],
     ),
+];
+
+/// The ports of `Switch6`, kept as written for the expansion (`expand`);
+/// `SwitchN` takes `variable` and the first N cases.
+const SWITCH: Ports = &[
+    ("variable", "variable", Unit::Raw),
+    ("case_1", "case_1", Unit::Raw),
+    ("case_2", "case_2", Unit::Raw),
+    ("case_3", "case_3", Unit::Raw),
+    ("case_4", "case_4", Unit::Raw),
+    ("case_5", "case_5", Unit::Raw),
+    ("case_6", "case_6", Unit::Raw),
 ];
 
 /// The pre- and post-condition script attributes, with what they do.
@@ -339,7 +340,8 @@ fn tree(r: &mut Reader, element: Node, trees: usize) -> Option<TreeDecl> {
         );
         return None;
     };
-    let root = r.tree(first, node);
+    let mut root = r.tree(first, node);
+    super::expand::expand(r, &mut root);
     if let Some(&second) = nodes.get(1) {
         r.diags.push(
             Diagnostic::error("`<BehaviorTree>` holds more than one node")
@@ -380,8 +382,11 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
     };
     let mut decl = NodeDecl::new(what, written, span);
     decl.extent = r.element_span(element);
+    // Configured kinds, and the built-ins expanded into treebeard's nodes,
+    // take their ports as parameters.
     let built_in = match decl.what {
         What::Decider(kind, _) if kind.layout() == Layout::Configured => Some(kind),
+        What::Decider(kind, _) if !ports(written).is_empty() => Some(kind),
         _ => None,
     };
     for a in element.attributes() {
@@ -417,6 +422,15 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
             ("_autoremap", _) if subtree => {}
             ("success_count", Some(p)) => p.succeed = count(r, name, value, span, children),
             ("failure_count", Some(p)) => p.fail = count(r, name, value, span, children),
+            // Run by the nodes the expansion wraps the node in.
+            (condition, _) if super::expand::CONDITIONS.contains(&condition) => {
+                decl.attrs.push(Attr {
+                    name: condition.into(),
+                    value: ParamValue::Str(value.replace(":=", " =").into()),
+                    span,
+                    name_span: r.name_span(&a),
+                });
+            }
             (reserved, _) if reserved.starts_with('_') => {
                 match SCRIPTS.iter().find(|(n, _)| *n == reserved) {
                     // Built-in behaviour: never ignored, not even with
@@ -451,6 +465,13 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
     }
     if let Some(kind) = built_in {
         required_ports(r, element, written, kind, &decl);
+        if written == "Delay" && !element.has_attribute("delay_msec") {
+            r.diags.push(
+                Diagnostic::error("`Delay` needs port `delay_msec`")
+                    .at(decl.span)
+                    .help("write delay_msec=\"...\""),
+            );
+        }
     }
     if let Some(p) = policy {
         decl.what = What::Decider(Kind::Concurrent, Some(p));
@@ -519,6 +540,7 @@ fn built_in_port(
             }
         }
         Unit::Code => value.replace(":=", " =").into(),
+        Unit::Raw => value.into(),
         Unit::Only(only) => {
             if trimmed != only {
                 r.diags.push(

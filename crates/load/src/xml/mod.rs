@@ -19,6 +19,7 @@
 //! attribute's span is its value.
 
 pub mod btcpp;
+mod expand;
 pub mod mbt;
 mod quotes;
 

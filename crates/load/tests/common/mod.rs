@@ -118,6 +118,8 @@ impl Loaded {
                             || value == written.replace(":=", " =")
                             || value == written.replace("&gt;", ">").replace("&amp;", "&")
                             || written == "LuaWrapper" && value == "true"
+                            // A Switch's case test, made of its ports.
+                            || node.written.starts_with("Switch") && &*a.name == "test"
                             || written == "LimitConcurrentUsers" && &*a.name == "wait",
                         "span of {}: {written}",
                         a.name

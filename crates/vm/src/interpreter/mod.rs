@@ -74,6 +74,7 @@ mod spore;
 mod stored;
 mod teams;
 mod tickets;
+mod with_memory;
 
 pub use spore::random_draw;
 
@@ -854,9 +855,15 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                         }
                         _ => ip += 1,
                     },
+                    // Its condition, or the branch that ran last tick.
+                    Kind::IfThenElse => match self.take_resume(a, ip) {
+                        Some(child) if child > ip && child < item.end() => ip = child,
+                        _ => ip += 1,
+                    },
                     // Their decisions are all in the flow table.
                     Kind::PrioritySelector
                     | Kind::ReactiveSequence
+                    | Kind::WhileDoElse
                     | Kind::Inverter
                     | Kind::ForceSuccess
                     | Kind::ForceFailure
@@ -892,7 +899,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     | Kind::GlobalCooldown
                     | Kind::Team
                     | Kind::Sync
-                    | Kind::ChildTree => match self.configured(a, ip, item, kind) {
+                    | Kind::ChildTree
+                    | Kind::SequenceWithMemory => match self.configured(a, ip, item, kind) {
                         Decision::Descend(child) => ip = child,
                         Decision::Return(status) => break (status, ip),
                     },
@@ -1068,7 +1076,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                 unreachable!("validated shapes hold only known kinds")
             };
             match kind {
-                Kind::Sequence | Kind::Selector => {
+                kind if kind.keeps_resume() => {
                     if child != parent + 1 {
                         let resume = StateEntry::new(parent, decider_tag::RESUME, child);
                         self.b.next.push_decider(resume);
@@ -1078,6 +1086,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                 // a gate whose child runs passes without testing again.
                 Kind::PrioritySelector
                 | Kind::ReactiveSequence
+                | Kind::WhileDoElse
                 | Kind::Inverter
                 | Kind::ForceSuccess
                 | Kind::ForceFailure => {}
@@ -1180,6 +1189,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                 return self.enter_ticket(a, ip, item, kind);
             }
             Kind::ChildTree => return self.enter_connector(a, ip, item),
+            Kind::SequenceWithMemory => return self.enter_with_memory(a, ip, item),
             Kind::Loop | Kind::LoopUntilSuccess => self.take_action(a, ip).map(StateEntry::value),
             Kind::Scope | Kind::ScriptWrapper => self.take_action(a, ip).map(|_| 1),
             _ => None,
@@ -1311,6 +1321,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             }
             (Kind::Repeat, Status::Success | Status::Failure) => self.repeat_returned(a, g, status),
             (Kind::Group, _) => self.group_returned(a, status),
+            (Kind::SequenceWithMemory, _) => self.with_memory_returned(a, g, status),
             (Kind::Gate | Kind::GlobalCooldown | Kind::Team, Status::Success | Status::Failure) => {
                 self.ticket_returned(g.node, g.kind, status)
             }

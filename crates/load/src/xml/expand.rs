@@ -1,0 +1,338 @@
+//! BehaviorTree.CPP built-ins that are compositions of treebeard's nodes,
+//! expanded after the reader has read a tree.
+//!
+//! - `<Delay delay_msec="d">child</Delay>` is a Sequence of a Wait of `d`
+//!   and the child: the wait runs first (its first tick included), then
+//!   the child, resumed while it runs; when the child finishes, the next
+//!   tick waits again; a cancel resets both, as BT.CPP's halt does.
+//! - `<SwitchN variable="{v}" case_1=".." .. case_N="..">` with N cases and
+//!   a default child is a chain of WhileDoElse: `v == case_1` chooses the
+//!   first child, else `v == case_2` the second, ..., else the default. On
+//!   every tick the first case that matches runs, and a change of case
+//!   cancels the running child's work, as BT.CPP's Switch halts it.
+//!
+//! - The pre- and post-condition attributes `_failureIf`, `_successIf`,
+//!   `_onSuccess`, `_onFailure` and `_post` wrap their node `N` in
+//!   IfThenElse nodes. BT.CPP tests a pre-condition only while its node is
+//!   not running, and an IfThenElse tests its condition only while its
+//!   branch is not running, so `_failureIf="c"` is
+//!   `IfThenElse(c, AlwaysFailure, N)` and `_successIf` the same with
+//!   AlwaysSuccess (`_failureIf` outermost: BT.CPP tests it first). The
+//!   post-conditions run when the node (or a pre-condition) has decided:
+//!   `IfThenElse(pre(N), ForceSuccess(_onSuccess; _post),
+//!   ForceFailure(_onFailure; _post))`.
+//!
+//! The nodes the expansion adds take the built-in's element as written
+//! (so the tree's paths and errors show `Delay` or `Switch3`), and its
+//! name stays on the outer node; those for an attribute are written as
+//! the attribute's name, where it is written.
+
+use super::Reader;
+use crate::diagnostic::Diagnostic;
+use crate::document::{Attr, NodeDecl, What};
+use treebeard_shape::{Kind, ParamValue};
+
+/// The cases of BT.CPP's `SwitchN` (N from 2 to 6), if `element` is one.
+pub(super) fn switch_cases(element: &str) -> Option<usize> {
+    let n = element.strip_prefix("Switch")?.parse().ok()?;
+    (2..=6).contains(&n).then_some(n)
+}
+
+/// Expands the `Delay` and `SwitchN` nodes of the tree under `root`.
+pub(super) fn expand(r: &mut Reader, root: &mut NodeDecl) {
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        let conditions = Conditions::take(node);
+        let cases = switch_cases(&node.written);
+        let expanded = match cases {
+            Some(cases) => switch(r, node, cases),
+            None => &*node.written == "Delay" && delay(r, node),
+        };
+        let Some(node) = conditions.wrap(node) else {
+            continue;
+        };
+        // On to the children as written (not the nodes an expansion
+        // added), in file order: the last child pushed first.
+        let mut children = Vec::new();
+        match cases {
+            Some(cases) if expanded => cases_of(node, cases, &mut children),
+            None if expanded => children.extend(node.children.iter_mut().skip(1)),
+            _ => children.extend(node.children.iter_mut()),
+        }
+        stack.extend(children.into_iter().rev());
+    }
+}
+
+/// BT.CPP's pre- and post-condition attributes that treebeard runs.
+pub(super) const CONDITIONS: [&str; 5] = [
+    "_failureIf",
+    "_successIf",
+    "_onSuccess",
+    "_onFailure",
+    "_post",
+];
+
+/// The pre- and post-conditions of one node, taken from its attributes
+/// (where the reader left them, `:=` read as `=`).
+struct Conditions {
+    attrs: Vec<Attr>,
+}
+
+impl Conditions {
+    fn take(node: &mut NodeDecl) -> Conditions {
+        let (attrs, rest) = std::mem::take(&mut node.attrs)
+            .into_iter()
+            .partition(|a| CONDITIONS.contains(&&*a.name));
+        node.attrs = rest;
+        Conditions { attrs }
+    }
+
+    fn get(&self, name: &str) -> Option<&Attr> {
+        self.attrs.iter().find(|a| *a.name == *name)
+    }
+
+    /// Wraps `node` in the nodes of its conditions; the node itself, where
+    /// it now is.
+    fn wrap(self, node: &mut NodeDecl) -> Option<&mut NodeDecl> {
+        if self.attrs.is_empty() {
+            return Some(node);
+        }
+        let placeholder = NodeDecl::new(What::Leaf("".into()), "", node.span);
+        let mut inner = std::mem::replace(node, placeholder);
+        // Where the node ends up, from the innermost wrapper out.
+        let mut path = Vec::new();
+        let pre = [
+            ("_successIf", Kind::AlwaysSuccess),
+            ("_failureIf", Kind::AlwaysFailure),
+        ];
+        for (name, status) in pre {
+            if let Some(a) = self.get(name) {
+                let test = script(a, Kind::AssertScript, "test");
+                let decided = NodeDecl::new(What::Decider(status, None), name, a.name_span);
+                inner = if_then_else(a, [test, decided, inner]);
+                path.push(2);
+            }
+        }
+        let (on_success, on_failure, post) = (
+            self.get("_onSuccess"),
+            self.get("_onFailure"),
+            self.get("_post"),
+        );
+        if let Some(a) = on_success.or(on_failure).or(post) {
+            let success = branch(
+                a,
+                Kind::ForceSuccess,
+                Kind::AlwaysSuccess,
+                [on_success, post],
+            );
+            let failure = branch(
+                a,
+                Kind::ForceFailure,
+                Kind::AlwaysFailure,
+                [on_failure, post],
+            );
+            inner = if_then_else(a, [inner, success, failure]);
+            path.push(0);
+        }
+        *node = inner;
+        let mut at = node;
+        for i in path.into_iter().rev() {
+            at = at.children.get_mut(i)?;
+        }
+        Some(at)
+    }
+}
+
+/// An IfThenElse for the condition attribute `a` (and named after it), of
+/// `children`.
+fn if_then_else(a: &Attr, children: [NodeDecl; 3]) -> NodeDecl {
+    let mut node = NodeDecl::new(What::Decider(Kind::IfThenElse, None), &a.name, a.name_span);
+    node.name = Some(a.name.clone());
+    node.children = children.into();
+    node
+}
+
+/// A node of `kind` (a Script or an AssertScript) running the script of
+/// the attribute `a` as its parameter `param`.
+fn script(a: &Attr, kind: Kind, param: &str) -> NodeDecl {
+    let mut node = NodeDecl::new(What::Decider(kind, None), &a.name, a.name_span);
+    node.attrs.push(Attr {
+        name: param.into(),
+        ..a.clone()
+    });
+    node
+}
+
+/// How a node ends after its post-conditions `scripts` (those given, of
+/// the attribute `a` and the next): the scripts in order under `force`,
+/// or `none` without any.
+fn branch(a: &Attr, force: Kind, none: Kind, scripts: [Option<&Attr>; 2]) -> NodeDecl {
+    let mut scripts: Vec<NodeDecl> = scripts
+        .into_iter()
+        .flatten()
+        .map(|s| script(s, Kind::Script, "script"))
+        .collect();
+    let Some(first) = scripts.pop() else {
+        return NodeDecl::new(What::Decider(none, None), &a.name, a.name_span);
+    };
+    let child = if scripts.is_empty() {
+        first
+    } else {
+        scripts.push(first);
+        let mut sequence = NodeDecl::new(What::Decider(Kind::Sequence, None), &a.name, a.name_span);
+        sequence.children = scripts;
+        sequence
+    };
+    let mut node = NodeDecl::new(What::Decider(force, None), &a.name, a.name_span);
+    node.children = vec![child];
+    node
+}
+
+/// The children of an expanded switch of `cases` cases, in order: the
+/// branch of each WhileDoElse in the chain, and the last one's else.
+fn cases_of<'d>(mut node: &'d mut NodeDecl, cases: usize, out: &mut Vec<&'d mut NodeDecl>) {
+    for k in 0..cases {
+        let [_, branch, rest] = node.children.as_mut_slice() else {
+            return;
+        };
+        out.push(branch);
+        if k + 1 == cases {
+            out.push(rest);
+            return;
+        }
+        node = rest;
+    }
+}
+
+/// The one child of a decorator, after reporting any other number.
+fn one_child(r: &mut Reader, node: &NodeDecl) -> bool {
+    let n = node.children.len();
+    if n != 1 {
+        r.diags.push(
+            Diagnostic::error(format!("`{}` has {n} children; it takes one", node.written))
+                .at(node.span)
+                .help("give it one child (wrap several in a <Sequence>)"),
+        );
+    }
+    n == 1
+}
+
+/// `Delay` (read as a Sequence holding its `seconds`): a Wait of them
+/// before the child. False when it is not expanded (reported).
+fn delay(r: &mut Reader, node: &mut NodeDecl) -> bool {
+    let seconds = std::mem::take(&mut node.attrs);
+    // Without its port, reported already.
+    if seconds.is_empty() || !one_child(r, node) {
+        return false;
+    }
+    let mut wait = NodeDecl::new(What::Decider(Kind::Wait, None), &node.written, node.span);
+    wait.attrs = seconds;
+    node.children.insert(0, wait);
+    true
+}
+
+/// `SwitchN` (read as a WhileDoElse holding its ports): a chain of
+/// WhileDoElse, one per case. False when it is not expanded (reported).
+fn switch(r: &mut Reader, node: &mut NodeDecl, cases: usize) -> bool {
+    let ports = std::mem::take(&mut node.attrs);
+    let n = node.children.len();
+    if n != cases + 1 {
+        r.diags.push(
+            Diagnostic::error(format!(
+                "`{}` has {n} children; it takes {} (one per case, then the default)",
+                node.written,
+                cases + 1
+            ))
+            .at(node.span)
+            .help(format!(
+                "give it {cases} children for case_1 to case_{cases}, and a last one for any other value"
+            )),
+        );
+        return false;
+    }
+    let port = |name: &str| ports.iter().find(|a| *a.name == *name);
+    // BT.CPP compares text; treebeard's scripts, numbers and bools.
+    let operand = |r: &mut Reader, a: &Attr| -> Option<String> {
+        let ParamValue::Str(text) = &a.value else {
+            return None;
+        };
+        let text = text.trim();
+        if let Some(key) = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
+            return Some(key.trim().to_owned());
+        }
+        if text == "true" || text == "false" || text.parse::<f64>().is_ok_and(f64::is_finite) {
+            return Some(text.to_owned());
+        }
+        r.diags.push(
+            Diagnostic::error(format!(
+                "`{}=\"{text}\"` of `{}` is text, which treebeard's Switch cannot compare yet",
+                a.name, node.written
+            ))
+            .at(a.span)
+            .help("treebeard compares numbers, bools and `{key}` entries; give the cases numbers"),
+        );
+        None
+    };
+    let variable = match port("variable") {
+        Some(a) => operand(r, a),
+        // No variable: BT.CPP runs the default.
+        None => Some("false".to_owned()),
+    };
+    let mut tests = Vec::with_capacity(cases);
+    for k in 1..=cases {
+        let case = format!("case_{k}");
+        let test = match (port(&case), &variable) {
+            // Shown at the variable, where a name that is no entry is
+            // most likely written.
+            (Some(a), Some(v)) => operand(r, a).map(|c| {
+                let at = port("variable").map_or(a.span, |v| v.span);
+                (format!("{v} == {c}"), at)
+            }),
+            // A case not given never matches.
+            (None, Some(_)) => Some(("false".to_owned(), node.span)),
+            (_, None) => None,
+        };
+        tests.push(test);
+    }
+    let Some(tests) = tests.into_iter().collect::<Option<Vec<_>>>() else {
+        return false;
+    };
+    let mut branches = std::mem::take(&mut node.children);
+    let Some(mut rest) = branches.pop() else {
+        return false;
+    };
+    // From the last case: each WhileDoElse's else is the chain after it.
+    let chain = tests.into_iter().zip(branches).enumerate().rev();
+    for (k, ((script, span), branch)) in chain {
+        let mut test = NodeDecl::new(
+            What::Decider(Kind::AssertScript, None),
+            &node.written,
+            node.span,
+        );
+        test.name = Some(format!("case_{}", k + 1).into());
+        // A script error shows at the variable (the script is not written
+        // as read, so at its start).
+        test.attrs.push(Attr {
+            name: "test".into(),
+            value: ParamValue::Str(script.into()),
+            span,
+            name_span: span,
+        });
+        let children = vec![test, branch, rest];
+        if k == 0 {
+            node.children = children;
+            return true;
+        }
+        let mut inner = NodeDecl::new(
+            What::Decider(Kind::WhileDoElse, None),
+            &node.written,
+            node.span,
+        );
+        inner.extent = node.extent;
+        inner.name = Some(format!("after_case_{k}").into());
+        inner.children = children;
+        rest = inner;
+    }
+    // A switch has two cases or more.
+    false
+}
