@@ -90,6 +90,7 @@ fn symbol(kind: Kind) -> &'static str {
         Kind::Selector => "? Selector",
         Kind::PrioritySelector => "?! PrioritySelector",
         Kind::Concurrent => "⇉ Concurrent",
+        Kind::ParallelAll => "⇉ ParallelAll",
         Kind::Inverter => "¬ Inverter",
         Kind::ForceSuccess => "✓ ForceSuccess",
         Kind::ForceFailure => "✗ ForceFailure",

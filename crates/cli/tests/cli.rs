@@ -1180,6 +1180,7 @@ const DECIDERS: &[&str] = &[
     "IfThenElse",
     "WhileDoElse",
     "SequenceWithMemory",
+    "ParallelAll",
 ];
 
 const LEAVES: &[(&str, &str)] = &[

@@ -159,6 +159,7 @@ fn kids(spec: &mut Spec) -> Vec<&mut Spec> {
         | Spec::IfThenElse(children)
         | Spec::WhileDoElse(children)
         | Spec::WithMemory(children)
+        | Spec::ParallelAll(_, children)
         | Spec::Group { children, .. }
         | Spec::Team(_, children)
         | Spec::ChildTree(children)
@@ -352,7 +353,9 @@ fn valid(shape: &Shape, actor: ActorRef<'_>) -> Result<(), String> {
             }
             DeciderState::Done { node, success } => {
                 let ok = node.get() < len
-                    && parent_of(node).is_some_and(|p| shape.kind(p) == Kind::Concurrent);
+                    && parent_of(node).is_some_and(|p| {
+                        matches!(shape.kind(p), Kind::Concurrent | Kind::ParallelAll)
+                    });
                 if !ok {
                     return Err(format!("{state:?}: not a concurrent's child"));
                 }

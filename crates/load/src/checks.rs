@@ -122,7 +122,7 @@ impl Checker<'_> {
                 success: false,
                 failure: true,
             },
-            Kind::Concurrent => Outcomes {
+            Kind::Concurrent | Kind::ParallelAll => Outcomes {
                 success: any(|o| o.success),
                 failure: any(|o| o.failure),
             },

@@ -181,6 +181,8 @@ fn btcpp_controls_that_are_treebeard_kinds() {
     <SequenceWithMemory>
       <IfThenElse name="ite"> <C/> <A/> <B/> </IfThenElse>
       <WhileDoElse> <C/> <A/> </WhileDoElse>
+      <ParallelAll max_failures="-1"> <A/> <B/> <C/> </ParallelAll>
+      <ParallelAll> <A/> </ParallelAll>
     </SequenceWithMemory>
   </BehaviorTree>
 </root>"#;
@@ -188,7 +190,23 @@ fn btcpp_controls_that_are_treebeard_kinds() {
     assert!(l.diags.is_empty(), "{:?}", l.diags());
     assert_eq!(
         l.outline_of("T"),
-        "SequenceWithMemory(IfThenElse#ite(C, A, B), WhileDoElse(C, A))"
+        "SequenceWithMemory(IfThenElse#ite(C, A, B), WhileDoElse(C, A), \
+         ParallelAll[max_failures=3](A, B, C), ParallelAll(A))"
+    );
+    let bad = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Sequence>
+      <ParallelAll max_failures="3"> <A/> <B/> </ParallelAll>
+      <ParallelAll max_failures="-4"> <A/> <B/> </ParallelAll>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    assert_eq!(
+        read("t.xml", bad, STRICT).diags(),
+        [
+            "error 4:34 `max_failures=\"3\"` of `ParallelAll` is not a number of its 2 children",
+            "error 5:34 `max_failures=\"-4\"` of `ParallelAll` is not a number of its 2 children",
+        ]
     );
 }
 

@@ -954,8 +954,9 @@ fn every_kind_of_node_is_a_decider_or_a_leaf() {
             (Kind::Decider, _) => {
                 r#"[{"type": "Group", "children": [{"type": "Decider", "children": [{"type": "enemy_visible"}]}]}]"#
             }
-            // A team of `size` 3 has one child per role.
-            (Kind::Team, _) => {
+            // A team of `size` 3 has one child per role; a ParallelAll's
+            // 3 failures are at most its children.
+            (Kind::Team | Kind::ParallelAll, _) => {
                 r#"[{"type": "enemy_visible"}, {"type": "enemy_visible"}, {"type": "enemy_visible"}]"#
             }
             // A connector's child trees have names of their own.

@@ -936,6 +936,12 @@ impl<'t> Compiler<'t, '_> {
                     what: "a team size",
                 })
             }
+            Kind::ParallelAll if first > node.children.len() as u64 => Some(Mismatch::Range {
+                found: first,
+                min: 0,
+                max: u32::try_from(node.children.len()).unwrap_or(u32::MAX),
+                what: "a number of its children",
+            }),
             Kind::Sync if !(1..=u64::from(MAX_SYNC_POINT)).contains(&first) => {
                 Some(Mismatch::Range {
                     found: first,

@@ -488,6 +488,10 @@ node_kinds! {
     /// every child has succeeded does it start from the first (per agent,
     /// in a persistent slot; BehaviorTree.CPP's SequenceWithMemory).
     43 => SequenceWithMemory: Configured children(1, MAX_CHILDREN) fields("", "") params[];
+    /// Ticks every child that has not finished, on every tick, until all
+    /// have: then fails if `max_failures` or more failed, else succeeds
+    /// (BehaviorTree.CPP's ParallelAll; no child is cancelled early).
+    44 => ParallelAll: Configured children(1, MAX_CHILDREN) fields("", "") params[count("max_failures", 1)];
 }
 
 /// The most members of a [`Kind::Team`] (its `size`): a team's members
@@ -804,7 +808,8 @@ mod tests {
                 Kind::GlobalCooldown,
                 Kind::Team,
                 Kind::ChildTree,
-                Kind::SequenceWithMemory
+                Kind::SequenceWithMemory,
+                Kind::ParallelAll
             ]
         );
         // Dense, and `ALL` in tag order: every tag below the number of kinds

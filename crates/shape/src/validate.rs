@@ -72,7 +72,8 @@ struct Open {
     delegates: bool,
     /// The innermost `Team` holding this decider (or being it), if any.
     team: Option<u32>,
-    /// A `Team`'s `size` (0 for other kinds).
+    /// A `Team`'s `size`, a `ParallelAll`'s `max_failures` (0 for other
+    /// kinds).
     size: u64,
 }
 
@@ -96,7 +97,7 @@ impl Open {
             acc.deferred = acc.deferred.max(child.deferred);
             return;
         }
-        if self.kind == Kind::Concurrent {
+        if matches!(self.kind, Kind::Concurrent | Kind::ParallelAll) {
             // A finished child leaves a completion mark instead of its states.
             acc.deciders += child.deciders.max(1);
             acc.actions += child.actions;
@@ -212,6 +213,18 @@ impl Open {
                 if self.delegates && self.kinds.last() != Some(&Kind::Group) {
                     let rule = "a Decider that delegates its Decide needs a Group to run";
                     return Err(err(Invalid::Misplaced { rule }));
+                }
+            }
+            // As many failures as there are children at most (0: it fails
+            // whatever they do).
+            Kind::ParallelAll => {
+                if self.size > u64::from(n) {
+                    return Err(err(Invalid::Threshold {
+                        field: "max_failures",
+                        value: u16::try_from(self.size).unwrap_or(u16::MAX),
+                        min: 0,
+                        max: n,
+                    }));
                 }
             }
             Kind::Concurrent => {
@@ -411,7 +424,7 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
                         && words.get(decider_param::DELEGATE).is_some_and(|&w| w != 0),
                     team: (kind == Kind::Team).then_some(i).or(team),
                     size: match (kind, words) {
-                        (Kind::Team, &[size, ..]) => size,
+                        (Kind::Team | Kind::ParallelAll, &[size, ..]) => size,
                         _ => 0,
                     },
                 });

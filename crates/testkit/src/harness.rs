@@ -1319,7 +1319,9 @@ mod tests {
     fn random_trees_exercise_the_memory_kinds() {
         let mut totals = Stats::default();
         let mut interpreter = Interpreter::new();
-        for seed in 0..60 {
+        // Enough trees that a wrapper is cancelled while it runs (one in
+        // a few hundred trees).
+        for seed in 0..400 {
             let spec = Spec::random(seed, 5, 4);
             let run = Run {
                 seed,

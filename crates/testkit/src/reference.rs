@@ -321,6 +321,10 @@ pub enum RefNode {
         /// Per child: `Some(true)` if it succeeded on an earlier tick,
         /// `Some(false)` if it failed, `None` while it has not finished.
         finished: Vec<Option<bool>>,
+        /// A `ParallelAll`'s `max_failures`: no threshold decides early; when
+        /// every child has finished it fails on this many failures, else
+        /// succeeds, and nothing is rolled back.
+        max_failures: Option<usize>,
     },
     /// `Loop` (runs again after a success) or `LoopUntilSuccess` (after a
     /// failure), one run per tick.
@@ -903,6 +907,7 @@ impl RefNode {
             children,
             succeed_at,
             fail_at,
+            max_failures: None,
         }
     }
 
@@ -2328,6 +2333,7 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             succeed_at,
             fail_at,
             finished,
+            max_failures,
             ..
         } => {
             // Taken before any child runs, so that a failure can undo what
@@ -2352,6 +2358,9 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
                 } else {
                     failures += 1;
                 }
+                if max_failures.is_some() {
+                    continue;
+                }
                 if successes >= *succeed_at {
                     decision = Some(Status::Success);
                     break;
@@ -2360,6 +2369,21 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
                     decision = Some(Status::Failure);
                     break;
                 }
+            }
+            if let Some(m) = *max_failures {
+                if finished.iter().any(Option::is_none) {
+                    return Status::Running;
+                }
+                // Every child finished: nothing runs, nothing is undone.
+                for child in children.iter_mut() {
+                    abandon(child, cx);
+                }
+                finished.fill(None);
+                return if failures >= m {
+                    Status::Failure
+                } else {
+                    Status::Success
+                };
             }
             let Some(status) = decision else {
                 assert!(
@@ -3673,6 +3697,19 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
                 children,
                 succeed_at: usize::from(item.a()),
                 fail_at: usize::from(item.b()),
+                max_failures: None,
+            }
+        }
+        Kind::ParallelAll => {
+            let children = children();
+            let n = children.len();
+            RefNode::Concurrent {
+                node: at,
+                finished: vec![None; n],
+                children,
+                succeed_at: n + 1,
+                fail_at: n + 1,
+                max_failures: Some(shape.params(at)[0] as usize),
             }
         }
         Kind::Loop | Kind::LoopUntilSuccess => RefNode::looped(

@@ -65,6 +65,7 @@ const NODES: &[(&str, Map)] = &[
     ("Fallback", Map::Decider(Kind::Selector)),
     ("ReactiveFallback", Map::Decider(Kind::PrioritySelector)),
     ("Parallel", Map::Concurrent),
+    ("ParallelAll", Map::Decider(Kind::ParallelAll)),
     ("Inverter", Map::Decider(Kind::Inverter)),
     ("AlwaysSuccess", Map::Decider(Kind::AlwaysSuccess)),
     ("AlwaysFailure", Map::Decider(Kind::AlwaysFailure)),
@@ -86,10 +87,6 @@ const NODES: &[(&str, Map)] = &[
     (
         "AsyncFallback",
         Map::BuiltIn("BehaviorTree.CPP's AsyncFallback control"),
-    ),
-    (
-        "ParallelAll",
-        Map::BuiltIn("BehaviorTree.CPP's ParallelAll control"),
     ),
     (
         "TryCatch",
@@ -155,6 +152,9 @@ enum Unit {
     Code,
     /// A port read as written, by the expansion of its node (`expand`).
     Raw,
+    /// A number of the node's children: -k is all but k - 1 of them
+    /// (BT.CPP's `children + 1 - k`, as a `Parallel`'s counts).
+    Failures,
     /// A port treebeard reads only at this value (BT.CPP's default): any
     /// other is an error, and it sets no parameter.
     Only(&'static str),
@@ -182,6 +182,10 @@ const PORTS: &[(&str, Ports)] = &[
     ("Script", &[("code", "script", Unit::Code)]),
     ("ScriptCondition", &[("code", "test", Unit::Code)]),
     ("Delay", &[("delay_msec", "seconds", Unit::Msec)]),
+    (
+        "ParallelAll",
+        &[("max_failures", "max_failures", Unit::Failures)],
+    ),
     ("Switch2", SWITCH.split_at(3).0),
     ("Switch3", SWITCH.split_at(4).0),
     ("Switch4", SWITCH.split_at(5).0),
@@ -402,7 +406,7 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
             ("name", _) => decl.name = Some(value.into()),
             (port, _) if !port.starts_with('_') && built_in.is_some() => {
                 let name_span = r.name_span(&a);
-                match built_in_port(r, written, port, value, span, name_span) {
+                match built_in_port(r, written, (port, value), children, span, name_span) {
                     Some(attr) => decl.attrs.push(attr),
                     // Reported: a stand-in value, so that the parameter is
                     // not reported missing as well.
@@ -492,8 +496,8 @@ fn ports(element: &str) -> Ports {
 fn built_in_port(
     r: &mut Reader,
     written: &str,
-    port: &str,
-    value: &str,
+    (port, value): (&str, &str),
+    children: usize,
     span: Span,
     name_span: Span,
 ) -> Option<Attr> {
@@ -541,6 +545,28 @@ fn built_in_port(
         }
         Unit::Code => value.replace(":=", " =").into(),
         Unit::Raw => value.into(),
+        Unit::Failures => {
+            let n = children as i64;
+            let count = trimmed
+                .parse::<i64>()
+                .ok()
+                .map(|k| if k < 0 { n + 1 + k } else { k });
+            match count {
+                Some(count) if (0..=n).contains(&count) => count.to_string().into(),
+                _ => {
+                    r.diags.push(
+                        Diagnostic::error(format!(
+                            "`{port}=\"{trimmed}\"` of `{written}` is not a number of its {n} children"
+                        ))
+                        .at(span)
+                        .help(format!(
+                            "write 0 to {n}, or -k for all but k - 1 of them ({port}=\"-1\": all)"
+                        )),
+                    );
+                    return None;
+                }
+            }
+        }
         Unit::Only(only) => {
             if trimmed != only {
                 r.diags.push(

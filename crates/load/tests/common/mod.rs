@@ -115,6 +115,8 @@ impl Loaded {
                             // BT.CPP's `:=`; a missing LuaWrapper script.
                             || value == format!("{written}ms")
                             || written == "-1" && value == "0"
+                            // BT.CPP's -k failures of n children.
+                            || written.starts_with('-') && &*a.name == "max_failures"
                             || value == written.replace(":=", " =")
                             || value == written.replace("&gt;", ">").replace("&amp;", "&")
                             || written == "LuaWrapper" && value == "true"

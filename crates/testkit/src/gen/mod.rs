@@ -337,6 +337,8 @@ pub enum Spec {
     WhileDoElse(Vec<Spec>),
     /// A `SequenceWithMemory`.
     WithMemory(Vec<Spec>),
+    /// A `ParallelAll` with its `max_failures` (at most its children).
+    ParallelAll(u8, Vec<Spec>),
     /// An inverter over its one child.
     Inverter(Box<Spec>),
     /// A `ForceSuccess` over its one child.
@@ -507,6 +509,7 @@ impl Spec {
             | Spec::IfThenElse(children)
             | Spec::WhileDoElse(children)
             | Spec::WithMemory(children)
+            | Spec::ParallelAll(_, children)
             | Spec::Concurrent { children, .. }
             | Spec::Group { children, .. }
             | Spec::Team(_, children)
@@ -604,6 +607,8 @@ impl Spec {
             Spec::IfThenElse(children) => tree::if_then_else(kids(children, next)),
             Spec::WhileDoElse(children) => tree::while_do_else(kids(children, next)),
             Spec::WithMemory(children) => tree::sequence_with_memory(kids(children, next)),
+            Spec::ParallelAll(m, children) => decider_of(Kind::ParallelAll, kids(children, next))
+                .arg("max_failures", i64::from(*m)),
             Spec::Inverter(child) => tree::inverter(child.tree(next)),
             Spec::ForceSuccess(child) => tree::force_success(child.tree(next)),
             Spec::ForceFailure(child) => tree::force_failure(child.tree(next)),
@@ -779,6 +784,7 @@ impl fmt::Debug for Spec {
             Spec::IfThenElse(_) => write!(f, "ite")?,
             Spec::WhileDoElse(_) => write!(f, "wde")?,
             Spec::WithMemory(_) => write!(f, "mseq")?,
+            Spec::ParallelAll(m, _) => write!(f, "pall[{m}]")?,
             Spec::Inverter(_) => write!(f, "inv")?,
             Spec::ForceSuccess(_) => write!(f, "fsucc")?,
             Spec::ForceFailure(_) => write!(f, "ffail")?,

@@ -100,8 +100,8 @@ pub(super) fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> S
     // concurrent deciders weigh double.
     let kind = rng.below(21);
     if kind == 20 {
-        let which = rng.below(3);
-        let n = if which == 2 {
+        let which = rng.below(4);
+        let n = if which >= 2 {
             rng.range(1, max_children)
         } else {
             rng.range(2, 3)
@@ -112,7 +112,8 @@ pub(super) fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> S
         return match which {
             0 => Spec::IfThenElse(children),
             1 => Spec::WhileDoElse(children),
-            _ => Spec::WithMemory(children),
+            2 => Spec::WithMemory(children),
+            _ => Spec::ParallelAll(rng.range(0, n) as u8, children),
         };
     }
     if kind >= 18 {

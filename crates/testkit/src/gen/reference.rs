@@ -44,6 +44,18 @@ impl Spec {
                     node,
                     children: kids(children),
                 },
+                Spec::ParallelAll(m, children) => {
+                    let children: Vec<RefNode> = kids(children);
+                    let n = children.len();
+                    RefNode::Concurrent {
+                        node,
+                        finished: vec![None; n],
+                        children,
+                        succeed_at: n + 1,
+                        fail_at: n + 1,
+                        max_failures: Some(usize::from(*m)),
+                    }
+                }
                 Spec::WithMemory(children) => RefNode::SequenceWithMemory {
                     node,
                     children: kids(children),

@@ -144,6 +144,10 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
             branches.clone().prop_map(Spec::IfThenElse),
             branches.prop_map(Spec::WhileDoElse),
             children.clone().prop_map(Spec::WithMemory),
+            // Failures drawn apart from the children and fitted to them.
+            (0..=3u8, children.clone()).prop_map(|(m, children)| {
+                Spec::ParallelAll(m.min(children.len() as u8), children)
+            }),
         ];
         prop_oneof![
             1 => btcpp,

@@ -1,12 +1,16 @@
 //! Concurrent deciders: every child that has not finished ticks, the
 //! finished ones are counted from their done marks, and a threshold
 //! met decides, rolling back what the children buffered this tick.
+//!
+//! A `ParallelAll` is the same walk without thresholds: it decides only
+//! when every child has finished (nothing runs then, so nothing is rolled
+//! back), failing if `max_failures` or more failed.
 
 use super::*;
 
 impl<B, T: Tracer> Batch<'_, B, T> {
-    /// Enters the concurrent decider at `ip`: pushes its guard and moves to
-    /// its first unfinished child, or decides at once.
+    /// Enters the concurrent decider (or `ParallelAll`) at `ip`: pushes its
+    /// guard and moves to its first unfinished child, or decides at once.
     #[cold]
     pub(super) fn enter_concurrent(
         &mut self,
@@ -21,16 +25,21 @@ impl<B, T: Tracer> Batch<'_, B, T> {
             persistent: b.persistent_changes.len() as u32,
             launches: b.launches.len() as u32,
         };
+        // A `ParallelAll` never decides on a count before the end.
+        let (kind, succeed_at, fail_at) = match item.kind() {
+            Some(Kind::ParallelAll) => (Kind::ParallelAll, u32::MAX, u32::MAX),
+            _ => (Kind::Concurrent, u32::from(item.a()), u32::from(item.b())),
+        };
         b.guards.push(Guard {
             node: ip,
             end: item.end(),
-            kind: Kind::Concurrent,
+            kind,
             child: ip + 1,
             successes: 0,
             failures: 0,
             running: 0,
-            succeed_at: u32::from(item.a()),
-            fail_at: u32::from(item.b()),
+            succeed_at,
+            fail_at,
             after: None,
             marks,
         });
@@ -119,14 +128,28 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         }
         // Every child has been accounted for without reaching a threshold.
         // The validator keeps `fail_at` at most `n - succeed_at + 1`, so a
-        // child is still running.
-        let running = self.b.guards.last().map_or(0, |g| g.running);
-        debug_assert!(running > 0, "concurrent pass ended with nothing running");
-        if running > 0 {
-            Decision::Return(Status::Running)
-        } else {
-            self.concurrent_finish(a, Status::Failure)
+        // concurrent decider's child is still running; a `ParallelAll`
+        // decides when none is.
+        let Some(g) = self.b.guards.last().copied() else {
+            unreachable!("a concurrent decider has a guard")
+        };
+        if g.running > 0 {
+            return Decision::Return(Status::Running);
         }
+        debug_assert!(
+            g.kind == Kind::ParallelAll,
+            "concurrent pass ended with nothing running"
+        );
+        let max_failures = match g.kind {
+            Kind::ParallelAll => self.param(self.item(g.node), 0),
+            _ => 0,
+        };
+        let status = if u64::from(g.failures) >= max_failures {
+            Status::Failure
+        } else {
+            Status::Success
+        };
+        self.concurrent_finish(a, status)
     }
 
     /// The top concurrent decider finishes with `status` while children may
@@ -137,7 +160,9 @@ impl<B, T: Tracer> Batch<'_, B, T> {
             unreachable!("a concurrent decider has a guard")
         };
         let marks = g.marks;
-        if status == Status::Failure {
+        // A `ParallelAll` finishes with nothing running: what its children
+        // did stands.
+        if status == Status::Failure && g.kind == Kind::Concurrent {
             self.b
                 .persistent_changes
                 .truncate(marks.persistent as usize);

@@ -871,10 +871,12 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     | Kind::ForceSuccess
                     | Kind::ForceFailure
                     | Kind::StoredState => ip += 1,
-                    Kind::Concurrent => match self.enter_concurrent(a, ip, item) {
-                        Decision::Descend(child) => ip = child,
-                        Decision::Return(status) => break (status, ip),
-                    },
+                    Kind::Concurrent | Kind::ParallelAll => {
+                        match self.enter_concurrent(a, ip, item) {
+                            Decision::Descend(child) => ip = child,
+                            Decision::Return(status) => break (status, ip),
+                        }
+                    }
                     // PERF: every configured node behind one cold call keeps
                     // the loop small (crowd bench: 585 -> 576 instructions
                     // per agent-tick).
@@ -977,7 +979,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     self.trace.at(g.child);
                     self.flush_actions_below(a, child_end);
                 }
-                let decision = if g.kind == Kind::Concurrent {
+                let decision = if matches!(g.kind, Kind::Concurrent | Kind::ParallelAll) {
                     self.concurrent_returned(a, status, child_end)
                 } else {
                     self.decorator_returned(a, status)
