@@ -237,6 +237,40 @@ fn btcpp_delay_is_a_wait_before_its_child() {
 }
 
 #[test]
+fn btcpp_set_blackboard_is_a_script() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Sequence>
+      <SetBlackboard value="{a}" output_key="b"/>
+      <SetBlackboard value="hello" output_key="b"/>
+      <SetBlackboard value="1"/>
+      <SetBlackboard output_key="b"/>
+      <UnsetBlackboard key="b"/>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert_eq!(
+        l.diags(),
+        [
+            // The reader's, then the expansion's.
+            "error 7:8 `SetBlackboard` needs port `value`",
+            "error 5:29 `value=\"hello\"` of `SetBlackboard` is text, which treebeard's scripts cannot hold yet",
+            "error 6:8 `SetBlackboard` needs port `output_key`",
+        ]
+    );
+    let first = &l.tree("T").root.children[0];
+    assert_eq!(first.what, What::Decider(Kind::Script, None));
+    assert_eq!(first.attrs.len(), 1);
+    assert_eq!(first.attrs[0].value, ParamValue::Str("b = a".into()));
+    let unset = &l.tree("T").root.children[4];
+    assert_eq!(
+        unset.what,
+        What::BuiltIn("BehaviorTree.CPP's UnsetBlackboard action")
+    );
+}
+
+#[test]
 fn btcpp_switch_is_a_chain_of_while_do_else() {
     let text = r#"<root BTCPP_format="4">
   <BehaviorTree ID="T">

@@ -66,6 +66,12 @@ const NODES: &[(&str, Map)] = &[
     ("ReactiveFallback", Map::Decider(Kind::PrioritySelector)),
     ("Parallel", Map::Concurrent),
     ("ParallelAll", Map::Decider(Kind::ParallelAll)),
+    // A Script `output_key = value`, written by the expansion (`expand`).
+    ("SetBlackboard", Map::Decider(Kind::Script)),
+    (
+        "UnsetBlackboard",
+        Map::BuiltIn("BehaviorTree.CPP's UnsetBlackboard action"),
+    ),
     ("Inverter", Map::Decider(Kind::Inverter)),
     ("AlwaysSuccess", Map::Decider(Kind::AlwaysSuccess)),
     ("AlwaysFailure", Map::Decider(Kind::AlwaysFailure)),
@@ -182,6 +188,13 @@ const PORTS: &[(&str, Ports)] = &[
     ("Script", &[("code", "script", Unit::Code)]),
     ("ScriptCondition", &[("code", "test", Unit::Code)]),
     ("Delay", &[("delay_msec", "seconds", Unit::Msec)]),
+    (
+        "SetBlackboard",
+        &[
+            ("value", "script", Unit::Raw),
+            ("output_key", "output_key", Unit::Raw),
+        ],
+    ),
     (
         "ParallelAll",
         &[("max_failures", "max_failures", Unit::Failures)],

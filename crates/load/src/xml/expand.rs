@@ -11,6 +11,8 @@
 //!   every tick the first case that matches runs, and a change of case
 //!   cancels the running child's work, as BT.CPP's Switch halts it.
 //!
+//! - `<SetBlackboard value="v" output_key="k"/>` is the Script `k = v`,
+//!   for a value that is a number, a bool or a `{key}` entry (copied).
 //! - The pre- and post-condition attributes `_failureIf`, `_successIf`,
 //!   `_onSuccess`, `_onFailure` and `_post` wrap their node `N` in
 //!   IfThenElse nodes. BT.CPP tests a pre-condition only while its node is
@@ -46,6 +48,10 @@ pub(super) fn expand(r: &mut Reader, root: &mut NodeDecl) {
         let cases = switch_cases(&node.written);
         let expanded = match cases {
             Some(cases) => switch(r, node, cases),
+            None if &*node.written == "SetBlackboard" => {
+                set_blackboard(r, node);
+                false
+            }
             None => &*node.written == "Delay" && delay(r, node),
         };
         let Some(node) = conditions.wrap(node) else {
@@ -231,6 +237,73 @@ fn delay(r: &mut Reader, node: &mut NodeDecl) -> bool {
     true
 }
 
+/// `SetBlackboard` (read as a Script whose `script` is its `value`): the
+/// script `output_key = value`.
+fn set_blackboard(r: &mut Reader, node: &mut NodeDecl) {
+    let key = node
+        .attrs
+        .iter()
+        .position(|a| &*a.name == "output_key")
+        .map(|i| node.attrs.remove(i));
+    let Some(value) = node.attrs.iter_mut().find(|a| &*a.name == "script") else {
+        // Reported by the reader.
+        return;
+    };
+    let Some(key) = key else {
+        r.diags.push(
+            Diagnostic::error("`SetBlackboard` needs port `output_key`")
+                .at(node.span)
+                .help("write output_key=\"...\", the entry to set"),
+        );
+        return;
+    };
+    let ParamValue::Str(target) = &key.value else {
+        return;
+    };
+    let target = target.trim();
+    let target = target
+        .strip_prefix('{')
+        .and_then(|t| t.strip_suffix('}'))
+        .unwrap_or(target)
+        .trim();
+    let why = (
+        "which treebeard's scripts cannot hold yet",
+        "treebeard's scripts take numbers, bools and `{key}` entries",
+    );
+    let Some(operand) = operand(r, value, "value", &node.written, why) else {
+        return;
+    };
+    value.value = ParamValue::Str(format!("{target} = {operand}").into());
+}
+
+/// A value a script can compare or assign, from the port `port` of
+/// `written`: a `{key}` entry, a number or a bool. Text is reported, `why`
+/// it cannot be and what to do (treebeard's scripts have no strings yet).
+fn operand(
+    r: &mut Reader,
+    a: &Attr,
+    port: &str,
+    written: &str,
+    (why, help): (&str, &str),
+) -> Option<String> {
+    let ParamValue::Str(text) = &a.value else {
+        return None;
+    };
+    let text = text.trim();
+    if let Some(key) = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
+        return Some(key.trim().to_owned());
+    }
+    if text == "true" || text == "false" || text.parse::<f64>().is_ok_and(f64::is_finite) {
+        return Some(text.to_owned());
+    }
+    r.diags.push(
+        Diagnostic::error(format!("`{port}=\"{text}\"` of `{written}` is text, {why}"))
+            .at(a.span)
+            .help(help),
+    );
+    None
+}
+
 /// `SwitchN` (read as a WhileDoElse holding its ports): a chain of
 /// WhileDoElse, one per case. False when it is not expanded (reported).
 fn switch(r: &mut Reader, node: &mut NodeDecl, cases: usize) -> bool {
@@ -252,26 +325,12 @@ fn switch(r: &mut Reader, node: &mut NodeDecl, cases: usize) -> bool {
     }
     let port = |name: &str| ports.iter().find(|a| *a.name == *name);
     // BT.CPP compares text; treebeard's scripts, numbers and bools.
-    let operand = |r: &mut Reader, a: &Attr| -> Option<String> {
-        let ParamValue::Str(text) = &a.value else {
-            return None;
-        };
-        let text = text.trim();
-        if let Some(key) = text.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
-            return Some(key.trim().to_owned());
-        }
-        if text == "true" || text == "false" || text.parse::<f64>().is_ok_and(f64::is_finite) {
-            return Some(text.to_owned());
-        }
-        r.diags.push(
-            Diagnostic::error(format!(
-                "`{}=\"{text}\"` of `{}` is text, which treebeard's Switch cannot compare yet",
-                a.name, node.written
-            ))
-            .at(a.span)
-            .help("treebeard compares numbers, bools and `{key}` entries; give the cases numbers"),
+    let operand = |r: &mut Reader, a: &Attr| {
+        let why = (
+            "which treebeard's Switch cannot compare yet",
+            "treebeard compares numbers, bools and `{key}` entries; give the cases numbers",
         );
-        None
+        operand(r, a, &a.name, &node.written, why)
     };
     let variable = match port("variable") {
         Some(a) => operand(r, a),
