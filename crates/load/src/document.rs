@@ -186,6 +186,10 @@ pub struct NodeDecl {
     pub logs: LogMessages,
     /// Its children, in order.
     pub children: Vec<NodeDecl>,
+    /// A sub-tree use whose ports it does not pass read those of the
+    /// copy it stands in (BT.CPP's `_autoremap="true"`); otherwise they
+    /// name the blackboard fields of their names.
+    pub autoremap: bool,
 }
 
 /// What a node is.
@@ -243,6 +247,7 @@ impl NodeDecl {
             attrs: Vec::new(),
             logs: LogMessages::default(),
             children: Vec::new(),
+            autoremap: false,
         }
     }
 

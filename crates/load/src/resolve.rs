@@ -913,7 +913,11 @@ impl Resolver<'_, '_> {
             ))));
             return None;
         }
-        let mut inner = Scope::default();
+        // What this use passes (and the tree's defaults for what it does
+        // not). With `autoremap`, a port neither names keeps the enclosing
+        // copy's value, as BT.CPP's `_autoremap` chains through nested
+        // sub-trees; without, it names the field of its name.
+        let mut passed = Scope::default();
         let mut ok = true;
         for attr in &decl.attrs {
             if let Some(declared) = &sub.params
@@ -930,17 +934,17 @@ impl Resolver<'_, '_> {
                 ok = false;
                 continue;
             }
-            inner
+            passed
                 .ports
                 .insert(attr.name.clone(), scope.apply(&attr.value));
         }
         for p in sub.params.iter().flatten() {
-            if inner.ports.contains_key(&p.name) {
+            if passed.ports.contains_key(&p.name) {
                 continue;
             }
             match &p.default {
                 Some(v) => {
-                    inner.ports.insert(p.name.clone(), v.clone());
+                    passed.ports.insert(p.name.clone(), v.clone());
                 }
                 None => {
                     self.diags.push(problem(Diagnostic::error(format!(
@@ -954,6 +958,11 @@ impl Resolver<'_, '_> {
         if !ok {
             return None;
         }
+        let mut inner = Scope::default();
+        if decl.autoremap {
+            inner.ports.clone_from(&scope.ports);
+        }
+        inner.ports.extend(passed.ports);
         self.stack.push(name.into());
         let mut root = self.node(&sub.root, name, path, &inner);
         self.stack.pop();

@@ -302,6 +302,35 @@ fn a_port_is_remapped_to_a_literal_of_any_type() {
 }
 
 #[test]
+fn a_port_a_nested_use_leaves_out_reads_the_enclosing_copys() {
+    // BT.CPP's `_autoremap` through two levels: `inner`'s `{where}` is
+    // what `outer`'s use passed (without `_autoremap`, the field `where`:
+    // see the next test).
+    let text = r#"<root BTCPP_format="4" main_tree_to_execute="Main">
+  <BehaviorTree ID="Main">
+    <SubTree ID="Outer" where="{target}" _autoremap="true"/>
+  </BehaviorTree>
+  <BehaviorTree ID="Outer">
+    <SubTree ID="Inner" _autoremap="true"/>
+  </BehaviorTree>
+  <BehaviorTree ID="Inner">
+    <MoveTo to="{where}"/>
+  </BehaviorTree>
+</root>"#;
+    let l = loaded(load("a.xml", text));
+    assert_eq!(
+        input(&l.shape, l.shape.params(NodeIdx::ROOT)[0]),
+        Input::Field(TARGET)
+    );
+    let literal = text.replace("{target}", "bar");
+    let l = loaded(load("a.xml", &literal));
+    let Input::Literal(bar) = input(&l.shape, l.shape.params(NodeIdx::ROOT)[0]) else {
+        panic!("a literal, passed by the outer use");
+    };
+    assert_eq!(string(&l.shape, bar), "bar");
+}
+
+#[test]
 fn a_port_left_out_takes_its_default() {
     let l = loaded(load(
         "a.json",

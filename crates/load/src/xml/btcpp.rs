@@ -436,7 +436,15 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
                     }
                 }
             }
-            ("_autoremap", _) if subtree => {}
+            ("_autoremap", _) if subtree => match value.trim() {
+                "true" | "1" => decl.autoremap = true,
+                "false" | "0" => {}
+                other => r.diags.push(
+                    Diagnostic::error(format!("`_autoremap` is `true` or `false`, not `{other}`"))
+                        .at(span)
+                        .help("write _autoremap=\"true\""),
+                ),
+            },
             ("success_count", Some(p)) => p.succeed = count(r, name, value, span, children),
             ("failure_count", Some(p)) => p.fail = count(r, name, value, span, children),
             // Run by the nodes the expansion wraps the node in.
