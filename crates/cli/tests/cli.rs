@@ -1241,7 +1241,7 @@ fn nodes_lists_every_decider_and_built_in_leaf() {
     for line in [
         "  WaitTicks  Action    (ticks: int)  runs `ticks` ticks, then succeeds",
         "  Statuses   Action    (statuses: string) [persistent]  ",
-        "  Deferred   Deferred  (name: string, ticks: int = -1, outcome: one of success|failure = \"success\")  ",
+        "  Deferred   Deferred  (name: string = \"\", ticks: int = -1, outcome: one of success|failure = \"success\")  ",
         "  Condition  Condition (test: string)  ",
     ] {
         assert!(leaves.contains(line), "{line:?} in\n{text}");
@@ -1326,7 +1326,7 @@ fn nodes_json_has_the_expected_fields() {
     assert_eq!(
         deferred["params"],
         serde_json::json!([
-            {"name": "name", "type": "string", "default": null},
+            {"name": "name", "type": "string", "default": "\"\""},
             {"name": "ticks", "type": "int", "default": "-1"},
             {"name": "outcome", "type": "one of success|failure", "default": "\"success\""},
         ])

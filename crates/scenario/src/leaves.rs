@@ -8,9 +8,9 @@
 //! | `WaitTicks` | action | `ticks` | runs `ticks` ticks, then succeeds |
 //! | `Statuses` | action | `statuses` | returns the listed statuses on its successive calls (`"R R S"`, or words), the last one repeating; a persistent slot counts the calls (cancel calls are not steps) |
 //! | `Condition` | condition | `test` | `key`, `!key`, or `key OP operand` with `OP` one of `== != < <= > >=` and `operand` a number, `true`, `false`, `'text'` or `{key}` |
-//! | `Set` | action | `key`, `value` | sets the key to the value (a literal, or `{key}`), succeeds |
+//! | `Set` | action | `key`, `value` | sets the key (written `key` or, as a BT.CPP output port, `{key}`) to the value (a literal, or `{key}`), succeeds |
 //! | `Chance` | condition | `percent` | succeeds with that chance, decided by the scenario's seed, the agent, the tick and the node |
-//! | `Deferred` | deferred | `name`, `ticks` = -1, `outcome` = success | a game-system action: the scenario's script completes it, or it completes by itself `ticks` ticks after its launch |
+//! | `Deferred` | deferred | `name` = "" (a label), `ticks` = -1, `outcome` = success | a game-system action: the scenario's script completes it, or it completes by itself `ticks` ticks after its launch |
 //! | `WaitEvent` | action | `event` | runs until the named event is sent to the agent, then succeeds (an event hook) |
 //! | `Score` | decide | `test` = "", `score` = "1", `block` = 0, `stimulus` = "" | a Spore Decide: `score` (a number or `{key}`) when `test` holds (no test: always), else 0; its decider block is `block`, or, with a `stimulus`, that stimulus's datum, and it scores 0 while the stimulus is not active |
 //!
@@ -389,8 +389,10 @@ pub fn builtin(keys: &[FieldDecl], events: &[String]) -> Leaves<Agent> {
         .param("percent", ParamType::Int)
         .rust_fn("chance")
         .describe("succeeds with the given chance, by seed, agent, tick and node");
+    // `name` labels the action; optional, since BT.CPP XML reads `name`
+    // as the node's name.
     l.deferred("Deferred")
-        .param("name", ParamType::Str)
+        .with(ParamSpec::new("name", ParamType::Str).default(""))
         .with(ParamSpec::new("ticks", ParamType::Int).default(-1))
         .with(
             ParamSpec::new("outcome", ParamType::enumeration(&["success", "failure"]))
@@ -497,7 +499,9 @@ pub(crate) fn configure(
 }
 
 fn key(name: &str, keys: &[FieldDecl]) -> Result<usize, String> {
+    // A key written as an output port, `{key}` (BT.CPP's way), or bare.
     let name = name.trim();
+    let name = treebeard_shape::params::field_name(name).unwrap_or(name);
     keys.iter().position(|k| &*k.name == name).ok_or_else(|| {
         let mut e = format!("the scenario declares no key `{name}`");
         match suggest(name, keys.iter().map(|k| &*k.name)) {
