@@ -33,18 +33,9 @@ impl<B, T: Tracer> Batch<'_, B, T> {
     ) -> Decision {
         let slot = self.slot(ip).unwrap_or_default();
         let injected = self.current_persistent(a, slot);
-        let root = (injected > 0)
-            .then(|| {
-                let mut root = ip + 1;
-                for _ in 1..injected {
-                    root = self.subtree_end(root);
-                    if root >= item.end() {
-                        return None;
-                    }
-                }
-                Some(root)
-            })
-            .flatten();
+        let root = injected
+            .checked_sub(1)
+            .and_then(|position| self.child_at(ip, item.end(), position));
         let Some(root) = root else {
             if a.next_action < item.end() {
                 self.trace.at(ip);

@@ -1141,6 +1141,19 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         }
     }
 
+    /// The item of the child at `position` (from 0) of the decider at `ip`
+    /// that ends at `end`; `None` past its last child.
+    fn child_at(&self, ip: u32, end: u32, position: u32) -> Option<u32> {
+        let mut child = ip + 1;
+        for _ in 0..position {
+            child = self.subtree_end(child);
+            if child >= end {
+                return None;
+            }
+        }
+        Some(child)
+    }
+
     #[inline]
     fn subtree_end(&self, node: u32) -> u32 {
         let item = self.item(node);

@@ -28,18 +28,16 @@ impl<B, T: Tracer> Batch<'_, B, T> {
     ) -> Decision {
         let slot = self.slot(ip).unwrap_or_default();
         let mut position = self.current_persistent(a, slot);
-        let (mut child, mut reached) = (ip + 1, 0);
-        while reached < position {
-            child = self.subtree_end(child);
-            if child >= item.end() {
+        let child = match self.child_at(ip, item.end(), position) {
+            Some(child) => child,
+            None => {
                 // A slot from another shape (a hot reload that dropped
                 // children): start anew.
-                (child, position) = (ip + 1, 0);
+                position = 0;
                 self.remember_position(a, slot, 0);
-                break;
+                ip + 1
             }
-            reached += 1;
-        }
+        };
         if a.next_action < child {
             self.trace.at(ip);
             self.flush_actions_below(a, child);
