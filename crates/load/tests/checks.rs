@@ -132,6 +132,46 @@ fn a_child_after_force_success_in_a_selector_never_runs() {
 }
 
 #[test]
+fn a_branch_its_condition_never_chooses_never_runs() {
+    // `Idle` never fails: the else branch of the first never runs; an
+    // inverted `Idle` never succeeds: the then branch of the second.
+    let text = r#"{"type": "Sequence", "children": [
+  {"type": "IfThenElse", "children": [{"type": "Idle"}, {"type": "Eat"}, {"type": "Sleep"}]},
+  {"type": "WhileDoElse", "children": [
+    {"type": "Inverter", "children": [{"type": "Idle"}]}, {"type": "Shoot"}, {"type": "Eat"}
+  ]},
+  {"type": "IfThenElse", "children": [{"type": "hungry"}, {"type": "Eat"}, {"type": "Sleep"}]}
+]}"#;
+    let load = load("guard.json", text);
+    let help = "check the condition, or remove the branch it never chooses";
+    assert_eq!(
+        warnings(&load),
+        [
+            Warning {
+                help: Some(help.into()),
+                ..unreachable(
+                    "guard.json:2:83",
+                    "`Sleep` can never run: the condition `Idle` never fails",
+                    "guard",
+                    "guard/IfThenElse[0]/Sleep[2]",
+                    "Sleep",
+                )
+            },
+            Warning {
+                help: Some(help.into()),
+                ..unreachable(
+                    "guard.json:4:68",
+                    "`Shoot` can never run: the condition `Inverter` never succeeds",
+                    "guard",
+                    "guard/WhileDoElse[1]/Shoot[1]",
+                    "Shoot",
+                )
+            },
+        ]
+    );
+}
+
+#[test]
 fn the_warning_counts_the_other_children_that_never_run() {
     let text = r#"{"type": "PrioritySelector", "children": [
   {"type": "ForceSuccess", "children": [{"type": "Shoot"}]},
