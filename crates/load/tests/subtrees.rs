@@ -331,6 +331,25 @@ fn a_port_a_nested_use_leaves_out_reads_the_enclosing_copys() {
 }
 
 #[test]
+fn a_root_blackboard_entry_is_the_blackboards() {
+    // BT.CPP's `@key`, the root blackboard's entry, in a port and in a
+    // script: an agent has one blackboard.
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="Main">
+    <Sequence>
+      <ScriptCondition code="@hunger > 3"/>
+      <MoveTo to="{@target}"/>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    let l = loaded(load("a.xml", text));
+    assert_eq!(
+        input(&l.shape, params_of(&l.shape, "MoveTo", 0)[0]),
+        Input::Field(TARGET)
+    );
+}
+
+#[test]
 fn a_port_left_out_takes_its_default() {
     let l = loaded(load(
         "a.json",

@@ -451,7 +451,7 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
             (condition, _) if super::expand::CONDITIONS.contains(&condition) => {
                 decl.attrs.push(Attr {
                     name: condition.into(),
-                    value: ParamValue::Str(value.replace(":=", " =").into()),
+                    value: ParamValue::Str(bt_script(value)),
                     span,
                     name_span: r.name_span(&a),
                 });
@@ -475,10 +475,7 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
                 }
             }
             _ => {
-                let value = match value {
-                    "{=}" => format!("{{{name}}}").into(),
-                    _ => value.into(),
-                };
+                let value = port_value(name, value);
                 decl.attrs.push(Attr {
                     name: name.into(),
                     value: ParamValue::Str(value),
@@ -502,6 +499,26 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
         decl.what = What::Decider(Kind::Concurrent, Some(p));
     }
     decl
+}
+
+/// A port's value as treebeard reads it: `{=}` is the entry of the port's
+/// own name, and `{@key}`, BT.CPP's root blackboard's entry, is `{key}`
+/// (an agent has one blackboard).
+fn port_value(port: &str, value: &str) -> Box<str> {
+    if value == "{=}" {
+        return format!("{{{port}}}").into();
+    }
+    match value.strip_prefix("{@") {
+        Some(rest) if rest.ends_with('}') => format!("{{{rest}").into(),
+        _ => value.into(),
+    }
+}
+
+/// A BT.CPP script as treebeard's script language reads it: `:=` is ` =`,
+/// and `@key` (the root blackboard's entry) is ` key`; the same lengths,
+/// so that error columns stay those of the file.
+fn bt_script(code: &str) -> Box<str> {
+    code.replace(":=", " =").replace('@', " ").into()
 }
 
 /// The ports of the built-in node `element`.
@@ -564,8 +581,8 @@ fn built_in_port(
                 }
             }
         }
-        Unit::Code => value.replace(":=", " =").into(),
-        Unit::Raw => value.into(),
+        Unit::Code => bt_script(value),
+        Unit::Raw => port_value(port, value),
         Unit::Failures => {
             let n = children as i64;
             let count = trimmed
