@@ -40,7 +40,8 @@ pub(super) fn switch_cases(element: &str) -> Option<usize> {
     (2..=6).contains(&n).then_some(n)
 }
 
-/// Expands the `Delay` and `SwitchN` nodes of the tree under `root`.
+/// Expands the `Delay`, `SwitchN` and `SetBlackboard` nodes of the tree
+/// under `root`, and wraps the nodes that carry pre- or post-conditions.
 pub(super) fn expand(r: &mut Reader, root: &mut NodeDecl) {
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
@@ -325,7 +326,7 @@ fn switch(r: &mut Reader, node: &mut NodeDecl, cases: usize) -> bool {
     }
     let port = |name: &str| ports.iter().find(|a| *a.name == *name);
     // BT.CPP compares text; treebeard's scripts, numbers and bools.
-    let operand = |r: &mut Reader, a: &Attr| {
+    let case_operand = |r: &mut Reader, a: &Attr| {
         let why = (
             "which treebeard's Switch cannot compare yet",
             "treebeard compares numbers, bools and `{key}` entries; give the cases numbers",
@@ -333,7 +334,7 @@ fn switch(r: &mut Reader, node: &mut NodeDecl, cases: usize) -> bool {
         operand(r, a, &a.name, &node.written, why)
     };
     let variable = match port("variable") {
-        Some(a) => operand(r, a),
+        Some(a) => case_operand(r, a),
         // No variable: BT.CPP runs the default.
         None => Some("false".to_owned()),
     };
@@ -343,7 +344,7 @@ fn switch(r: &mut Reader, node: &mut NodeDecl, cases: usize) -> bool {
         let test = match (port(&case), &variable) {
             // Shown at the variable, where a name that is no entry is
             // most likely written.
-            (Some(a), Some(v)) => operand(r, a).map(|c| {
+            (Some(a), Some(v)) => case_operand(r, a).map(|c| {
                 let at = port("variable").map_or(a.span, |v| v.span);
                 (format!("{v} == {c}"), at)
             }),
