@@ -1,6 +1,7 @@
 //! Every target on stable: its seeds, and every input a fuzzer once crashed
 //! on (`fuzz/regressions/<target>/`, kept after the fix), must run without
-//! a panic.
+//! a panic. The differential target's findings are kept as witnesses
+//! (`*.spec`: a tree and a run, see `treebeard_fuzzing::differential`).
 
 use std::path::Path;
 use treebeard_fuzzing::{TARGETS, seeds::seeds};
@@ -28,7 +29,15 @@ fn regressions_stay_fixed() {
         for path in paths {
             let bytes = std::fs::read(&path).expect("a regression input");
             eprintln!("{}", path.display());
-            run(&bytes);
+            if path.extension().is_some_and(|e| e == "spec") {
+                assert_eq!(
+                    target, "differential",
+                    "only the differential target keeps witnesses"
+                );
+                treebeard_fuzzing::differential::witness(&String::from_utf8_lossy(&bytes));
+            } else {
+                run(&bytes);
+            }
         }
     }
 }

@@ -127,38 +127,52 @@ fn same_tree(parts: &ShapeParts, a: u32, b: u32) -> bool {
 }
 
 /// For every item of a validated stream, the item whose crowd state it
-/// shares: itself, or, inside a child tree offered before under the same
-/// name, the same place in that first copy. One pass in stream order (a
-/// first copy precedes its other copies, so its items are mapped already).
+/// shares: the first item in stream order among the places that are one
+/// place of one tree. Copies of a child tree (the child trees of one name)
+/// are one tree place by place, and so are the copies nested inside them,
+/// whatever the order in which their connectors name them: an outer
+/// connector may offer a tree after an inner one offers it again, or offer
+/// the tree that holds the first copy of another.
 pub(crate) fn shared_nodes(items: &[ShapeItem], names: impl Fn(u32) -> Box<str>) -> Vec<u32> {
-    let mut shared: Vec<u32> = Vec::with_capacity(items.len());
+    // A union-find forest over the items whose roots are the least items
+    // of their sets.
+    let mut parent: Vec<u32> = (0..items.len() as u32).collect();
     let mut first: HashMap<Box<str>, u32> = HashMap::new();
-    // The child trees being walked: (root, end, first copy's root).
-    let mut open: Vec<(u32, u32, u32)> = Vec::new();
-    for (i, &item) in items.iter().enumerate() {
-        let i = i as u32;
-        while open.last().is_some_and(|&(_, end, _)| end <= i) {
-            open.pop();
+    for (c, &item) in items.iter().enumerate() {
+        if item.kind() != Some(Kind::ChildTree) {
+            continue;
         }
-        let copy_of = match open.last() {
-            // Behind `i`, so already mapped.
-            Some(&(root, _, copied)) if copied != root => {
-                shared.get((copied + (i - root)) as usize).copied()
+        for (root, root_item) in roots(items, c as u32, item) {
+            let original = *first.entry(names(root)).or_insert(root);
+            for k in 0..subtree_end(root_item, root) - root {
+                join(&mut parent, original + k, root + k);
             }
-            _ => None,
-        };
-        shared.push(copy_of.unwrap_or(i));
-        if item.kind() == Some(Kind::ChildTree) {
-            // Its child trees open one after another below it: pushed last
-            // to first, so the one the walk reaches first is on top.
-            let trees: Vec<(u32, u32, u32)> = roots(items, i, item)
-                .map(|(root, root_item)| {
-                    let copied = *first.entry(names(root)).or_insert(root);
-                    (root, subtree_end(root_item, root), copied)
-                })
-                .collect();
-            open.extend(trees.into_iter().rev());
         }
     }
-    shared
+    (0..items.len() as u32)
+        .map(|i| find(&mut parent, i))
+        .collect()
+}
+
+/// The least item of the set of `i`, halving the paths it walks.
+fn find(parent: &mut [u32], mut i: u32) -> u32 {
+    while let Some(&p) = parent.get(i as usize)
+        && p != i
+    {
+        let grand = parent.get(p as usize).copied().unwrap_or(p);
+        if let Some(slot) = parent.get_mut(i as usize) {
+            *slot = grand;
+        }
+        i = p;
+    }
+    i
+}
+
+/// Joins the sets of `a` and `b` under the lesser root.
+fn join(parent: &mut [u32], a: u32, b: u32) {
+    let (a, b) = (find(parent, a), find(parent, b));
+    let (least, other) = (a.min(b), a.max(b));
+    if let Some(slot) = parent.get_mut(other as usize) {
+        *slot = least;
+    }
 }

@@ -340,9 +340,10 @@ impl Shape {
     }
 
     /// For every item, the item whose crowd state (a gate's count, a
-    /// cool-down's time) it shares: itself, or, inside a child tree offered
-    /// under the same name by an earlier connector, the same place in that
-    /// first copy (see the validator's rules for child trees).
+    /// cool-down's time) it shares: the first item, in stream order, of the
+    /// places that are one place of one child tree offered by several
+    /// connectors (itself outside such copies; see the validator's rules
+    /// for child trees).
     pub fn shared_nodes(&self) -> Vec<u32> {
         crate::child_trees::shared_nodes(self.items(), |root| {
             self.node(NodeIdx::new(root)).name.clone()

@@ -855,3 +855,54 @@ fn monitor_queries_hold_no_actions() {
     );
     assert!(compile(&monitor(inverter(cond("ready"))), &catalog()).is_ok());
 }
+
+/// The crowd state of one place of a child tree lives with its copy first
+/// in the stream, also when an outer connector offers the tree after an
+/// inner one and when copies nest (fuzz witness
+/// `child_tree_global_cooldown_words`).
+#[test]
+fn copies_of_a_child_tree_share_the_first_place_in_the_stream() {
+    use treebeard_shape::tree::{child_trees, gate, global_cooldown};
+    let door = || global_cooldown(0.5, act("Shoot"));
+    let inner = || child_trees([("door", door()), ("bench", gate(1, act("Eat")))]);
+    let tree = child_trees([
+        ("room", inner()),
+        ("door", door()),
+        ("hall", child_trees([("room", inner())])),
+    ]);
+    let shape = build(&tree);
+    let kinds: Vec<Kind> = (0..shape.len() as u32)
+        .map(|i| shape.kind(NodeIdx::new(i)))
+        .collect();
+    use Kind::*;
+    assert_eq!(
+        kinds,
+        [
+            ChildTree,
+            ChildTree,
+            GlobalCooldown,
+            Action,
+            Gate,
+            Action,
+            GlobalCooldown,
+            Action,
+            ChildTree,
+            ChildTree,
+            GlobalCooldown,
+            Action,
+            Gate,
+            Action,
+        ]
+    );
+    let shared = shape.shared_nodes();
+    // The outer connector names `door` at 6 before the inner one's copy
+    // at 2 is reached; the nested room (9) is a copy of the room at 1.
+    assert_eq!(shared[6], 2);
+    assert_eq!(shared[2], 2);
+    assert_eq!(
+        (shared[10], shared[11], shared[12], shared[13]),
+        (2, 3, 4, 5)
+    );
+    assert_eq!(shared[9], 1);
+    assert_eq!(shared[8], 8);
+}

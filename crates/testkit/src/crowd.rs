@@ -24,9 +24,9 @@ pub struct CrowdState {
     points: BTreeMap<NodeIdx, u32>,
     /// The teams formed, by their index in the team table.
     teams: BTreeMap<u32, RefTeam>,
-    /// A crowd node in a child tree offered again under the name of an
-    /// earlier connector's child tree: the node at the same place in that
-    /// first copy, whose state it shares (docs/nodes.md, `ChildTree`).
+    /// A crowd node in a copy of a child tree (one offered by several
+    /// connectors): the node at the same place in the copy first in
+    /// pre-order, whose state it shares (docs/nodes.md, `ChildTree`).
     copies: BTreeMap<NodeIdx, NodeIdx>,
 }
 
@@ -95,11 +95,40 @@ impl CrowdState {
     /// The state of a crowd that has not run the tree under `root` yet:
     /// every gate empty, every cool-down ready.
     pub fn for_tree(root: &RefNode) -> CrowdState {
+        // Copies of a child tree are one tree, node by node, and so are the
+        // copies nested in them: the crowd nodes of one place, across all
+        // copies, share the state of the first of them in pre-order.
+        let mut first: BTreeMap<&str, &RefNode> = BTreeMap::new();
+        let mut places: BTreeMap<NodeIdx, NodeIdx> = BTreeMap::new();
+        let place = |places: &BTreeMap<NodeIdx, NodeIdx>, mut n: NodeIdx| {
+            while let Some(&m) = places.get(&n) {
+                n = m;
+            }
+            n
+        };
+        for n in pre_order(root) {
+            let RefNode::ChildTree {
+                children, names, ..
+            } = n
+            else {
+                continue;
+            };
+            for (tree, name) in children.iter().zip(names) {
+                let Some(&original) = first.get(&**name) else {
+                    first.insert(name, tree);
+                    continue;
+                };
+                for (copy, same) in pre_order(tree).into_iter().zip(pre_order(original)) {
+                    let (a, b) = (place(&places, copy.index()), place(&places, same.index()));
+                    if a != b {
+                        places.insert(a.max(b), a.min(b));
+                    }
+                }
+            }
+        }
         let mut nodes = BTreeMap::new();
         let mut points = BTreeMap::new();
         let mut copies = BTreeMap::new();
-        // The first child tree of each name, in pre-order.
-        let mut first: BTreeMap<&str, &RefNode> = BTreeMap::new();
         for n in pre_order(root) {
             let rule = match n {
                 RefNode::Crowd { rule, .. } => Some(*rule),
@@ -110,34 +139,18 @@ impl CrowdState {
                 }
                 _ => None,
             };
-            if let Some(rule) = rule
-                && !copies.contains_key(&n.index())
-            {
-                let shared = Shared {
-                    rule,
-                    admitted: 0,
-                    ready: 0.0,
-                };
-                nodes.insert(n.index(), shared);
+            let Some(rule) = rule else { continue };
+            let first = place(&places, n.index());
+            if first != n.index() && matches!(n, RefNode::Crowd { .. }) {
+                copies.insert(n.index(), first);
+                continue;
             }
-            if let RefNode::ChildTree {
-                children, names, ..
-            } = n
-            {
-                for (tree, name) in children.iter().zip(names) {
-                    let Some(&original) = first.get(&**name) else {
-                        first.insert(name, tree);
-                        continue;
-                    };
-                    // The same tree: node by node in pre-order.
-                    for (copy, same) in pre_order(tree).into_iter().zip(pre_order(original)) {
-                        if matches!(copy, RefNode::Crowd { .. }) {
-                            let shared = copies.get(&same.index()).copied();
-                            copies.insert(copy.index(), shared.unwrap_or(same.index()));
-                        }
-                    }
-                }
-            }
+            let shared = Shared {
+                rule,
+                admitted: 0,
+                ready: 0.0,
+            };
+            nodes.insert(n.index(), shared);
         }
         CrowdState {
             nodes,

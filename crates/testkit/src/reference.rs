@@ -2896,8 +2896,9 @@ fn skipped(child: &RefNode, before_resume: bool, cx: &mut Tick<'_>) -> bool {
 
 /// Where the running branch starts: the first node with running work that
 /// is not a scope's or wrapper's (they hold their running child). A gate
-/// with `wait` whose ticket is in `tickets` runs while it asks, unless it
-/// holds running work inside (then that work is the branch); other tickets
+/// with `wait` runs while its ticket in `tickets` asks (waiting or
+/// refused); an admitted ticket holds the gate's running child, which is
+/// the branch (an action, or another gate asking inside it). Other tickets
 /// are no running work.
 fn running_position(root: &RefNode, tickets: &BTreeMap<NodeIdx, Ticket>) -> u32 {
     let mut nodes = Vec::new();
@@ -2913,15 +2914,16 @@ fn running_position(root: &RefNode, tickets: &BTreeMap<NodeIdx, Ticket>) -> u32 
             )
         })
         .collect();
-    let waiting = tickets.keys().copied().filter(|n| {
-        let end = nodes[n.index()].end();
-        matches!(
+    let waiting = tickets.iter().filter_map(|(&n, &ticket)| {
+        let asks = matches!(ticket, Ticket::Waiting { .. } | Ticket::Refused { .. });
+        let gate = matches!(
             nodes[n.index()],
             RefNode::Crowd {
                 rule: CrowdRule::Gate { wait: true, .. },
                 ..
             }
-        ) && !actions.iter().any(|a| *n < *a && a.get() < end)
+        );
+        (gate && asks).then_some(n)
     });
     actions
         .iter()

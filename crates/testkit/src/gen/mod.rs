@@ -48,12 +48,14 @@ use treebeard_shape::{
 };
 use treebeard_vm::{EventId, Program, Status};
 
+mod parse;
 mod random;
 mod reference;
 mod strategy;
 #[cfg(test)]
 mod tests;
 
+pub use parse::ParseSpecError;
 pub use random::Rng;
 use random::random_spec;
 pub use strategy::{query_strategy, random_cases, spec_strategy};
