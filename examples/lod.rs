@@ -63,7 +63,9 @@ fn main() -> ExitCode {
         let mut crowd = Crowd::with_agents(program, spawn(args.agents as usize, args.seed));
         for i in 0..args.agents {
             let rate = args.rates[i as usize % args.rates.len()];
-            crowd.set_tick_rate(AgentId(i), rate);
+            crowd
+                .set_tick_rate(AgentId(i), rate)
+                .expect("a live agent, and the rates were checked");
         }
         let mut cancels = Vec::new();
         let stride = args.agents / args.vacant.max(1);
@@ -79,7 +81,7 @@ fn main() -> ExitCode {
         let agent_ticks: u64 = crowd
             .agents()
             .map(|id| {
-                let k = u64::from(crowd.tick_rate(id));
+                let k = u64::from(crowd.tick_rate(id).unwrap_or(1));
                 (1..=args.ticks)
                     .filter(|f| (f + u64::from(id.0) % k) % k == 0)
                     .count() as u64

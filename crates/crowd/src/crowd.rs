@@ -4,6 +4,7 @@ mod reload;
 
 pub use reload::ReloadReport;
 
+use crate::error::CrowdError;
 use crate::plan::{Plan, PlanConfig};
 use crate::schedule::{Lane, Schedule};
 use crate::workers::Workers;
@@ -11,7 +12,7 @@ use rayon::prelude::*;
 use treebeard_shape::NodeIdx;
 use treebeard_vm::{
     ActorLayout, ActorRef, Actors, ActorsMut, AgentId, Completion, Engine, EngineError, EventId,
-    Frame, InjectError, Interpreter, Observer, Program, Request, RequestKind, TraceEvent,
+    Frame, Interpreter, Observer, Program, Request, RequestKind, TraceEvent,
 };
 
 /// Many agents, each with a blackboard and an actor, running one program.
@@ -234,13 +235,26 @@ impl<B> Crowd<B> {
     /// apart, early when they came closer. `before` runs only when the
     /// agent ticks.
     ///
-    /// # Panics
-    /// If `every` is 0, or there is no such agent.
-    pub fn set_tick_rate(&mut self, agent: AgentId, every: u32) {
-        assert!(every > 0, "a tick rate of 0 (1 is every frame)");
-        assert!(self.is_alive(agent), "no agent {}", agent.0);
+    /// # Errors
+    /// [`CrowdError::ZeroTickRate`] for an `every` of 0, and
+    /// [`CrowdError::NoAgent`] if there is no such agent; nothing changes.
+    pub fn set_tick_rate(&mut self, agent: AgentId, every: u32) -> Result<(), CrowdError> {
+        self.check_alive(agent)?;
+        if every == 0 {
+            return Err(CrowdError::ZeroTickRate);
+        }
         self.schedule.sync(&self.frame);
         self.schedule.set_every(agent, every, &self.frame);
+        Ok(())
+    }
+
+    /// `Ok` if `agent` is an agent of the crowd.
+    fn check_alive(&self, agent: AgentId) -> Result<(), CrowdError> {
+        if self.is_alive(agent) {
+            Ok(())
+        } else {
+            Err(CrowdError::NoAgent(agent))
+        }
     }
 
     /// Injects the child tree named `tree` (`None`: none) into `agent`'s
@@ -250,27 +264,25 @@ impl<B> Crowd<B> {
     /// runs the new tree from its start, and cancels the old one's running
     /// work with its clean-up: its cancel requests come with that tick's.
     ///
-    /// # Panics
-    /// If there is no such agent.
+    /// # Errors
+    /// [`CrowdError::NoAgent`] if there is no such agent, and
+    /// [`CrowdError::Inject`] if the node is no connector or offers no
+    /// such tree; nothing changes.
     pub fn inject(
         &mut self,
         agent: AgentId,
         connector: NodeIdx,
         tree: Option<&str>,
-    ) -> Result<(), InjectError> {
-        assert!(self.is_alive(agent), "no agent {}", agent.0);
+    ) -> Result<(), CrowdError> {
+        self.check_alive(agent)?;
         let mut actor = self.actors.get_mut(agent.index());
-        self.program.inject(&mut actor, connector, tree)
+        Ok(self.program.inject(&mut actor, connector, tree)?)
     }
 
     /// How often `agent` ticks: on one frame in this many (see
-    /// [`Crowd::set_tick_rate`]).
-    ///
-    /// # Panics
-    /// If there is no such agent.
-    pub fn tick_rate(&self, agent: AgentId) -> u32 {
-        assert!(self.is_alive(agent), "no agent {}", agent.0);
-        self.schedule.every(agent)
+    /// [`Crowd::set_tick_rate`]); `None` if there is no such agent.
+    pub fn tick_rate(&self, agent: AgentId) -> Option<u32> {
+        self.is_alive(agent).then(|| self.schedule.every(agent))
     }
 
     /// Number of live agents (not counting vacant slots; see
@@ -390,21 +402,21 @@ impl<B> Crowd<B> {
     /// that have event hooks (see `Interpreter::send_event`). Returns how
     /// many running nodes it reached.
     ///
-    /// # Panics
-    /// If there is no such agent.
-    pub fn send_event(&mut self, agent: AgentId, event: EventId) -> usize {
+    /// # Errors
+    /// [`CrowdError::NoAgent`] if there is no such agent.
+    pub fn send_event(&mut self, agent: AgentId, event: EventId) -> Result<usize, CrowdError> {
+        self.check_alive(agent)?;
         let i = agent.index();
-        assert!(self.is_alive(agent), "no agent {}", agent.0);
         self.workers.ensure(1, self.program.spec());
         let mut interpreter = self.workers.get(0);
-        interpreter.send_event(
+        Ok(interpreter.send_event(
             &self.program,
             &self.frame,
             agent,
             &mut self.actors.get_mut(i),
             &mut self.blackboards[i],
             event,
-        )
+        ))
     }
 
     /// Posts the tree's stimulus `stimulus` (its index in the program's
@@ -416,19 +428,28 @@ impl<B> Crowd<B> {
     /// (see `ActorMut::post_stimulus`). Read it back with
     /// `Crowd::actor(agent).stimulus(stimulus, time)`.
     ///
-    /// # Panics
-    /// If there is no such agent, or the tree declares no such stimulus.
-    pub fn post_stimulus(&mut self, agent: AgentId, stimulus: usize, data: u32) {
-        let i = agent.index();
-        assert!(self.is_alive(agent), "no agent {}", agent.0);
-        let Some(declared) = self.program.shape().stimuli().get(stimulus) else {
-            panic!("the tree declares no stimulus {stimulus}");
+    /// # Errors
+    /// [`CrowdError::NoAgent`] if there is no such agent, and
+    /// [`CrowdError::NoStimulus`] if the tree declares no such stimulus;
+    /// nothing changes.
+    pub fn post_stimulus(
+        &mut self,
+        agent: AgentId,
+        stimulus: usize,
+        data: u32,
+    ) -> Result<(), CrowdError> {
+        self.check_alive(agent)?;
+        let stimuli = self.program.shape().stimuli();
+        let Some(declared) = stimuli.get(stimulus) else {
+            let declared = stimuli.len();
+            return Err(CrowdError::NoStimulus { stimulus, declared });
         };
         let seconds = f64::from(declared.seconds);
         let now = self.frame.time + f64::from(self.frame.dt);
         self.actors
-            .get_mut(i)
+            .get_mut(agent.index())
             .post_stimulus(stimulus, data, now, seconds);
+        Ok(())
     }
 
     /// How many events sent by the last tick's `SendEvent` nodes named an
@@ -462,9 +483,7 @@ impl<B> Crowd<B> {
             let RequestKind::Event { event, to } = self.requests[i].kind else {
                 continue;
             };
-            if self.is_alive(to) {
-                self.send_event(to, event);
-            } else {
+            if self.send_event(to, event).is_err() {
                 self.undelivered += 1;
             }
         }

@@ -67,7 +67,7 @@
 //! assert!(flock.actor(AgentId(7)).is_idle());
 //!
 //! // Far from the player, sheep 3 thinks on one frame in four.
-//! flock.set_tick_rate(AgentId(3), 4);
+//! flock.set_tick_rate(AgentId(3), 4)?;
 //! // Sheep 7 leaves; the crowd keeps no requests of its leaving.
 //! let mut cancels = Vec::new();
 //! let sheep = flock.remove(AgentId(7), &mut cancels).unwrap();
@@ -75,7 +75,7 @@
 //! assert_eq!((flock.len(), flock.slots()), (99, 100));
 //! // The next sheep to join takes its place.
 //! assert_eq!(flock.spawn(sheep), AgentId(7));
-//! # Ok::<(), treebeard_shape::BuildError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 // Safe Rust only: treebeard's `unsafe` is in the interpreter
@@ -83,12 +83,14 @@
 #![forbid(unsafe_code)]
 
 mod crowd;
+mod error;
 mod plan;
 mod schedule;
 mod snapshot;
 mod workers;
 
 pub use crowd::{Crowd, ReloadReport};
+pub use error::CrowdError;
 pub use plan::{Plan, PlanConfig, estimate_ns};
 pub use snapshot::{
     SNAPSHOT_FORMAT, SavedTeam, Snapshot, SnapshotError, fingerprint, request_code,

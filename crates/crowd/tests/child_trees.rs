@@ -19,7 +19,7 @@
 
 mod common;
 
-use treebeard_crowd::{Crowd, PlanConfig};
+use treebeard_crowd::{Crowd, CrowdError, PlanConfig};
 use treebeard_shape::NodeIdx;
 use treebeard_shape::tree::{
     Node, act, child_trees, cond, gate, priority, reactive_sequence, sequence,
@@ -243,6 +243,10 @@ fn inject_errors_say_what_the_connector_offers() {
         .inject(AgentId(0), NodeIdx::new(99), None)
         .unwrap_err();
     assert_eq!(outside.to_string(), "the shape has no item #99");
+    // An agent the crowd no longer has.
+    crowd.remove(AgentId(0), &mut Vec::new());
+    let gone = crowd.inject(AgentId(0), USE, Some("door")).unwrap_err();
+    assert_eq!(gone, CrowdError::NoAgent(AgentId(0)));
 }
 
 #[test]

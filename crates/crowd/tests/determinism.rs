@@ -171,7 +171,9 @@ fn churn(
         });
         let rate = |h: u64| RATES[(h % RATES.len() as u64) as usize];
         for i in 0..n as u32 {
-            crowd.set_tick_rate(AgentId(i), rate(mix(u64::from(i))));
+            crowd
+                .set_tick_rate(AgentId(i), rate(mix(u64::from(i))))
+                .unwrap();
         }
         let mut stream = Vec::new();
         let mut answers = Vec::new();
@@ -190,9 +192,9 @@ fn churn(
                     }
                     1 => {
                         let id = crowd.spawn(World::random(h));
-                        crowd.set_tick_rate(id, rate(h >> 40));
+                        crowd.set_tick_rate(id, rate(h >> 40)).unwrap();
                     }
-                    2 if crowd.is_alive(slot) => crowd.set_tick_rate(slot, rate(h >> 40)),
+                    2 if crowd.is_alive(slot) => crowd.set_tick_rate(slot, rate(h >> 40)).unwrap(),
                     _ => {}
                 }
             }

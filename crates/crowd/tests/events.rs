@@ -256,7 +256,7 @@ fn run(
                 for &s in starts {
                     // Every agent waits for `Ping` now: each start reaches
                     // one node.
-                    assert_eq!(crowd.send_event(AgentId(s as u32), PING), 1);
+                    assert_eq!(crowd.send_event(AgentId(s as u32), PING).unwrap(), 1);
                 }
             }
         }
@@ -417,7 +417,7 @@ fn events_are_routed_by_traced_ticks_too() {
         assert!(events > 0);
         records.push(record(&crowd));
         if t == 0 {
-            assert_eq!(crowd.send_event(AgentId(0), PING), 1);
+            assert_eq!(crowd.send_event(AgentId(0), PING).unwrap(), 1);
         }
     }
     assert!(records == reference);
@@ -524,7 +524,7 @@ fn routing_events_allocates_nothing_in_steady_state() {
             };
             tick(&mut crowd);
             for s in (0..n).step_by(4) {
-                crowd.send_event(AgentId(s as u32), PING);
+                crowd.send_event(AgentId(s as u32), PING).unwrap();
             }
             for _ in 0..50 {
                 tick(&mut crowd);

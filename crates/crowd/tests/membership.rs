@@ -9,7 +9,7 @@
 //! so the tree's timers run in seconds.
 
 use std::sync::Mutex;
-use treebeard_crowd::Crowd;
+use treebeard_crowd::{Crowd, CrowdError};
 use treebeard_shape::tree::{Node, act, concurrent, cond, decider_of, leaf, priority, sequence};
 use treebeard_shape::{Kind, NodeIdx};
 use treebeard_testkit::{Event, World, answer_launches, leaves as test_leaves};
@@ -118,14 +118,14 @@ fn a_joining_agent_takes_the_lowest_vacant_id_and_starts_idle() {
         crowd.tick(0.1);
     }
     assert_eq!(crowd.actor(AgentId(1)).persistent(), &[1]);
-    crowd.set_tick_rate(AgentId(1), 4);
+    crowd.set_tick_rate(AgentId(1), 4).unwrap();
     crowd.remove(AgentId(3), &mut vec![]);
     crowd.remove(AgentId(1), &mut vec![]);
     assert_eq!(crowd.spawn(busy_world()), AgentId(1));
     let reused = crowd.actor(AgentId(1));
     assert!(reused.is_idle());
     assert_eq!(reused.persistent(), &[0], "a reused slot starts cleared");
-    assert_eq!(crowd.tick_rate(AgentId(1)), 1);
+    assert_eq!(crowd.tick_rate(AgentId(1)).unwrap(), 1);
     assert_eq!(crowd.spawn(busy_world()), AgentId(3));
     assert_eq!(crowd.spawn(busy_world()), AgentId(5));
     assert_eq!((crowd.len(), crowd.slots()), (6, 6));
@@ -174,17 +174,39 @@ fn ticks_traces_and_events_skip_vacant_slots() {
 }
 
 #[test]
-#[should_panic(expected = "no agent 1")]
-fn events_to_a_vacant_slot_are_refused() {
+fn calls_on_a_vacant_slot_are_errors() {
     let mut crowd = busy_crowd(3);
     crowd.remove(AgentId(1), &mut vec![]);
-    crowd.send_event(AgentId(1), EventId(0));
+    let gone = AgentId(1);
+    let err = crowd.send_event(gone, EventId(0)).unwrap_err();
+    assert_eq!(err, CrowdError::NoAgent(gone));
+    assert!(
+        err.to_string().contains("no agent 1: it was removed"),
+        "{err}"
+    );
+    assert_eq!(crowd.set_tick_rate(gone, 2), Err(CrowdError::NoAgent(gone)));
+    assert_eq!(crowd.tick_rate(gone), None);
+    assert_eq!(crowd.tick_rate(AgentId(9)), None);
+    assert_eq!(
+        crowd.post_stimulus(gone, 0, 1),
+        Err(CrowdError::NoAgent(gone))
+    );
+    // The crowd is as it was: the slot stays vacant, the others tick.
+    crowd.tick(0.1);
+    assert!(!crowd.is_alive(gone));
+    assert_eq!(crowd.len(), 2);
 }
 
 #[test]
-#[should_panic(expected = "a tick rate of 0")]
-fn a_tick_rate_of_zero_is_refused() {
-    busy_crowd(1).set_tick_rate(AgentId(0), 0);
+fn a_tick_rate_of_zero_is_an_error_and_changes_nothing() {
+    let mut crowd = busy_crowd(1);
+    let err = crowd.set_tick_rate(AgentId(0), 0).unwrap_err();
+    assert_eq!(err, CrowdError::ZeroTickRate);
+    assert!(
+        err.to_string().contains("give 1 (every frame) or more"),
+        "{err}"
+    );
+    assert_eq!(crowd.tick_rate(AgentId(0)), Some(1));
 }
 
 // ---------------------------------------------------------------------------
@@ -249,7 +271,7 @@ fn clocks(n: usize) -> Crowd<Clock> {
 fn a_rate_three_agent_ticks_on_one_frame_in_three_by_its_id() {
     let mut crowd = clocks(6);
     for id in 0..6 {
-        crowd.set_tick_rate(AgentId(id), 3);
+        crowd.set_tick_rate(AgentId(id), 3).unwrap();
     }
     let before = Mutex::new(vec![]);
     for _ in 0..12 {
@@ -283,7 +305,9 @@ fn a_rate_three_agent_ticks_on_one_frame_in_three_by_its_id() {
 /// finished its wait, after `ticks` ticks of 0.5 seconds.
 fn waits(crowd: &mut Crowd<Clock>, rates: &[u32], ticks: usize) -> Vec<(u32, f64)> {
     for id in crowd.agents().collect::<Vec<_>>() {
-        crowd.set_tick_rate(id, rates[id.index() % rates.len()]);
+        crowd
+            .set_tick_rate(id, rates[id.index() % rates.len()])
+            .unwrap();
     }
     for _ in 0..ticks {
         crowd.tick(0.5);
@@ -336,15 +360,15 @@ fn a_slow_agent_s_ticks_cover_the_time_exactly_across_rate_changes_and_joins() {
     let mut frames = vec![];
     for t in 0..60u32 {
         match t {
-            5 => crowd.set_tick_rate(AgentId(1), 4),
-            9 => crowd.set_tick_rate(AgentId(2), 7),
+            5 => crowd.set_tick_rate(AgentId(1), 4).unwrap(),
+            9 => crowd.set_tick_rate(AgentId(2), 7).unwrap(),
             13 => {
                 crowd.remove(AgentId(3), &mut vec![]);
                 crowd.spawn(Clock::default());
             }
-            20 => crowd.set_tick_rate(AgentId(1), 2),
-            31 => crowd.set_tick_rate(AgentId(2), 1),
-            44 => crowd.set_tick_rate(AgentId(4), 3),
+            20 => crowd.set_tick_rate(AgentId(1), 2).unwrap(),
+            31 => crowd.set_tick_rate(AgentId(2), 1).unwrap(),
+            44 => crowd.set_tick_rate(AgentId(4), 3).unwrap(),
             _ => {}
         }
         // Uneven frames.
@@ -387,7 +411,7 @@ fn agents_at_rate_one_tick_as_on_the_fast_path() {
     let worlds = |n: u64| (0..n).map(World::random).collect::<Vec<_>>();
     let mut fast = Crowd::with_agents(program.clone(), worlds(4));
     let mut scheduled = Crowd::with_agents(program, worlds(5));
-    scheduled.set_tick_rate(AgentId(4), 2);
+    scheduled.set_tick_rate(AgentId(4), 2).unwrap();
     let mut answers = vec![];
     for t in 0..100 {
         for crowd in [&mut fast, &mut scheduled] {

@@ -154,7 +154,7 @@ fn run_deferred(crowd: &mut Crowd<World>, answers: &mut Vec<Completion>, ticks: 
 /// Tick rates 1 to 4 by id, and agent 1 gone: the crowd's scheduled path.
 fn mix_rates<B: Default>(crowd: &mut Crowd<B>) {
     for id in crowd.agents().collect::<Vec<_>>() {
-        crowd.set_tick_rate(id, 1 + id.0 % 4);
+        crowd.set_tick_rate(id, 1 + id.0 % 4).unwrap();
     }
     crowd.remove(AgentId(1), &mut Vec::new());
 }
@@ -176,7 +176,7 @@ fn churn<B: Default>(
     }
     if let Some(blackboard) = crowd.remove(leaving, cancels) {
         let id = crowd.spawn(blackboard);
-        crowd.set_tick_rate(id, 1 + (t % 5) as u32);
+        crowd.set_tick_rate(id, 1 + (t % 5) as u32).unwrap();
     }
 }
 

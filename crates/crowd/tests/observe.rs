@@ -93,7 +93,7 @@ fn observing_changes_nothing_and_node_states_agree_with_events_and_actors() {
         if scheduled {
             for crowd in [&mut observed, &mut plain] {
                 for a in 0..AGENTS as u32 {
-                    crowd.set_tick_rate(AgentId(a), 1 + a % 3);
+                    crowd.set_tick_rate(AgentId(a), 1 + a % 3).unwrap();
                 }
                 crowd.remove(AgentId(3), &mut Vec::new());
             }

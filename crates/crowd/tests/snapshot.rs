@@ -410,13 +410,13 @@ fn vacancies_and_tick_rates_round_trip() {
                 original.remove(AgentId(id), &mut requests);
                 launched.retain(|&(_, a, _)| a != AgentId(id));
             }
-            original.set_tick_rate(AgentId(2), 3);
-            original.set_tick_rate(AgentId(8), 2);
+            original.set_tick_rate(AgentId(2), 3).unwrap();
+            original.set_tick_rate(AgentId(8), 2).unwrap();
         }
     }
     assert!(!original.is_alive(AgentId(17)));
     let mut restored = Crowd::load(program(), &original.save().expect("saves")).expect("loads");
-    assert_eq!(restored.tick_rate(AgentId(2)), 3);
+    assert_eq!(restored.tick_rate(AgentId(2)).unwrap(), 3);
     assert!(!restored.is_alive(AgentId(17)));
     let mut launched_again = launched.clone();
     for t in 0..15 {

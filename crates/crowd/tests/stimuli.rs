@@ -16,7 +16,7 @@
 //! The stimuli: `Hit` (0, one second) and `Greeted` (1, half a second).
 
 use rayon::ThreadPoolBuilder;
-use treebeard_crowd::{Crowd, PlanConfig};
+use treebeard_crowd::{Crowd, CrowdError, PlanConfig};
 use treebeard_shape::tree::{Node, decider_of, force_success};
 use treebeard_shape::{Declarations, Kind, Options, ParamValue, compile_with};
 use treebeard_vm::{AgentId, Leaves, Program};
@@ -78,7 +78,7 @@ fn next_tick(crowd: &Crowd<Unit>, agent: u32, stimulus: usize) -> Option<u32> {
 fn post_stimulus_reaches_one_agent_for_the_declared_seconds() {
     let mut crowd = Crowd::with_agents(program(), units(3));
     // Before any tick, the next tick is at time 0.
-    crowd.post_stimulus(AgentId(1), HIT, 42);
+    crowd.post_stimulus(AgentId(1), HIT, 42).unwrap();
     assert_eq!(next_tick(&crowd, 1, HIT), Some(42));
     assert_eq!(next_tick(&crowd, 0, HIT), None);
     assert_eq!(next_tick(&crowd, 2, HIT), None);
@@ -108,14 +108,14 @@ fn post_stimulus_between_ticks_starts_at_the_next_tick_and_restarts() {
     let mut crowd = Crowd::with_agents(program(), units(2));
     crowd.tick(0.5); // time 0
     crowd.tick(0.5); // time 0.5; the next is at 1.0
-    crowd.post_stimulus(AgentId(0), HIT, 1);
+    crowd.post_stimulus(AgentId(0), HIT, 1).unwrap();
     let actor = crowd.actor(AgentId(0));
     assert_eq!(actor.stimulus(HIT, 0.5), Some(1));
     assert_eq!(actor.stimulus(HIT, 1.75), Some(1));
     assert_eq!(actor.stimulus(HIT, 2.0), None, "1.0 + 1 second");
     crowd.tick(0.5); // time 1.0
     // Posting again restarts it from the next tick (1.5) with the new datum.
-    crowd.post_stimulus(AgentId(0), HIT, 2);
+    crowd.post_stimulus(AgentId(0), HIT, 2).unwrap();
     let actor = crowd.actor(AgentId(0));
     assert_eq!(actor.stimulus(HIT, 2.25), Some(2));
     assert_eq!(actor.stimulus(HIT, 2.5), None);
@@ -169,13 +169,23 @@ fn post_stimulus_nodes_post_to_their_own_agent_at_any_thread_count() {
 }
 
 #[test]
-#[should_panic(expected = "declares no stimulus 2")]
-fn post_stimulus_of_an_undeclared_stimulus_panics() {
-    Crowd::with_agents(program(), units(1)).post_stimulus(AgentId(0), 2, 0);
+fn post_stimulus_of_an_undeclared_stimulus_is_an_error() {
+    let mut crowd = Crowd::with_agents(program(), units(1));
+    let err = crowd.post_stimulus(AgentId(0), 2, 0).unwrap_err();
+    let declared = program().shape().stimuli().len();
+    assert_eq!(
+        err,
+        CrowdError::NoStimulus {
+            stimulus: 2,
+            declared
+        }
+    );
+    assert!(err.to_string().contains("no stimulus 2"), "{err}");
 }
 
 #[test]
-#[should_panic(expected = "no agent 5")]
-fn post_stimulus_to_an_unknown_agent_panics() {
-    Crowd::with_agents(program(), units(1)).post_stimulus(AgentId(5), HIT, 0);
+fn post_stimulus_to_an_unknown_agent_is_an_error() {
+    let mut crowd = Crowd::with_agents(program(), units(1));
+    let err = crowd.post_stimulus(AgentId(5), HIT, 0).unwrap_err();
+    assert_eq!(err, CrowdError::NoAgent(AgentId(5)));
 }

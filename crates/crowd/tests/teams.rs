@@ -766,7 +766,7 @@ fn run(threads: usize, plan: PlanConfig, ticks: usize) -> (State, Vec<Vec<Reques
                     jitter: true,
                     ..Mate::new(t as u64 + 5000, 1)
                 });
-                crowd.set_tick_rate(id, 1 + (t % 3) as u32);
+                crowd.set_tick_rate(id, 1 + (t % 3) as u32).unwrap();
             }
             busy_tick(&mut crowd);
             // No removal leaks a record or a seat.
