@@ -151,8 +151,9 @@ impl<B> Crowd<B> {
     /// Removes `agent`, between ticks, and returns its blackboard; `None`
     /// (and nothing else happens) if there is no such agent.
     ///
-    /// Its work is cancelled as by `Interpreter::halt`, with the last
-    /// tick's frame: running immediate actions get `Signal::Cancel`, open
+    /// The completions queued for it are applied first, so work the game
+    /// reported done is not cancelled. Then its work is cancelled as by
+    /// `Interpreter::halt`, with the last tick's frame: running immediate actions get `Signal::Cancel`, open
     /// scopes' exits run, each launched deferred action makes a cancel
     /// request, every gate slot it held is given back at once (its
     /// `Leave` is settled here), and every team it sat in breaks at once
@@ -178,6 +179,13 @@ impl<B> Crowd<B> {
         }
         self.schedule.sync(&self.frame);
         let i = agent.index();
+        // The game's reports on it come first (in the order made, as a
+        // tick applies them): work it reported done ends done, and only
+        // what still runs is cancelled. A report that does not apply stays
+        // queued, for the next tick to count stale.
+        let mut actor = self.actors.get_mut(i);
+        self.completions
+            .retain(|c| c.agent != agent || actor.complete(c.node, c.outcome).is_err());
         let start = requests.len();
         self.workers.ensure(1, self.program.spec());
         let mut interpreter = self.workers.get(0);

@@ -88,6 +88,54 @@ fn removing_an_agent_cancels_its_work_and_hands_the_requests_to_the_caller() {
 }
 
 #[test]
+fn work_reported_done_before_a_removal_is_not_cancelled() {
+    let mut crowd = busy_crowd(3);
+    crowd.tick(0.1);
+    let launch = launch_of(crowd.requests(), AgentId(1));
+    let other = launch_of(crowd.requests(), AgentId(2));
+    let done = Completion {
+        agent: AgentId(1),
+        node: launch.node,
+        outcome: Outcome::Success,
+    };
+    // Reported before the removal: the deferred action ended, so the
+    // removal cancels only the work still running (the scope's action).
+    crowd.complete(done);
+    crowd.blackboards_mut()[1].clear_log();
+    let mut cancels = vec![];
+    let mut world = crowd
+        .remove(AgentId(1), &mut cancels)
+        .expect("a live agent");
+    assert_eq!(cancels, []);
+    assert_eq!(
+        world.take_log(),
+        [
+            Event::Action(NodeIdx::new(3), Signal::Cancel, 1, Status::Failure),
+            Event::Exit(NodeIdx::new(2), Ending::Cancelled),
+        ]
+    );
+    // A report that does not apply stays queued, and the next tick finds
+    // it stale, as any report on a removed agent.
+    crowd.tick(0.1);
+    assert_eq!(crowd.stale_completions(), 0);
+    crowd.complete(Completion {
+        agent: AgentId(2),
+        node: NodeIdx::new(3),
+        outcome: Outcome::Success,
+    });
+    crowd.complete(Completion {
+        agent: AgentId(2),
+        node: other.node,
+        outcome: Outcome::Failure,
+    });
+    let cancels = &mut vec![];
+    crowd.remove(AgentId(2), cancels).expect("a live agent");
+    assert_eq!(cancels, &[], "the launch was reported failed");
+    crowd.tick(0.1);
+    assert_eq!(crowd.stale_completions(), 1, "#3 is no deferred action");
+}
+
+#[test]
 fn completions_for_a_removed_agent_are_stale() {
     let mut crowd = busy_crowd(3);
     crowd.tick(0.1);
@@ -97,9 +145,9 @@ fn completions_for_a_removed_agent_are_stale() {
         node: launch.node,
         outcome: Outcome::Success,
     };
-    // Reported before the removal, applied after it.
-    crowd.complete(done);
+    // Reported after the removal.
     crowd.remove(AgentId(1), &mut vec![]);
+    crowd.complete(done);
     crowd.tick(0.1);
     assert_eq!(crowd.stale_completions(), 1);
     // Reported after the id was reused, before the new agent ticked.
