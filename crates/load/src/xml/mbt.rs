@@ -78,6 +78,8 @@ const NODES: &[(&str, Map)] = &[
     ("LuaWrapper", Map::Decider(Kind::ScriptWrapper)),
     // Turns its child's failure into success, and passes the rest.
     ("SuppressFailure", Map::Decider(Kind::ForceSuccess)),
+    // Fails at once, every time (a placeholder, or a sequence's last word).
+    ("Fail", Map::Decider(Kind::AlwaysFailure)),
     // Seed 001's gate: at most `max` agents of the crowd run its child.
     ("LimitConcurrentUsers", Map::Decider(Kind::Gate)),
     ("Priority", Map::Unsupported("MBT's Priority composite")),
@@ -103,7 +105,6 @@ const NODES: &[(&str, Map)] = &[
     ),
     ("Monitor", Map::Unsupported("MBT's Monitor decorator")),
     ("RandomGate", Map::Unsupported("MBT's RandomGate decorator")),
-    ("Fail", Map::Unsupported("MBT's Fail action")),
     ("Halt", Map::Unsupported("MBT's Halt action")),
     ("Log", Map::Unsupported("MBT's Log action")),
     ("AssertTime", Map::Unsupported("MBT's AssertTime condition")),
