@@ -1015,6 +1015,16 @@ pub fn differential_with(
             if let Some(what) = r.difference(&v) {
                 return Err(mismatch(agent, tick, "tick".into(), what.into(), r, v));
             }
+            // A trace agrees with the requests: it shows exactly the
+            // launches made, in their order.
+            if run.trace {
+                let traced = v.trace.iter().filter(|(_, e)| *e == TraceEvent::Launch);
+                let made = v.requests.iter().filter(|q| q.kind == RequestKind::Launch);
+                if !traced.map(|&(n, _)| n).eq(made.map(|q| q.node)) {
+                    let what = "the trace's launches are not the launch requests".to_string();
+                    return Err(mismatch(agent, tick, "tick".into(), what, r, v));
+                }
+            }
 
             // The VM holds no more than its capacity specification allows.
             let deferred_held = v

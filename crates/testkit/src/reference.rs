@@ -1676,6 +1676,11 @@ impl Reference {
         // Tickets of the last tick that the tick did not reach are given up.
         cx.pass(u32::MAX);
         let tested = std::mem::take(&mut cx.tested);
+        // A launch is traced as its request leaves, after the tick: the
+        // rolled-back ones never do.
+        for launch in &cx.launches {
+            (cx.trace)(launch.node, TraceEvent::Launch);
+        }
         let requests = cx.finish();
         register_monitors(&mut self.root, &self.tickets, status, &tested);
         // "Launched during this tick" ends with the tick.
@@ -2727,7 +2732,6 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             DeferredState::Idle => {
                 let launch = cx.request(*node, *action, RequestKind::Launch);
                 cx.launches.push(launch);
-                (cx.trace)(*node, TraceEvent::Launch);
                 cx.coverage.launches += 1;
                 *state = DeferredState::Launched;
                 *launched_this_tick = true;

@@ -43,7 +43,11 @@ pub enum TraceEvent {
     Failure,
     /// The node's running work was abandoned.
     Cancel,
-    /// A deferred action asked its game system to start.
+    /// A deferred action asked its game system to start: its launch
+    /// request left with the tick's requests. Traced after the agent's
+    /// tick (the root's end), in request order, so that a trace agrees
+    /// with the requests: a launch that a failing `Concurrent` rolled back
+    /// was never made, and its node shows only its start and cancel.
     Launch,
     /// A deferred action's completion was read.
     Complete,

@@ -74,11 +74,12 @@ impl<B, T: Tracer> Batch<'_, B, T> {
     pub(super) fn deferred(&mut self, a: &mut Agent<'_, B>, ip: u32, item: ShapeItem) -> Status {
         let (status, keep) = match self.take_action(a, ip).map(StateEntry::tag) {
             None => {
+                // Traced when the request leaves with the tick's requests
+                // (`complete`): a concurrent's rollback may drop it first.
                 self.b.launches.push(Pending {
                     node: ip,
                     action: item.import(),
                 });
-                self.trace.launch(ip);
                 (Status::Running, Some(action_tag::LAUNCHING))
             }
             Some(action_tag::SUCCEEDED) => {

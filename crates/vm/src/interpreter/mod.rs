@@ -810,6 +810,12 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         next.actions = 0;
         b.persistent_changes.clear();
         if !b.cancels.is_empty() || !b.launches.is_empty() || !b.sent.is_empty() {
+            // A launch is traced as its request leaves: one that a
+            // concurrent rolled back, or a redecide limit dropped, never
+            // was.
+            for p in &b.launches {
+                self.trace.launch(p.node);
+            }
             b.emit_requests(agent, requests);
         }
     }
