@@ -682,3 +682,41 @@ fn a_group_keeps_its_active_decider_when_one_is_inserted_before_it() {
     agent.tick();
     assert_eq!(agent.log.take(), ["Walk#5 tick 1"]);
 }
+
+#[test]
+fn a_node_moved_under_another_parent_keeps_its_slot_but_not_its_running_work() {
+    // Count (id 50) runs in `left`; the new version moves it into `right`.
+    // It maps by its id, so its persistent slot follows it, but its path
+    // does not hold (its parent is another node), so its running work is
+    // cancelled with its clean-up and starts afresh where it now is
+    // (docs/trees.md, "Hot reload").
+    let old = sequence([
+        sequence([act("Look"), act("Count").with_id(50)])
+            .named("left")
+            .with_id(10),
+        sequence([act("Aim")]).named("right").with_id(20),
+    ]);
+    let new = sequence([
+        sequence([act("Look")]).named("left").with_id(10),
+        sequence([act("Aim"), act("Count").with_id(50)])
+            .named("right")
+            .with_id(20),
+    ]);
+    let mut agent = Agent::new(program(&old));
+    agent.tick();
+    agent.tick();
+    assert_eq!(agent.actor().persistent(), &[2]);
+    agent.log.take();
+    let (c, requests) = agent.reload(program(&new));
+    assert_eq!((c, requests), (carried(0, 1, 0), vec![]));
+    assert_eq!(agent.log.take(), ["Count#3 cancel 0"]);
+    assert!(agent.actor().is_idle());
+    // The cancel call counted too: the slot follows the id with it.
+    assert_eq!(agent.actor().persistent(), &[3], "the slot follows the id");
+    agent.tick();
+    assert_eq!(
+        agent.log.take(),
+        ["Look#2 start 0", "Aim#4 start 0", "Count#5 start 0"]
+    );
+    assert_eq!(agent.actor().persistent(), &[4]);
+}
