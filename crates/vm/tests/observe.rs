@@ -133,8 +133,14 @@ fn level_one_tells_behaviour_transitions_only() {
         "BT(1) agent 0 @ 0.200:     activating behavior `Idle` (Action) in `patrol` (Sequence)",
         "BT(1) agent 1 @ 0.200:     behavior `Walk` (Action) ended: success",
         "BT(1) agent 1 @ 0.200:     activating behavior `Idle` (Action) in `patrol` (Sequence)",
-        // The alarm: the patrol's running behaviour is cancelled.
+        // The alarm: the flight starts and ends at once (an immediate
+        // behaviour activates and ends in its tick), then the patrol's
+        // running behaviour is cancelled.
+        "BT(1) agent 0 @ 0.400:     activating behavior `Flee` (Action) in `flee` (Sequence)",
+        "BT(1) agent 0 @ 0.400:     behavior `Flee` (Action) ended: success",
         "BT(1) agent 0 @ 0.400:     behavior `Idle` (Action) ended: cancelled",
+        "BT(1) agent 0 @ 0.500:     activating behavior `Flee` (Action) in `flee` (Sequence)",
+        "BT(1) agent 0 @ 0.500:     behavior `Flee` (Action) ended: success",
     ];
     assert_eq!(text.lines().collect::<Vec<_>>(), expected, "{text}");
 }
@@ -281,12 +287,44 @@ fn level_five_tells_a_decider_that_failed_its_own_test() {
     let text = String::from_utf8(trace.into_inner()).unwrap();
     // The first tick runs the child; the second finds the cool-down closed.
     assert!(
-        text.contains("BT(5) agent 0 @ 0.000:     `Flee` (Action): success"),
+        text.contains(
+            "BT(1) agent 0 @ 0.000:     activating behavior `Flee` (Action) in `rest` (Cooldown)\n\
+             BT(3) agent 0 @ 0.000:     ticking behavior `Flee` (Action)\n\
+             BT(1) agent 0 @ 0.000:     behavior `Flee` (Action) ended: success\n"
+        ),
         "{text}"
     );
     assert!(
         text.contains(
             "BT(5) agent 0 @ 0.100:   `rest` failed, its own test, before any child: Cooldown"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
+fn level_three_activates_a_restarted_behaviour_before_ticking_it() {
+    // Flee ran and succeeded at 0.4, and starts again at 0.5: it activates
+    // (level 1) before its first tick (level 3), which has run for no time.
+    let text = trace_at(3, Some(&[0]));
+    let at = |time: &str| -> Vec<&str> {
+        text.lines()
+            .filter(|l| l.contains(&format!("@ {time}:")) && l.contains("Flee"))
+            .collect()
+    };
+    assert_eq!(
+        at("0.500"),
+        [
+            "BT(1) agent 0 @ 0.500:     activating behavior `Flee` (Action) in `flee` (Sequence)",
+            "BT(3) agent 0 @ 0.500:     ticking behavior `Flee` (Action)",
+            "BT(1) agent 0 @ 0.500:     behavior `Flee` (Action) ended: success",
+        ],
+        "{text}"
+    );
+    // A behaviour that goes on running says for how long.
+    assert!(
+        text.contains(
+            "BT(3) agent 0 @ 0.300:     ticking behavior `Idle` (Action), running for 0.100s"
         ),
         "{text}"
     );

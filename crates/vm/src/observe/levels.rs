@@ -94,6 +94,9 @@ pub struct DecisionTrace<W: Write> {
     started: Vec<u32>,
     /// The last node visited.
     last_visit: u32,
+    /// A behaviour visited whose start, if it starts, is the next event:
+    /// until then it is unknown whether it activates or goes on running.
+    pending: Option<u32>,
     since: ActiveSince,
     reports: RootReports,
     error: Option<std::io::Error>,
@@ -156,6 +159,7 @@ impl<W: Write> DecisionTrace<W> {
             time: 0.0,
             started: Vec::new(),
             last_visit: u32::MAX,
+            pending: None,
             since: ActiveSince::new(),
             reports: RootReports::new(16),
             error: None,
@@ -218,6 +222,45 @@ impl<W: Write> DecisionTrace<W> {
     fn parent(&self, node: NodeIdx) -> NodeIdx {
         NodeIdx::new(self.node(node).parent)
     }
+
+    /// The behaviour visited last did not start: it was running, and is
+    /// ticked again.
+    fn tick_pending(&mut self) {
+        let Some(node) = self.pending.take().map(NodeIdx::new) else {
+            return;
+        };
+        let label = self.label(node).to_string();
+        let running = self
+            .since
+            .since(self.agent, node)
+            .map(|t| format!(", running for {:.3}s", self.time - t))
+            .unwrap_or_default();
+        let depth = self.node(node).depth;
+        self.line(
+            TraceLevel::TICKS,
+            depth,
+            format_args!("ticking behavior {label}{running}"),
+        );
+    }
+
+    /// The behaviour visited last starts: it activates in its parent, then
+    /// is ticked for the first time.
+    fn activate(&mut self, node: NodeIdx) {
+        self.pending = None;
+        let depth = self.node(node).depth;
+        let label = self.label(node).to_string();
+        let in_parent = self.label(self.parent(node)).to_string();
+        self.line(
+            TraceLevel::BEHAVIORS,
+            depth,
+            format_args!("activating behavior {label} in {in_parent}"),
+        );
+        self.line(
+            TraceLevel::TICKS,
+            depth,
+            format_args!("ticking behavior {label}"),
+        );
+    }
 }
 
 /// A node as the trace names it.
@@ -255,6 +298,7 @@ impl<W: Write> Observer for DecisionTrace<W> {
     }
 
     fn visit(&mut self, node: NodeIdx) {
+        self.tick_pending();
         self.last_visit = node.get();
         let n = self.node(node);
         let depth = n.depth;
@@ -266,21 +310,17 @@ impl<W: Write> Observer for DecisionTrace<W> {
                 format_args!("visiting {label}, {children} children"),
             );
         } else if n.is_behavior() {
-            let label = self.label(node).to_string();
-            let running = self
-                .since
-                .since(self.agent, node)
-                .map(|t| format!(", running for {:.3}s", self.time - t))
-                .unwrap_or_default();
-            self.line(
-                TraceLevel::TICKS,
-                depth,
-                format_args!("ticking behavior {label}{running}"),
-            );
+            // Its start, if it starts, comes next (see `Observer::visit`).
+            self.pending = Some(node.get());
         }
     }
 
     fn event(&mut self, node: NodeIdx, event: TraceEvent) {
+        if event == TraceEvent::Start && self.pending == Some(node.get()) {
+            self.activate(node);
+        } else {
+            self.tick_pending();
+        }
         self.reports.event(node, event);
         let n = self.node(node);
         let (depth, behavior) = (n.depth, n.is_behavior());
@@ -306,7 +346,7 @@ impl<W: Write> Observer for DecisionTrace<W> {
                     TraceEvent::Failure => "failure",
                     _ => "cancelled",
                 };
-                if ran_before {
+                if ran_before || behavior {
                     let level = if behavior {
                         TraceLevel::BEHAVIORS
                     } else {
@@ -335,29 +375,22 @@ impl<W: Write> Observer for DecisionTrace<W> {
     }
 
     fn end(&mut self, agent: AgentId, root: Status, states: &NodeStates<'_>) {
-        // Nodes that started this tick and run on: the new active path.
+        self.tick_pending();
+        // Deciders that started this tick and run on: the new active path.
+        // (Behaviours said so as they started.)
         for i in 0..self.started.len() {
             let node = NodeIdx::new(self.started[i]);
-            if states.get(node) != NodeState::Running {
+            let n = self.node(node);
+            if states.get(node) != NodeState::Running || n.is_behavior() {
                 continue;
             }
-            let n = self.node(node);
-            let (depth, behavior) = (n.depth, n.is_behavior());
-            let parent = self.parent(node);
-            let (label, in_parent) = (self.label(node).to_string(), self.label(parent).to_string());
-            if behavior {
-                self.line(
-                    TraceLevel::BEHAVIORS,
-                    depth,
-                    format_args!("activating behavior {label} in {in_parent}"),
-                );
-            } else {
-                self.line(
-                    TraceLevel::TRANSITIONS,
-                    depth,
-                    format_args!("activating {label}"),
-                );
-            }
+            let depth = n.depth;
+            let label = self.label(node).to_string();
+            self.line(
+                TraceLevel::TRANSITIONS,
+                depth,
+                format_args!("activating {label}"),
+            );
         }
         self.since.end(agent, root, states);
         self.reports.end(agent, root, states);
