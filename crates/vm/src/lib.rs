@@ -103,7 +103,7 @@ pub use leaves::{
 #[cfg(feature = "log")]
 pub use logs::LogCrate;
 pub use logs::{LogHistory, LogRecord, LogSink, LoggedMessage, Logs};
-pub use observe::{NodeState, NodeStates, Observer};
+pub use observe::{Answer, NodeState, NodeStates, Observer};
 pub use program::{LinkError, Program};
 pub use recording::{Recorder, Recording, RecordingError};
 pub use remap::{Carried, ReloadError, Remap};

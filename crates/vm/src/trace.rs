@@ -27,7 +27,7 @@
 use crate::actor::StateEntry;
 use crate::flow::{Link, UP};
 use crate::globals::is_running_work;
-use crate::observe::{NodeState, NodeStates, Observer};
+use crate::observe::{Answer, NodeState, NodeStates, Observer};
 use crate::status::Status;
 use std::fmt;
 use treebeard_shape::{NodeIdx, Shape};
@@ -114,6 +114,8 @@ pub(crate) trait Tracer {
     /// The item whose decision the next cancellations serve: it and its
     /// ancestors are still being executed.
     fn at(&mut self, node: u32);
+    /// A Spore group asked the decider at the item, which gave `answer`.
+    fn asked(&mut self, decider: u32, answer: Answer);
 }
 
 /// No tracing.
@@ -133,6 +135,8 @@ impl Tracer for Quiet {
     fn cancel(&mut self, _: u32) {}
     #[inline(always)]
     fn at(&mut self, _: u32) {}
+    #[inline(always)]
+    fn asked(&mut self, _: u32, _: Answer) {}
 }
 
 /// An observed tick's per-node bookkeeping, kept by the interpreter between
@@ -316,6 +320,10 @@ impl Tracer for &mut Track<'_> {
 
     fn launch(&mut self, node: u32) {
         self.observer.event(NodeIdx::new(node), TraceEvent::Launch);
+    }
+
+    fn asked(&mut self, decider: u32, answer: Answer) {
+        self.observer.asked(NodeIdx::new(decider), answer);
     }
 
     fn complete(&mut self, node: u32) {

@@ -329,3 +329,103 @@ fn level_three_activates_a_restarted_behaviour_before_ticking_it() {
         "{text}"
     );
 }
+
+/// Seed 000's level 5 over a Spore group: every decider asked, with its
+/// answer and why it refused.
+fn spore_trace() -> String {
+    use treebeard_shape::tree::{decide, decider, decider_with, group};
+    let mut leaves = Leaves::<Guard>::new();
+    leaves.action("Die", |_, _| Status::Success);
+    leaves.action("Eat", |_, _| Status::Success);
+    leaves.action("Rest", |_, _| Status::Failure);
+    leaves.action("Idle", |_, _| Status::Running);
+    leaves.decide("hunger", |_, _| 0.0);
+    leaves.decision_flags(|_| 0b10);
+    let tree = group(
+        "prioritized",
+        [
+            decider(act("Die")).arg("decision_all", 1).named("DIE"),
+            decider_with(decide("hunger"), act("Eat")).named("EAT"),
+            decider(act("Rest")).arg("every", 10.0).named("REST"),
+            decider(act("Idle")).named("IDLE"),
+        ],
+    )
+    .named("ROOT");
+    let program = leaves.compile(&tree).unwrap();
+    let mut trace = DecisionTrace::new(program.shape(), TraceLevel::ALL, Vec::new());
+    let mut actor = Actor::for_shape(program.shape());
+    let mut frame = Frame::default();
+    for _ in 0..2 {
+        frame = frame.next(0.5);
+        Interpreter::new().tick_observed(
+            &program,
+            &frame,
+            AgentId(0),
+            &mut actor.as_mut(),
+            &mut Guard::default(),
+            &mut Vec::new(),
+            &mut trace,
+        );
+    }
+    String::from_utf8(trace.into_inner()).unwrap()
+}
+
+#[test]
+fn level_five_names_each_decider_a_group_asks_and_why_it_refused() {
+    let text = spore_trace();
+    let asked: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("asked `"))
+        .map(|l| l.split_once(": ").unwrap().1.trim_start())
+        .map(|l| l.split(" (Decider").next().unwrap())
+        .collect();
+    assert_eq!(
+        asked,
+        [
+            // Tick 0: REST fails at once, is masked, and IDLE runs.
+            "asked `DIE`: refused: the decision flags 0x2 fail its precondition",
+            "asked `EAT`: refused: its Decide scored 0",
+            "asked `REST`: accepts, score 1",
+            "asked `DIE`: refused: the decision flags 0x2 fail its precondition",
+            "asked `EAT`: refused: its Decide scored 0",
+            "asked `REST`: refused: masked (it ended this tick, or its group is past it)",
+            "asked `IDLE`: accepts, score 1",
+            // Tick 1: the deciders before the active IDLE are asked again;
+            // REST's timer holds it off.
+            "asked `DIE`: refused: the decision flags 0x2 fail its precondition",
+            "asked `EAT`: refused: its Decide scored 0",
+            "asked `REST`: refused: its timer holds it until 10.000",
+        ],
+        "{text}"
+    );
+    assert!(
+        text.contains("asked `DIE`: refused: the decision flags 0x2 fail its precondition (Decider (every=0s, decision_all=1"),
+        "the decider's parameters follow: {text}"
+    );
+}
+
+#[test]
+fn level_five_says_a_group_found_no_decider_not_that_it_failed_its_own_test() {
+    use treebeard_shape::tree::{decide, decider_with, group};
+    let mut leaves = Leaves::<Guard>::new();
+    leaves.action("Eat", |_, _| Status::Success);
+    leaves.decide("hunger", |_, _| 0.0);
+    let tree = group("prioritized", [decider_with(decide("hunger"), act("Eat"))]).named("ROOT");
+    let program = leaves.compile(&tree).unwrap();
+    let mut trace = DecisionTrace::new(program.shape(), TraceLevel::ALL, Vec::new());
+    Interpreter::new().tick_observed(
+        &program,
+        &Frame::default(),
+        AgentId(0),
+        &mut Actor::for_shape(program.shape()).as_mut(),
+        &mut Guard::default(),
+        &mut Vec::new(),
+        &mut trace,
+    );
+    let text = String::from_utf8(trace.into_inner()).unwrap();
+    assert!(
+        text.contains("`ROOT` failed, none of its deciders accepts: Group"),
+        "{text}"
+    );
+    assert!(!text.contains("its own test"), "{text}");
+}

@@ -13,6 +13,7 @@
 use super::{Agent, Batch, Decision, Guard, Marks, Origin, Sent, UP, head};
 use crate::actor::{StateEntry, decider_tag};
 use crate::leaves::DecideCall;
+use crate::observe::Answer;
 use crate::request::{AgentId, RequestKind};
 use crate::status::{Signal, Status};
 use crate::trace::Tracer;
@@ -159,7 +160,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
             Some((decider, index)) => {
                 let earlier = if policy == GroupPolicy::Prioritized {
                     // Only the deciders before the active one (hysteresis).
-                    self.first_accepting(a, (first, end), u32::MAX << index)
+                    self.first_accepting(a, (first, decider), 0)
                 } else {
                     None
                 };
@@ -350,8 +351,9 @@ impl<B, T: Tracer> Batch<'_, B, T> {
     ) {
         let (mut d, mut index) = (first, 0);
         while d < end {
-            if masked & bit(index) == 0
-                && let Some((score, block)) = self.ask(a, d)
+            if masked & bit(index) != 0 {
+                self.trace.asked(d, Answer::Masked);
+            } else if let Some((score, block)) = self.ask(a, d)
                 && take(Offer {
                     index,
                     decider: d,
@@ -515,12 +517,17 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         if decision != (0, 0, 0) {
             let flags = self.decision_flags.map_or(0, |f| f(a.bb));
             if !passes(flags, decision) {
+                self.trace.asked(d, Answer::DecisionFlags(flags));
                 return Asked::Rejected;
             }
         }
         let stimuli = masks(decider_param::STIMULI);
-        if stimuli != (0, 0, 0) && !passes(self.stimuli_flags(a), stimuli) {
-            return Asked::Rejected;
+        if stimuli != (0, 0, 0) {
+            let flags = self.stimuli_flags(a);
+            if !passes(flags, stimuli) {
+                self.trace.asked(d, Answer::StimuliFlags(flags));
+                return Asked::Rejected;
+            }
         }
         let every = f64::from_bits(words[decider_param::EVERY]);
         let delegate = words[decider_param::DELEGATE] != 0;
@@ -529,6 +536,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
             let ready = f32::from_bits(self.current_persistent(a, slot));
             let now = self.args.frame.time;
             if now < f64::from(ready) {
+                self.trace.asked(d, Answer::Timer(f64::from(ready)));
                 return Asked::Rejected;
             }
             let next = (now + every) as f32;
@@ -537,10 +545,12 @@ impl<B, T: Tracer> Batch<'_, B, T> {
                 .push((slot as u32, next.to_bits()));
         }
         if delegate {
+            self.trace.asked(d, Answer::Delegates);
             return Asked::Delegates(self.decider_child(d));
         }
         let leaf = self.item(d + 1);
         if leaf.kind() != Some(Kind::Decide) {
+            self.trace.asked(d, Answer::Accepted(1.0));
             return Asked::Accepted(1.0, 0);
         }
         let Some(&f) = self.decides.get(leaf.import() as usize) else {
@@ -555,8 +565,10 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         };
         let score = f(a.bb, &mut call);
         if score > 0.0 {
+            self.trace.asked(d, Answer::Accepted(score));
             Asked::Accepted(score, call.block)
         } else {
+            self.trace.asked(d, Answer::Score(score));
             Asked::Rejected
         }
     }

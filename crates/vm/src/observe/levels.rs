@@ -2,10 +2,11 @@
 //! through behaviour transitions only (1) and every node's transitions (2),
 //! to every tick in more detail (3: the tick and its running behaviours; 4:
 //! every decider visited; 5: every node's result, with a failed test's
-//! parameters, which say why it failed).
+//! parameters, which say why it failed, and every decider a Spore group
+//! asks, with its answer and why it refused).
 
 use super::report::RootReports;
-use super::{ActiveSince, NodeState, NodeStates, Observer};
+use super::{ActiveSince, Answer, NodeState, NodeStates, Observer};
 use crate::frame::Frame;
 use crate::request::AgentId;
 use crate::status::Status;
@@ -31,7 +32,8 @@ impl TraceLevel {
     pub const TICKS: TraceLevel = TraceLevel(3);
     /// Also every decider visited, with its children.
     pub const DECIDERS: TraceLevel = TraceLevel(4);
-    /// Also every node's result; a failed test shows its parameters.
+    /// Also every node's result; a failed test shows its parameters, and
+    /// each decider a group asks its answer (a score, or why it refused).
     pub const ALL: TraceLevel = TraceLevel(5);
 
     /// Level `n`, if it is from 0 to 5.
@@ -94,6 +96,9 @@ pub struct DecisionTrace<W: Write> {
     started: Vec<u32>,
     /// The last node visited.
     last_visit: u32,
+    /// Whether a group asked a decider since the last visit (a group that
+    /// then fails found none that accepts; it has no test of its own).
+    asked: bool,
     /// A behaviour visited whose start, if it starts, is the next event:
     /// until then it is unknown whether it activates or goes on running.
     pending: Option<u32>,
@@ -160,6 +165,7 @@ impl<W: Write> DecisionTrace<W> {
             started: Vec::new(),
             last_visit: u32::MAX,
             pending: None,
+            asked: false,
             since: ActiveSince::new(),
             reports: RootReports::new(16),
             error: None,
@@ -300,6 +306,7 @@ impl<W: Write> Observer for DecisionTrace<W> {
     fn visit(&mut self, node: NodeIdx) {
         self.tick_pending();
         self.last_visit = node.get();
+        self.asked = false;
         let n = self.node(node);
         let depth = n.depth;
         if n.kind.layout() != Layout::Leaf {
@@ -360,10 +367,10 @@ impl<W: Write> Observer for DecisionTrace<W> {
                     // before trying a child.
                     let n = self.node(node);
                     let own = n.kind.layout() != Layout::Leaf && self.last_visit == node.get();
-                    let why = if own {
-                        ", its own test, before any child"
-                    } else {
-                        ""
+                    let why = match (own, n.kind) {
+                        (true, Kind::Group) if self.asked => ", none of its deciders accepts",
+                        (true, _) => ", its own test, before any child",
+                        (false, _) => "",
                     };
                     let text = format!("`{}` failed{why}: {}", n.name, n.detail);
                     self.line(TraceLevel::ALL, depth, format_args!("{text}"));
@@ -372,6 +379,31 @@ impl<W: Write> Observer for DecisionTrace<W> {
                 }
             }
         }
+    }
+
+    fn asked(&mut self, decider: NodeIdx, answer: Answer) {
+        self.tick_pending();
+        self.asked = true;
+        let n = self.node(decider);
+        let (depth, name) = (n.depth, n.name.clone());
+        let said = match answer {
+            Answer::Accepted(score) => format!("accepts, score {score}"),
+            Answer::Delegates => "passes its preconditions and asks its group's deciders".into(),
+            Answer::Masked => {
+                "refused: masked (it ended this tick, or its group is past it)".into()
+            }
+            Answer::DecisionFlags(flags) => {
+                format!("refused: the decision flags {flags:#x} fail its precondition")
+            }
+            Answer::StimuliFlags(flags) => {
+                format!("refused: the active stimuli {flags:#x} fail its precondition")
+            }
+            Answer::Timer(ready) => format!("refused: its timer holds it until {ready:.3}"),
+            Answer::Score(score) => format!("refused: its Decide scored {score}"),
+        };
+        let detail = &self.node(decider).detail;
+        let text = format!("asked `{name}`: {said} ({detail})");
+        self.line(TraceLevel::ALL, depth, format_args!("{text}"));
     }
 
     fn end(&mut self, agent: AgentId, root: Status, states: &NodeStates<'_>) {

@@ -64,11 +64,41 @@ pub trait Observer {
         let _ = (node, event);
     }
 
+    /// A Spore group asked the decider at `decider` whether it would run,
+    /// and it gave `answer` (between the group's visit and the visit of
+    /// the decider it chose, if any).
+    fn asked(&mut self, decider: NodeIdx, answer: Answer) {
+        let _ = (decider, answer);
+    }
+
     /// The agent's tick ended with the root's status `root`; `states`
     /// holds every node's state at the end of the tick.
     fn end(&mut self, agent: AgentId, root: Status, states: &NodeStates<'_>) {
         let _ = (agent, root, states);
     }
+}
+
+/// What a Spore decider answered its group (see [`Observer::asked`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Answer {
+    /// It accepts, with this score (1 without a `Decide`).
+    Accepted(f32),
+    /// Its preconditions pass and it hands the choice to its group's
+    /// deciders (`delegate`), which are asked next.
+    Delegates,
+    /// Refused: masked in this tick (it ended this tick, or a sequential
+    /// group is past it).
+    Masked,
+    /// Refused: the agent's decision flags (these) fail its
+    /// `decision_all`, `decision_any` or `decision_none`.
+    DecisionFlags(u32),
+    /// Refused: the agent's active stimuli (these bits) fail its
+    /// `stimuli_all`, `stimuli_any` or `stimuli_none`.
+    StimuliFlags(u32),
+    /// Refused: its timer (`every`) holds it off until this frame time.
+    Timer(f64),
+    /// Refused: its `Decide` scored this, 0 or less.
+    Score(f32),
 }
 
 /// A node's state at the end of an observed tick.
