@@ -9,6 +9,7 @@ use crate::plan::{Plan, PlanConfig};
 use crate::schedule::{Lane, Schedule};
 use crate::workers::Workers;
 use rayon::prelude::*;
+use std::collections::BTreeSet;
 use treebeard_shape::NodeIdx;
 use treebeard_vm::{
     ActorLayout, ActorRef, Actors, ActorsMut, AgentId, Completion, Engine, EngineError, EventId,
@@ -50,6 +51,9 @@ pub struct Crowd<B> {
     /// An observed tick's scratch (see [`Crowd::tick_observed`]), kept
     /// between ticks.
     watch: Watch,
+    /// The deciders each agent was reported for breaking Spore's subset
+    /// rule (`RequestKind::SubsetRule`), as (agent, decider): each once.
+    reported: BTreeSet<(u32, u32)>,
 }
 
 /// What an observed tick keeps: the agents watched, sorted; those due this
@@ -73,6 +77,7 @@ pub(crate) struct Restored {
     pub(crate) requests: Vec<Request>,
     pub(crate) stale: usize,
     pub(crate) undelivered: usize,
+    pub(crate) reported: BTreeSet<(u32, u32)>,
 }
 
 impl<B> std::fmt::Debug for Crowd<B> {
@@ -118,6 +123,7 @@ impl<B> Crowd<B> {
             config: PlanConfig::default(),
             workers: Workers::default(),
             watch: Watch::default(),
+            reported: BTreeSet::new(),
         };
         crowd.replan();
         crowd
@@ -200,6 +206,7 @@ impl<B> Crowd<B> {
         drop(interpreter);
         self.settle_between_ticks(&requests[start..]);
         self.actors.get_mut(i).clear();
+        self.reported.retain(|&(a, _)| a != agent.0);
         let blackboard = std::mem::take(&mut self.blackboards[i]);
         let slots = self.schedule.leave(agent);
         if slots < self.blackboards.len() {
@@ -477,6 +484,34 @@ impl<B> Crowd<B> {
                 .settle(&self.frame, &self.requests, &mut self.actors);
         }
         self.route_events();
+        self.report_once();
+    }
+
+    /// Keeps the first report of each agent's broken subset rule at each
+    /// decider, and drops the repeats (a tree that breaks it does on every
+    /// tick).
+    fn report_once(&mut self) {
+        if self.program.spec().groups == 0
+            || !self
+                .requests
+                .iter()
+                .any(|r| r.kind == RequestKind::SubsetRule)
+        {
+            return;
+        }
+        let reported = &mut self.reported;
+        self.requests.retain(|r| {
+            r.kind != RequestKind::SubsetRule || reported.insert((r.agent.0, r.node.get()))
+        });
+    }
+
+    /// The deciders each agent was reported for breaking Spore's subset
+    /// rule, as (agent, decider item), in order: a crowd reports each once
+    /// (a reload forgets them, and a removed agent's go with it).
+    pub fn subset_rule_reports(&self) -> impl Iterator<Item = (AgentId, NodeIdx)> + '_ {
+        self.reported
+            .iter()
+            .map(|&(agent, node)| (AgentId(agent), NodeIdx::new(node)))
     }
 
     /// Delivers the events the tick's `SendEvent` nodes sent, in agent
@@ -540,6 +575,7 @@ impl<B> Crowd<B> {
         self.requests = parts.requests;
         self.stale = parts.stale;
         self.undelivered = parts.undelivered;
+        self.reported = parts.reported;
         self.replan();
         Ok(())
     }

@@ -25,10 +25,11 @@ use treebeard_vm::{
     RequestKind, Seat, Team,
 };
 
-/// The format version [`Crowd::snapshot`] writes: 2 since snapshots hold
-/// the team table (a format 1 snapshot, of a crowd without teams, still
-/// restores).
-pub const SNAPSHOT_FORMAT: u32 = 2;
+/// The format version [`Crowd::snapshot`] writes: 3 since snapshots hold
+/// the subset-rule reports made, 2 since they hold the team table. Older
+/// formats still restore: a format 2 snapshot with no report made, a
+/// format 1 snapshot (of a crowd without teams) with neither.
+pub const SNAPSHOT_FORMAT: u32 = 3;
 
 /// A crowd between two ticks (see the module docs). Its fields are plain
 /// data, for any serde format.
@@ -66,6 +67,11 @@ pub struct Snapshot<B> {
     pub stale: usize,
     /// Events of the last tick addressed to no agent.
     pub undelivered: usize,
+    /// The deciders each agent was reported for breaking Spore's subset
+    /// rule, as (agent, decider item), in order: reported once, never
+    /// again (see `Crowd::subset_rule_reports`).
+    #[serde(default)]
+    pub subset_rule_reports: Vec<(u32, u32)>,
 }
 
 /// A team of the crowd's team table in a [`Snapshot`]: its index in the
@@ -120,6 +126,7 @@ pub fn request_code(kind: RequestKind) -> (u8, u32, u32) {
         RequestKind::Arrive { seat } => (8, seat.team, seat.role),
         RequestKind::LeaveTeam { seat } => (9, seat.team, seat.role),
         RequestKind::BreakOut { seat } => (10, seat.team, seat.role),
+        RequestKind::SubsetRule => (11, 0, 0),
     }
 }
 
@@ -147,6 +154,7 @@ fn request_kind(code: u8, a: u32, b: u32) -> Option<RequestKind> {
         10 => RequestKind::BreakOut {
             seat: Seat { team: a, role: b },
         },
+        11 => RequestKind::SubsetRule,
         _ => return None,
     })
 }
@@ -202,6 +210,10 @@ impl<B: Clone> Crowd<B> {
                 .collect(),
             stale,
             undelivered,
+            subset_rule_reports: self
+                .subset_rule_reports()
+                .map(|(a, n)| (a.0, n.get()))
+                .collect(),
         }
     }
 
@@ -387,6 +399,19 @@ impl<B> Crowd<B> {
                 kind,
             });
         }
+        let mut reported = std::collections::BTreeSet::new();
+        for (i, &(a, n)) in s.subset_rule_reports.iter().enumerate() {
+            let what = format!("subset-rule report {i}");
+            agent(a, &what)?;
+            if shape.kind(node(n, &what)?) != Kind::Decider {
+                return Err(SnapshotError::new(format!(
+                    "{what} is for item {n}, which is no Decider"
+                )));
+            }
+            if !reported.insert((a, n)) {
+                return Err(SnapshotError::new(format!("{what} is there twice")));
+            }
+        }
         let mut crowd = Crowd::with_agents(program, s.blackboards);
         crowd
             .restore_parts(Restored {
@@ -397,6 +422,7 @@ impl<B> Crowd<B> {
                 requests,
                 stale: s.stale,
                 undelivered: s.undelivered,
+                reported,
             })
             .map_err(SnapshotError::new)?;
         Ok(crowd)

@@ -45,6 +45,7 @@ fn crowd_traced_tick_matches_the_interpreter_and_the_plain_tick() {
         let mut interpreter = Interpreter::new();
         let mut frame = Frame::default();
         let mut answers: Vec<Completion> = Vec::new();
+        let mut reported = std::collections::BTreeSet::new();
         for t in 0..120u64 {
             for w in traced.blackboards_mut().iter_mut() {
                 w.tick = t;
@@ -80,8 +81,12 @@ fn crowd_traced_tick_matches_the_interpreter_and_the_plain_tick() {
 
             // The round's requests for the tree's gates and global
             // cool-downs settled, then the events the tick sent delivered
-            // in agent order, as a crowd does after a tick.
+            // in agent order, as a crowd does after a tick; and each broken
+            // subset rule reported once per agent and decider.
             program.settle(&frame, &solo_requests, &mut actors);
+            solo_requests.retain(|r| {
+                r.kind != RequestKind::SubsetRule || reported.insert((r.agent, r.node))
+            });
             for r in &solo_requests {
                 if let RequestKind::Event { event, to } = r.kind
                     && to.index() < AGENTS

@@ -14,7 +14,11 @@
 //!   decides again, every tick. Spore calls this breaking the subset rule
 //!   (the group's test must be a subset of its children's). Where the
 //!   group's condition is not among its children's conditions, the rule
-//!   cannot be seen to hold, and the check warns.
+//!   cannot be seen to hold, and the check warns. The same holds for Spore's
+//!   own form: a `Decider` with a test (a `Decide` leaf or preconditions)
+//!   over a `Group` whose every decider has a test, none of them its
+//!   decider's (at run time a crowd reports the decider when it happens,
+//!   `RequestKind::SubsetRule`).
 //!
 //! Depth and capacity limits are the compiler's: it reports trees past
 //! them as errors.
@@ -22,8 +26,8 @@
 use crate::diagnostic::Diagnostic;
 use crate::source::{FileId, SourceMap, Span};
 use std::collections::HashMap;
-use treebeard_shape::tree::Node;
-use treebeard_shape::{Kind, LeafCatalog, Source};
+use treebeard_shape::tree::{Node, NodeParam};
+use treebeard_shape::{Kind, LeafCatalog, ParamValue, Source};
 
 /// The warnings for `tree`.
 pub fn check(
@@ -51,6 +55,46 @@ struct Checker<'a> {
     /// Where sub-tree copies are used, by path.
     copies: &'a HashMap<String, Source>,
     out: Vec<Diagnostic>,
+}
+
+/// A part of a Spore decider's test: a precondition parameter, or its
+/// `Decide` leaf.
+enum Test<'n> {
+    Param(&'n NodeParam),
+    Decide(&'n Node),
+}
+
+impl Test<'_> {
+    /// The same test: the same precondition, or the same Decide leaf with
+    /// the same arguments.
+    fn same(&self, other: &Test<'_>) -> bool {
+        match (self, other) {
+            (Test::Param(a), Test::Param(b)) => a.name == b.name && a.value == b.value,
+            (Test::Decide(a), Test::Decide(b)) => {
+                a.leaf_name() == b.leaf_name()
+                    && a.params().len() == b.params().len()
+                    && a.params()
+                        .iter()
+                        .zip(b.params())
+                        .all(|(x, y)| x.name == y.name && x.value == y.value)
+            }
+            _ => false,
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Test::Param(p) => format!("{} = {}", p.name.as_deref().unwrap_or("?"), p.value),
+            Test::Decide(d) => {
+                let args: Vec<String> = d
+                    .params()
+                    .iter()
+                    .map(|p| format!("{}: {}", p.name.as_deref().unwrap_or("?"), p.value))
+                    .collect();
+                format!("`{}({})`", d.leaf_name().unwrap_or("?"), args.join(", "))
+            }
+        }
+    }
 }
 
 /// What a node can return when it finishes.
@@ -224,6 +268,7 @@ impl Checker<'_> {
                     self.unreachable(node, &path, |o| !o.success, "never succeeds");
                 }
                 Some(Kind::IfThenElse | Kind::WhileDoElse) => self.branches(children, &path),
+                Some(Kind::Decider) => self.decider_subset_rule(node, &path),
                 _ => {}
             }
             for (i, child) in children.iter().enumerate().rev() {
@@ -308,6 +353,79 @@ impl Checker<'_> {
         }
         let first = node.children().first()?;
         (self.kind(first)? == Kind::Condition).then_some(first)
+    }
+
+    /// A Spore decider's test: its `Decide` leaf and its preconditions
+    /// (`None` when it has neither: it always accepts). With `delegate` its
+    /// group's deciders decide, so it has no test of its own to compare.
+    fn decider_test<'n>(&self, decider: &'n Node) -> Option<Vec<Test<'n>>> {
+        let flag = |name: &str| {
+            decider
+                .params()
+                .iter()
+                .any(|p| p.name.as_deref() == Some(name) && p.value == ParamValue::Bool(true))
+        };
+        if flag("delegate") {
+            return None;
+        }
+        let mut tests: Vec<Test<'n>> = decider
+            .params()
+            .iter()
+            .filter(|p| !matches!(p.name.as_deref(), Some("redecide" | "delegate")))
+            .map(Test::Param)
+            .collect();
+        if let Some(decide) = decider.children().first()
+            && decider.children().len() == 2
+            && self.kind(decide) == Some(Kind::Decide)
+        {
+            tests.push(Test::Decide(decide));
+        }
+        (!tests.is_empty()).then_some(tests)
+    }
+
+    /// Spore's subset rule for a `Decider` over a `Group`: warns when the
+    /// decider has a test, every decider of the group has one too, and
+    /// none of theirs includes any part of the decider's.
+    fn decider_subset_rule(&mut self, decider: &Node, path: &str) {
+        let Some(group) = decider.children().last() else {
+            return;
+        };
+        if group.decider_kind() != Some(Kind::Group) {
+            return;
+        }
+        let Some(own) = self.decider_test(decider) else {
+            return;
+        };
+        let deciders = group
+            .children()
+            .iter()
+            .filter(|c| c.decider_kind() == Some(Kind::Decider));
+        let mut theirs = Vec::new();
+        for child in deciders {
+            match self.decider_test(child) {
+                // One that always accepts (or delegates) can run.
+                None => return,
+                Some(tests) => theirs.extend(tests),
+            }
+        }
+        if theirs.is_empty() || own.iter().any(|t| theirs.iter().any(|u| t.same(u))) {
+            return;
+        }
+        let message = format!(
+            "decider `{}` may accept when none of the deciders in its group `{}` does: its test ({}) is not among theirs (Spore's subset rule)",
+            decider.label(),
+            group.label(),
+            own.iter()
+                .map(Test::describe)
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        self.warn(
+            decider,
+            path,
+            message,
+            "give the group a decider without a test, test the decider's condition in one of the group's deciders, or set `delegate` to let them decide",
+        );
     }
 
     /// Spore's subset rule for the groups among `children` of a selector.

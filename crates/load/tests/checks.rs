@@ -23,6 +23,7 @@ fn catalog() -> Catalog {
         .declare("Shoot", LeafSchema::action())
         .declare("Idle", LeafSchema::action().never_fails())
         .declare("Wander", LeafSchema::deferred().never_fails())
+        .declare("Score", LeafSchema::decide().param("test", ParamType::Str))
         .declare("Patrol", LeafSchema::deferred());
     c
 }
@@ -711,4 +712,40 @@ fn a_tree_with_errors_is_not_checked() {
     let load = load_str("guard.json", text, &catalog(), &LoadOptions::default());
     assert!(load.loaded.is_none());
     assert_eq!(messages(&load), ["unknown node type `Teleport`"]);
+}
+
+/// Spore's own form (issue 23): GUARD's Decide accepts on an intruder, its
+/// group's only decider wants an enemy.
+#[test]
+fn a_decider_whose_group_tests_other_things_breaks_the_subset_rule() {
+    let tree = |fight_test: &str, idle: &str| {
+        format!(
+            r#"{{"type": "Group", "name": "ROOT", "children": [
+  {{"type": "Decider", "name": "GUARD", "children": [
+    {{"type": "Score", "params": {{"test": "intruder"}}}},
+    {{"type": "Group", "name": "g", "children": [
+      {{"type": "Decider", "name": "FIGHT", "children": [
+        {{"type": "Score", "params": {{"test": "{fight_test}"}}}},
+        {{"type": "Shoot"}}
+      ]}}{idle}
+    ]}}
+  ]}},
+  {{"type": "Decider", "name": "IDLE", "children": [{{"type": "Idle"}}]}}
+]}}"#
+        )
+    };
+    let broken = load("spore.json", &tree("enemy", ""));
+    let w = only_warning(&broken);
+    assert_eq!(
+        w.message,
+        "decider `GUARD` may accept when none of the deciders in its group `g` does: its test (`Score(test: \"intruder\")`) is not among theirs (Spore's subset rule)"
+    );
+    assert_eq!(w.location.as_deref(), Some("spore.json:2:12"));
+    assert_eq!(w.path.as_deref(), Some("ROOT/GUARD[0]"));
+    assert!(w.help.unwrap().contains("`delegate`"));
+    // The group's decider testing the same, or a decider in it that always
+    // accepts: the rule may hold, and the check says nothing.
+    assert!(warnings(&load("spore.json", &tree("intruder", ""))).is_empty());
+    let idle = r#", {"type": "Decider", "children": [{"type": "Idle"}]}"#;
+    assert!(warnings(&load("spore.json", &tree("enemy", idle))).is_empty());
 }

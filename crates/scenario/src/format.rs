@@ -829,6 +829,7 @@ impl Decoder<'_> {
                         "cancel",
                         "send",
                         "redecide_limit",
+                        "subset_rule",
                         "enter",
                         "leave",
                         "start_cooldown",

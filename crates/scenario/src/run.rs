@@ -9,7 +9,7 @@ pub use live::{Live, LiveTick, Reloaded};
 use crate::blackboard::DynBlackboard;
 use crate::format::{self, Action, CheckKind, NodeRef, Scenario, Step, TreeRef};
 use crate::leaves::{self, Agent, Setup};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -608,6 +608,7 @@ impl Prepared {
             due,
             last,
             statuses,
+            reported,
         } = world;
         let shape = self.program.shape();
         let mut verdict = Verdict::default();
@@ -684,6 +685,10 @@ impl Prepared {
                 let status = engine.tick(a, agent, &frame, &mut requests, &mut |n, e| {
                     events.push((n, e))
                 });
+                // A broken subset rule is reported once per agent and
+                // decider, as a crowd does.
+                requests
+                    .retain(|r| r.kind != RequestKind::SubsetRule || reported.insert((a, r.node)));
                 for r in &requests {
                     match r.kind {
                         RequestKind::Launch => {
@@ -696,6 +701,7 @@ impl Prepared {
                         }
                         RequestKind::Event { .. }
                         | RequestKind::RedecideLimit
+                        | RequestKind::SubsetRule
                         | RequestKind::Enter
                         | RequestKind::Leave
                         | RequestKind::StartCooldown
@@ -858,6 +864,7 @@ impl Prepared {
                             RequestKind::Cancel => "cancel",
                             RequestKind::Event { .. } => "send",
                             RequestKind::RedecideLimit => "redecide_limit",
+                            RequestKind::SubsetRule => "subset_rule",
                             RequestKind::Enter => "enter",
                             RequestKind::Leave => "leave",
                             RequestKind::StartCooldown => "start_cooldown",
@@ -956,6 +963,9 @@ pub(crate) struct World {
     pub(crate) last: Frame,
     /// The agents' statuses in the last tick.
     pub(crate) statuses: Vec<Status>,
+    /// The deciders each agent was reported for breaking Spore's subset
+    /// rule: a crowd reports each once.
+    pub(crate) reported: BTreeSet<(u32, NodeIdx)>,
 }
 
 impl World {
@@ -965,6 +975,7 @@ impl World {
             due: BTreeMap::new(),
             last: Frame::default(),
             statuses: Vec::new(),
+            reported: BTreeSet::new(),
         }
     }
 }

@@ -743,7 +743,7 @@ fn a_bad_trace_event_name_suggests_the_close_one() {
         ),
         error(
             "r.ron:9:35",
-            "`start` is not one of launch, cancel, send, redecide_limit, enter, leave, start_cooldown, arrive, leave_team, break_out",
+            "`start` is not one of launch, cancel, send, redecide_limit, subset_rule, enter, leave, start_cooldown, arrive, leave_team, break_out",
             None
         )
     );

@@ -70,7 +70,8 @@ impl CapacitySpec {
 
     /// Most requests one agent's tick emits when each node runs once: every
     /// deferred action that ran last tick cancelled, as many launched, every
-    /// event sent, a redecide limit's report, for each node with crowd
+    /// event sent, a redecide limit's report and a subset-rule report per
+    /// group (each under a decider at most once a tick), for each node with crowd
     /// state a slot or a place given back and one asked for, and each sync
     /// point's arrival. (A node passed again in the same tick, by a loop of
     /// instantly finishing children, may add more; buffers keep their
@@ -79,6 +80,7 @@ impl CapacitySpec {
         self.deferred_states * 2
             + self.events_sent
             + u32::from(self.groups > 0)
+            + self.groups
             + 2 * self.globals
             + self.syncs
     }

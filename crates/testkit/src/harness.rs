@@ -320,6 +320,7 @@ fn short_request(r: &Request) -> String {
             format!("send {} to {to} from {}", event_name(event), r.node)
         }
         RequestKind::RedecideLimit => format!("redecide limit of {}", r.node),
+        RequestKind::SubsetRule => format!("subset rule broken at {}", r.node),
         RequestKind::Enter => format!("enter {}", r.node),
         RequestKind::Leave => format!("leave {}", r.node),
         RequestKind::StartCooldown => format!("start cool-down {}", r.node),
@@ -431,6 +432,7 @@ impl Agent {
                 // Reported to the game, which runs nothing for it; or the
                 // crowd's own.
                 RequestKind::RedecideLimit
+                | RequestKind::SubsetRule
                 | RequestKind::Enter
                 | RequestKind::Leave
                 | RequestKind::StartCooldown

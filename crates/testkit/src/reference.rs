@@ -1297,6 +1297,8 @@ pub struct Coverage {
     pub redecides_refused: u64,
     /// Ticks stopped by a group's redecide limit.
     pub redecide_limits: u64,
+    /// Deciders reported for breaking the subset rule.
+    pub subset_rule_reports: u64,
     /// Groups ended by their group behavior's success or failure.
     pub group_behaviors_ended: u64,
     /// Delegating deciders that accepted through their group's deciders.
@@ -1398,6 +1400,7 @@ impl Coverage {
         self.group_pop_ups += other.group_pop_ups;
         self.redecides_refused += other.redecides_refused;
         self.redecide_limits += other.redecide_limits;
+        self.subset_rule_reports += other.subset_rule_reports;
         self.group_behaviors_ended += other.group_behaviors_ended;
         self.delegations += other.delegations;
         self.timers_blocked += other.timers_blocked;
@@ -1474,6 +1477,12 @@ struct Tick<'w> {
     /// The `redecide` deciders whose group children are running, innermost
     /// last.
     redeciders: Vec<Redecider>,
+    /// A group that started this tick and found no decider to accept (its
+    /// decider, if it has one, broke the subset rule).
+    found_nothing: Option<NodeIdx>,
+    /// A decider broke the subset rule: the group that chose it counts it
+    /// against its redecide limit.
+    violated: bool,
     /// The group whose redecide limit stopped the tick.
     aborted: Option<NodeIdx>,
     /// The crowd's requests (enter, leave, start a cool-down), in order.
@@ -1636,6 +1645,8 @@ impl Reference {
             tested: Vec::new(),
             block: 0,
             redeciders: Vec::new(),
+            found_nothing: None,
+            violated: false,
             aborted: None,
             crowd: Vec::new(),
             rules: &self.rules,
@@ -1724,6 +1735,8 @@ impl Reference {
             tested: Vec::new(),
             block: 0,
             redeciders: Vec::new(),
+            found_nothing: None,
+            violated: false,
             aborted: None,
             crowd: Vec::new(),
             rules: &self.rules,
@@ -2662,9 +2675,18 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
                     slot: *slot,
                 });
             }
+            cx.found_nothing = None;
             let status = tick(child, cx);
             if redecider && let Some(r) = cx.redeciders.pop() {
                 *slot = r.slot;
+            }
+            // It accepted, and its group found none of its deciders to:
+            // Spore's subset rule is broken (docs/nodes.md).
+            if cx.found_nothing.take() == Some(child.index()) {
+                let report = cx.request(*node, ActionId(0), RequestKind::SubsetRule);
+                cx.events.push(report);
+                cx.violated = true;
+                cx.coverage.subset_rule_reports += 1;
             }
             status
         }
@@ -3607,6 +3629,8 @@ fn tick_group(group: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             // that ended last, or failure; its behavior is cancelled.
             if last_ended.is_some() {
                 cx.coverage.group_pop_ups += 1;
+            } else if was_active.is_none() {
+                cx.found_nothing = Some(node);
             }
             if let Some(b) = behavior.as_deref_mut() {
                 abandon(b, cx);
@@ -3622,7 +3646,9 @@ fn tick_group(group: &mut RefNode, cx: &mut Tick<'_>) -> Status {
         }
         // Its child ended: choose again in this tick, with it masked.
         masked |= 1 << offer.index;
-        redecides += 1;
+        // Masks bound the choices by the deciders: only a child that broke
+        // the subset rule counts against the limit.
+        redecides += u64::from(std::mem::take(&mut cx.violated));
         last_ended = Some(status);
         if redecides > limit {
             cx.coverage.redecide_limits += 1;

@@ -53,11 +53,22 @@ pub enum RequestKind {
         /// The agent it goes to (the sender, for an event sent to itself).
         to: AgentId,
     },
-    /// The Spore group at `node` chose again more often in one tick than its
-    /// `redecide_limit` allows (a tree that breaks Spore's subset rule): the
-    /// agent's tick stopped, all its running work was cancelled, and it
-    /// idled. The request's `action` is unused.
+    /// The Spore group at `node` chose again, in one tick, after more of
+    /// its deciders broke Spore's subset rule than its `redecide_limit`
+    /// allows (see [`RequestKind::SubsetRule`]): the agent's tick stopped,
+    /// all its running work was cancelled, and it idled. The request's
+    /// `action` is unused.
     RedecideLimit,
+    /// The Spore `Decider` at `node` accepted, and the `Group` it runs then
+    /// found none of its own deciders to accept: the tree breaks Spore's
+    /// subset rule (a group's decider must accept only when one of the
+    /// group's deciders does). The tick went on, as Spore's does: the
+    /// decider failed, and its group chose again without it; an agent that
+    /// meets it on every tick thrashes the work after it. A report for the
+    /// game's log: a `Crowd` makes it once per agent and decider, a caller
+    /// ticking agents itself gets it on every tick it happens. The
+    /// request's `action` is unused.
+    SubsetRule,
     /// Ask the crowd to let the agent into the `Gate` or the entering
     /// `GlobalCooldown` at `node` (the request's `action` is unused). The
     /// crowd answers between ticks, in agent order, in the agent's actor

@@ -266,6 +266,7 @@ impl Ledger {
             RequestKind::Cancel => self.end(Work::Deferred, request.node, End::Cleaned),
             RequestKind::Event { .. }
             | RequestKind::RedecideLimit
+            | RequestKind::SubsetRule
             | RequestKind::Enter
             | RequestKind::Leave
             | RequestKind::StartCooldown

@@ -10,7 +10,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use treebeard_shape::Kind;
 use treebeard_shape::tree::{
-    Node, act, decide, decider, decider_of, decider_with, group, group_with_behavior,
+    Node, act, decide, decider, decider_of, decider_with, group, group_with_behavior, sequence,
 };
 use treebeard_vm::Status::{Failure, Running, Success};
 use treebeard_vm::{
@@ -539,23 +539,73 @@ fn the_redecide_limit_stops_the_tick_with_a_reported_error() {
         )
         .arg("redecide_limit", limit)
     };
+    let kinds = |requests: &[Request]| -> Vec<(RequestKind, u32)> {
+        requests.iter().map(|r| (r.kind, r.node.get())).collect()
+    };
     let mut r = Rig::new(tree(2));
     let (status, log, requests) = r.tick();
     assert_eq!(status, Failure);
-    // Three redecides at ROOT (the third past the limit): no behavior ran.
+    // Three deciders at ROOT break the subset rule (the third past the
+    // limit): each is reported, then the limit; no behavior ran.
     assert_eq!(log, [Decide(4, 0.0), Decide(9, 0.0), Decide(14, 0.0)]);
-    assert_eq!(requests.len(), 1);
-    assert_eq!(requests[0].kind, RequestKind::RedecideLimit);
-    assert_eq!(requests[0].node.get(), 0);
+    assert_eq!(
+        kinds(&requests),
+        [
+            (RequestKind::SubsetRule, 1),
+            (RequestKind::SubsetRule, 6),
+            (RequestKind::SubsetRule, 11),
+            (RequestKind::RedecideLimit, 0)
+        ]
+    );
     // With a limit that allows it, the fallback runs.
     let mut r = Rig::new(tree(3));
     let (status, log, requests) = r.tick();
     assert_eq!(status, Running);
     assert_eq!(log.last(), Some(&Act(17, Start, 0, Running)));
-    assert!(requests.is_empty());
+    assert_eq!(
+        kinds(&requests),
+        [
+            (RequestKind::SubsetRule, 1),
+            (RequestKind::SubsetRule, 6),
+            (RequestKind::SubsetRule, 11)
+        ]
+    );
+}
+
+/// Masks bound how often a group chooses again in a tick (at most once per
+/// decider), so a tree that obeys the subset rule never meets the limit,
+/// whatever its size (issue 23: ten deciders that succeed at once used to
+/// pass the default limit of 8).
+#[test]
+fn ten_deciders_ending_in_one_tick_stay_within_the_limit() {
+    let ten = |policy| {
+        let deciders = (0..10).map(|_| decider(act("a")));
+        sequence([group(policy, deciders)])
+    };
+    // Sequential: each succeeds at once and the next is chosen; the group
+    // succeeds with the last.
+    let mut r = Rig::new(ten("sequential"));
+    for i in 0..10 {
+        r.outcome(3 + 2 * i, Success);
+    }
+    let (status, log, requests) = r.tick();
+    assert_eq!(status, Success);
+    assert_eq!(log.len(), 10);
+    assert!(requests.is_empty(), "{requests:?}");
+    // Prioritized: each fails at once and is masked; the group fails.
+    let mut r = Rig::new(ten("prioritized"));
+    for i in 0..10 {
+        r.outcome(3 + 2 * i, Failure);
+    }
+    let (status, log, requests) = r.tick();
+    assert_eq!(status, Failure);
+    assert_eq!(log.len(), 10);
+    assert!(requests.is_empty(), "{requests:?}");
 }
 
 /// The limit stops a tick in which work was running: it is all cancelled.
+/// (The first behavior's failure is a masked redecide, which the limit
+/// does not count; the next decider then breaks the subset rule.)
 #[test]
 fn the_redecide_limit_cancels_running_work() {
     let tree = group(
@@ -573,14 +623,17 @@ fn the_redecide_limit_cancels_running_work() {
     r.score(2, 1.0);
     let (status, _, _) = r.tick();
     assert_eq!(status, Running);
-    // The first behavior fails: the one redecide allowed is past the limit
-    // of 0, so the tick stops.
+    // The first behavior fails; the group chooses again, and the decider
+    // at 4 accepts but its group finds nothing: past the limit of 0, the
+    // tick stops.
     r.outcome(3, Failure);
     let (status, log, requests) = r.tick();
     assert_eq!(status, Failure);
     // (Its state started as its decider block, 20.)
-    assert_eq!(log, [Act(3, Tick, 21, Failure)]);
-    assert_eq!(requests[0].kind, RequestKind::RedecideLimit);
+    assert_eq!(log, [Act(3, Tick, 21, Failure), Decide(7, 0.0)]);
+    assert_eq!(requests[0].kind, RequestKind::SubsetRule);
+    assert_eq!(requests[0].node.get(), 4);
+    assert_eq!(requests[1].kind, RequestKind::RedecideLimit);
     assert!(r.actor.as_ref().actions().next().is_none());
 }
 
@@ -588,13 +641,18 @@ fn the_redecide_limit_cancels_running_work() {
 /// whose tick stopped at the limit leaves nothing behind for the next.
 #[test]
 fn the_redecide_limit_stops_one_agent_of_a_batch_only() {
-    // 0 Group { 1 Decider { 2 score, 3 a }, 4 Decider { 5 Timeout { 6 a } } }
+    // 0 Group { 1 Decider(decision_any 1) { 2 Group { 3 Decider { 4 score, 5 a } } },
+    //   6 Decider { 7 Timeout { 8 a } } }
+    // Agent 0's flags pass the first decider, whose group finds nothing:
+    // past the limit of 0, its tick stops. The others' flags fail it.
     let fallback = decider_of(Kind::Timeout, [act("a")]).arg("seconds", 100.0);
-    let tree = group("prioritized", [scored("score"), decider(fallback)]).arg("redecide_limit", 0);
+    let broken = decider(group("prioritized", [scored("score")])).arg("decision_any", 1);
+    let tree = group("prioritized", [broken, decider(fallback)]).arg("redecide_limit", 0);
     let rig = Rig::new(tree);
-    let mut stopped = Bb::default();
-    stopped.scores.insert(2, 1.0);
-    stopped.outcomes.insert(3, Failure);
+    let stopped = Bb {
+        flags: 1,
+        ..Bb::default()
+    };
     let mut blackboards = [stopped, Bb::default(), Bb::default()];
     let mut actors = Actors::new(ActorLayout::for_shape(rig.program.shape()), 3);
     let mut interpreter = Interpreter::new();
@@ -612,13 +670,19 @@ fn the_redecide_limit_stops_one_agent_of_a_batch_only() {
             |_, _| {},
         );
         let kinds: Vec<_> = requests.iter().map(|r| (r.agent, r.kind)).collect();
-        assert_eq!(kinds, [(AgentId(0), RequestKind::RedecideLimit)]);
+        assert_eq!(
+            kinds,
+            [
+                (AgentId(0), RequestKind::SubsetRule),
+                (AgentId(0), RequestKind::RedecideLimit)
+            ]
+        );
         for (i, bb) in blackboards.iter().enumerate().skip(1) {
             // The others run the fallback: the group keeps its active
             // decider and the timeout its time.
             let log = bb.log.take();
             assert!(
-                matches!(log.last(), Some(Act(6, _, _, Running))),
+                matches!(log.last(), Some(Act(8, _, _, Running))),
                 "agent {i}: {log:?}"
             );
             let values: Vec<u32> = actors
@@ -629,7 +693,7 @@ fn the_redecide_limit_stops_one_agent_of_a_batch_only() {
                     _ => None,
                 })
                 .collect();
-            assert_eq!(values, [0, 5], "agent {i}");
+            assert_eq!(values, [0, 7], "agent {i}");
         }
     }
 }

@@ -78,6 +78,8 @@ impl<B> Crowd<B> {
         };
         self.program = remap.finish(&mut actors);
         self.actors = actors;
+        // The deciders reported were the old shape's items.
+        self.reported.clear();
         self.replan();
         Ok(report)
     }

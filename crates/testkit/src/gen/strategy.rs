@@ -129,7 +129,7 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
             });
         let grouped = (
             0..POLICIES.len() as u8,
-            prop_oneof![4 => Just(8u8), 1 => 0..=2u8],
+            prop_oneof![4 => Just(8u8), 1 => 0..=1u8],
             prop::bool::weighted(0.3),
             prop::collection::vec(decider, 1..=3),
         )

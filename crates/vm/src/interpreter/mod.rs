@@ -115,6 +115,10 @@ struct Buffers {
     /// the group is reported in `sent`); the run loop takes it as it
     /// leaves, so the next agent of a batch starts without it.
     aborted: bool,
+    /// Set when a group its decider had just chosen found no decider to
+    /// run (Spore's subset rule broken, see `spore`): the group that chose
+    /// that decider counts it against its redecide limit.
+    violated: bool,
 }
 
 /// The next decider and action states, laid out like the entry region of
@@ -269,11 +273,11 @@ impl Interpreter {
         reserve_total(&mut b.launches, spec.deferred_states as usize);
         reserve_total(&mut b.cancels, spec.deferred_states as usize);
         reserve_total(&mut b.exits, spec.guard_depth as usize);
-        // One more for a group's redecide limit; two per global node; one
-        // per sync point.
+        // One more for a group's redecide limit, one per group for a
+        // subset-rule report; two per global node; one per sync point.
         reserve_total(
             &mut b.sent,
-            (spec.events_sent + 1 + 2 * spec.globals + spec.syncs) as usize,
+            (spec.events_sent + 1 + spec.groups + 2 * spec.globals + spec.syncs) as usize,
         );
         reserve_total(&mut b.monitored, spec.monitors as usize);
         if b.vars.len() < spec.variables.div_ceil(32) as usize {
@@ -570,6 +574,7 @@ impl Buffers {
         self.sent.clear();
         self.monitored.clear();
         self.aborted = false;
+        self.violated = false;
     }
 
     #[cold]

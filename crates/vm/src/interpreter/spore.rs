@@ -197,8 +197,26 @@ impl<B, T: Tracer> Batch<'_, B, T> {
             Some(offer) => self.descend_to(offer),
             None => {
                 self.b.guards.pop();
+                if active.is_none() {
+                    self.check_subset_rule(ip);
+                }
                 self.group_decided(a, ip, end, Status::Failure)
             }
+        }
+    }
+
+    /// The group at `ip`, just started, found no decider to run: if its
+    /// decider chose it (a group's decider runs it only when it accepted,
+    /// this tick), that decider broke Spore's subset rule. It is reported,
+    /// and the group above counts it against its redecide limit.
+    fn check_subset_rule(&mut self, ip: u32) {
+        let decider = self.link(ip).parent;
+        if decider != UP && self.item(decider).kind() == Some(Kind::Decider) {
+            self.b.sent.push(Sent {
+                node: decider,
+                kind: RequestKind::SubsetRule,
+            });
+            self.b.violated = true;
         }
     }
 
@@ -276,7 +294,9 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         let Some(index) = self.decider_index(first, g.end, g.child) else {
             unreachable!("a group's active child is one of its deciders")
         };
-        let redecides = g.redecides() + 1;
+        // Masks bound a group's choices in a tick by its deciders, so only
+        // a child that broke the subset rule counts against the limit.
+        let redecides = g.redecides() + u32::from(std::mem::take(&mut self.b.violated));
         if let Some(top) = self.b.guards.last_mut() {
             top.successes |= bit(index);
             top.failures = redecides;
@@ -592,8 +612,8 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         }
     }
 
-    /// A group chose again more than its `redecide_limit` in this tick: the
-    /// agent's tick stops. All its work is cancelled as by a halt, and the
+    /// A group chose again after more deciders broke the subset rule than
+    /// its `redecide_limit` allows in this tick: the agent's tick stops. All its work is cancelled as by a halt, and the
     /// group is reported (`RequestKind::RedecideLimit`).
     fn abort_tick(&mut self, a: &mut Agent<'_, B>, group: u32) -> Decision {
         // The root fails (the tick's status); all else is cancelled.
