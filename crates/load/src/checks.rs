@@ -20,6 +20,11 @@
 //!   decider's (at run time a crowd reports the decider when it happens,
 //!   `RequestKind::SubsetRule`).
 //!
+//! * **A `Repeat` that repeats nothing.** Only a sequence or selector
+//!   ticks its `Repeat` children again past where it resumes; under a
+//!   decorator, a concurrent, a decider or at the root a Repeat only passes
+//!   its child's statuses through, and the check says so.
+//!
 //! Depth and capacity limits are the compiler's: it reports trees past
 //! them as errors.
 
@@ -271,10 +276,40 @@ impl Checker<'_> {
                 Some(Kind::Decider) => self.decider_subset_rule(node, &path),
                 _ => {}
             }
+            for (i, child) in children.iter().enumerate() {
+                if child.decider_kind() == Some(Kind::Repeat) {
+                    let child_path = format!("{path}/{}[{i}]", child.label());
+                    self.idle_repeat(child, &child_path, kind);
+                }
+            }
             for (i, child) in children.iter().enumerate().rev() {
                 stack.push((child, format!("{path}/{}[{i}]", child.label())));
             }
         }
+    }
+
+    /// Warns about a `Repeat` that is ticked again by nothing: only a
+    /// sequence or selector (a stored one, or a reactive one, which
+    /// re-ticks every child anyway) ticks a `Repeat` child past its resume
+    /// point; under a decorator, a concurrent, a decider or at the root
+    /// it only passes its child's statuses through.
+    fn idle_repeat(&mut self, repeat: &Node, path: &str, parent: Option<Kind>) {
+        if matches!(
+            parent,
+            Some(Kind::Sequence | Kind::Selector | Kind::ReactiveSequence | Kind::PrioritySelector)
+        ) {
+            return;
+        }
+        let under = parent.map_or("a tree's root".to_string(), |k| format!("`{}`", k.name()));
+        self.warn(
+            repeat,
+            path,
+            format!(
+                "`{}` under {under} is never ticked again: only a sequence or selector ticks a Repeat child past where it resumes",
+                repeat.label()
+            ),
+            "put the Repeat right under the sequence or selector (above the decorator: Repeat > ForceSuccess > ...)",
+        );
     }
 
     /// Warns about a branch of an if-then-else (or while-do-else) that its

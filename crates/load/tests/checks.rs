@@ -749,3 +749,32 @@ fn a_decider_whose_group_tests_other_things_breaks_the_subset_rule() {
     let idle = r#", {"type": "Decider", "children": [{"type": "Idle"}]}"#;
     assert!(warnings(&load("spore.json", &tree("enemy", idle))).is_empty());
 }
+
+/// Issue 23: a Repeat under a decorator repeats nothing, and says so.
+#[test]
+fn a_repeat_under_a_decorator_is_never_ticked_again() {
+    let text = r#"{"type": "StoredState", "children": [
+  {"type": "Sequence", "name": "watch", "children": [
+    {"type": "ForceSuccess", "children": [
+      {"type": "Repeat", "children": [{"type": "enemy_visible"}]}
+    ]},
+    {"type": "Patrol"}
+  ]}
+]}"#;
+    let idle = load("watch.json", text);
+    let w = only_warning(&idle);
+    assert_eq!(
+        w.message,
+        "`Repeat` under `ForceSuccess` is never ticked again: only a sequence or selector ticks a Repeat child past where it resumes"
+    );
+    assert_eq!(w.location.as_deref(), Some("watch.json:4:16"));
+    assert!(w.help.unwrap().contains("Repeat > ForceSuccess"));
+    // Right under the sequence, it is: no warning.
+    let text = r#"{"type": "StoredState", "children": [
+  {"type": "Sequence", "children": [
+    {"type": "Repeat", "children": [{"type": "ForceSuccess", "children": [{"type": "enemy_visible"}]}]},
+    {"type": "Patrol"}
+  ]}
+]}"#;
+    assert!(warnings(&load("watch.json", text)).is_empty());
+}
