@@ -82,7 +82,7 @@ fn main() -> ExitCode {
             .agents()
             .map(|id| {
                 let k = u64::from(crowd.tick_rate(id).unwrap_or(1));
-                (1..=args.ticks)
+                (0..args.ticks)
                     .filter(|f| (f + u64::from(id.0) % k) % k == 0)
                     .count() as u64
             })

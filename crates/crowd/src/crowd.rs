@@ -6,7 +6,7 @@ pub use reload::ReloadReport;
 
 use crate::error::CrowdError;
 use crate::plan::{Plan, PlanConfig};
-use crate::schedule::{Lane, Schedule};
+use crate::schedule::{Clock, Lane, Schedule};
 use crate::workers::Workers;
 use rayon::prelude::*;
 use std::collections::BTreeSet;
@@ -37,7 +37,11 @@ pub struct Crowd<B> {
     blackboards: Vec<B>,
     /// Which slots are live, and when each agent ticks.
     schedule: Schedule,
+    /// The last tick's frame (the default before the first tick).
     frame: Frame,
+    /// Whether the crowd has ticked: its next frame is then the one after
+    /// `frame`, else the first, index 0.
+    ticked: bool,
     completions: Vec<Completion>,
     stale: usize,
     /// Events of the last tick addressed to no agent of the crowd.
@@ -72,6 +76,7 @@ struct Watch {
 pub(crate) struct Restored {
     pub(crate) actors: Actors,
     pub(crate) frame: Frame,
+    pub(crate) ticked: bool,
     pub(crate) lanes: Vec<(u64, f64, u32)>,
     pub(crate) completions: Vec<Completion>,
     pub(crate) requests: Vec<Request>,
@@ -111,9 +116,10 @@ impl<B> Crowd<B> {
         let mut crowd = Crowd {
             program,
             actors,
-            schedule: Schedule::new(blackboards.len(), &frame),
+            schedule: Schedule::new(blackboards.len(), Clock::START),
             blackboards,
             frame,
+            ticked: false,
             completions: Vec::new(),
             stale: 0,
             undelivered: 0,
@@ -142,7 +148,7 @@ impl<B> Crowd<B> {
     /// # Panics
     /// If the crowd already has `u32::MAX` slots.
     pub fn spawn(&mut self, blackboard: B) -> AgentId {
-        let (id, new) = self.schedule.join(&self.frame);
+        let (id, new) = self.schedule.join(self.clock());
         if new {
             self.blackboards.push(blackboard);
             self.actors.push();
@@ -183,7 +189,7 @@ impl<B> Crowd<B> {
         if !self.schedule.is_alive(agent) {
             return None;
         }
-        self.schedule.sync(&self.frame);
+        self.schedule.sync(self.clock());
         let i = agent.index();
         // The game's reports on it come first (in the order made, as a
         // tick applies them): work it reported done ends done, and only
@@ -258,8 +264,9 @@ impl<B> Crowd<B> {
         if every == 0 {
             return Err(CrowdError::ZeroTickRate);
         }
-        self.schedule.sync(&self.frame);
-        self.schedule.set_every(agent, every, &self.frame);
+        let clock = self.clock();
+        self.schedule.sync(clock);
+        self.schedule.set_every(agent, every, clock);
         Ok(())
     }
 
@@ -343,9 +350,24 @@ impl<B> Crowd<B> {
         self.program.set_engine(engine)
     }
 
-    /// The frame of the last tick.
+    /// The frame of the last tick: the first tick's has index 0, as the
+    /// scenario runner's (`Frame::default()` before the first tick).
     pub fn frame(&self) -> &Frame {
         &self.frame
+    }
+
+    /// Whether the crowd has ticked yet.
+    pub fn has_ticked(&self) -> bool {
+        self.ticked
+    }
+
+    /// Where the crowd's clock stands: the next frame's index and time.
+    fn clock(&self) -> Clock {
+        if self.ticked {
+            Clock::after(&self.frame)
+        } else {
+            Clock::START
+        }
     }
 
     /// Behaviour-state bytes per agent: the size of an actor block. (The
@@ -550,7 +572,7 @@ impl<B> Crowd<B> {
 
     /// Each slot's lane, for snapshots (see `Schedule::to_parts`).
     pub(crate) fn lanes(&self) -> Vec<(u64, f64, u32)> {
-        self.schedule.to_parts(&self.frame)
+        self.schedule.to_parts(self.clock())
     }
 
     /// The queued completions, the last tick's requests and its stale and
@@ -568,9 +590,15 @@ impl<B> Crowd<B> {
     /// [`Crowd::queues`] gave, checked by the caller (`Crowd::restore`);
     /// fails if the lanes do not fit.
     pub(crate) fn restore_parts(&mut self, parts: Restored) -> Result<(), String> {
-        self.schedule = Schedule::from_parts(&parts.lanes, self.blackboards.len(), &parts.frame)?;
+        let clock = if parts.ticked {
+            Clock::after(&parts.frame)
+        } else {
+            Clock::START
+        };
+        self.schedule = Schedule::from_parts(&parts.lanes, self.blackboards.len(), clock)?;
         self.actors = parts.actors;
         self.frame = parts.frame;
+        self.ticked = parts.ticked;
         self.completions = parts.completions;
         self.requests = parts.requests;
         self.stale = parts.stale;
@@ -728,8 +756,13 @@ impl<B: Send> Crowd<B> {
         mut observed: Option<(&mut Watch, &mut dyn Observer)>,
     ) {
         self.apply_completions();
-        let scheduled = self.schedule.start_tick(&self.frame);
-        self.frame = self.frame.next(dt);
+        let scheduled = self.schedule.start_tick(self.clock());
+        self.frame = if self.ticked {
+            self.frame.next(dt)
+        } else {
+            Frame::first(dt)
+        };
+        self.ticked = true;
         if self.plan.threads() != rayon::current_num_threads() {
             self.replan();
         }

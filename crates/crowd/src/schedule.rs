@@ -48,12 +48,35 @@ fn end_of(frame: &Frame) -> f64 {
     frame.time + f64::from(frame.dt)
 }
 
-impl Lane {
-    /// The lane of an agent that joins after `frame`, ticking every frame.
-    fn joined(frame: &Frame) -> Lane {
-        Lane {
+/// Where a crowd's clock stands between ticks: the index of its next
+/// frame, and the time that frame starts at.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Clock {
+    /// The index of the next frame (the number of frames so far).
+    pub(crate) next: u64,
+    /// The time at which the next frame starts.
+    pub(crate) time: f64,
+}
+
+impl Clock {
+    /// Before the first frame.
+    pub(crate) const START: Clock = Clock { next: 0, time: 0.0 };
+
+    /// After `frame`.
+    pub(crate) fn after(frame: &Frame) -> Clock {
+        Clock {
             next: frame.index + 1,
-            since: end_of(frame),
+            time: end_of(frame),
+        }
+    }
+}
+
+impl Lane {
+    /// The lane of an agent that joins at `clock`, ticking every frame.
+    fn joined(clock: Clock) -> Lane {
+        Lane {
+            next: clock.next,
+            since: clock.time,
             every: 1,
         }
     }
@@ -89,12 +112,11 @@ impl Lane {
     }
 }
 
-/// The first frame index after `index` on which an agent of rate `every`
+/// The first frame index from `from` on which an agent of rate `every`
 /// with the id `id` ticks.
-fn first_tick_after(index: u64, id: AgentId, every: u32) -> u64 {
+fn first_tick_from(from: u64, id: AgentId, every: u32) -> u64 {
     let every = u64::from(every);
     let phase = u64::from(id.0) % every;
-    let from = index + 1;
     from + (every - (from + phase) % every) % every
 }
 
@@ -112,10 +134,10 @@ pub(crate) struct Schedule {
 }
 
 impl Schedule {
-    /// `agents` agents that join after `frame`, each ticking every frame.
-    pub(crate) fn new(agents: usize, frame: &Frame) -> Schedule {
+    /// `agents` agents that join at `clock`, each ticking every frame.
+    pub(crate) fn new(agents: usize, clock: Clock) -> Schedule {
         Schedule {
-            lanes: vec![Lane::joined(frame); agents],
+            lanes: vec![Lane::joined(clock); agents],
             ..Schedule::default()
         }
     }
@@ -150,31 +172,31 @@ impl Schedule {
         self.lanes[agent.index()].every
     }
 
-    /// Called between ticks, `last` the last tick's frame: whether the next
-    /// tick must follow the lanes. If not (every agent ticks every frame and
-    /// no slot is vacant), the crowd ticks every slot without reading them,
-    /// and they fall behind until [`Schedule::sync`].
+    /// Called between ticks, at `clock`: whether the next tick must follow
+    /// the lanes. If not (every agent ticks every frame and no slot is
+    /// vacant), the crowd ticks every slot without reading them, and they
+    /// fall behind until [`Schedule::sync`].
     #[inline]
-    pub(crate) fn start_tick(&mut self, last: &Frame) -> bool {
+    pub(crate) fn start_tick(&mut self, clock: Clock) -> bool {
         if self.is_trivial() {
             self.stale = true;
             false
         } else {
-            self.sync(last);
+            self.sync(clock);
             true
         }
     }
 
-    /// Brings the lanes up to date after fast-path ticks, between ticks:
-    /// `frame` is the last tick's. The fast path runs only while every
-    /// agent ticks every frame and no slot is vacant, so every lane is a
-    /// rate-1 agent's that ticked in `frame`.
-    pub(crate) fn sync(&mut self, frame: &Frame) {
+    /// Brings the lanes up to date after fast-path ticks, between ticks, at
+    /// `clock`. The fast path runs only while every agent ticks every frame
+    /// and no slot is vacant, so every lane is a rate-1 agent's that ticked
+    /// in the frame before.
+    pub(crate) fn sync(&mut self, clock: Clock) {
         if !self.stale {
             return;
         }
         debug_assert!(self.is_trivial());
-        self.lanes.fill(Lane::joined(frame));
+        self.lanes.fill(Lane::joined(clock));
         self.stale = false;
     }
 
@@ -184,30 +206,30 @@ impl Schedule {
         &mut self.lanes
     }
 
-    /// Makes room for an agent that joins after `frame`, ticking every
-    /// frame: in the lowest vacant slot, or a new one at the end. Returns
-    /// its id and whether the slot is new.
-    pub(crate) fn join(&mut self, frame: &Frame) -> (AgentId, bool) {
+    /// Makes room for an agent that joins at `clock`, ticking every frame:
+    /// in the lowest vacant slot, or a new one at the end. Returns its id
+    /// and whether the slot is new.
+    pub(crate) fn join(&mut self, clock: Clock) -> (AgentId, bool) {
         match self.vacant.pop() {
             Some(id) => {
-                self.lanes[id as usize] = Lane::joined(frame);
+                self.lanes[id as usize] = Lane::joined(clock);
                 (AgentId(id), false)
             }
             None => {
                 let id =
                     u32::try_from(self.lanes.len()).expect("a crowd numbers its agents with u32");
-                self.lanes.push(Lane::joined(frame));
+                self.lanes.push(Lane::joined(clock));
                 (AgentId(id), true)
             }
         }
     }
 
-    /// Each slot's lane as (next frame index, since, rate), up to date
-    /// after `frame`, the last tick's (for snapshots): `u64::MAX` as the
-    /// next index marks a vacant slot.
-    pub(crate) fn to_parts(&self, frame: &Frame) -> Vec<(u64, f64, u32)> {
+    /// Each slot's lane as (next frame index, since, rate), up to date at
+    /// `clock` (for snapshots): `u64::MAX` as the next index marks a vacant
+    /// slot.
+    pub(crate) fn to_parts(&self, clock: Clock) -> Vec<(u64, f64, u32)> {
         let mut synced = self.clone();
-        synced.sync(frame);
+        synced.sync(clock);
         synced
             .lanes
             .iter()
@@ -215,12 +237,12 @@ impl Schedule {
             .collect()
     }
 
-    /// The schedule [`Schedule::to_parts`] gave, for `slots` slots after
-    /// `frame`; an error says what does not fit.
+    /// The schedule [`Schedule::to_parts`] gave, for `slots` slots at
+    /// `clock`; an error says what does not fit.
     pub(crate) fn from_parts(
         parts: &[(u64, f64, u32)],
         slots: usize,
-        frame: &Frame,
+        clock: Clock,
     ) -> Result<Schedule, String> {
         if parts.len() != slots {
             return Err(format!("{} lanes for {slots} agents", parts.len()));
@@ -229,10 +251,10 @@ impl Schedule {
         for (i, &(next, since, every)) in parts.iter().enumerate() {
             let lane = Lane { next, since, every };
             if !lane.is_vacant() {
-                if every == 0 || !since.is_finite() || next <= frame.index {
+                if every == 0 || !since.is_finite() || next < clock.next {
                     return Err(format!(
-                        "agent {i}'s lane (next tick {next}, since {since}, rate {every}) does not follow frame {}",
-                        frame.index
+                        "agent {i}'s lane (next tick {next}, since {since}, rate {every}) is behind the crowd's next frame, {}",
+                        clock.next
                     ));
                 }
                 schedule.slow += usize::from(every > 1);
@@ -283,10 +305,10 @@ impl Schedule {
 
     /// Sets the live agent's rate: from now on it ticks on one frame in
     /// `every` (see the module's documentation), the first time on its
-    /// first such frame after `frame`. Its next tick's `dt` still covers
+    /// first such frame from `clock` on. Its next tick's `dt` still covers
     /// all the time since its last tick. Setting the rate it has changes
     /// nothing.
-    pub(crate) fn set_every(&mut self, agent: AgentId, every: u32, frame: &Frame) {
+    pub(crate) fn set_every(&mut self, agent: AgentId, every: u32, clock: Clock) {
         debug_assert!(!self.stale && self.is_alive(agent) && every > 0);
         let lane = &mut self.lanes[agent.index()];
         if lane.every == every {
@@ -298,7 +320,7 @@ impl Schedule {
             _ => {}
         }
         lane.every = every;
-        lane.next = first_tick_after(frame.index, agent, every);
+        lane.next = first_tick_from(clock.next, agent, every);
     }
 }
 
@@ -318,9 +340,9 @@ mod tests {
     fn the_first_tick_after_a_rate_change_keeps_the_phase() {
         for every in 1..7u32 {
             for id in 0..10 {
-                for index in 0..20 {
-                    let next = first_tick_after(index, AgentId(id), every);
-                    assert!(next > index && next <= index + u64::from(every));
+                for from in 0..20 {
+                    let next = first_tick_from(from, AgentId(id), every);
+                    assert!(next >= from && next < from + u64::from(every));
                     assert_eq!((next + u64::from(id % every)) % u64::from(every), 0);
                 }
             }
@@ -329,32 +351,33 @@ mod tests {
 
     #[test]
     fn a_slow_agent_s_dt_covers_the_frames_since_its_last_tick() {
-        let mut s = Schedule::new(1, &frame(0));
-        s.set_every(AgentId(0), 3, &frame(0));
+        let mut s = Schedule::new(1, Clock::START);
+        s.set_every(AgentId(0), 3, Clock::START);
         let lane = &mut s.lanes[0];
         let mut seen = Vec::new();
-        for i in 1..=9 {
+        for i in 0..9 {
             let f = frame(i);
             if let Some(mine) = lane.due(&f) {
                 seen.push((i, mine.dt));
             }
         }
-        // Id 0, rate 3: frames 3, 6, 9; the first covers frames 1 to 3.
-        assert_eq!(seen, [(3, 1.5), (6, 1.5), (9, 1.5)]);
+        // Id 0, rate 3: frames 0, 3 and 6; the first covers frame 0, each
+        // later one the three frames since.
+        assert_eq!(seen, [(0, 0.5), (3, 1.5), (6, 1.5)]);
     }
 
     #[test]
     fn vacant_slots_are_reused_lowest_first_and_trailing_ones_dropped() {
-        let f = frame(0);
-        let mut s = Schedule::new(5, &f);
+        let f = Clock::after(&frame(0));
+        let mut s = Schedule::new(5, f);
         assert_eq!(s.leave(AgentId(3)), 5);
         assert_eq!(s.leave(AgentId(1)), 5);
         assert!(!s.is_trivial());
         assert_eq!((s.slots(), s.live()), (5, 3));
-        assert_eq!(s.join(&f), (AgentId(1), false));
+        assert_eq!(s.join(f), (AgentId(1), false));
         // Leaving the last slot drops it and the vacant slot 3 before it.
         assert_eq!(s.leave(AgentId(4)), 3);
         assert!(s.is_trivial());
-        assert_eq!(s.join(&f), (AgentId(3), true));
+        assert_eq!(s.join(f), (AgentId(3), true));
     }
 }

@@ -39,8 +39,13 @@ pub struct Snapshot<B> {
     pub format: u32,
     /// The fingerprint of the shape the crowd ran (see [`fingerprint`]).
     pub shape: u64,
-    /// The last tick's frame: index, time, dt.
+    /// The last tick's frame: index, time, dt (the first tick's index is
+    /// 0; before it, the frame is all zeros and `ticked` is false).
     pub frame: (u64, f64, f32),
+    /// Whether the crowd had ticked. (Formats 1 and 2 numbered the first
+    /// tick's frame 1, and read as such.)
+    #[serde(default)]
+    pub ticked: bool,
     /// Words per actor block.
     pub actor_words: usize,
     /// Every actor block, agent by agent, with unused state slots zeroed
@@ -176,6 +181,7 @@ impl<B: Clone> Crowd<B> {
             format: SNAPSHOT_FORMAT,
             shape: fingerprint(self.program().shape()),
             frame: (frame.index, frame.time, frame.dt),
+            ticked: self.has_ticked(),
             actor_words: actors.layout().words(),
             actors: {
                 let mut words = Vec::with_capacity(actors.words().len());
@@ -336,10 +342,29 @@ impl<B> Crowd<B> {
             .restore_teams(&shape, &teams)
             .map_err(SnapshotError::new)?;
         program.check_globals(&actors).map_err(SnapshotError::new)?;
-        let (index, time, dt) = s.frame;
+        let (mut index, time, dt) = s.frame;
         if !time.is_finite() || !dt.is_finite() || dt < 0.0 {
             return Err(SnapshotError::new(format!(
                 "the frame's time ({time}) or dt ({dt}) is not a finite number of seconds, 0 or more"
+            )));
+        }
+        let mut lanes = s.lanes;
+        let ticked = if s.format >= 3 {
+            s.ticked
+        } else {
+            // Formats 1 and 2 numbered frames from 1: a crowd that had
+            // ticked had an index above 0, and every frame index moves
+            // down by one.
+            for lane in lanes.iter_mut().filter(|l| l.0 != u64::MAX) {
+                lane.0 = lane.0.saturating_sub(1);
+            }
+            let ticked = index > 0;
+            index = index.saturating_sub(1);
+            ticked
+        };
+        if !ticked && (index, time, dt) != (0, 0.0, 0.0) {
+            return Err(SnapshotError::new(format!(
+                "the crowd had not ticked, but its frame is ({index}, {time}, {dt}), not zeros"
             )));
         }
         let frame = Frame { index, time, dt };
@@ -417,7 +442,8 @@ impl<B> Crowd<B> {
             .restore_parts(Restored {
                 actors,
                 frame,
-                lanes: s.lanes,
+                ticked,
+                lanes,
                 completions,
                 requests,
                 stale: s.stale,

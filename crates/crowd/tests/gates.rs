@@ -199,10 +199,11 @@ fn admission_takes_a_tick_and_follows_agent_order() {
         Some(3)
     );
     for i in 3..6 {
-        // Refused (state 2), asking since frame 1 (above the state bits).
+        // Refused (state 2), asking since frame 0, the first tick's (above
+        // the state bits).
         assert_eq!(
             crowd.actor(AgentId(i)).action(SHOOT_GATE),
-            Some(ActionState::Running(1 << 2 | 2)),
+            Some(ActionState::Running(2)),
             "agent {i} refused"
         );
     }

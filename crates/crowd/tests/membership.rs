@@ -333,7 +333,7 @@ fn a_rate_three_agent_ticks_on_one_frame_in_three_by_its_id() {
             .iter()
             .map(|t| t.0)
             .collect();
-        let expected: Vec<u64> = (1..=12).filter(|f| (f + id % 3) % 3 == 0).collect();
+        let expected: Vec<u64> = (0..12).filter(|f| (f + id % 3) % 3 == 0).collect();
         assert_eq!(frames, expected, "agent {id}");
         // After its first tick, each covers three frames.
         for &(_, _, dt) in &crowd.blackboards()[id as usize].ticks[1..] {
@@ -343,7 +343,7 @@ fn a_rate_three_agent_ticks_on_one_frame_in_three_by_its_id() {
     // Even load: two of the six agents tick on every frame, and `before`
     // runs for exactly them.
     let before = before.into_inner().unwrap();
-    for f in 1..=12 {
+    for f in 0..12 {
         assert_eq!(before.iter().filter(|b| b.0 == f).count(), 2, "frame {f}");
     }
     assert_eq!(before.len(), 24);
@@ -426,7 +426,7 @@ fn a_slow_agent_s_ticks_cover_the_time_exactly_across_rate_changes_and_joins() {
     let joined_3 = frames[12].time + f64::from(frames[12].dt);
     for (id, clock) in crowd.blackboards().iter().enumerate() {
         let &(index, _, _) = clock.ticks.last().expect("ticked");
-        let last: &Frame = &frames[index as usize - 1];
+        let last: &Frame = &frames[index as usize];
         let end = last.time + f64::from(last.dt);
         let from = if id == 3 { joined_3 } else { 0.0 };
         let covered: f64 = clock.ticks.iter().map(|t| f64::from(t.2)).sum();
@@ -437,7 +437,7 @@ fn a_slow_agent_s_ticks_cover_the_time_exactly_across_rate_changes_and_joins() {
         );
         // A rate-1 agent's dt is the frame's, bit for bit.
         for &(index, time, dt) in &clock.ticks {
-            let frame = frames[index as usize - 1];
+            let frame = frames[index as usize];
             assert_eq!(time, frame.time);
             if id == 0 {
                 assert_eq!(dt.to_bits(), frame.dt.to_bits());

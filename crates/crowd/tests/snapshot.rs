@@ -517,3 +517,64 @@ fn a_request_with_an_action_the_shape_lacks_is_refused() {
     assert!(Crowd::restore(program(), s).is_err());
     assert!(Crowd::restore(program(), good).is_ok());
 }
+
+/// Issue 23 (defect 5): a crowd's first tick is frame 0, as the scenario
+/// runner's; a format 2 snapshot, which numbered it 1, reads as the same
+/// crowd.
+#[test]
+fn the_first_frame_is_0_and_older_snapshots_are_renumbered() {
+    let mut c = crowd(12);
+    assert!(!c.has_ticked());
+    assert_eq!(c.frame(), &treebeard_vm::Frame::default());
+    let unticked = c.snapshot();
+    assert!(!unticked.ticked);
+    let mut launched = Vec::new();
+    frame(&mut c, &mut launched);
+    assert_eq!((c.frame().index, c.frame().time), (0, 0.0));
+    assert!(c.has_ticked());
+    c.set_tick_rate(AgentId(4), 3).unwrap();
+    for _ in 0..4 {
+        frame(&mut c, &mut launched);
+    }
+    assert_eq!(c.frame().index, 4);
+    let now = c.snapshot();
+
+    // The same crowd as format 2 wrote it: every frame index one higher.
+    let mut old = now.clone();
+    old.format = 2;
+    old.ticked = false;
+    old.subset_rule_reports.clear();
+    old.frame.0 += 1;
+    for lane in old.lanes.iter_mut().filter(|l| l.0 != u64::MAX) {
+        lane.0 += 1;
+    }
+    let mut restored = Crowd::restore(program(), old).expect("a format 2 snapshot");
+    same(&restored.snapshot(), &now, "restored from format 2");
+    let mut launched_again = launched.clone();
+    for t in 0..6 {
+        frame(&mut c, &mut launched);
+        frame(&mut restored, &mut launched_again);
+        same(&restored.snapshot(), &c.snapshot(), &format!("tick {t}"));
+    }
+
+    // An unticked crowd restores unticked, in either format; a frame that
+    // says otherwise is refused.
+    let mut again = Crowd::restore(program(), unticked.clone()).expect("unticked");
+    assert!(!again.has_ticked());
+    frame(&mut again, &mut Vec::new());
+    assert_eq!(again.frame().index, 0);
+    let mut old = unticked.clone();
+    old.format = 2;
+    for lane in &mut old.lanes {
+        lane.0 += 1;
+    }
+    assert!(
+        !Crowd::restore(program(), old)
+            .expect("format 2")
+            .has_ticked()
+    );
+    let mut bad = unticked;
+    bad.frame = (3, 1.5, 0.5);
+    let e = Crowd::restore(program(), bad).expect_err("an unticked crowd with a frame");
+    assert!(e.to_string().contains("had not ticked"), "{e}");
+}

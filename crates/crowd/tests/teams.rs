@@ -253,7 +253,8 @@ fn askers_are_matched_in_order_and_roles_run_their_own_children() {
         crowd.actor(AgentId(5)).action(team_node),
         Some(ActionState::Running(seated(2, 1)))
     );
-    assert_eq!(crowd.actor(AgentId(6)).action(team_node), Some(refused(1)));
+    // (Asking since the first tick's frame, index 0.)
+    assert_eq!(crowd.actor(AgentId(6)).action(team_node), Some(refused(0)));
 
     // Tick 2: role 0 leads and role 1 follows, each its own child. Agents
     // 0 and 1 finish and leave: their team ends. Agent 6 asks again, alone.
@@ -272,13 +273,13 @@ fn askers_are_matched_in_order_and_roles_run_their_own_children() {
         },
     }));
     assert_eq!(teams(&crowd), [(1, vec![2, 3]), (2, vec![4, 5])]);
-    assert_eq!(crowd.actor(AgentId(6)).action(team_node), Some(refused(1)));
+    assert_eq!(crowd.actor(AgentId(6)).action(team_node), Some(refused(0)));
 
     // Tick 3: agents 0 and 1 ask again, after agent 6, which has asked
-    // since frame 1: it goes first. The team takes the lowest free record.
+    // since frame 0: it goes first. The team takes the lowest free record.
     tick(&mut crowd);
     assert_eq!(teams(&crowd)[0], (0, vec![6, 0]));
-    assert_eq!(crowd.actor(AgentId(1)).action(team_node), Some(refused(3)));
+    assert_eq!(crowd.actor(AgentId(1)).action(team_node), Some(refused(2)));
     tick(&mut crowd);
     assert!(doing(&crowd, Doing::Lead).contains(&6));
     assert!(doing(&crowd, Doing::Follow).contains(&0));
@@ -329,9 +330,9 @@ fn members_arriving_at_different_ticks_pass_a_sync_in_the_same_tick() {
     // Tick 1 asks; from tick 2 each works for its ticks and arrives once,
     // in the tick its work ends.
     assert_eq!(arrivals, [(2, 0, 0), (4, 1, 1), (6, 2, 2)]);
-    // All pass in tick 7, the tick after the last arrived.
+    // All pass in tick 7, the tick after the last arrived (frame 6).
     for m in crowd.blackboards() {
-        assert_eq!(m.passed, [7]);
+        assert_eq!(m.passed, [6]);
     }
     // They all left by success: the team ended.
     assert!(teams(&crowd).is_empty());
@@ -454,10 +455,11 @@ fn a_member_that_succeeds_leaves_without_breaking_the_team() {
     let (_, record) = crowd.program().globals().teams().next().expect("a team");
     assert_eq!(record.alive(), 0b01);
     assert!(!record.is_alive(1));
-    // Tick 5: the members still in the team have all reached the point.
+    // Tick 5 (frame 4): the members still in the team have all reached
+    // the point.
     tick(&mut crowd);
     all.extend_from_slice(crowd.requests());
-    assert_eq!(crowd.blackboards()[0].passed, [5]);
+    assert_eq!(crowd.blackboards()[0].passed, [4]);
     assert!(teams(&crowd).is_empty());
     assert!(
         !all.iter()

@@ -63,7 +63,11 @@ fn crowd_traced_tick_matches_the_interpreter_and_the_plain_tick() {
             });
             plain.tick(DT);
 
-            frame = frame.next(DT);
+            frame = if t == 0 {
+                Frame::first(DT)
+            } else {
+                frame.next(DT)
+            };
             let mut solo_events = Vec::new();
             let mut solo_requests: Vec<Request> = Vec::new();
             for (i, world) in solo.iter_mut().enumerate() {

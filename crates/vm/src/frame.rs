@@ -15,6 +15,20 @@ pub struct Frame {
 }
 
 impl Frame {
+    /// The first frame: index 0, at time 0, covering `dt` seconds.
+    ///
+    /// # Panics
+    /// As [`Frame::next`].
+    #[must_use]
+    pub fn first(dt: f32) -> Frame {
+        check_dt(dt);
+        Frame {
+            index: 0,
+            time: 0.0,
+            dt,
+        }
+    }
+
     /// The frame after this one, covering `dt` seconds.
     ///
     /// # Panics
@@ -23,14 +37,18 @@ impl Frame {
     /// time `NaN`, and a crowd with it could not be saved.
     #[must_use]
     pub fn next(self, dt: f32) -> Frame {
-        assert!(
-            dt.is_finite() && dt >= 0.0,
-            "a tick's dt must be a finite number of seconds, 0 or more, not {dt}"
-        );
+        check_dt(dt);
         Frame {
             index: self.index + 1,
             time: self.time + f64::from(self.dt),
             dt,
         }
     }
+}
+
+fn check_dt(dt: f32) {
+    assert!(
+        dt.is_finite() && dt >= 0.0,
+        "a tick's dt must be a finite number of seconds, 0 or more, not {dt}"
+    );
 }
