@@ -180,15 +180,16 @@ impl<S: LogSink> Logs<S> {
     pub fn into_sink(self) -> S {
         self.sink
     }
+}
 
-    /// The log event a trace event is, if any.
-    fn log_event(event: TraceEvent) -> Option<LogEvent> {
-        match event {
-            TraceEvent::Start => Some(LogEvent::Start),
-            TraceEvent::Success => Some(LogEvent::Success),
-            TraceEvent::Failure => Some(LogEvent::Failure),
-            TraceEvent::Cancel | TraceEvent::Launch | TraceEvent::Complete => None,
-        }
+/// The log event a trace event is, if any: a node logs when it starts,
+/// succeeds or fails (a cancelled node logs nothing).
+pub(crate) fn log_event(event: TraceEvent) -> Option<LogEvent> {
+    match event {
+        TraceEvent::Start => Some(LogEvent::Start),
+        TraceEvent::Success => Some(LogEvent::Success),
+        TraceEvent::Failure => Some(LogEvent::Failure),
+        TraceEvent::Cancel | TraceEvent::Launch | TraceEvent::Complete => None,
     }
 }
 
@@ -209,7 +210,7 @@ impl<S: LogSink> Observer for Logs<S> {
         if at == NONE {
             return;
         }
-        let Some(log_event) = Self::log_event(event) else {
+        let Some(log_event) = log_event(event) else {
             return;
         };
         let entry = &self.entries[at as usize];

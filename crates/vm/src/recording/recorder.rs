@@ -5,9 +5,11 @@ use super::Recording;
 use super::format::{self, entry_width};
 use super::tick::{NO_NODE, NoteData, TickData};
 use crate::frame::Frame;
+use crate::logs::log_event;
 use crate::observe::{NodeStates, Observer};
 use crate::request::AgentId;
 use crate::status::Status;
+use crate::trace::TraceEvent;
 use std::collections::VecDeque;
 use std::io::{self, Write};
 use treebeard_shape::{NodeIdx, Shape};
@@ -39,6 +41,10 @@ pub struct Recorder {
     pub(super) spare: Vec<TickData>,
     /// The agents recorded, ascending; `None`: all.
     only: Option<Vec<u32>>,
+    /// Whether the nodes' log messages are kept as notes.
+    logs: bool,
+    /// The agent being recorded.
+    agent: AgentId,
 }
 
 impl Recorder {
@@ -57,7 +63,17 @@ impl Recorder {
             dropped: 0,
             spare: Vec::new(),
             only: None,
+            logs: true,
+            agent: AgentId(0),
         }
+    }
+
+    /// Whether the messages the tree's nodes log (MBT's `_startLog`,
+    /// `_successLog`, `_failureLog`; the native format's `log`) are kept,
+    /// as notes at their tick, agent and node, as seed 002's recorder keeps
+    /// them (the default), or not. They count against the budget.
+    pub fn keep_logs(&mut self, keep: bool) {
+        self.logs = keep;
     }
 
     /// Records only `agents` from now on (all of them again with `None`);
@@ -174,28 +190,17 @@ impl Recorder {
     /// and keeps nothing, before the first tick or for a node the shape
     /// does not have.
     pub fn annotate(&mut self, agent: AgentId, node: Option<NodeIdx>, text: &str) -> bool {
-        if node.is_some_and(|n| n.index() >= self.shape.len()) || text.len() > u32::MAX as usize {
+        if node.is_some_and(|n| n.index() >= self.shape.len()) {
             return false;
         }
-        let open = self.open;
-        let Some(tick) = self.ticks.back_mut() else {
-            return false;
-        };
-        let before = tick.encoded_len();
-        let Ok(start) = u32::try_from(tick.text.len()) else {
-            return false;
-        };
-        tick.text.push_str(text);
-        tick.notes.push(NoteData {
-            agent: agent.0,
-            node: node.map_or(NO_NODE, NodeIdx::get),
-            start,
-            len: text.len() as u32,
-        });
-        if !open {
-            self.closed_bytes += tick.encoded_len() - before;
-        }
-        true
+        push_note(
+            self.ticks.back_mut(),
+            self.open,
+            &mut self.closed_bytes,
+            agent,
+            node,
+            text,
+        )
     }
 
     /// Forgets every tick (keeping the buffers).
@@ -261,8 +266,9 @@ impl Recorder {
     }
 }
 
-/// A recorder watches every agent; it hears only the start and the end of
-/// each tick, and stores the states at the end.
+/// A recorder watches every agent; it hears the start and the end of each
+/// tick, and stores the states at the end, and the events of the nodes that
+/// log messages, which it keeps as notes.
 impl Observer for Recorder {
     fn watches(&self, agent: AgentId) -> bool {
         self.only
@@ -271,7 +277,34 @@ impl Observer for Recorder {
     }
 
     fn begin(&mut self, agent: AgentId, frame: &Frame) {
+        self.agent = agent;
         self.begin_agent(agent, frame);
+    }
+
+    fn event(&mut self, node: NodeIdx, event: TraceEvent) {
+        if !self.logs || self.shape.logs().is_empty() || !self.open {
+            return;
+        }
+        let Some(log_event) = log_event(event) else {
+            return;
+        };
+        let Recorder {
+            shape,
+            ticks,
+            closed_bytes,
+            agent,
+            ..
+        } = self;
+        if let Some(message) = shape.logs_of(node).and_then(|m| m.get(log_event)) {
+            push_note(
+                ticks.back_mut(),
+                true,
+                closed_bytes,
+                *agent,
+                Some(node),
+                message,
+            );
+        }
     }
 
     fn end(&mut self, _agent: AgentId, _root: Status, states: &NodeStates<'_>) {
@@ -279,6 +312,36 @@ impl Observer for Recorder {
             self.push_state(node, state as u8);
         }
     }
+}
+
+/// Adds a note to `tick`, the newest (open if `open`; a closed tick's
+/// bytes count in `closed_bytes`).
+fn push_note(
+    tick: Option<&mut TickData>,
+    open: bool,
+    closed_bytes: &mut usize,
+    agent: AgentId,
+    node: Option<NodeIdx>,
+    text: &str,
+) -> bool {
+    let Some(tick) = tick else {
+        return false;
+    };
+    let (Ok(start), Ok(len)) = (u32::try_from(tick.text.len()), u32::try_from(text.len())) else {
+        return false;
+    };
+    let before = tick.encoded_len();
+    tick.text.push_str(text);
+    tick.notes.push(NoteData {
+        agent: agent.0,
+        node: node.map_or(NO_NODE, NodeIdx::get),
+        start,
+        len,
+    });
+    if !open {
+        *closed_bytes += tick.encoded_len() - before;
+    }
+    true
 }
 
 /// Agent bytes over agent-ticks of `ticks`.

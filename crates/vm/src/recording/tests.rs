@@ -379,3 +379,84 @@ fn a_frame_before_the_newest_begins_the_recording_anew() {
     let read = Recording::read_from(&recorder.recording().to_bytes()).expect("reads back");
     assert_eq!(read, recorder.recording());
 }
+
+/// Seed 002's recorder keeps the nodes' log messages (issue 23, L13): as
+/// notes at their tick, agent and node, which the viewer shows.
+#[test]
+fn log_messages_are_kept_as_notes_at_their_tick_and_node() {
+    use crate::actor::Actor;
+    use crate::interpreter::Interpreter;
+    use treebeard_shape::LogEvent;
+    let mut leaves = Leaves::<u32>::new();
+    leaves.condition("ready", |n, _| *n > 0);
+    leaves.action("Step", |_, _| Status::Running);
+    let tree = sequence([
+        cond("ready").log(LogEvent::Failure, "not ready yet"),
+        act("Step").log(LogEvent::Start, "stepping off"),
+    ]);
+    let program = leaves.compile(&tree).unwrap();
+    let record = |keep: bool| {
+        let mut recorder = Recorder::new(program.shape(), DEFAULT_BUDGET);
+        recorder.keep_logs(keep);
+        let mut interpreter = Interpreter::new();
+        let mut actors = [
+            Actor::for_shape(program.shape()),
+            Actor::for_shape(program.shape()),
+        ];
+        let mut frame = Frame::first(0.5);
+        for t in 0..3 {
+            for (i, actor) in actors.iter_mut().enumerate() {
+                // Agent 1 is ready from the second tick.
+                let mut ready = u32::from(i == 1 && t > 0);
+                interpreter.tick_observed(
+                    &program,
+                    &frame,
+                    AgentId(i as u32),
+                    &mut actor.as_mut(),
+                    &mut ready,
+                    &mut Vec::new(),
+                    &mut recorder,
+                );
+            }
+            frame = frame.next(0.5);
+        }
+        let mut bytes = Vec::new();
+        recorder.write_to(&mut bytes).unwrap();
+        Recording::read_from(&bytes).unwrap()
+    };
+    let recording = record(true);
+    let notes: Vec<(u64, u32, Option<u32>, String)> = recording
+        .ticks()
+        .flat_map(|t| {
+            let index = t.index();
+            t.notes()
+                .map(move |n| {
+                    (
+                        index,
+                        n.agent.0,
+                        n.node.map(NodeIdx::get),
+                        n.text.to_string(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let not_ready = |t, a| (t, a, Some(1), "not ready yet".to_string());
+    assert_eq!(
+        notes,
+        [
+            not_ready(0, 0),
+            not_ready(0, 1),
+            not_ready(1, 0),
+            (1, 1, Some(2), "stepping off".to_string()),
+            not_ready(2, 0),
+        ]
+    );
+    assert_eq!(
+        record(false)
+            .ticks()
+            .map(|t| t.notes().count())
+            .sum::<usize>(),
+        0
+    );
+}
