@@ -164,6 +164,10 @@ enum Command {
         /// Stub leaves the built-in leaves lack.
         #[arg(long)]
         stub_unknown: bool,
+        /// Compatibility mode: a leaf parameter that no longer matches the
+        /// leaf is a warning, and the node keeps a fallback value.
+        #[arg(long)]
+        compat: bool,
         /// With `--stub-unknown`: what stubbed leaves return on every tick,
         /// unless the scenario says (`stub_status`).
         #[arg(long, value_enum, default_value_t = StubArg::Running, requires = "stub_unknown")]
@@ -207,6 +211,11 @@ struct TreeArgs {
     /// With `--stub-unknown`: what stubbed leaves return on every tick.
     #[arg(long, value_enum, default_value_t = StubArg::Running, requires = "stub_unknown")]
     stub_status: StubArg,
+    /// Compatibility mode (seed 003's): a leaf parameter that no longer
+    /// matches the leaf (renamed, removed, retyped, newly required) is a
+    /// warning, and the node keeps a fallback value; strict by default.
+    #[arg(long)]
+    compat: bool,
 }
 
 /// What stubbed leaves return (`--stub-status`).
@@ -238,6 +247,7 @@ impl TreeArgs {
             main: self.main.clone(),
             root: content_root(file, self.root.as_deref()),
             stub_status: self.stub_status.into(),
+            compat: self.compat,
             ..LoadOptions::default()
         }
     }
@@ -322,6 +332,7 @@ fn main() -> ExitCode {
             scenarios,
             trace,
             stub_unknown,
+            compat,
             stub_status,
             root,
             observe,
@@ -332,6 +343,7 @@ fn main() -> ExitCode {
             // Each scenario's content root is its own (`content_root`).
             let options = PrepareOptions {
                 stub_unknown,
+                compat,
                 stub_status: stub_status.into(),
                 root,
             };

@@ -1,7 +1,7 @@
 //! Loading: files to a compiled shape, with every problem reported.
 
 use crate::checks;
-use crate::diagnostic::{Diagnostic, Diagnostics};
+use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
 use crate::document::{Dialect, Document};
 use crate::files::{self, ContentRoot, ReadLimits, Refusal};
 use crate::limits::MAX_FILES;
@@ -15,8 +15,8 @@ use treebeard_shape::params::Mismatch;
 use treebeard_shape::script::ScriptError;
 use treebeard_shape::tree::Node;
 use treebeard_shape::{
-    BuildProblem, FieldDecl, Kind, KindParamType, LeafCatalog, LeafSchema, Limits, Options, Shape,
-    Source, Unbuildable, compile_with,
+    BuildProblem, Compiled, FieldDecl, Kind, KindParamType, LeafCatalog, LeafSchema, Limits,
+    Options, Shape, Source, Unbuildable, compile_reporting,
 };
 
 /// How to load.
@@ -39,6 +39,12 @@ pub struct LoadOptions {
     pub read: ReadLimits,
     /// What stubbed leaves return (with [`LoadOptions::stub_unknown`]).
     pub stub_status: StubStatus,
+    /// Compatibility mode (seed 003's): a leaf parameter that no longer
+    /// matches the registered leaf (renamed, removed, retyped, newly
+    /// required) is a warning saying what the node keeps, instead of an
+    /// error (see `treebeard_shape::compat`). Strict (`false`) by default,
+    /// as CI wants.
+    pub compat: bool,
 }
 
 /// A file a file includes.
@@ -445,10 +451,20 @@ impl<'c> Loader<'c> {
             limits: self.options.limits,
             files: self.map.names(),
             declarations: resolved.declarations.clone(),
+            compat: self.options.compat,
         };
-        match compile_with(&tree, &catalog, &options) {
+        match compile_reporting(&tree, &catalog, &options) {
             Ok(_) if self.diags.has_errors() => None,
-            Ok(shape) => {
+            Ok(Compiled { shape, warnings }) => {
+                for w in &warnings {
+                    let mut d = self.problem(&w.problem, &resolved);
+                    d.severity = Severity::Warning;
+                    d.help = Some(format!(
+                        "{}; update the tree, or the leaf's registration, to match (strict loading refuses it)",
+                        w.kept
+                    ));
+                    self.diags.push(d);
+                }
                 let copies = &resolved.copies;
                 for w in checks::check(&tree, &catalog, &self.map, &resolved.trees_at, copies) {
                     self.diags.push(w);

@@ -30,6 +30,8 @@ pub struct Scenario {
     pub main: Option<(String, Span)>,
     /// Stub leaves the built-in leaves lack.
     pub stub_unknown: bool,
+    /// Load the tree in compatibility mode (see `LoadOptions::compat`).
+    pub compat: bool,
     /// What the stubs return, if the scenario says.
     pub stub_status: Option<StubStatus>,
     /// Agents ticked in order, numbered from 0.
@@ -153,6 +155,7 @@ const TOP: &[&str] = &[
     "main",
     "stub_unknown",
     "stub_status",
+    "compat",
     "agents",
     "ticks",
     "seed",
@@ -335,16 +338,17 @@ impl Decoder<'_> {
             Some(m) => self.string(m, "`main`").map(|s| (s, m.span)),
             None => None,
         };
-        let stub_unknown = match f.get("stub_unknown") {
+        let mut flag = |name: &str| match f.get(name) {
             Some(s) => match s.as_bool() {
                 Some(b) => b,
                 None => {
-                    self.error(s.span, "`stub_unknown` must be true or false");
+                    self.error(s.span, format!("`{name}` must be true or false"));
                     false
                 }
             },
             None => false,
         };
+        let (stub_unknown, compat) = (flag("stub_unknown"), flag("compat"));
         let stub_status = match f.get("stub_status") {
             Some(s) => match s.as_str().and_then(StubStatus::from_name) {
                 Some(status) => Some(status),
@@ -450,6 +454,7 @@ impl Decoder<'_> {
             tree,
             main,
             stub_unknown,
+            compat,
             stub_status,
             agents,
             ticks: ticks.unwrap_or(0),

@@ -75,6 +75,8 @@ pub struct Prepared {
 pub struct PrepareOptions {
     /// Stub unknown leaves even if the scenario does not say so.
     pub stub_unknown: bool,
+    /// Load in compatibility mode even if the scenario does not say so.
+    pub compat: bool,
     /// What stubs return, unless the scenario says (`stub_status`).
     pub stub_status: StubStatus,
     /// The folder that the scenario's tree file (and what it includes)
@@ -176,6 +178,7 @@ fn prepare_text(
     let catalog = leaves::builtin(&scenario.keys, &scenario.events);
     let load_options = LoadOptions {
         stub_unknown: scenario.stub_unknown || options.stub_unknown,
+        compat: scenario.compat || options.compat,
         stub_status: scenario.stub_status.unwrap_or(options.stub_status),
         root: Some(root.dir().to_path_buf()),
         ..LoadOptions::default()

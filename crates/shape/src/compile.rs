@@ -23,6 +23,7 @@
 )]
 
 use crate::catalog::{LeafCatalog, LeafSchema, suggest};
+use crate::compat::{self, CompatWarning, Kept};
 use crate::declare::{Declarations, MAX_STIMULI, Script, Signal, Stimulus, Timestamp, Variable};
 use crate::error::ValidationError;
 use crate::ids::NodeId;
@@ -502,6 +503,21 @@ pub struct Options {
     pub files: Vec<Box<str>>,
     /// The tree's variables, signals, timestamps and stimuli.
     pub declarations: Declarations,
+    /// Compatibility mode: a leaf parameter that no longer matches the
+    /// leaf's declaration is a warning, and the node is kept (see
+    /// [`crate::compat`]); strict (`false`) by default.
+    pub compat: bool,
+}
+
+/// A compiled shape, with what compatibility mode kept (see
+/// [`compile_reporting`]).
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    /// The shape.
+    pub shape: Shape,
+    /// The mismatches compatibility mode kept the nodes of, in tree order
+    /// (none in strict mode).
+    pub warnings: Vec<CompatWarning>,
 }
 
 /// Compiles a tree description with the default [`Limits`].
@@ -531,6 +547,16 @@ pub fn compile_with(
     catalog: &dyn LeafCatalog,
     options: &Options,
 ) -> Result<Shape, BuildError> {
+    compile_reporting(tree, catalog, options).map(|c| c.shape)
+}
+
+/// Compiles a tree description with `options`, and says what
+/// compatibility mode ([`Options::compat`]) kept.
+pub fn compile_reporting(
+    tree: &Node,
+    catalog: &dyn LeafCatalog,
+    options: &Options,
+) -> Result<Compiled, BuildError> {
     let (explicit, size) = explicit_ids(tree);
     let mut c = Compiler {
         catalog,
@@ -549,6 +575,8 @@ pub fn compile_with(
         stored: 0,
         monitors: 0,
         problems: Vec::new(),
+        compat: options.compat,
+        warnings: Vec::new(),
     };
     c.declare(&options.declarations);
     if c.emit(tree, 0).is_ok() {
@@ -574,7 +602,8 @@ pub fn compile_with(
             problems: c.problems,
         });
     }
-    c.parts.validate_with(&options.limits).map_err(|e| {
+    let warnings = std::mem::take(&mut c.warnings);
+    let shape = c.parts.validate_with(&options.limits).map_err(|e| {
         // A rule of the whole stream (child trees' names): at its node.
         let at = e.item().and_then(|item| node_at(tree, item));
         BuildError {
@@ -587,7 +616,8 @@ pub fn compile_with(
                 what: Unbuildable::Invalid(e),
             }],
         }
-    })
+    })?;
+    Ok(Compiled { shape, warnings })
 }
 
 /// The node of `tree` at pre-order position `item` (its item in the
@@ -641,6 +671,9 @@ struct Compiler<'t, 'c> {
     stored: u32,
     monitors: u32,
     problems: Vec<BuildProblem>,
+    /// Compatibility mode (see [`crate::compat`]).
+    compat: bool,
+    warnings: Vec<CompatWarning>,
 }
 
 impl<'t> Compiler<'t, '_> {
@@ -668,6 +701,32 @@ impl<'t> Compiler<'t, '_> {
             what,
         };
         self.problems.push(problem);
+    }
+
+    /// A leaf parameter that does not match its declaration: in
+    /// compatibility mode a warning, the node keeping `kept` (`true`);
+    /// else a problem (`false`).
+    fn mismatch(
+        &mut self,
+        node: &Node,
+        position: usize,
+        source: Option<Source>,
+        what: Unbuildable,
+        kept: Kept,
+    ) -> bool {
+        if !self.compat {
+            self.report(node, position, source, what);
+            return false;
+        }
+        let position = (!self.stack.is_empty()).then_some(position);
+        let problem = BuildProblem {
+            path: self.path(node, position),
+            node_type: node_type(node).into(),
+            source: source.or(node.source),
+            what,
+        };
+        self.warnings.push(CompatWarning { problem, kept });
+        true
     }
 
     fn fatal(&mut self, node: &Node, position: usize, what: Unbuildable) -> Fatal {
@@ -1355,8 +1414,8 @@ impl<'t> Compiler<'t, '_> {
                 expected: specs.len(),
                 found: positional,
             };
-            self.report(node, position, None, what);
-            ok = false;
+            // (The extra values find no slot below, and are dropped.)
+            ok &= self.mismatch(node, position, None, what, Kept::Dropped);
         }
         let mut next = 0;
         for param in &node.params {
@@ -1374,8 +1433,7 @@ impl<'t> Compiler<'t, '_> {
                             name: name.clone(),
                             suggestion: suggest(name, names).map(Box::from),
                         };
-                        self.report(node, position, param.source, what);
-                        ok = false;
+                        ok &= self.mismatch(node, position, param.source, what, Kept::Dropped);
                         continue;
                     }
                 },
@@ -1388,44 +1446,72 @@ impl<'t> Compiler<'t, '_> {
                     leaf: leaf.into(),
                     name: spec.name.clone(),
                 };
-                self.report(node, position, param.source, what);
-                ok = false;
+                // (The later value replaces the earlier.)
+                ok &= self.mismatch(node, position, param.source, what, Kept::Dropped);
             }
             *entry = Some(param);
         }
         let mut words = Vec::with_capacity(specs.len());
         let mut constants = Vec::new();
         for (spec, param) in specs.iter().zip(&given) {
+            let compat_mode = self.compat;
+            let fallback = || {
+                let kept = compat_mode.then(|| compat::fallback(spec)).flatten();
+                kept.map(|value| {
+                    let name = spec.name.clone();
+                    (value.clone(), Kept::Value { name, value })
+                })
+            };
             let (value, source) = match (param, &spec.default) {
-                (Some(p), _) => (&p.value, p.source),
-                (None, Some(default)) => (default, None),
+                (Some(p), _) => (p.value.clone(), p.source),
+                (None, Some(default)) => (default.clone(), None),
                 (None, None) => {
                     let what = Unbuildable::MissingParam {
                         leaf: leaf.into(),
                         name: spec.name.clone(),
                         ty: spec.ty.clone(),
                     };
-                    self.report(node, position, None, what);
-                    ok = false;
-                    continue;
+                    match fallback() {
+                        Some((value, kept)) => {
+                            self.mismatch(node, position, None, what, kept);
+                            (value, None)
+                        }
+                        None => {
+                            self.report(node, position, None, what);
+                            ok = false;
+                            continue;
+                        }
+                    }
                 }
             };
             let fields = &self.parts.fields;
-            match encode(&spec.ty, value, fields, &mut self.parts.strings) {
+            let mut encoded = encode(&spec.ty, &value, fields, &mut self.parts.strings);
+            if let Err(problem) = &encoded {
+                let what = Unbuildable::BadParam {
+                    leaf: leaf.into(),
+                    name: spec.name.clone(),
+                    problem: problem.clone(),
+                };
+                match fallback() {
+                    Some((value, kept)) => {
+                        let fields = &self.parts.fields;
+                        encoded = encode(&spec.ty, &value, fields, &mut self.parts.strings);
+                        if encoded.is_ok() {
+                            self.mismatch(node, position, source, what, kept);
+                        } else {
+                            self.report(node, position, source, what);
+                        }
+                    }
+                    None => self.report(node, position, source, what),
+                }
+            }
+            match encoded {
                 Ok(Encoded::Word(word)) => words.push(word),
                 Ok(Encoded::Constant(value)) => {
                     constants.push((words.len(), value));
                     words.push(0);
                 }
-                Err(problem) => {
-                    let what = Unbuildable::BadParam {
-                        leaf: leaf.into(),
-                        name: spec.name.clone(),
-                        problem,
-                    };
-                    self.report(node, position, source, what);
-                    ok = false;
-                }
+                Err(_) => ok = false,
             }
         }
         ok.then_some((words, constants))

@@ -58,6 +58,7 @@ mod bytes;
 mod capacity;
 mod catalog;
 mod child_trees;
+pub mod compat;
 mod compile;
 mod declare;
 mod disasm;
@@ -77,8 +78,10 @@ mod validate;
 pub use bytes::{DecodeError, Undecodable, item_offset};
 pub use capacity::CapacitySpec;
 pub use catalog::{Catalog, LeafCatalog, LeafSchema, suggest};
+pub use compat::{CompatWarning, Kept};
 pub use compile::{
-    BuildError, BuildProblem, MAX_PROBLEMS, Options, Unbuildable, compile, compile_with,
+    BuildError, BuildProblem, Compiled, MAX_PROBLEMS, Options, Unbuildable, compile,
+    compile_reporting, compile_with,
 };
 pub use declare::{
     Declarations, MAX_STIMULI, Script, Signal, SignalDecl, Stimulus, StimulusDecl, Timestamp,

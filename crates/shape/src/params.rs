@@ -235,6 +235,11 @@ pub struct ParamSpec {
     pub ty: ParamType,
     /// The value when a tree gives none; `None` makes the parameter required.
     pub default: Option<ParamValue>,
+    /// The value compatibility mode gives a required parameter that a tree
+    /// written for an older version of the leaf lacks, or whose value no
+    /// longer fits (see [`crate::compat`]; without one, the zero of its
+    /// type).
+    pub fallback: Option<ParamValue>,
 }
 
 impl ParamSpec {
@@ -244,12 +249,19 @@ impl ParamSpec {
             name: name.into(),
             ty,
             default: None,
+            fallback: None,
         }
     }
 
     /// The same parameter, optional with `value` as its default.
     pub fn default(mut self, value: impl Into<ParamValue>) -> ParamSpec {
         self.default = Some(value.into());
+        self
+    }
+
+    /// The same parameter, with `value` as its compatibility-mode fallback.
+    pub fn fallback(mut self, value: impl Into<ParamValue>) -> ParamSpec {
+        self.fallback = Some(value.into());
         self
     }
 }
