@@ -8,6 +8,7 @@ use crate::error::CrowdError;
 use crate::plan::{Plan, PlanConfig};
 use crate::schedule::{Clock, Lane, Schedule};
 use crate::workers::Workers;
+use rayon::iter::Either;
 use rayon::prelude::*;
 use std::collections::BTreeSet;
 use treebeard_shape::NodeIdx;
@@ -116,7 +117,7 @@ impl<B> Crowd<B> {
         let mut crowd = Crowd {
             program,
             actors,
-            schedule: Schedule::new(blackboards.len(), Clock::START),
+            schedule: Schedule::new(blackboards.len()),
             blackboards,
             frame,
             ticked: false,
@@ -189,7 +190,6 @@ impl<B> Crowd<B> {
         if !self.schedule.is_alive(agent) {
             return None;
         }
-        self.schedule.sync(self.clock());
         let i = agent.index();
         // The game's reports on it come first (in the order made, as a
         // tick applies them): work it reported done ends done, and only
@@ -214,7 +214,7 @@ impl<B> Crowd<B> {
         self.actors.get_mut(i).clear();
         self.reported.retain(|&(a, _)| a != agent.0);
         let blackboard = std::mem::take(&mut self.blackboards[i]);
-        let slots = self.schedule.leave(agent);
+        let slots = self.schedule.leave(agent, self.clock());
         if slots < self.blackboards.len() {
             self.blackboards.truncate(slots);
             self.actors.truncate(slots);
@@ -264,9 +264,7 @@ impl<B> Crowd<B> {
         if every == 0 {
             return Err(CrowdError::ZeroTickRate);
         }
-        let clock = self.clock();
-        self.schedule.sync(clock);
-        self.schedule.set_every(agent, every, clock);
+        self.schedule.set_every(agent, every, self.clock());
         Ok(())
     }
 
@@ -810,11 +808,19 @@ impl<B: Send> Crowd<B> {
         } else {
             let chunk = self.plan.chunk_agents();
             let workers = &self.workers;
+            // Each chunk's lanes, or none on the fast path (which keeps no
+            // lanes at all).
+            let lanes = if scheduled {
+                Either::Left(self.schedule.lanes_mut().par_chunks_mut(chunk).map(Some))
+            } else {
+                let chunks = self.blackboards.len().div_ceil(chunk);
+                Either::Right((0..chunks).into_par_iter().map(|_| None))
+            };
             self.actors
                 .words_mut()
                 .par_chunks_mut(chunk * layout.words())
                 .zip(self.blackboards.par_chunks_mut(chunk))
-                .zip(self.schedule.lanes_mut().par_chunks_mut(chunk))
+                .zip(lanes)
                 .zip(self.chunk_requests.par_iter_mut())
                 .enumerate()
                 .for_each(|(i, (((words, blackboards), lanes), requests))| {
@@ -832,7 +838,7 @@ impl<B: Send> Crowd<B> {
                         AgentId(first),
                         (words, layout),
                         blackboards,
-                        scheduled.then_some(lanes),
+                        lanes,
                         requests,
                         before,
                         &skip[from..to],

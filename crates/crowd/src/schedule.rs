@@ -18,9 +18,9 @@
 //! often.
 //!
 //! While every agent ticks every frame and no slot is vacant, the crowd
-//! ticks without looking at the lanes (the fast path of `Crowd::tick_with`)
-//! and they fall behind; [`Schedule::sync`] brings them up to date before
-//! anything reads them.
+//! keeps no lanes at all and ticks every slot (the fast path of
+//! `Crowd::tick_with`): a crowd pays for level of detail only once it uses
+//! it (see [`Schedule`]).
 
 use treebeard_vm::{AgentId, Frame};
 
@@ -121,87 +121,102 @@ fn first_tick_from(from: u64, id: AgentId, every: u32) -> u64 {
 }
 
 /// The lanes of a crowd's slots and its vacant slots.
+///
+/// The lanes exist only while some agent ticks at a lower rate or some slot
+/// is vacant (24 bytes a slot): a crowd whose agents all tick every frame
+/// keeps none and ticks every slot on its fast path. They are laid out at
+/// the clock when that changes, and dropped again at the start of a tick
+/// once every agent ticks every frame, no slot is vacant and every lane
+/// has caught up with the clock (so no agent's `dt` loses the frames it
+/// skipped).
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Schedule {
+    /// Slots, live or vacant.
+    slots: usize,
+    /// One per slot, or none (see the type's documentation).
     lanes: Vec<Lane>,
     /// The vacant slots, highest first: the lowest is at the end.
     vacant: Vec<u32>,
     /// Live agents whose rate is above 1.
     slow: usize,
-    /// Whether the crowd ticked on its fast path since the lanes were last
-    /// brought up to date (see [`Schedule::sync`]).
-    stale: bool,
 }
 
 impl Schedule {
-    /// `agents` agents that join at `clock`, each ticking every frame.
-    pub(crate) fn new(agents: usize, clock: Clock) -> Schedule {
+    /// `agents` agents that join at the clock, each ticking every frame.
+    pub(crate) fn new(agents: usize) -> Schedule {
         Schedule {
-            lanes: vec![Lane::joined(clock); agents],
+            slots: agents,
             ..Schedule::default()
         }
     }
 
-    /// Whether every agent ticks every frame and no slot is vacant: the
-    /// crowd can tick every slot without reading the lanes.
+    /// Whether every agent ticks every frame and no slot is vacant.
     #[inline]
     pub(crate) fn is_trivial(&self) -> bool {
         self.vacant.is_empty() && self.slow == 0
     }
 
+    /// Whether the lanes are laid out (see the type's documentation).
+    #[cfg(test)]
+    fn has_lanes(&self) -> bool {
+        !self.lanes.is_empty()
+    }
+
     /// Slots, live or vacant.
     pub(crate) fn slots(&self) -> usize {
-        self.lanes.len()
+        self.slots
     }
 
     /// Live agents.
     pub(crate) fn live(&self) -> usize {
-        self.lanes.len() - self.vacant.len()
+        self.slots - self.vacant.len()
     }
 
     /// Whether `agent` names a slot that holds an agent.
     #[inline]
     pub(crate) fn is_alive(&self, agent: AgentId) -> bool {
-        self.lanes
-            .get(agent.index())
-            .is_some_and(|lane| !lane.is_vacant())
+        agent.index() < self.slots
+            && self
+                .lanes
+                .get(agent.index())
+                .is_none_or(|lane| !lane.is_vacant())
     }
 
     /// The rate of a live agent.
     pub(crate) fn every(&self, agent: AgentId) -> u32 {
-        self.lanes[agent.index()].every
+        self.lanes.get(agent.index()).map_or(1, |lane| lane.every)
+    }
+
+    /// Lays the lanes out at `clock`, if they are not: every agent ticks
+    /// every frame, from the clock on.
+    fn lay_out(&mut self, clock: Clock) {
+        if self.lanes.is_empty() {
+            self.lanes = vec![Lane::joined(clock); self.slots];
+        }
     }
 
     /// Called between ticks, at `clock`: whether the next tick must follow
-    /// the lanes. If not (every agent ticks every frame and no slot is
-    /// vacant), the crowd ticks every slot without reading them, and they
-    /// fall behind until [`Schedule::sync`].
+    /// the lanes. If not, the crowd ticks every slot with its frame, and
+    /// the lanes, if there were any, are dropped (see the type's
+    /// documentation).
     #[inline]
     pub(crate) fn start_tick(&mut self, clock: Clock) -> bool {
-        if self.is_trivial() {
-            self.stale = true;
-            false
-        } else {
-            self.sync(clock);
-            true
+        if self.lanes.is_empty() {
+            return false;
         }
+        if self.is_trivial()
+            && self
+                .lanes
+                .iter()
+                .all(|l| l.next == clock.next && l.since == clock.time)
+        {
+            self.lanes = Vec::new();
+            return false;
+        }
+        true
     }
 
-    /// Brings the lanes up to date after fast-path ticks, between ticks, at
-    /// `clock`. The fast path runs only while every agent ticks every frame
-    /// and no slot is vacant, so every lane is a rate-1 agent's that ticked
-    /// in the frame before.
-    pub(crate) fn sync(&mut self, clock: Clock) {
-        if !self.stale {
-            return;
-        }
-        debug_assert!(self.is_trivial());
-        self.lanes.fill(Lane::joined(clock));
-        self.stale = false;
-    }
-
-    /// The lanes, for a tick; up to date if `start_tick` said the tick
-    /// follows them.
+    /// The lanes, for a tick that follows them (see [`Schedule::start_tick`]).
     pub(crate) fn lanes_mut(&mut self) -> &mut [Lane] {
         &mut self.lanes
     }
@@ -216,25 +231,25 @@ impl Schedule {
                 (AgentId(id), false)
             }
             None => {
-                let id =
-                    u32::try_from(self.lanes.len()).expect("a crowd numbers its agents with u32");
-                self.lanes.push(Lane::joined(clock));
+                let id = u32::try_from(self.slots).expect("a crowd numbers its agents with u32");
+                self.slots += 1;
+                if !self.lanes.is_empty() {
+                    self.lanes.push(Lane::joined(clock));
+                }
                 (AgentId(id), true)
             }
         }
     }
 
-    /// Each slot's lane as (next frame index, since, rate), up to date at
-    /// `clock` (for snapshots): `u64::MAX` as the next index marks a vacant
-    /// slot.
+    /// Each slot's lane as (next frame index, since, rate) at `clock` (for
+    /// snapshots): `u64::MAX` as the next index marks a vacant slot.
     pub(crate) fn to_parts(&self, clock: Clock) -> Vec<(u64, f64, u32)> {
-        let mut synced = self.clone();
-        synced.sync(clock);
-        synced
-            .lanes
-            .iter()
-            .map(|l| (l.next, l.since, l.every))
-            .collect()
+        let part = |l: &Lane| (l.next, l.since, l.every);
+        if self.lanes.is_empty() {
+            vec![part(&Lane::joined(clock)); self.slots]
+        } else {
+            self.lanes.iter().map(part).collect()
+        }
     }
 
     /// The schedule [`Schedule::to_parts`] gave, for `slots` slots at
@@ -247,7 +262,10 @@ impl Schedule {
         if parts.len() != slots {
             return Err(format!("{} lanes for {slots} agents", parts.len()));
         }
-        let mut schedule = Schedule::default();
+        let mut schedule = Schedule {
+            slots,
+            ..Schedule::default()
+        };
         for (i, &(next, since, every)) in parts.iter().enumerate() {
             let lane = Lane { next, since, every };
             if !lane.is_vacant() {
@@ -272,13 +290,16 @@ impl Schedule {
         {
             return Err(format!("the last slot, {}, is vacant", slots - 1));
         }
+        // Laid out or not, as the crowd left it: the next tick drops the
+        // lanes if they are all caught up.
         Ok(schedule)
     }
 
-    /// Leaves the live agent's slot vacant. Vacant slots at the end are
-    /// dropped; returns the number of slots that remain.
-    pub(crate) fn leave(&mut self, agent: AgentId) -> usize {
-        debug_assert!(!self.stale && self.is_alive(agent));
+    /// Leaves the live agent's slot vacant, at `clock`. Vacant slots at
+    /// the end are dropped; returns the number of slots that remain.
+    pub(crate) fn leave(&mut self, agent: AgentId, clock: Clock) -> usize {
+        debug_assert!(self.is_alive(agent));
+        self.lay_out(clock);
         let lane = &mut self.lanes[agent.index()];
         if lane.every > 1 {
             self.slow -= 1;
@@ -288,7 +309,7 @@ impl Schedule {
         self.vacant.insert(at, agent.0);
         // Drop the trailing vacant slots: the highest vacant ids, first in
         // `vacant`.
-        let mut slots = self.lanes.len();
+        let mut slots = self.slots;
         let trailing = self
             .vacant
             .iter()
@@ -300,6 +321,7 @@ impl Schedule {
             .count();
         self.vacant.drain(..trailing);
         self.lanes.truncate(slots);
+        self.slots = slots;
         slots
     }
 
@@ -309,11 +331,12 @@ impl Schedule {
     /// all the time since its last tick. Setting the rate it has changes
     /// nothing.
     pub(crate) fn set_every(&mut self, agent: AgentId, every: u32, clock: Clock) {
-        debug_assert!(!self.stale && self.is_alive(agent) && every > 0);
-        let lane = &mut self.lanes[agent.index()];
-        if lane.every == every {
+        debug_assert!(self.is_alive(agent) && every > 0);
+        if self.every(agent) == every {
             return;
         }
+        self.lay_out(clock);
+        let lane = &mut self.lanes[agent.index()];
         match (lane.every > 1, every > 1) {
             (false, true) => self.slow += 1,
             (true, false) => self.slow -= 1,
@@ -351,7 +374,7 @@ mod tests {
 
     #[test]
     fn a_slow_agent_s_dt_covers_the_frames_since_its_last_tick() {
-        let mut s = Schedule::new(1, Clock::START);
+        let mut s = Schedule::new(1);
         s.set_every(AgentId(0), 3, Clock::START);
         let lane = &mut s.lanes[0];
         let mut seen = Vec::new();
@@ -369,15 +392,25 @@ mod tests {
     #[test]
     fn vacant_slots_are_reused_lowest_first_and_trailing_ones_dropped() {
         let f = Clock::after(&frame(0));
-        let mut s = Schedule::new(5, f);
-        assert_eq!(s.leave(AgentId(3)), 5);
-        assert_eq!(s.leave(AgentId(1)), 5);
+        let mut s = Schedule::new(5);
+        assert!(
+            !s.has_lanes(),
+            "no lanes while every agent ticks every frame"
+        );
+        assert_eq!(s.leave(AgentId(3), f), 5);
+        assert!(s.has_lanes());
+        assert_eq!(s.leave(AgentId(1), f), 5);
         assert!(!s.is_trivial());
         assert_eq!((s.slots(), s.live()), (5, 3));
         assert_eq!(s.join(f), (AgentId(1), false));
         // Leaving the last slot drops it and the vacant slot 3 before it.
-        assert_eq!(s.leave(AgentId(4)), 3);
+        assert_eq!(s.leave(AgentId(4), f), 3);
         assert!(s.is_trivial());
         assert_eq!(s.join(f), (AgentId(3), true));
+        // Caught up with the clock, the lanes go at the next tick.
+        assert!(!s.start_tick(f));
+        assert!(!s.has_lanes());
+        assert_eq!((s.slots(), s.live()), (4, 4));
+        assert!(s.is_alive(AgentId(3)) && !s.is_alive(AgentId(4)));
     }
 }

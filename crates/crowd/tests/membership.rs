@@ -487,3 +487,30 @@ fn agents_at_rate_one_tick_as_on_the_fast_path() {
     }
     assert_eq!(scheduled.blackboards()[4].tick, 50);
 }
+
+/// A crowd keeps no lanes while every agent ticks every frame (issue 24:
+/// no per-agent bytes for level of detail until it is used); going back to
+/// rate 1, an agent's next tick still covers the frames it skipped.
+#[test]
+fn back_at_rate_one_an_agent_s_first_tick_covers_what_it_skipped() {
+    let mut crowd = clocks(3);
+    crowd.set_tick_rate(AgentId(1), 4).unwrap();
+    for _ in 0..5 {
+        crowd.tick(0.25);
+    }
+    // Agent 1 (rate 4, phase 1) ticked on frame 3 only.
+    crowd.set_tick_rate(AgentId(1), 1).unwrap();
+    crowd.tick(0.25);
+    crowd.tick(0.25);
+    let ticks: Vec<(u64, f32)> = crowd.blackboards()[1]
+        .ticks
+        .iter()
+        .map(|&(index, _, dt)| (index, dt))
+        .collect();
+    // Frame 3 covered frames 0 to 3; frame 5, the first at rate 1,
+    // covers frames 4 and 5; then one frame each.
+    assert_eq!(ticks, [(3, 1.0), (5, 0.5), (6, 0.25)]);
+    // The others ticked every frame, each covering its own.
+    assert!(crowd.blackboards()[0].ticks.iter().all(|t| t.2 == 0.25));
+    assert_eq!(crowd.blackboards()[0].ticks.len(), 7);
+}
