@@ -75,14 +75,7 @@ impl Test<'_> {
     fn same(&self, other: &Test<'_>) -> bool {
         match (self, other) {
             (Test::Param(a), Test::Param(b)) => a.name == b.name && a.value == b.value,
-            (Test::Decide(a), Test::Decide(b)) => {
-                a.leaf_name() == b.leaf_name()
-                    && a.params().len() == b.params().len()
-                    && a.params()
-                        .iter()
-                        .zip(b.params())
-                        .all(|(x, y)| x.name == y.name && x.value == y.value)
-            }
+            (Test::Decide(a), Test::Decide(b)) => same_leaf(a, b),
             _ => false,
         }
     }
@@ -100,6 +93,16 @@ impl Test<'_> {
             }
         }
     }
+}
+
+/// The same leaf with the same arguments, wherever written.
+fn same_leaf(a: &Node, b: &Node) -> bool {
+    a.leaf_name() == b.leaf_name()
+        && a.params().len() == b.params().len()
+        && a.params()
+            .iter()
+            .zip(b.params())
+            .all(|(x, y)| x.name == y.name && x.value == y.value)
 }
 
 /// What a node can return when it finishes.
@@ -485,16 +488,7 @@ impl Checker<'_> {
             let Some(guards) = guards else {
                 continue; // an unguarded child can always be tried
             };
-            // The same leaf with the same arguments, wherever written.
-            let same = |g: &&Node| {
-                g.leaf_name() == condition.leaf_name()
-                    && g.params().len() == condition.params().len()
-                    && g.params()
-                        .iter()
-                        .zip(condition.params())
-                        .all(|(a, b)| a.name == b.name && a.value == b.value)
-            };
-            if guards.iter().any(same) {
+            if guards.iter().any(|g| same_leaf(g, condition)) {
                 continue;
             }
             let group_path = format!("{path}/{}[{i}]", group.label());

@@ -691,15 +691,26 @@ impl<'t> Compiler<'t, '_> {
         path
     }
 
-    /// Records a problem of `node` (at `source`, else the node's own).
-    fn report(&mut self, node: &Node, position: usize, source: Option<Source>, what: Unbuildable) {
+    /// A problem of `node` (at `source`, else the node's own).
+    fn problem(
+        &self,
+        node: &Node,
+        position: usize,
+        source: Option<Source>,
+        what: Unbuildable,
+    ) -> BuildProblem {
         let position = (!self.stack.is_empty()).then_some(position);
-        let problem = BuildProblem {
+        BuildProblem {
             path: self.path(node, position),
             node_type: node_type(node).into(),
             source: source.or(node.source),
             what,
-        };
+        }
+    }
+
+    /// Records a problem of `node` (at `source`, else the node's own).
+    fn report(&mut self, node: &Node, position: usize, source: Option<Source>, what: Unbuildable) {
+        let problem = self.problem(node, position, source, what);
         self.problems.push(problem);
     }
 
@@ -718,13 +729,7 @@ impl<'t> Compiler<'t, '_> {
             self.report(node, position, source, what);
             return false;
         }
-        let position = (!self.stack.is_empty()).then_some(position);
-        let problem = BuildProblem {
-            path: self.path(node, position),
-            node_type: node_type(node).into(),
-            source: source.or(node.source),
-            what,
-        };
+        let problem = self.problem(node, position, source, what);
         self.warnings.push(CompatWarning { problem, kept });
         true
     }

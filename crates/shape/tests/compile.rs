@@ -801,9 +801,7 @@ fn stored_state_compiles_reactive_composites_to_memory_ones() {
         priority([cond("ready"), act("Eat")]),
     ]);
     let shape = build(&tree);
-    let kinds: Vec<Kind> = (0..shape.len() as u32)
-        .map(|i| shape.kind(NodeIdx::new(i)))
-        .collect();
+    let kinds = kinds(&shape);
     assert_eq!(
         kinds,
         [
@@ -871,9 +869,7 @@ fn copies_of_a_child_tree_share_the_first_place_in_the_stream() {
         ("hall", child_trees([("room", inner())])),
     ]);
     let shape = build(&tree);
-    let kinds: Vec<Kind> = (0..shape.len() as u32)
-        .map(|i| shape.kind(NodeIdx::new(i)))
-        .collect();
+    let kinds = kinds(&shape);
     use Kind::*;
     assert_eq!(
         kinds,
@@ -905,4 +901,11 @@ fn copies_of_a_child_tree_share_the_first_place_in_the_stream() {
     );
     assert_eq!(shared[9], 1);
     assert_eq!(shared[8], 8);
+}
+
+/// The kinds of `shape`'s items, in stream order.
+fn kinds(shape: &treebeard_shape::Shape) -> Vec<Kind> {
+    (0..shape.len() as u32)
+        .map(|i| shape.kind(NodeIdx::new(i)))
+        .collect()
 }

@@ -268,23 +268,7 @@ fn level_five_tells_a_decider_that_failed_its_own_test() {
             .named("rest"),
         act("Idle"),
     ]);
-    let program = leaves.compile(&tree).unwrap();
-    let mut trace = DecisionTrace::new(program.shape(), TraceLevel::ALL, Vec::new());
-    let mut actor = Actor::for_shape(program.shape());
-    let mut frame = Frame::default();
-    for _ in 0..2 {
-        frame = frame.next(0.1);
-        Interpreter::new().tick_observed(
-            &program,
-            &frame,
-            AgentId(0),
-            &mut actor.as_mut(),
-            &mut Guard::default(),
-            &mut Vec::new(),
-            &mut trace,
-        );
-    }
-    let text = String::from_utf8(trace.into_inner()).unwrap();
+    let text = level_five(&leaves.compile(&tree).unwrap(), 2, 0.1);
     // The first tick runs the child; the second finds the cool-down closed.
     assert!(
         text.contains(
@@ -351,14 +335,19 @@ fn spore_trace() -> String {
         ],
     )
     .named("ROOT");
-    let program = leaves.compile(&tree).unwrap();
+    level_five(&leaves.compile(&tree).unwrap(), 2, 0.5)
+}
+
+/// The level-5 trace of one agent's first `ticks` ticks of `program`, each
+/// `dt` long.
+fn level_five(program: &Program<Guard>, ticks: usize, dt: f32) -> String {
     let mut trace = DecisionTrace::new(program.shape(), TraceLevel::ALL, Vec::new());
     let mut actor = Actor::for_shape(program.shape());
     let mut frame = Frame::default();
-    for _ in 0..2 {
-        frame = frame.next(0.5);
+    for _ in 0..ticks {
+        frame = frame.next(dt);
         Interpreter::new().tick_observed(
-            &program,
+            program,
             &frame,
             AgentId(0),
             &mut actor.as_mut(),
@@ -411,18 +400,7 @@ fn level_five_says_a_group_found_no_decider_not_that_it_failed_its_own_test() {
     leaves.action("Eat", |_, _| Status::Success);
     leaves.decide("hunger", |_, _| 0.0);
     let tree = group("prioritized", [decider_with(decide("hunger"), act("Eat"))]).named("ROOT");
-    let program = leaves.compile(&tree).unwrap();
-    let mut trace = DecisionTrace::new(program.shape(), TraceLevel::ALL, Vec::new());
-    Interpreter::new().tick_observed(
-        &program,
-        &Frame::default(),
-        AgentId(0),
-        &mut Actor::for_shape(program.shape()).as_mut(),
-        &mut Guard::default(),
-        &mut Vec::new(),
-        &mut trace,
-    );
-    let text = String::from_utf8(trace.into_inner()).unwrap();
+    let text = level_five(&leaves.compile(&tree).unwrap(), 1, 0.1);
     assert!(
         text.contains("`ROOT` failed, none of its deciders accepts: Group"),
         "{text}"
