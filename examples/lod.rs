@@ -89,6 +89,15 @@ fn main() -> ExitCode {
             .sum();
         let frames = args.ticks as f64 * crowd.slots() as f64;
         println!("agents {} slots {}", crowd.len(), crowd.slots());
+        // Each rate: its agents, and how many times each ticked.
+        for &rate in &args.rates {
+            let agents = crowd
+                .agents()
+                .filter(|&id| crowd.tick_rate(id) == Some(rate))
+                .count();
+            let ticks = args.ticks.div_ceil(u64::from(rate));
+            println!("rate {rate}: {agents} agents, each ticking on 1 frame in {rate} (about {ticks} of {} ticks)", args.ticks);
+        }
         println!("agent_ticks {agent_ticks}");
         println!("ns_per_slot_frame {:.2}", elapsed / frames);
         println!(

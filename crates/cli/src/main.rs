@@ -471,6 +471,8 @@ fn run(
         Err(code) => return code,
     };
     let mut code = ExitCode::SUCCESS;
+    // Passed, failed, and did not load.
+    let mut tally = [0usize; 3];
     for path in scenarios {
         let options = PrepareOptions {
             root: content_root(path, options.root.as_deref()),
@@ -480,6 +482,7 @@ fn run(
             Ok(p) => p,
             Err(failed) => {
                 code = failed;
+                tally[2] += 1;
                 continue;
             }
         };
@@ -492,7 +495,10 @@ fn run(
         match prepared.run(&mut engine, sink) {
             Ok(verdict) => {
                 observe.report(&prepared, &engine);
-                if report::verdict(path, &prepared, &verdict, color) != ExitCode::SUCCESS {
+                if report::verdict(path, &prepared, &verdict, color) == ExitCode::SUCCESS {
+                    tally[0] += 1;
+                } else {
+                    tally[1] += 1;
                     code = ExitCode::from(1);
                 }
             }
@@ -507,6 +513,9 @@ fn run(
         && let Err(e) = f.flush()
     {
         return report::trace_error(&e);
+    }
+    if scenarios.len() > 1 {
+        eprintln!("{}", report::summary(tally));
     }
     code
 }

@@ -68,6 +68,17 @@ pub(crate) fn verdict(
     }
 }
 
+/// The line that ends a run of several scenarios: `89 scenarios: 88
+/// passed, 1 failed` (and how many did not load, if any).
+pub(crate) fn summary([passed, failed, unloaded]: [usize; 3]) -> String {
+    let total = passed + failed + unloaded;
+    let mut line = format!("{total} scenarios: {passed} passed, {failed} failed");
+    if unloaded > 0 {
+        line.push_str(&format!(", {unloaded} did not load"));
+    }
+    line
+}
+
 /// A trace that could not be written: exit status 2.
 pub(crate) fn trace_error(e: &io::Error) -> ExitCode {
     eprintln!("error: cannot write the trace: {e}");

@@ -1404,7 +1404,12 @@ fn run_of_several_scenarios_reports_each() {
     out.code(1)
         .err_has("pass.ron: ok, 3 ticks, 4 checks\n")
         .err_has("fail.ron: FAILED at tick 1\n")
-        .err_has("work.ron: ok, 4 ticks, 9 checks\n");
+        .err_has("work.ron: ok, 4 ticks, 9 checks\n")
+        .err_has("3 scenarios: 2 passed, 1 failed\n");
+    // One that does not load is counted apart.
+    let out = tb(&["run", "pass.ron", "nowhere.ron"]);
+    out.code(2)
+        .err_has("2 scenarios: 1 passed, 0 failed, 1 did not load\n");
 }
 
 #[test]
@@ -1425,18 +1430,24 @@ fn run_trace_writes_one_json_object_per_event() {
     let lines: Vec<&str> = text.lines().collect();
     for line in &lines {
         // Keys in the documented order.
-        let keys: Vec<usize> = ["\"tick\":", "\"agent\":", "\"node\":", "\"event\":"]
-            .iter()
-            .map(|k| line.find(k).unwrap_or_else(|| panic!("{k} in {line}")))
-            .collect();
+        let keys: Vec<usize> = [
+            "\"scenario\":",
+            "\"tick\":",
+            "\"agent\":",
+            "\"node\":",
+            "\"event\":",
+        ]
+        .iter()
+        .map(|k| line.find(k).unwrap_or_else(|| panic!("{k} in {line}")))
+        .collect();
         assert!(keys.windows(2).all(|w| w[0] < w[1]), "key order: {line}");
         assert!(
-            line.starts_with("{\"tick\":") && line.ends_with('}'),
+            line.starts_with("{\"scenario\":\"work\",\"tick\":") && line.ends_with('}'),
             "{line}"
         );
         let v: serde_json::Value = serde_json::from_str(line).expect("a JSON object per line");
         let object = v.as_object().expect("an object");
-        assert_eq!(object.len(), 4, "{line}");
+        assert_eq!(object.len(), 5, "{line}");
         let tick = v["tick"].as_u64().expect("tick");
         assert!(tick >= last_tick && tick < 4, "ticks in order: {line}");
         last_tick = tick;
@@ -1458,11 +1469,11 @@ fn run_trace_writes_one_json_object_per_event() {
     // This scenario makes every kind of event.
     assert_eq!(events.len(), 6, "{events:?}");
     for line in [
-        r#"{"tick":0,"agent":0,"node":"guard","event":"start"}"#,
-        r#"{"tick":0,"agent":0,"node":"guard/alarmed","event":"failure"}"#,
-        r#"{"tick":0,"agent":0,"node":"guard/work/dig","event":"launch"}"#,
-        r#"{"tick":1,"agent":0,"node":"guard/work/dig","event":"complete"}"#,
-        r#"{"tick":2,"agent":0,"node":"guard/work/haul","event":"cancel"}"#,
+        r#"{"scenario":"work","tick":0,"agent":0,"node":"guard","event":"start"}"#,
+        r#"{"scenario":"work","tick":0,"agent":0,"node":"guard/alarmed","event":"failure"}"#,
+        r#"{"scenario":"work","tick":0,"agent":0,"node":"guard/work/dig","event":"launch"}"#,
+        r#"{"scenario":"work","tick":1,"agent":0,"node":"guard/work/dig","event":"complete"}"#,
+        r#"{"scenario":"work","tick":2,"agent":0,"node":"guard/work/haul","event":"cancel"}"#,
     ] {
         assert!(lines.contains(&line), "no {line} in\n{text}");
     }

@@ -715,12 +715,13 @@ impl Prepared {
                     }
                 }
                 if let Some(out) = trace.as_deref_mut() {
+                    let scenario = serde_json::Value::from(s.name.as_str());
                     for (n, e) in &events {
                         // Written by hand to keep the documented key order.
                         let node = serde_json::Value::from(self.paths[n.index()].as_str());
                         writeln!(
                             out,
-                            r#"{{"tick":{tick},"agent":{a},"node":{node},"event":"{}"}}"#,
+                            r#"{{"scenario":{scenario},"tick":{tick},"agent":{a},"node":{node},"event":"{}"}}"#,
                             e.name()
                         )?;
                     }
