@@ -44,13 +44,13 @@ use std::process::ExitCode;
 #[derive(Debug, Default, PartialEq, Eq, Parser)]
 #[command(name = "bench-report", version)]
 struct Options {
-    /// Criterion's output directory [default: <workspace>/target/criterion].
+    /// Criterion's output directory (default: `<workspace>/target/criterion`).
     #[arg(long, value_name = "DIR", value_parser = non_empty)]
     criterion: Option<PathBuf>,
-    /// The Markdown file to update [default: <workspace>/BENCHMARKS.md].
+    /// The Markdown file to update (default: `<workspace>/BENCHMARKS.md`).
     #[arg(long, value_name = "FILE", value_parser = non_empty)]
     out: Option<PathBuf>,
-    /// Where the SVG plots go [default: <workspace>/docs/bench].
+    /// Where the SVG plots go (default: `<workspace>/docs/bench`).
     #[arg(long, value_name = "DIR", value_parser = non_empty)]
     plots: Option<PathBuf>,
 }

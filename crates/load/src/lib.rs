@@ -10,7 +10,7 @@
 //! parameter and blackboard remapping), the shape compiler checks every
 //! parameter against its leaf's schema, and [`checks`] warns about trees
 //! that cannot work as written. Every problem becomes a
-//! [`Diagnostic`](diagnostic::Diagnostic) with its file, line, column,
+//! [`Diagnostic`] with its file, line, column,
 //! tree, node path and node type, printed as a code frame; a load reports
 //! all it finds at once, and no input makes it panic.
 //!

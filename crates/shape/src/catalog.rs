@@ -192,7 +192,7 @@ pub const SUGGEST_WORK: usize = 1 << 16;
 /// The registered name closest to `name`, if one is close enough to be a
 /// likely typo (at most a third of its characters wrong). Candidates whose
 /// length alone rules them out are skipped; the comparison stops after
-/// [`SUGGEST_WORK`] character pairs.
+/// 65,536 character pairs.
 pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let chars = name.chars().count();
     let mut work = 0usize;

@@ -2,7 +2,7 @@
 //! tick, on the same tree, scripts and completions.
 //!
 //! [`differential`] runs a few agents of one [`Spec`] for some ticks. Each
-//! agent has a VM [`Actor`] and a [`Reference`], each with its own
+//! agent has a VM [`Actor`](treebeard_vm::Actor) and a [`Reference`], each with its own
 //! [`World::random`] script of the same seed, so both see the same leaf
 //! outcomes as long as they make the same calls. Before each tick the same
 //! game-system reports are applied to both (decided by hashing the seed,

@@ -6,7 +6,7 @@
 //! nesting at most [`MAX_DEPTH`] levels. Each dialect has one table of the
 //! standard node names it maps to treebeard's deciders and built-in kinds
 //! (with a table of their attribute names) or marks
-//! [`What::Unsupported`](crate::document::What::Unsupported); every other
+//! [`What::Unsupported`]; every other
 //! element is a leaf of that name.
 //!
 //! Every node of either dialect may carry log messages in MBT's reserved
