@@ -1,4 +1,4 @@
-//! The crowd workload of `shared/bench/crowd-workload.md`: treebeard's main
+//! The crowd workload of `docs/crowd-workload.md`: treebeard's main
 //! job.
 //!
 //! Runs the workload on treebeard and, in the same process and on the same

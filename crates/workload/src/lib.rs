@@ -1,4 +1,4 @@
-//! The crowd workload of `shared/bench/crowd-workload.md`: the fixed job
+//! The crowd workload of `docs/crowd-workload.md`: the fixed job
 //! every throughput figure of treebeard measures.
 //!
 //! * [`Critter`] is one agent's blackboard, [`Critter::world_step`] the world
