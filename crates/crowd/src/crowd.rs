@@ -9,11 +9,10 @@ use crate::error::CrowdError;
 use crate::plan::{Plan, PlanConfig};
 use crate::schedule::{Clock, Schedule};
 use crate::workers::Workers;
-use std::collections::BTreeSet;
 use treebeard_shape::NodeIdx;
 use treebeard_vm::{
     ActorLayout, ActorRef, Actors, AgentId, Completion, Engine, EngineError, EventId, Frame,
-    Program, Request, RequestKind,
+    Program, Request, RequestKind, SubsetRuleReports,
 };
 
 /// Many agents, each with a blackboard and an actor, running one program.
@@ -57,7 +56,7 @@ pub struct Crowd<B> {
     watch: Watch,
     /// The deciders each agent was reported for breaking Spore's subset
     /// rule (`RequestKind::SubsetRule`), as (agent, decider): each once.
-    reported: BTreeSet<(u32, u32)>,
+    reported: SubsetRuleReports,
 }
 
 /// What an observed tick keeps: the agents watched, sorted; those due this
@@ -82,7 +81,7 @@ pub(crate) struct Restored {
     pub(crate) requests: Vec<Request>,
     pub(crate) stale: usize,
     pub(crate) undelivered: usize,
-    pub(crate) reported: BTreeSet<(u32, u32)>,
+    pub(crate) reported: SubsetRuleReports,
 }
 
 impl<B> std::fmt::Debug for Crowd<B> {
@@ -129,7 +128,7 @@ impl<B> Crowd<B> {
             config: PlanConfig::default(),
             workers: Workers::default(),
             watch: Watch::default(),
-            reported: BTreeSet::new(),
+            reported: SubsetRuleReports::default(),
         };
         crowd.replan();
         crowd
@@ -211,7 +210,7 @@ impl<B> Crowd<B> {
         drop(interpreter);
         self.settle_between_ticks(&requests[start..]);
         self.actors.get_mut(i).clear();
-        self.reported.retain(|&(a, _)| a != agent.0);
+        self.reported.forget_agent(agent);
         let blackboard = std::mem::take(&mut self.blackboards[i]);
         let slots = self.schedule.leave(agent, self.clock());
         if slots < self.blackboards.len() {
@@ -503,34 +502,16 @@ impl<B> Crowd<B> {
                 .settle(&self.frame, &self.requests, &mut self.actors);
         }
         self.route_events();
-        self.report_once();
-    }
-
-    /// Keeps the first report of each agent's broken subset rule at each
-    /// decider, and drops the repeats (a tree that breaks it does on every
-    /// tick).
-    fn report_once(&mut self) {
-        if self.program.spec().groups == 0
-            || !self
-                .requests
-                .iter()
-                .any(|r| r.kind == RequestKind::SubsetRule)
-        {
-            return;
+        if self.program.spec().groups > 0 {
+            self.reported.keep_first(&mut self.requests);
         }
-        let reported = &mut self.reported;
-        self.requests.retain(|r| {
-            r.kind != RequestKind::SubsetRule || reported.insert((r.agent.0, r.node.get()))
-        });
     }
 
     /// The deciders each agent was reported for breaking Spore's subset
     /// rule, as (agent, decider item), in order: a crowd reports each once
     /// (a reload forgets them, and a removed agent's go with it).
     pub fn subset_rule_reports(&self) -> impl Iterator<Item = (AgentId, NodeIdx)> + '_ {
-        self.reported
-            .iter()
-            .map(|&(agent, node)| (AgentId(agent), NodeIdx::new(node)))
+        self.reported.iter()
     }
 
     /// Delivers the events the tick's `SendEvent` nodes sent, in agent

@@ -22,7 +22,7 @@ use std::fmt;
 use treebeard_shape::{ActionId, Kind, NodeIdx, Shape};
 use treebeard_vm::{
     ActorLayout, Actors, AgentId, Completion, EventId, Frame, Outcome, Program, Request,
-    RequestKind, Seat, Team,
+    RequestKind, Seat, SubsetRuleReports, Team,
 };
 
 /// The format version [`Crowd::snapshot`] writes: 3 since snapshots hold
@@ -424,7 +424,7 @@ impl<B> Crowd<B> {
                 kind,
             });
         }
-        let mut reported = std::collections::BTreeSet::new();
+        let mut reported = SubsetRuleReports::default();
         for (i, &(a, n)) in s.subset_rule_reports.iter().enumerate() {
             let what = format!("subset-rule report {i}");
             agent(a, &what)?;
@@ -433,7 +433,7 @@ impl<B> Crowd<B> {
                     "{what} is for item {n}, which is no Decider"
                 )));
             }
-            if !reported.insert((a, n)) {
+            if !reported.insert(AgentId(a), NodeIdx::new(n)) {
                 return Err(SnapshotError::new(format!("{what} is there twice")));
             }
         }

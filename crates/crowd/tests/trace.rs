@@ -45,7 +45,7 @@ fn crowd_traced_tick_matches_the_interpreter_and_the_plain_tick() {
         let mut interpreter = Interpreter::new();
         let mut frame = Frame::default();
         let mut answers: Vec<Completion> = Vec::new();
-        let mut reported = std::collections::BTreeSet::new();
+        let mut reported = treebeard_vm::SubsetRuleReports::default();
         for t in 0..120u64 {
             for w in traced.blackboards_mut().iter_mut() {
                 w.tick = t;
@@ -88,9 +88,7 @@ fn crowd_traced_tick_matches_the_interpreter_and_the_plain_tick() {
             // in agent order, as a crowd does after a tick; and each broken
             // subset rule reported once per agent and decider.
             program.settle(&frame, &solo_requests, &mut actors);
-            solo_requests.retain(|r| {
-                r.kind != RequestKind::SubsetRule || reported.insert((r.agent, r.node))
-            });
+            reported.keep_first(&mut solo_requests);
             for r in &solo_requests {
                 if let RequestKind::Event { event, to } = r.kind
                     && to.index() < AGENTS

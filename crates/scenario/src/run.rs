@@ -9,7 +9,7 @@ pub use live::{Live, LiveTick, Reloaded};
 use crate::blackboard::DynBlackboard;
 use crate::format::{self, Action, CheckKind, NodeRef, Scenario, Step, TreeRef};
 use crate::leaves::{self, Agent, Setup};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -20,7 +20,7 @@ use treebeard_load::{Diagnostic, Diagnostics, LoadOptions, Loader, SourceMap, Sp
 use treebeard_shape::{Kind, NodeIdx, Shape, suggest};
 use treebeard_vm::{
     CompiledTree, EngineError, EventId, Frame, Leaves, Outcome, Program, Request, RequestKind,
-    Stale, Status, TraceEvent,
+    Stale, Status, SubsetRuleReports, TraceEvent,
 };
 
 /// Problems that keep a scenario from running, with the files they are in.
@@ -690,8 +690,7 @@ impl Prepared {
                 });
                 // A broken subset rule is reported once per agent and
                 // decider, as a crowd does.
-                requests
-                    .retain(|r| r.kind != RequestKind::SubsetRule || reported.insert((a, r.node)));
+                reported.keep_first(&mut requests);
                 for r in &requests {
                     match r.kind {
                         RequestKind::Launch => {
@@ -969,7 +968,7 @@ pub(crate) struct World {
     pub(crate) statuses: Vec<Status>,
     /// The deciders each agent was reported for breaking Spore's subset
     /// rule: a crowd reports each once.
-    pub(crate) reported: BTreeSet<(u32, NodeIdx)>,
+    pub(crate) reported: SubsetRuleReports,
 }
 
 impl World {
@@ -979,7 +978,7 @@ impl World {
             due: BTreeMap::new(),
             last: Frame::default(),
             statuses: Vec::new(),
-            reported: BTreeSet::new(),
+            reported: SubsetRuleReports::default(),
         }
     }
 }

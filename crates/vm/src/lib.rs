@@ -107,7 +107,7 @@ pub use observe::{Answer, NodeState, NodeStates, Observer};
 pub use program::{LinkError, Program};
 pub use recording::{Recorder, Recording, RecordingError};
 pub use remap::{Carried, ReloadError, Remap};
-pub use request::{AgentId, Completion, Outcome, Request, RequestKind, Seat};
+pub use request::{AgentId, Completion, Outcome, Request, RequestKind, Seat, SubsetRuleReports};
 pub use status::{Signal, Status};
 pub use trace::TraceEvent;
 

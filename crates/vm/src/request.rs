@@ -8,6 +8,7 @@
 
 use crate::leaves::EventId;
 use bytemuck::{Pod, Zeroable};
+use std::collections::BTreeSet;
 use std::fmt;
 use treebeard_shape::{ActionId, NodeIdx};
 
@@ -192,4 +193,42 @@ pub struct Completion {
     pub node: NodeIdx,
     /// What happened.
     pub outcome: Outcome,
+}
+
+/// The deciders each agent was reported for breaking Spore's subset rule
+/// ([`RequestKind::SubsetRule`]), as (agent, decider): a crowd, and the
+/// scenario runner, make each report once, since a tree that breaks the
+/// rule does so on every tick.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SubsetRuleReports(BTreeSet<(AgentId, NodeIdx)>);
+
+impl SubsetRuleReports {
+    /// Drops from `requests` the reports made before, and remembers the
+    /// new ones.
+    pub fn keep_first(&mut self, requests: &mut Vec<Request>) {
+        if requests.iter().any(|r| r.kind == RequestKind::SubsetRule) {
+            requests
+                .retain(|r| r.kind != RequestKind::SubsetRule || self.0.insert((r.agent, r.node)));
+        }
+    }
+
+    /// Remembers a report made; false if it was already.
+    pub fn insert(&mut self, agent: AgentId, decider: NodeIdx) -> bool {
+        self.0.insert((agent, decider))
+    }
+
+    /// Forgets `agent`'s reports (its slot's next agent is another).
+    pub fn forget_agent(&mut self, agent: AgentId) {
+        self.0.retain(|&(a, _)| a != agent);
+    }
+
+    /// Forgets every report (the deciders are another shape's items now).
+    pub fn clear(&mut self) {
+        self.0.clear();
+    }
+
+    /// The reports made, in (agent, decider) order.
+    pub fn iter(&self) -> impl Iterator<Item = (AgentId, NodeIdx)> + '_ {
+        self.0.iter().copied()
+    }
 }

@@ -583,24 +583,18 @@ fn ten_deciders_ending_in_one_tick_stay_within_the_limit() {
         sequence([group(policy, deciders)])
     };
     // Sequential: each succeeds at once and the next is chosen; the group
-    // succeeds with the last.
-    let mut r = Rig::new(ten("sequential"));
-    for i in 0..10 {
-        r.outcome(3 + 2 * i, Success);
+    // succeeds with the last. Prioritized: each fails at once and is
+    // masked; the group fails.
+    for (policy, outcome) in [("sequential", Success), ("prioritized", Failure)] {
+        let mut r = Rig::new(ten(policy));
+        for i in 0..10 {
+            r.outcome(3 + 2 * i, outcome);
+        }
+        let (status, log, requests) = r.tick();
+        assert_eq!(status, outcome, "{policy}");
+        assert_eq!(log.len(), 10, "{policy}");
+        assert!(requests.is_empty(), "{policy}: {requests:?}");
     }
-    let (status, log, requests) = r.tick();
-    assert_eq!(status, Success);
-    assert_eq!(log.len(), 10);
-    assert!(requests.is_empty(), "{requests:?}");
-    // Prioritized: each fails at once and is masked; the group fails.
-    let mut r = Rig::new(ten("prioritized"));
-    for i in 0..10 {
-        r.outcome(3 + 2 * i, Failure);
-    }
-    let (status, log, requests) = r.tick();
-    assert_eq!(status, Failure);
-    assert_eq!(log.len(), 10);
-    assert!(requests.is_empty(), "{requests:?}");
 }
 
 /// The limit stops a tick in which work was running: it is all cancelled.
