@@ -1,13 +1,17 @@
 //! Target `script`: the expression language.
 //!
-//! The input is a script's source. Compiling it over a few fields and
-//! variables must give code or an error at a column inside the source;
-//! code must disassemble and evaluate to a value or a fault (fields read
-//! through no access, as `false`), never a panic, whatever it computes.
+//! The input is a script's source. Compiling it over a few fields,
+//! variables, entries and strings, creating entries, must give code or an
+//! error at a column inside the source; code must pass the verifier with
+//! what it created, disassemble and evaluate to a value or a fault (fields
+//! read through no access, as `false`), never a panic, whatever it
+//! computes.
 
-use treebeard_shape::script::{Names, compile, disassemble};
+use treebeard_shape::script::{
+    Context, Entry, Names, ScriptType, Symbol, check_in, compile, disassemble,
+};
 use treebeard_shape::{FieldDecl, FieldType};
-use treebeard_vm::script::{FieldAccess, eval};
+use treebeard_vm::script::{FieldAccess, Memory, eval};
 
 /// The variables scripts may name.
 const VARIABLES: [&str; 3] = ["seen", "armed", "x"];
@@ -21,17 +25,47 @@ pub fn run(data: &[u8]) {
         FieldDecl::new("alert", FieldType::Bool),
         FieldDecl::new("goal", FieldType::Str),
     ];
+    let mut entries = vec![
+        Entry {
+            name: "door".into(),
+            ty: ScriptType::Str,
+        },
+        Entry {
+            name: "count".into(),
+            ty: ScriptType::Int,
+        },
+    ];
+    let mut strings: Vec<Box<str>> = vec!["open".into()];
     let names = Names {
         fields: &fields,
         variables: &VARIABLES,
+        entries: &entries,
+        strings: &strings,
+        create: true,
     };
     match compile(&source, &names) {
         Ok(code) => {
-            let field = |i: u32| format!("field{i}");
-            let variable = |i: u32| format!("var{i}");
-            let _ = disassemble(&code.words, &field, &variable);
+            entries.extend(code.created);
+            strings.extend(code.strings);
+            let cx = Context {
+                fields: &fields,
+                variables: VARIABLES.len() as u32,
+                entries: &entries,
+                strings: strings.len() as u64,
+            };
+            assert_eq!(
+                check_in(&code.words, &cx),
+                Ok(code.ty),
+                "compiled code the verifier refuses: {source:?}"
+            );
+            let _ = disassemble(&code.words, &|s: Symbol| format!("{s:?}"));
             let mut vars = [0u32; 1];
-            let _ = eval(&code.words, &mut (), &FieldAccess::none(), &mut vars);
+            let mut words = vec![0u32; 2 * entries.len()];
+            let memory = Memory {
+                variables: &mut vars,
+                entries: &mut words,
+            };
+            let _ = eval(&code.words, &mut (), &FieldAccess::none(), memory);
         }
         Err(e) => {
             assert!(

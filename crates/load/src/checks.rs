@@ -316,7 +316,10 @@ impl Checker<'_> {
     }
 
     /// Warns about a branch of an if-then-else (or while-do-else) that its
-    /// condition, `children[0]`, can never choose.
+    /// condition, `children[0]`, can never choose. A branch that only
+    /// returns a constant status is no work lost (the node without it
+    /// returns the same), and is how the pre- and post-condition
+    /// attributes pass a status through: it is not reported.
     fn branches(&mut self, children: &[Node], path: &str) {
         let Some(condition) = children.first() else {
             return;
@@ -327,7 +330,13 @@ impl Checker<'_> {
             (2, o.failure, "never fails"),
         ];
         for (i, chosen, why) in never {
-            let Some(branch) = children.get(i).filter(|_| !chosen) else {
+            let constant = |b: &&Node| {
+                matches!(
+                    self.kind(b),
+                    Some(Kind::AlwaysSuccess | Kind::AlwaysFailure)
+                )
+            };
+            let Some(branch) = children.get(i).filter(|b| !chosen && !constant(b)) else {
                 continue;
             };
             let message = format!(

@@ -85,7 +85,7 @@ fn btcpp_built_in_decorators_and_actions() {
     assert_eq!(
         l.outline_of("T"),
         "Sequence(Loop[count=3](Timeout[seconds=200ms](LoopUntilSuccess[attempts=0](\
-         Wait[seconds=100ms]))), Script[script=n  = n + 1], AssertScript[test=n > 3 && ready], \
+         Wait[seconds=100ms]))), Script[script=n := n + 1], AssertScript[test=n > 3 && ready], \
          LoopUntilSuccess[attempts=2](Wait[seconds=0.5ms]))"
     );
 }
@@ -255,14 +255,17 @@ fn btcpp_set_blackboard_is_a_script() {
         [
             // The reader's, then the expansion's.
             "error 7:8 `SetBlackboard` needs port `value`",
-            "error 5:29 `value=\"hello\"` of `SetBlackboard` is text, which treebeard's scripts cannot hold yet",
             "error 6:8 `SetBlackboard` needs port `output_key`",
         ]
     );
     let first = &l.tree("T").root.children[0];
     assert_eq!(first.what, What::Decider(Kind::Script, None));
     assert_eq!(first.attrs.len(), 1);
-    assert_eq!(first.attrs[0].value, ParamValue::Str("b = a".into()));
+    // `:=`: the entry is created if the tree has none.
+    assert_eq!(first.attrs[0].value, ParamValue::Str("b := a".into()));
+    // Text is a string.
+    let text = &l.tree("T").root.children[1];
+    assert_eq!(text.attrs[0].value, ParamValue::Str("b := 'hello'".into()));
     let unset = &l.tree("T").root.children[4];
     assert_eq!(
         unset.what,
@@ -290,7 +293,6 @@ fn btcpp_switch_is_a_chain_of_while_do_else() {
             // The reader's, then the expansion's.
             "error 8:34 `Switch2` has no port `case_3`",
             "error 6:8 `Switch3` has 2 children; it takes 4 (one per case, then the default)",
-            "error 7:42 `case_1=\"IDLE\"` of `Switch2` is text, which treebeard's Switch cannot compare yet",
         ]
     );
     let outline = l.outline_of("T");
@@ -299,7 +301,10 @@ fn btcpp_switch_is_a_chain_of_while_do_else() {
             "Sequence(WhileDoElse#s(AssertScript#case_1[test=mode == 1], A, \
              WhileDoElse#after_case_1(AssertScript#case_2[test=mode == other], B, C)), \
              WhileDoElse(AssertScript#case_1[test=mode == 1], A, \
-             WhileDoElse#after_case_1(AssertScript#case_2[test=false], B, C)), "
+             WhileDoElse#after_case_1(AssertScript#case_2[test=false], B, C)), \
+             WhileDoElse(A, B), \
+             WhileDoElse(AssertScript#case_1[test=mode == 'IDLE'], A, \
+             WhileDoElse#after_case_1(AssertScript#case_2[test=mode == 2], B, C)), "
         ),
         "{outline}"
     );
@@ -355,9 +360,9 @@ fn btcpp_pre_and_post_conditions_wrap_their_node() {
          IfThenElse#_onSuccess(\
          IfThenElse#_failureIf(AssertScript[test=broken], AlwaysFailure, \
          IfThenElse#_successIf(AssertScript[test=done], AlwaysSuccess, A#a)), \
-         ForceSuccess(Sequence(Script[script=n  = n + 1], Script[script=m = 1])), \
+         ForceSuccess(Sequence(Script[script=n := n + 1], Script[script=m = 1])), \
          ForceFailure(Script[script=m = 1])), \
-         IfThenElse#_onFailure(B, AlwaysSuccess, ForceFailure(Script[script=failed  = true]))\
+         IfThenElse#_onFailure(B, AlwaysSuccess, ForceFailure(Script[script=failed := true]))\
          )"
     );
     // Each added node is written where its attribute's name is.

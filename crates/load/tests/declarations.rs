@@ -154,7 +154,7 @@ fn btcpp_nodes_and_the_declarations_of_an_included_file() {
         listing(s),
         [
             "Sequence",
-            "Script (script=\"ammo  = ammo + 1\")",
+            "Script (script=\"ammo := ammo + 1\")",
             "AssertScript (test=\"Armed && ammo > 0\")",
             "Loop (count=3)",
             "Timeout (seconds=1.5s)",

@@ -1335,8 +1335,8 @@ fn script_errors_point_at_the_characters_as_written_in_every_dialect() {
         (
             "t.json",
             json(r#""alert && \"x\"""#),
-            r#"\""#,
-            "unexpected character `\"`",
+            r#"\"x\""#,
+            "`&&` needs bools, found a string",
         ),
         (
             "t.ron",
@@ -1372,10 +1372,10 @@ fn script_errors_point_at_the_characters_as_written_in_every_dialect() {
             "hungr",
             "unknown name `hungr`",
         ),
-        // BT.CPP's `:=` is read as `=` without moving a column.
+        // BT.CPP's `:=` and `@`: columns as written.
         (
             "t.xml",
-            btcpp("hunger := 1; alert := hungr &gt; 1"),
+            btcpp("hunger := 1; @alert := hungr &gt; 1"),
             "hungr",
             "unknown name `hungr`",
         ),

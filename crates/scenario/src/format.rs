@@ -142,6 +142,9 @@ pub enum CheckKind {
     Blackboard(Vec<(usize, DynValue, Span)>),
     /// Exactly these stimuli are active at the tick's time (names, where).
     Stimuli(Vec<(String, Span)>),
+    /// The tree's entries (created by its scripts) hold these values
+    /// (names, values, where).
+    Entries(Vec<(String, DynValue, Span)>),
     /// The crowd's state of these `Gate`, `GlobalCooldown` and `Team` nodes
     /// after the tick's settling: a gate's agents admitted, a cool-down's
     /// ready time, a team node's teams (node, value, where the value is).
@@ -180,6 +183,7 @@ const EXPECT: &[&str] = &[
     "requests",
     "blackboard",
     "stimuli",
+    "entries",
     "globals",
 ];
 
@@ -595,6 +599,18 @@ impl Decoder<'_> {
         out
     }
 
+    /// Tree entries' values to expect: `{"name": value}`.
+    fn entry_values(&mut self, v: &Value) -> Vec<(String, DynValue, Span)> {
+        let Some(entries) = v.as_map() else {
+            self.error(v.span, "expected a map of entries to values");
+            return Vec::new();
+        };
+        entries
+            .iter()
+            .filter_map(|e| Some((e.key.to_string(), self.literal(&e.value)?, e.key_span)))
+            .collect()
+    }
+
     /// Key values to set or expect: `{"key": value}`, each of the key's type.
     fn assignments(&mut self, v: &Value, cx: &Context<'_>) -> Vec<(usize, DynValue, Span)> {
         let mut out = Vec::new();
@@ -852,13 +868,14 @@ impl Decoder<'_> {
                     CheckKind::Stimuli(names)
                 }
                 "globals" => CheckKind::Globals(self.crowd_values(&e.value)),
+                "entries" => CheckKind::Entries(self.entry_values(&e.value)),
                 _ => continue,
             };
             checks.push(Check { what, span });
         }
         if checks.is_empty() {
             if !given {
-                self.error(v.span, "an expectation checks something: `status`, `running`, `trace`, `trace_contains`, `requests`, `blackboard`, `stimuli` or `globals`");
+                self.error(v.span, "an expectation checks something: `status`, `running`, `trace`, `trace_contains`, `requests`, `blackboard`, `stimuli`, `entries` or `globals`");
             }
             return None;
         }

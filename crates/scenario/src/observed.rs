@@ -130,6 +130,10 @@ impl<E: Engine> Engine for Logged<E> {
         self.inner.stimuli(agent, now)
     }
 
+    fn entries(&self, agent: u32) -> Vec<u64> {
+        self.inner.entries(agent)
+    }
+
     fn settle(&mut self, frame: &Frame, requests: &[Request]) {
         self.inner.settle(frame, requests);
         self.log.push(Observed::Settle {

@@ -6,7 +6,7 @@ mod live;
 pub use engine::{Engine, Vm};
 pub use live::{Live, LiveTick, Reloaded};
 
-use crate::blackboard::DynBlackboard;
+use crate::blackboard::{DynBlackboard, DynValue};
 use crate::format::{self, Action, CheckKind, NodeRef, Scenario, Step, TreeRef};
 use crate::leaves::{self, Agent, Setup};
 use std::collections::BTreeMap;
@@ -17,6 +17,7 @@ use std::sync::Arc;
 use treebeard_load::diagnostic::escaped_lines;
 use treebeard_load::files::{ContentRoot, Refusal};
 use treebeard_load::{Diagnostic, Diagnostics, LoadOptions, Loader, SourceMap, Span, StubStatus};
+use treebeard_shape::script::ScriptType;
 use treebeard_shape::{Kind, NodeIdx, Shape, suggest};
 use treebeard_vm::{
     CompiledTree, EngineError, EventId, Frame, Leaves, Outcome, Program, Request, RequestKind,
@@ -344,6 +345,7 @@ impl Prepared {
     fn resolve_refs(&mut self, diags: &mut Diagnostics) {
         let mut refs: Vec<NodeRef> = Vec::new();
         let mut stimuli: Vec<(&str, Span)> = Vec::new();
+        let mut entries: Vec<(&str, Span)> = Vec::new();
         // Where `globals` checks name nodes: they must be crowd nodes.
         let mut crowd: Vec<Span> = Vec::new();
         for step in &self.scenario.script {
@@ -366,6 +368,9 @@ impl Prepared {
                     CheckKind::Stimuli(names) => {
                         stimuli.extend(names.iter().map(|(n, span)| (&**n, *span)));
                     }
+                    CheckKind::Entries(values) => {
+                        entries.extend(values.iter().map(|(n, _, span)| (&**n, *span)));
+                    }
                     CheckKind::Globals(values) => {
                         refs.extend(values.iter().map(|(n, _, _)| n.clone()));
                         crowd.extend(values.iter().map(|(n, _, _)| n.span));
@@ -382,6 +387,18 @@ impl Prepared {
                 d = match suggest(name, declared.iter().map(|s| &*s.name)) {
                     Some(s) => d.help(format!("did you mean `{s}`?")),
                     None => d.help("declare it in the tree file's `stimuli`"),
+                };
+                diags.push(d);
+            }
+        }
+        let created = self.program.shape().entries();
+        for (name, span) in entries {
+            if !created.iter().any(|e| *e.name == *name) {
+                let mut d =
+                    Diagnostic::error(format!("the tree creates no entry `{name}`")).at(span);
+                d = match suggest(name, created.iter().map(|e| &*e.name)) {
+                    Some(s) => d.help(format!("did you mean `{s}`?")),
+                    None => d.help("a tree's scripts create entries with `name := value`"),
                 };
                 diags.push(d);
             }
@@ -910,6 +927,21 @@ impl Prepared {
                     .fold(0, |flags, i| flags | 1 << i);
                 (want != flags).then(|| fail("active stimuli", names_of(want), names_of(flags)))
             }
+            CheckKind::Entries(values) => {
+                let shape = self.program.shape();
+                let words = engine.entries(a);
+                values.iter().find_map(|(name, want, _)| {
+                    let i = shape.entries().iter().position(|e| *e.name == **name)?;
+                    let have = entry_value(shape, i, words.get(i).copied().unwrap_or(0));
+                    (want.to_type(have.ty()).as_ref() != Some(&have)).then(|| {
+                        fail(
+                            &format!("tree entry `{name}`"),
+                            vec![want.to_string()],
+                            vec![have.to_string()],
+                        )
+                    })
+                })
+            }
             CheckKind::Globals(values) => {
                 let shape = self.program.shape();
                 let words = engine.globals();
@@ -1076,4 +1108,16 @@ pub fn diff(expected: &[String], actual: &[String], color: bool) -> String {
 /// The leaf table the CLI lists: the built-in leaves, no keys.
 pub fn builtin_leaves() -> Leaves<Agent> {
     leaves::builtin(&[], &[])
+}
+
+/// The value of the shape's entry `index` whose word is `word`.
+pub fn entry_value(shape: &Shape, index: usize, word: u64) -> DynValue {
+    match shape.entries().get(index).map(|e| e.ty) {
+        Some(ScriptType::Int) => DynValue::Int(word as i64),
+        Some(ScriptType::Float) => DynValue::Float(f64::from_bits(word)),
+        Some(ScriptType::Str) => {
+            DynValue::Str(treebeard_vm::script::text(shape.strings(), word).to_owned())
+        }
+        Some(ScriptType::Bool) | None => DynValue::Bool(word != 0),
+    }
 }

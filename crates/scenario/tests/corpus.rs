@@ -101,6 +101,10 @@ impl Engine for RefEngine<'_> {
         self.agents[agent as usize].stimuli_flags(now)
     }
 
+    fn entries(&self, agent: u32) -> Vec<u64> {
+        self.agents[agent as usize].entries()
+    }
+
     fn settle(&mut self, frame: &Frame, requests: &[Request]) {
         self.crowd.settle_agents(frame, requests, &mut self.agents);
     }

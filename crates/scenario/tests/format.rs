@@ -222,7 +222,7 @@ fn an_unknown_field_with_nothing_close_lists_the_fields() {
             "x.ron:1:75",
             "an expectation has no field `bogus`",
             Some(
-                "the fields are tick, agent, agents, status, running, trace, trace_contains, requests, blackboard, stimuli, globals"
+                "the fields are tick, agent, agents, status, running, trace, trace_contains, requests, blackboard, stimuli, entries, globals"
             )
         )
     );
@@ -706,7 +706,7 @@ fn an_expectation_checks_something() {
         only("z.ron", &guard("    expect: [(tick: 1, agent: 0)],")),
         error(
             "z.ron:9:14",
-            "an expectation checks something: `status`, `running`, `trace`, `trace_contains`, `requests`, `blackboard`, `stimuli` or `globals`",
+            "an expectation checks something: `status`, `running`, `trace`, `trace_contains`, `requests`, `blackboard`, `stimuli`, `entries` or `globals`",
             None
         )
     );

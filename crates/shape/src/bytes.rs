@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! magic        b"TBSHAPE\0"
-//! version      u32 = 5
+//! version      u32 = 6
 //! reserved     u32 = 0
 //! items        u32 count, then count x u64          the stream
 //! params       u32 count, then count x u64          the parameter table
@@ -19,6 +19,7 @@
 //! fields       u32 count, then per field: name, u8 field type
 //! events       u32 count, then count x string       the application's events
 //! variables    u32 count, then per variable: name, u8 initial value (bool)
+//! entries      u32 count, then per entry: name, u8 field type (its type)
 //! signals      u32 count, then per signal: u32 event, u32 variable,
 //!              u8 value (bool)
 //! timestamps   u32 count, then per timestamp: name, u32 event,
@@ -38,7 +39,8 @@
 //!
 //! Version 3 added the sections from `events` on, version 4 the `stimuli`
 //! section, version 5 the `logs` section (the nodes' log messages, debug
-//! information beside the stream like the node table). Earlier versions
+//! information beside the stream like the node table), version 6 the
+//! `entries` section and the scripts' string and entry ops. Earlier versions
 //! are refused with [`Undecodable::Version`]: shapes are build artifacts,
 //! so compile the tree again.
 //!
@@ -66,12 +68,13 @@ use crate::item::ShapeItem;
 use crate::kinds::LEAF_KINDS;
 use crate::logs::{LogEvent, LogMessages, NodeLogs};
 use crate::params::{FieldDecl, FieldType, ParamType};
+use crate::script::{Entry, ScriptType};
 use crate::shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};
 use crate::source::Source;
 use std::fmt;
 
 const MAGIC: &[u8; 8] = b"TBSHAPE\0";
-const VERSION: u32 = 5;
+const VERSION: u32 = 6;
 const HEADER: usize = 16;
 
 /// What is wrong with bytes that do not decode to a shape.
@@ -320,20 +323,22 @@ impl<'b> Reader<'b> {
 struct Declared {
     events: Vec<Box<str>>,
     variables: Vec<Variable>,
+    entries: Vec<Entry>,
     signals: Vec<Signal>,
     timestamps: Vec<Timestamp>,
     stimuli: Vec<Stimulus>,
     scripts: Vec<Script>,
     logs: Vec<NodeLogs>,
-    entries: Entries,
+    starts: Starts,
 }
 
 /// The byte offsets of the entries of the tables the validator reports
 /// [`Invalid::Declaration`] problems in, so that such a problem is reported
 /// at its entry.
 #[derive(Default)]
-struct Entries {
+struct Starts {
     variables: Vec<usize>,
+    entries: Vec<usize>,
     signals: Vec<usize>,
     timestamps: Vec<usize>,
     stimuli: Vec<usize>,
@@ -341,11 +346,12 @@ struct Entries {
     logs: Vec<usize>,
 }
 
-impl Entries {
+impl Starts {
     /// The offset of entry `index` of the table `what` names.
     fn offset(&self, what: &str, index: usize) -> Option<usize> {
         let table = match what {
             "variable" => &self.variables,
+            "entry" => &self.entries,
             "signal" => &self.signals,
             "timestamp" => &self.timestamps,
             "stimulus" => &self.stimuli,
@@ -394,18 +400,30 @@ impl Reader<'_> {
     /// The sections after the field table: events, variables, signals,
     /// timestamps, stimuli, scripts and logs.
     fn declarations(&mut self) -> Result<Declared, DecodeError> {
-        let mut entries = Entries::default();
+        let mut starts = Starts::default();
         let events = self.strings("event table")?;
         // A variable is at least a name length and its initial value.
         const VARIABLES: &str = "variable table";
-        let variables = self.table(5, VARIABLES, &mut entries.variables, |r| {
+        let variables = self.table(5, VARIABLES, &mut starts.variables, |r| {
             Ok(Variable {
                 name: r.string(VARIABLES)?,
                 initial: r.flag(VARIABLES, "variable initial value")?,
             })
         })?;
+        // An entry is at least a name length and its type.
+        const ENTRIES: &str = "entry table";
+        let entries = self.table(5, ENTRIES, &mut starts.entries, |r| {
+            let name = r.string(ENTRIES)?;
+            let ty = match r.field_type(ENTRIES)? {
+                FieldType::Bool => ScriptType::Bool,
+                FieldType::Int => ScriptType::Int,
+                FieldType::Float => ScriptType::Float,
+                FieldType::Str => ScriptType::Str,
+            };
+            Ok(Entry { name, ty })
+        })?;
         const SIGNALS: &str = "signal table";
-        let signals = self.table(9, SIGNALS, &mut entries.signals, |r| {
+        let signals = self.table(9, SIGNALS, &mut starts.signals, |r| {
             Ok(Signal {
                 event: r.u32(SIGNALS)?,
                 variable: r.u32(SIGNALS)?,
@@ -414,7 +432,7 @@ impl Reader<'_> {
         })?;
         // A timestamp is at least a name length, an event and an exclusive.
         const TIMESTAMPS: &str = "timestamp table";
-        let timestamps = self.table(12, TIMESTAMPS, &mut entries.timestamps, |r| {
+        let timestamps = self.table(12, TIMESTAMPS, &mut starts.timestamps, |r| {
             let name = r.string(TIMESTAMPS)?;
             let event = r.u32(TIMESTAMPS)?;
             let exclusive = r.u32(TIMESTAMPS)?;
@@ -426,14 +444,14 @@ impl Reader<'_> {
         })?;
         // A stimulus is a name length (at least) and its seconds.
         const STIMULI: &str = "stimulus table";
-        let stimuli = self.table(8, STIMULI, &mut entries.stimuli, |r| {
+        let stimuli = self.table(8, STIMULI, &mut starts.stimuli, |r| {
             let name = r.string(STIMULI)?;
             let seconds = f32::from_bits(r.u32(STIMULI)?);
             Ok(Stimulus { name, seconds })
         })?;
         // A script is at least a source length and a word count.
         const SCRIPTS: &str = "script table";
-        let scripts = self.table(8, SCRIPTS, &mut entries.scripts, |r| {
+        let scripts = self.table(8, SCRIPTS, &mut starts.scripts, |r| {
             let source = r.string(SCRIPTS)?;
             let len = r.count(8, SCRIPTS)?;
             let mut words = Vec::with_capacity(len);
@@ -447,7 +465,7 @@ impl Reader<'_> {
         })?;
         // A log entry is at least a node and its event bits.
         const LOGS: &str = "log table";
-        let logs = self.table(5, LOGS, &mut entries.logs, |r| {
+        let logs = self.table(5, LOGS, &mut starts.logs, |r| {
             let node = r.u32(LOGS)?;
             let at = r.pos;
             let events = r.u8(LOGS)?;
@@ -472,12 +490,13 @@ impl Reader<'_> {
         Ok(Declared {
             events,
             variables,
+            entries,
             signals,
             timestamps,
             stimuli,
             scripts,
             logs,
-            entries,
+            starts,
         })
     }
 }
@@ -653,12 +672,13 @@ impl Shape {
         let Declared {
             events,
             variables,
+            entries,
             signals,
             timestamps,
             stimuli,
             scripts,
             logs,
-            entries,
+            starts,
         } = tables;
         let parts = ShapeParts {
             items,
@@ -670,6 +690,7 @@ impl Shape {
             fields,
             events,
             variables,
+            entries,
             signals,
             timestamps,
             stimuli,
@@ -678,10 +699,10 @@ impl Shape {
         };
         parts.validate_with(limits).map_err(|e| {
             let offset = match (e.item(), e.what()) {
-                (_, Invalid::Log { index, .. }) => entries.offset("log", *index).unwrap_or(0),
+                (_, Invalid::Log { index, .. }) => starts.offset("log", *index).unwrap_or(0),
                 (Some(i), _) => items_at + i as usize * 8,
                 (None, Invalid::Declaration { what, index, .. }) => {
-                    entries.offset(what, *index).unwrap_or(0)
+                    starts.offset(what, *index).unwrap_or(0)
                 }
                 (None, _) => 0,
             };
@@ -753,6 +774,11 @@ impl Shape {
         for v in &parts.variables {
             w.string(&v.name);
             w.u8(u8::from(v.initial));
+        }
+        w.count(parts.entries.len());
+        for e in &parts.entries {
+            w.string(&e.name);
+            w.field_type(e.ty.into());
         }
         w.count(parts.signals.len());
         for s in &parts.signals {

@@ -26,6 +26,8 @@ pub struct CapacitySpec {
     pub persistent_states: u32,
     /// The tree's variables, a bit each.
     pub variables: u32,
+    /// The tree's entries, 64 bits each.
+    pub entries: u32,
     /// The tree's timestamps.
     pub timestamps: u32,
     /// The tree's stimuli (at most 32).
@@ -58,6 +60,7 @@ impl CapacitySpec {
             deferred_states: self.deferred_states.max(other.deferred_states),
             persistent_states: self.persistent_states.max(other.persistent_states),
             variables: self.variables.max(other.variables),
+            entries: self.entries.max(other.entries),
             timestamps: self.timestamps.max(other.timestamps),
             stimuli: self.stimuli.max(other.stimuli),
             events_sent: self.events_sent.max(other.events_sent),
@@ -85,6 +88,12 @@ impl CapacitySpec {
             + self.syncs
     }
 
+    /// Words of the tree's memory that scripts see: the variables' bits,
+    /// 32 a word, then two words per entry.
+    pub fn script_words(&self) -> u32 {
+        self.variables.div_ceil(32) + 2 * self.entries
+    }
+
     /// Whether `self` is at least as large as `other` in every field.
     #[inline]
     pub fn covers(&self, other: &CapacitySpec) -> bool {
@@ -94,6 +103,7 @@ impl CapacitySpec {
             && self.deferred_states >= other.deferred_states
             && self.persistent_states >= other.persistent_states
             && self.variables >= other.variables
+            && self.entries >= other.entries
             && self.timestamps >= other.timestamps
             && self.stimuli >= other.stimuli
             && self.events_sent >= other.events_sent

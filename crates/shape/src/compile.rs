@@ -952,15 +952,23 @@ impl<'t> Compiler<'t, '_> {
         let Some((mut words, constants)) = self.params(node, position, kind.name(), &schema) else {
             return Ok(ParamRange::default());
         };
+        // Scripts are a configured kind's only strings: their sources are
+        // kept in the script table, not twice. Out of the string table
+        // before they compile, which may add their string literals to it.
+        let sources = self.parts.strings.split_off(strings);
         for (slot, (p, word)) in kind.params().iter().zip(&mut words).enumerate() {
             if !p.ty.is_script() {
                 continue;
             }
-            // In range: `encode` gave a script's word as the index of the
-            // string it added.
-            #[allow(clippy::indexing_slicing)]
-            let text = self.parts.strings[*word as usize].clone();
-            match self.script(kind, p.name, p.ty, &text) {
+            // `encode` gave a script's word as the index of the string it
+            // added.
+            let Some(text) = (*word as usize)
+                .checked_sub(strings)
+                .and_then(|i| sources.get(i))
+            else {
+                continue;
+            };
+            match self.script(kind, p.name, p.ty, text) {
                 Ok(index) => *word = index,
                 Err(what) => {
                     // Point into the script: its value starts after a quote.
@@ -983,9 +991,6 @@ impl<'t> Compiler<'t, '_> {
                 }
             }
         }
-        // Scripts are a configured kind's only strings: their sources are
-        // kept in the script table, not twice.
-        self.parts.strings.truncate(strings);
         // The counts whose range is the kind's: the first parameter of each.
         let first = words.first().copied().unwrap_or(0);
         let problem = match kind {
@@ -1045,6 +1050,9 @@ impl<'t> Compiler<'t, '_> {
         let names = script::Names {
             fields: &self.parts.fields,
             variables: &variables,
+            entries: &self.parts.entries,
+            strings: &self.parts.strings,
+            create: true,
         };
         let fail = |error| Unbuildable::Script { kind, param, error };
         let code = script::compile(source, &names).map_err(fail)?;
@@ -1058,6 +1066,10 @@ impl<'t> Compiler<'t, '_> {
             let help = "use `==` to compare, or a ScriptGate to assign";
             return Err(fail(ScriptError::new(whole, message).help(help)));
         }
+        // What the script created is the tree's from here on: later
+        // scripts and leaves read the entries, and find the strings.
+        self.parts.entries.extend(code.created);
+        self.parts.strings.extend(code.strings);
         self.parts.scripts.push(Script {
             source: source.into(),
             words: code.words.into_boxed_slice(),

@@ -229,6 +229,14 @@ impl fmt::Display for Disassembly<'_> {
         if spec.stimuli > 0 {
             write!(f, ", stimuli {}", spec.stimuli)?;
         }
+        if spec.entries > 0 {
+            let entries: Vec<String> = shape
+                .entries()
+                .iter()
+                .map(|e| format!("{} {}", e.ty, e.name))
+                .collect();
+            write!(f, ", entries {} ({})", spec.entries, entries.join(", "))?;
+        }
         if !shape.logs().is_empty() {
             write!(f, "\nlogs:")?;
             for entry in shape.logs() {

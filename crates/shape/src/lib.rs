@@ -102,5 +102,6 @@ pub use kinds::{
 };
 pub use logs::{LogEvent, LogMessages, NodeLogs};
 pub use params::{FieldDecl, FieldType, ParamSpec, ParamType, ParamValue};
+pub use script::Entry;
 pub use shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};
 pub use source::Source;

@@ -8,7 +8,7 @@ use crate::item::{MAX_ITEMS, MAX_PARAM_WORDS, ShapeItem};
 use crate::kinds::{Kind, LEAF_KINDS, Layout};
 use crate::logs::{LogMessages, NodeLogs};
 use crate::params::{FieldDecl, ParamType};
-use crate::script::ScriptType;
+use crate::script::{Entry, ScriptType};
 use crate::source::Source;
 
 /// A leaf the shape refers to by name, resolved against the application's
@@ -80,6 +80,9 @@ pub struct ShapeParts {
     pub events: Vec<Box<str>>,
     /// The tree's variables: what scripts' variable operands index.
     pub variables: Vec<Variable>,
+    /// The tree's entries, created by its scripts: what scripts' entry
+    /// operands index.
+    pub entries: Vec<Entry>,
     /// The tree's signals.
     pub signals: Vec<Signal>,
     /// The tree's timestamps: what timestamp parameter words index.
@@ -395,6 +398,11 @@ impl Shape {
         &self.parts.variables
     }
 
+    /// The tree's entries (see [`Entry`]), by index.
+    pub fn entries(&self) -> &[Entry] {
+        &self.parts.entries
+    }
+
     /// The tree's signals.
     pub fn signals(&self) -> &[Signal] {
         &self.parts.signals
@@ -498,12 +506,13 @@ impl Shape {
         // which is what generated code is compiled against.
         let _ = write!(
             h,
-            "{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}",
+            "{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}{:?}",
             p.imports,
             p.strings,
             p.fields,
             p.events,
             p.variables,
+            p.entries,
             p.signals,
             p.timestamps,
             p.stimuli,

@@ -26,7 +26,7 @@ use crate::kinds::{
 use crate::params::{FIELD_REF, FieldType, ParamType};
 use crate::script::{self, ScriptType};
 use crate::shape::{Import, Limits, ShapeParts};
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// What validation learns about a shape.
 pub(crate) struct Facts {
@@ -455,6 +455,7 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
     spec.deferred_states = root.deferred;
     spec.persistent_states = persistent.len() as u32;
     spec.variables = parts.variables.len() as u32;
+    spec.entries = parts.entries.len() as u32;
     spec.timestamps = parts.timestamps.len() as u32;
     spec.stimuli = parts.stimuli.len() as u32;
     Ok(Facts {
@@ -699,12 +700,17 @@ fn check_declarations(parts: &ShapeParts) -> Result<Vec<ScriptType>, ValidationE
             format!("is past the limit of {MAX_STIMULI} stimuli (stimulus flags are a u32)");
         return fail("stimulus", MAX_STIMULI, &reason);
     }
-    let tables: [(&'static str, Vec<&str>); 4] = [
+    if parts.entries.len() > script::MAX_ENTRIES {
+        let reason = format!("is past the limit of {} entries", script::MAX_ENTRIES);
+        return fail("entry", script::MAX_ENTRIES, &reason);
+    }
+    let tables: [(&'static str, Vec<&str>); 5] = [
         ("event", parts.events.iter().map(|e| &**e).collect()),
         (
             "variable",
             parts.variables.iter().map(|v| &*v.name).collect(),
         ),
+        ("entry", parts.entries.iter().map(|e| &*e.name).collect()),
         (
             "timestamp",
             parts.timestamps.iter().map(|t| &*t.name).collect(),
@@ -754,13 +760,31 @@ fn check_declarations(parts: &ShapeParts) -> Result<Vec<ScriptType>, ValidationE
         }
     }
     let mut types = Vec::with_capacity(parts.scripts.len());
+    let cx = script::Context {
+        fields: &parts.fields,
+        variables: variables as u32,
+        entries: &parts.entries,
+        strings: parts.strings.len() as u64,
+    };
+    // Scripts compare strings by their words, so no two of the strings
+    // they name may have one text.
+    let mut texts: HashMap<&str, u64> = HashMap::new();
     for (i, s) in parts.scripts.iter().enumerate() {
         if s.words.len() > script::MAX_WORDS {
             return fail("script", i, "is longer than 1024 words");
         }
-        match script::check(&s.words, &parts.fields, variables as u32) {
+        match script::check_in(&s.words, &cx) {
             Ok(ty) => types.push(ty),
             Err(reason) => return fail("script", i, reason),
+        }
+        for word in script::strings(&s.words) {
+            let text = word
+                .checked_sub(1)
+                .and_then(|w| parts.strings.get(w as usize))
+                .map_or("", |t| &**t);
+            if *texts.entry(text).or_insert(word) != word {
+                return fail("script", i, "names a string another string word holds too");
+            }
         }
     }
     Ok(types)

@@ -270,10 +270,10 @@ fn encoding_follows_the_documented_layout() {
 }
 
 #[test]
-fn header_is_magic_version_five_and_a_zero_word() {
+fn header_is_magic_version_six_and_a_zero_word() {
     let (_, bytes) = sample();
     assert_eq!(&bytes[..8], b"TBSHAPE\0");
-    assert_eq!(get_u32(&bytes, 8), 5);
+    assert_eq!(get_u32(&bytes, 8), 6);
     assert_eq!(get_u32(&bytes, 12), 0);
 }
 
@@ -340,7 +340,7 @@ fn version_two_without_the_declaration_sections_is_refused() {
     let text = decode_err(&old).to_string();
     assert_eq!(
         text,
-        "byte 8: format version 2 is not supported; this build reads version 5"
+        "byte 8: format version 2 is not supported; this build reads version 6"
     );
 }
 
@@ -974,6 +974,7 @@ fn truncations_past_the_field_table_name_their_section() {
     let sections = [
         (l.events_count_at, "event table"),
         (l.variables_count_at, "variable table"),
+        (l.entries_count_at, "entry table"),
         (l.signals_count_at, "signal table"),
         (l.timestamps_count_at, "timestamp table"),
         (l.stimuli_count_at, "stimulus table"),
@@ -1011,16 +1012,23 @@ fn huge_variable_count() {
 }
 
 #[test]
+fn huge_entry_count() {
+    // An entry is at least a name length and its type.
+    let prefix = Wire::up_to_events().u32(0).u32(0);
+    huge_count_fails_at_the_count(prefix, "entry table", 5);
+}
+
+#[test]
 fn huge_signal_count() {
     // A signal is an event, a variable and a value.
-    let prefix = Wire::up_to_events().u32(0).u32(0);
+    let prefix = Wire::up_to_events().u32(0).u32(0).u32(0);
     huge_count_fails_at_the_count(prefix, "signal table", 9);
 }
 
 #[test]
 fn huge_timestamp_count() {
     // A timestamp is at least a name length, an event and an exclusive.
-    let prefix = Wire::up_to_events().u32(0).u32(0).u32(0);
+    let prefix = Wire::up_to_events().u32(0).u32(0).u32(0).u32(0);
     huge_count_fails_at_the_count(prefix, "timestamp table", 12);
 }
 

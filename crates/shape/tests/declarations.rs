@@ -146,6 +146,7 @@ fn a_script_word_is_its_index_in_the_script_table() {
     let names = Names {
         fields: &fields,
         variables: &["TargetVisible", "Fleeing"],
+        ..Names::default()
     };
     let code = script::compile(SCRIPTS[5], &names).unwrap();
     assert_eq!(shape.script(5), &*code.words);
@@ -1269,6 +1270,7 @@ fn a_test_param_naming_a_float_script_is_refused() {
     let names = Names {
         fields: &fields,
         variables: &["TargetVisible", "Fleeing"],
+        ..Names::default()
     };
     let code = script::compile("speed * 2", &names).unwrap();
     assert_eq!(code.ty, ScriptType::Float);

@@ -7,6 +7,7 @@ use proptest::prelude::*;
 use treebeard_shape::script::op::{self, Op, encode};
 use treebeard_shape::script::{
     self, Code, MAX_DEPTH, MAX_SOURCE, MAX_STACK, MAX_WORDS, Name, Names, ScriptError, ScriptType,
+    Symbol,
 };
 use treebeard_shape::{FieldDecl, FieldType};
 
@@ -31,6 +32,7 @@ fn compile(source: &str) -> Result<Code, ScriptError> {
         &Names {
             fields: &fields,
             variables: &VARIABLES,
+            ..Names::default()
         },
     )
 }
@@ -73,8 +75,18 @@ fn var_name(i: u32) -> String {
         .map_or_else(|| format!("var{i}"), |v| (*v).to_owned())
 }
 
+/// Names of the test's fields and variables; strings and entries by index.
+fn symbol(s: Symbol) -> String {
+    match s {
+        Symbol::Field(i) => field_name(i),
+        Symbol::Variable(i) => var_name(i),
+        Symbol::Entry(i) => format!("entry{i}"),
+        Symbol::Str(i) => format!("text{i}"),
+    }
+}
+
 fn disassemble(words: &[u64]) -> String {
-    script::disassemble(words, &field_name, &var_name)
+    script::disassemble(words, &symbol)
 }
 
 /// The disassembly of `source`, after checking that it compiles back to
@@ -165,6 +177,7 @@ fn a_variable_hides_a_field_of_the_same_name() {
     let names = Names {
         fields: &fields,
         variables: &["ammo"],
+        ..Names::default()
     };
     let code = script::compile("ammo", &names).unwrap();
     assert_eq!(code.words, [encode(Op::LoadVar, 0), w(Op::ReturnBool)]);
@@ -423,7 +436,11 @@ fn syntax_errors_point_at_the_token() {
     );
     assert_eq!(at("ammo $ 1"), (5, 1, "unexpected character `$`".into()));
     assert_eq!(at("é"), (0, 2, "unexpected character `é`".into()));
-    assert_eq!(at("\"hi\""), (0, 1, "unexpected character `\"`".into()));
+    assert_eq!(at("tired == \"hi"), (9, 1, "unterminated string".into()));
+    assert_eq!(
+        at("'hi' + 1"),
+        (0, 4, "`+` needs numbers, found a string".into())
+    );
     assert_eq!(
         at("ammo ! 1"),
         (
@@ -765,7 +782,7 @@ fn check_rejects_unsound_code() {
         assert_eq!(check(&words), Err(want), "{words:x?}");
         // The disassembly of unsound code is a listing, never a panic.
         let _ = disassemble(&words);
-        let _ = script::listing(&words, &field_name, &var_name);
+        let _ = script::listing(&words, &symbol);
     }
 }
 
@@ -838,7 +855,7 @@ fn disassembly_normalizes_spacing_and_parentheses() {
 #[test]
 fn listing_shows_one_op_a_line() {
     let c = code("hunger > 0.5 && !tired; ammo = 123456789012345678");
-    let listing = script::listing(&c.words, &field_name, &var_name);
+    let listing = script::listing(&c.words, &symbol);
     assert_eq!(
         listing,
         "   0 load_float hunger\n   1 push_float 0.5\n   2 gt_float\n   3 and_then -> 6\n   4 load_var tired\n   5 not\n   6 pop\n   7 push_int_wide 123456789012345678\n   9 store_int ammo\n  10 return_int\n"
@@ -1019,11 +1036,12 @@ proptest! {
                 ScriptType::Bool => Op::ReturnBool,
                 ScriptType::Int => Op::ReturnInt,
                 ScriptType::Float => Op::ReturnFloat,
+                ScriptType::Str => Op::ReturnStr,
             };
             prop_assert_eq!(last, Some(want));
         }
         let _ = disassemble(&words);
-        let _ = script::listing(&words, &field_name, &var_name);
+        let _ = script::listing(&words, &symbol);
         let _ = script::writes(&words);
     }
 

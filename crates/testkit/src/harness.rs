@@ -47,7 +47,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use treebeard_shape::{Kind, NodeIdx};
-use treebeard_vm::script::{Fault, ScriptValue};
+use treebeard_vm::script::{Fault, Memory as TreeMemory, ScriptValue};
 use treebeard_vm::{
     ActionState, ActorLayout, ActorRef, Actors, AgentId, Ending, EventId, Frame, Interpreter,
     Observer, Outcome, Program, Request, RequestKind, Signal, Stale, Status, TraceEvent,
@@ -102,10 +102,11 @@ impl RefLeaves for RefWorld<'_> {
     fn script(
         &mut self,
         index: u64,
-        vars: &mut [u32],
+        memory: TreeMemory<'_>,
         read_only: bool,
     ) -> Result<ScriptValue, Fault> {
-        self.program.run_script(index, self.world, vars, read_only)
+        self.program
+            .run_script(index, self.world, memory, read_only)
     }
 
     fn input_int(&self, word: u64) -> Option<i64> {

@@ -40,7 +40,7 @@ use treebeard_shape::{
     ActionId, FLAG_PERSISTENT, GroupPolicy, Kind, NodeIdx, SELF_AGENT, Shape, Signal as SignalDecl,
     Timestamp, decider_param,
 };
-use treebeard_vm::script::{Fault, ScriptValue};
+use treebeard_vm::script::{Fault, Memory as TreeMemory, ScriptValue};
 use treebeard_vm::{
     ActionState, AgentId, DeciderState, Ending, EventId, Frame, Outcome, Request, RequestKind,
     Seat, Signal, Stale, Status, TraceEvent,
@@ -78,15 +78,15 @@ pub trait RefLeaves {
         Frame::default()
     }
     /// Runs the shape's script `index` (the word of a script parameter)
-    /// over the agent's variables `vars` (their values: variable `i` is bit
-    /// `i % 32` of word `i / 32`), which it may change unless `read_only`.
+    /// over the agent's tree memory (its variables' values and its
+    /// entries), which it may change unless `read_only`.
     ///
     /// # Panics
     /// By default: leaves that know no program run no scripts.
     fn script(
         &mut self,
         index: u64,
-        _vars: &mut [u32],
+        _memory: TreeMemory<'_>,
         _read_only: bool,
     ) -> Result<ScriptValue, Fault> {
         panic!("these leaves cannot run script {index}: they know no program")
@@ -190,11 +190,11 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
     fn script(
         &mut self,
         index: u64,
-        vars: &mut [u32],
+        memory: TreeMemory<'_>,
         read_only: bool,
     ) -> Result<ScriptValue, Fault> {
         self.program
-            .run_script(index, self.blackboard, vars, read_only)
+            .run_script(index, self.blackboard, memory, read_only)
     }
 
     fn input_int(&self, word: u64) -> Option<i64> {
@@ -806,6 +806,8 @@ pub struct Memory {
     pub timestamps: Vec<Timestamp>,
     /// How many stimuli the tree declares.
     pub stimuli: usize,
+    /// How many entries the tree's scripts create.
+    pub entries: usize,
 }
 
 impl Memory {
@@ -816,6 +818,7 @@ impl Memory {
             signals: shape.signals().to_vec(),
             timestamps: shape.timestamps().to_vec(),
             stimuli: shape.stimuli().len(),
+            entries: shape.entries().len(),
         }
     }
 }
@@ -1442,6 +1445,8 @@ pub struct Reference {
     memory: Memory,
     /// The variables' values: variable `i` is bit `i % 32` of word `i / 32`.
     vars: Vec<u32>,
+    /// The entries' values, two words each (low first).
+    entries: Vec<u32>,
     /// Per timestamp, the time it was last set.
     stamps: Vec<Option<f32>>,
     /// Per stimulus, once posted: its expiry time and its datum.
@@ -1465,6 +1470,8 @@ struct Tick<'w> {
     trace: &'w mut dyn FnMut(NodeIdx, TraceEvent),
     /// The agent's variables, which scripts change in place.
     vars: &'w mut [u32],
+    /// The agent's entries, which scripts change in place.
+    entries: &'w mut [u32],
     /// The agent's timestamps (only events between ticks set them).
     stamps: &'w [Option<f32>],
     /// The agent's stimuli, which `PostStimulus` nodes post.
@@ -1555,6 +1562,7 @@ impl Reference {
             coverage: Coverage::default(),
             stamps: vec![None; memory.timestamps.len()],
             stimuli: vec![None; memory.stimuli],
+            entries: vec![0; 2 * memory.entries],
             vars,
             memory,
         }
@@ -1570,6 +1578,14 @@ impl Reference {
     pub fn variables(&self) -> Vec<bool> {
         (0..self.memory.initial.len())
             .map(|i| self.vars[i / 32] >> (i % 32) & 1 != 0)
+            .collect()
+    }
+
+    /// The words of the agent's entries, by index.
+    pub fn entries(&self) -> Vec<u64> {
+        self.entries
+            .chunks_exact(2)
+            .map(|w| u64::from(w[0]) | u64::from(w[1]) << 32)
             .collect()
     }
 
@@ -1640,6 +1656,7 @@ impl Reference {
             open: &mut self.open,
             trace,
             vars: &mut self.vars,
+            entries: &mut self.entries,
             stamps: &self.stamps,
             stimuli: &mut self.stimuli,
             tested: Vec::new(),
@@ -1730,6 +1747,7 @@ impl Reference {
             open: &mut self.open,
             trace: &mut |_, _| {},
             vars: &mut self.vars,
+            entries: &mut self.entries,
             stamps: &self.stamps,
             stimuli: &mut self.stimuli,
             tested: Vec::new(),
@@ -2025,7 +2043,11 @@ impl Tick<'_> {
 
     /// Runs a script over the agent's variables.
     fn script(&mut self, script: u64, read_only: bool) -> Result<ScriptValue, Fault> {
-        let result = self.world.script(script, self.vars, read_only);
+        let memory = TreeMemory {
+            variables: self.vars,
+            entries: self.entries,
+        };
+        let result = self.world.script(script, memory, read_only);
         if result.is_err() {
             self.coverage.script_faults += 1;
         }

@@ -9,12 +9,14 @@
 //! then           action states, 2 words each, sorted by item   (capacity: spec.action_states)
 //! then           persistent slots, 1 word each, by the shape's persistent map
 //! then           variables, 1 bit each (32 a word), stored as value ^ initial
+//! then           entries, 2 words each: the value's 64 bits, low word first
 //! then           timestamps, 1 word each: the complement of the time's f32 bits
 //! then           stimuli, 2 words each: the expiry time's f32 bits, the datum
 //! ```
 //!
 //! A zeroed block is an agent that has never run: its variables hold their
-//! initial values (hence the `^ initial`), its timestamps have never been
+//! initial values (hence the `^ initial`), its entries their type's zero
+//! (`false`, 0, 0.0, the empty string), its timestamps have never been
 //! set (hence the complement: `!0` is a NaN, never a time) and it has no
 //! active stimulus (a stimulus is active while the time is before its
 //! expiry, and times start at 0: an expiry of 0.0 is never ahead).
@@ -26,10 +28,12 @@
 //! copy of the tree; a crowd packs all its actors into one allocation
 //! ([`Actors`]).
 
+use crate::blackboard::Value;
 use crate::globals::ticket;
 use crate::request::Outcome;
 use bytemuck::{Pod, Zeroable};
 use std::fmt;
+use treebeard_shape::script::ScriptType;
 use treebeard_shape::{CapacitySpec, MAX_STIMULI, NodeIdx, Shape};
 
 /// One stored state: an item, a tag and a 32-bit value.
@@ -207,7 +211,7 @@ impl ActorLayout {
             deciders: spec.decider_states,
             actions: spec.action_states,
             persistent: spec.persistent_states,
-            variables: spec.variables.div_ceil(32),
+            variables: spec.script_words(),
             timestamps: spec.timestamps,
             stimuli: spec.stimuli,
         }
@@ -278,7 +282,7 @@ impl ActorLayout {
         self.deciders >= spec.decider_states
             && self.actions >= spec.action_states
             && self.persistent >= spec.persistent_states
-            && self.variables >= spec.variables.div_ceil(32)
+            && self.variables >= spec.script_words()
             && self.timestamps >= spec.timestamps
             && self.stimuli >= spec.stimuli
     }
@@ -300,7 +304,8 @@ impl ActorLayout {
         1 + 2 * self.deciders as usize + 2 * self.actions as usize + self.persistent as usize
     }
 
-    /// Words of variable bits.
+    /// Words of the memory scripts see: the variables' bits, then the
+    /// entries (where the timestamps start in the agent's memory).
     #[inline]
     pub(crate) const fn variable_words(&self) -> usize {
         self.variables as usize
@@ -546,6 +551,32 @@ impl<'a> ActorRef<'a> {
             .get(at)
             .is_some_and(|w| w >> (index % 32) & 1 != 0);
         Some(bit != initial)
+    }
+
+    /// The tree's entry `index` (see [`treebeard_shape::Entry`]): its
+    /// value, a string's text read from the shape; `None` if the shape has
+    /// no such entry.
+    pub fn entry<'s>(&self, shape: &'s Shape, index: usize) -> Option<Value<'s>> {
+        let ty = shape.entries().get(index)?.ty;
+        let word = self.entry_word(shape, index)?;
+        Some(match ty {
+            ScriptType::Bool => Value::Bool(word != 0),
+            ScriptType::Int => Value::Int(word as i64),
+            ScriptType::Float => Value::Float(f64::from_bits(word)),
+            ScriptType::Str => Value::Str(crate::script::text(shape.strings(), word)),
+        })
+    }
+
+    /// The word of the tree's entry `index`: an int's or a float's bits, 0
+    /// or 1, a string's word (see [`ScriptType::Str`]); `None` if the shape
+    /// has no such entry.
+    pub fn entry_word(&self, shape: &Shape, index: usize) -> Option<u64> {
+        if index >= shape.entries().len() {
+            return None;
+        }
+        let at = self.layout.memory_at() + shape.variables().len().div_ceil(32) + 2 * index;
+        let (lo, hi) = (*self.words.get(at)?, *self.words.get(at + 1)?);
+        Some(u64::from(lo) | u64::from(hi) << 32)
     }
 
     /// The time (in seconds of the frame clock) the tree's timestamp

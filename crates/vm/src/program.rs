@@ -11,7 +11,7 @@ use crate::leaves::{
     EventId, Input, LeafFn, Leaves, scope_call,
 };
 use crate::request::{AgentId, Request};
-use crate::script::{Fault, FieldAccess, ScriptValue};
+use crate::script::{Fault, FieldAccess, Memory, ScriptValue};
 use crate::status::{Signal, Status};
 use std::fmt;
 use std::sync::Arc;
@@ -544,9 +544,9 @@ impl<B> Program<B> {
     }
 
     /// Runs the script `index` of the shape as a tick would, over
-    /// `blackboard` and the variables `vars` (their true values, variable
-    /// `i` being bit `i % 32` of word `i / 32`); a `read_only` script (a
-    /// condition) cannot assign. For tools that run a program outside the
+    /// `blackboard` and the tree memory `memory` (the variables' true
+    /// values and the entries' words); a `read_only` script (a condition)
+    /// cannot assign. For tools that run a program outside the
     /// interpreter (see [`Program::call_condition`]).
     ///
     /// # Errors
@@ -558,11 +558,11 @@ impl<B> Program<B> {
         &self,
         index: u64,
         blackboard: &mut B,
-        vars: &mut [u32],
+        memory: Memory<'_>,
         read_only: bool,
     ) -> Result<ScriptValue, Fault> {
         self.script_access()
-            .run(self.shape.script(index), blackboard, vars, read_only)
+            .run(self.shape.script(index), blackboard, memory, read_only)
     }
 
     /// How scripts and `SendEvent` targets reach the blackboard's fields:

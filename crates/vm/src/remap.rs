@@ -68,7 +68,10 @@
 //! its policy is unchanged: a random stream and a shuffle round differ),
 //! also when the node's running work is cancelled. **Memory** carries by
 //! declaration name: variables keep their values (new ones start at their
-//! initial value), timestamps and stimuli their times and data.
+//! initial value), timestamps and stimuli their times and data, and the
+//! tree's entries their values when the new tree's entry of that name has
+//! the same type (else it starts at its zero; a string whose text no script
+//! of the new tree writes becomes the empty string).
 //!
 //! **Global tree state**: a crowd node **survives** when it maps to a node
 //! with the same parameters (a `Gate`'s `max` and `wait`, a
@@ -99,8 +102,10 @@ use crate::globals::Globals;
 use crate::interpreter::Interpreter;
 use crate::program::Program;
 use crate::request::{AgentId, Request, RequestKind};
+use std::collections::HashMap;
 use std::fmt;
 use std::ops::AddAssign;
+use treebeard_shape::script::{self, ScriptType};
 use treebeard_shape::{ActionId, Kind, NodeIdx, NodeMap, Shape};
 
 /// No node.
@@ -225,6 +230,11 @@ pub struct Remap<B> {
     injections: Box<[Box<[u32]>]>,
     /// Per new variable, timestamp and stimulus: the old one of that name.
     variables: Box<[u32]>,
+    /// Per new entry: the old one of that name and type.
+    entries: Box<[u32]>,
+    /// Old string words of the old scripts, and the new word of each text
+    /// the new scripts hold.
+    texts: HashMap<u64, u64>,
     timestamps: Box<[u32]>,
     stimuli: Box<[u32]>,
     /// Per old item: a crowd node that survives (see the module docs); true
@@ -319,6 +329,26 @@ impl<B> Remap<B> {
         let variables = by_name(to.variables().iter().map(|v| &*v.name), || {
             from.variables().iter().map(|v| &*v.name)
         });
+        let entries = to
+            .entries()
+            .iter()
+            .map(|e| {
+                let old = from.entries().iter().position(|o| *o == *e);
+                old.map_or(NONE, |i| i as u32)
+            })
+            .collect();
+        let new_texts: HashMap<&str, u64> = to
+            .scripts()
+            .iter()
+            .flat_map(|s| script::strings(&s.words))
+            .map(|w| (text_of(to, w), w))
+            .collect();
+        let texts = from
+            .scripts()
+            .iter()
+            .flat_map(|s| script::strings(&s.words))
+            .filter_map(|w| Some((w, *new_texts.get(text_of(from, w))?)))
+            .collect();
         let timestamps = by_name(to.timestamps().iter().map(|t| &*t.name), || {
             from.timestamps().iter().map(|t| &*t.name)
         });
@@ -339,6 +369,8 @@ impl<B> Remap<B> {
             slots,
             injections,
             variables,
+            entries,
+            texts,
             timestamps,
             stimuli,
             scratch: Vec::new(),
@@ -667,6 +699,22 @@ impl<B> Remap<B> {
                 memory[i / 32] |= 1 << (i % 32);
             }
         }
+        let (old_bits, new_bits) = (
+            old_shape.variables().len().div_ceil(32),
+            new_shape.variables().len().div_ceil(32),
+        );
+        for (i, &o) in self.entries.iter().enumerate() {
+            let at = old_bits + 2 * o as usize;
+            let Some(&[lo, hi]) = old_memory.get(at..at + 2) else {
+                continue;
+            };
+            let mut word = u64::from(lo) | u64::from(hi) << 32;
+            if new_shape.entries()[i].ty == ScriptType::Str && word != 0 {
+                word = self.texts.get(&word).copied().unwrap_or(0);
+            }
+            memory[new_bits + 2 * i] = word as u32;
+            memory[new_bits + 2 * i + 1] = (word >> 32) as u32;
+        }
         let (old_stamps, new_stamps) = (old_layout.variable_words(), new_layout.variable_words());
         for (i, &o) in self.timestamps.iter().enumerate() {
             if let Some(&word) = old_memory.get(old_stamps + o as usize) {
@@ -778,6 +826,11 @@ fn in_order(old: &Shape, new: &Shape, nodes: &NodeMap, parents: &[u32]) -> Box<[
 }
 
 /// Per name of `new`, the index of the same name in `old` ([`NONE`]: none).
+/// The text of the string word `word` in `shape`.
+fn text_of(shape: &Shape, word: u64) -> &str {
+    crate::script::text(shape.strings(), word)
+}
+
 fn by_name<'a, I: Iterator<Item = &'a str>>(
     new: impl Iterator<Item = &'a str>,
     old: impl Fn() -> I,

@@ -6,8 +6,8 @@
 //! with a fixed array of [`MAX_STACK`] 64-bit values and a `match` on the op
 //! code: no allocation, no recursion, no type dispatch. Blackboard fields
 //! are read and written through a [`FieldAccess`] (the [`Blackboard`]
-//! trait's functions, as plain function pointers) and tree variables are
-//! bits of a `[u32]` (variable `i` is bit `i % 32` of word `i / 32`).
+//! trait's functions, as plain function pointers); tree variables are
+//! bits and tree entries pairs of words of the agent's [`Memory`].
 //!
 //! Integer arithmetic wraps (`i64::MIN / -1` is `i64::MIN`); only an integer
 //! division or remainder by zero faults. Floats follow IEEE. A [`Fault`] ends
@@ -19,7 +19,7 @@
 //! (jumps only go forward).
 //!
 //! ```
-//! use treebeard_vm::script::{self, FieldAccess, ScriptValue};
+//! use treebeard_vm::script::{self, FieldAccess, Memory, ScriptValue};
 //!
 //! #[derive(Default)]
 //! struct Deer { hunger: f32, ammo: u8, alert: bool }
@@ -29,7 +29,7 @@
 //! let mut deer = Deer { hunger: 0.75, ammo: 3, alert: false };
 //! let mut vars = [0u32]; // `tired` is bit 0, false
 //! let access = FieldAccess::of();
-//! let value = script::eval(&code.words, &mut deer, &access, &mut vars);
+//! let value = script::eval(&code.words, &mut deer, &access, Memory::variables(&mut vars));
 //! assert_eq!(value, Ok(ScriptValue::Bool(true)));
 //! assert_eq!((deer.ammo, deer.alert), (2, true));
 //! # Ok::<(), treebeard_shape::script::ScriptError>(())
@@ -97,13 +97,13 @@ impl<B> FieldAccess<B> {
         &self,
         words: &[u64],
         bb: &mut B,
-        vars: &mut [u32],
+        memory: Memory<'_>,
         read_only: bool,
     ) -> Result<ScriptValue, Fault> {
         if read_only {
-            eval_read_only(words, bb, self.get, vars)
+            eval_read_only(words, bb, self.get, memory.into())
         } else {
-            eval(words, bb, self, vars)
+            eval(words, bb, self, memory)
         }
     }
 }
@@ -133,6 +133,9 @@ pub enum ScriptValue {
     Int(i64),
     /// A float.
     Float(f64),
+    /// A string: its word (see [`ScriptType::Str`]), whose text
+    /// `Shape::text` gives.
+    Str(u64),
 }
 
 impl ScriptValue {
@@ -142,6 +145,7 @@ impl ScriptValue {
             ScriptValue::Bool(_) => ScriptType::Bool,
             ScriptValue::Int(_) => ScriptType::Int,
             ScriptValue::Float(_) => ScriptType::Float,
+            ScriptValue::Str(_) => ScriptType::Str,
         }
     }
 
@@ -166,24 +170,39 @@ impl ScriptValue {
         match self {
             ScriptValue::Int(v) => Some(v as f64),
             ScriptValue::Float(v) => Some(v),
-            ScriptValue::Bool(_) => None,
+            ScriptValue::Bool(_) | ScriptValue::Str(_) => None,
         }
     }
 }
 
-impl From<ScriptValue> for Value<'static> {
-    fn from(value: ScriptValue) -> Self {
-        match value {
+impl ScriptValue {
+    /// The value as a blackboard value, a string's text read from
+    /// `strings` (the shape's string table).
+    pub fn value<'s>(self, strings: &'s [Box<str>]) -> Value<'s> {
+        match self {
             ScriptValue::Bool(v) => Value::Bool(v),
             ScriptValue::Int(v) => Value::Int(v),
             ScriptValue::Float(v) => Value::Float(v),
+            ScriptValue::Str(word) => Value::Str(text(strings, word)),
         }
     }
 }
 
+/// The text of the string word `word` in the string table `strings`: empty
+/// for 0 and for a word past the table.
+pub fn text(strings: &[Box<str>], word: u64) -> &str {
+    word.checked_sub(1)
+        .and_then(|i| strings.get(usize::try_from(i).ok()?))
+        .map_or("", |s| s)
+}
+
 impl fmt::Display for ScriptValue {
+    /// A string shows as its word: [`ScriptValue::value`] gives its text.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        Value::from(*self).fmt(f)
+        match self {
+            ScriptValue::Str(word) => write!(f, "string #{word}"),
+            v => v.value(&[]).fmt(f),
+        }
     }
 }
 
@@ -239,13 +258,64 @@ pub fn compile_for<B: Blackboard>(source: &str, variables: &[&str]) -> Result<Co
         &Names {
             fields: &fields,
             variables,
+            ..Names::default()
         },
     )
 }
 
-/// Evaluates the script `words` over the blackboard `bb` and the variable
-/// bits `vars`: reads and writes fields through `access`, and variables as
-/// bits (a variable past `vars` reads false and ignores writes).
+/// The tree memory a script reads and writes: the tree's variables, as
+/// bits (variable `i` is bit `i % 32` of word `i / 32`), and its entries,
+/// two words each (entry `i`'s 64 bits are words `2i`, low, and `2i + 1`).
+#[derive(Debug, Default)]
+pub struct Memory<'a> {
+    /// The variables' bits.
+    pub variables: &'a mut [u32],
+    /// The entries' words.
+    pub entries: &'a mut [u32],
+}
+
+impl<'a> Memory<'a> {
+    /// Variables only.
+    pub fn variables(variables: &'a mut [u32]) -> Memory<'a> {
+        Memory {
+            variables,
+            entries: &mut [],
+        }
+    }
+}
+
+/// Shared access to a tree's memory, for a script that only reads.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct MemoryRef<'a> {
+    /// The variables' bits.
+    pub variables: &'a [u32],
+    /// The entries' words.
+    pub entries: &'a [u32],
+}
+
+impl<'a> MemoryRef<'a> {
+    /// Variables only.
+    pub fn variables(variables: &'a [u32]) -> MemoryRef<'a> {
+        MemoryRef {
+            variables,
+            entries: &[],
+        }
+    }
+}
+
+impl<'a> From<Memory<'a>> for MemoryRef<'a> {
+    fn from(m: Memory<'a>) -> MemoryRef<'a> {
+        MemoryRef {
+            variables: m.variables,
+            entries: m.entries,
+        }
+    }
+}
+
+/// Evaluates the script `words` over the blackboard `bb` and the tree
+/// memory `memory`: reads and writes fields through `access`, variables as
+/// bits (a variable past them reads false and ignores writes) and entries
+/// as words (an entry past them is a [`Fault::Malformed`]).
 ///
 /// # Errors
 ///
@@ -255,9 +325,18 @@ pub fn eval<B>(
     words: &[u64],
     bb: &mut B,
     access: &FieldAccess<B>,
-    vars: &mut [u32],
+    memory: Memory<'_>,
 ) -> Result<ScriptValue, Fault> {
-    run(words, &mut Writable { bb, access, vars })
+    let Memory { variables, entries } = memory;
+    run(
+        words,
+        &mut Writable {
+            bb,
+            access,
+            vars: variables,
+            entries,
+        },
+    )
 }
 
 /// Evaluates a script that only reads, as a condition does: like [`eval`],
@@ -273,9 +352,17 @@ pub fn eval_read_only<B>(
     words: &[u64],
     bb: &B,
     get: fn(&B, FieldId) -> Value<'_>,
-    vars: &[u32],
+    memory: MemoryRef<'_>,
 ) -> Result<ScriptValue, Fault> {
-    run(words, &mut ReadOnly { bb, get, vars })
+    run(
+        words,
+        &mut ReadOnly {
+            bb,
+            get,
+            vars: memory.variables,
+            entries: memory.entries,
+        },
+    )
 }
 
 /// What a script reads and writes.
@@ -284,6 +371,26 @@ trait Env {
     fn store(&mut self, field: FieldId, value: Value<'_>) -> Result<(), Fault>;
     fn var(&self, index: u64) -> bool;
     fn set_var(&mut self, index: u64, value: bool) -> Result<(), Fault>;
+    fn entry(&self, index: u64) -> Result<u64, Fault>;
+    fn set_entry(&mut self, index: u64, value: u64) -> Result<(), Fault>;
+}
+
+/// Where entry `index` is in the entry words: its first word.
+#[inline]
+fn entry_at(index: u64) -> usize {
+    usize::try_from(index)
+        .ok()
+        .and_then(|i| i.checked_mul(2))
+        .unwrap_or(usize::MAX)
+}
+
+#[inline]
+fn read_entry(entries: &[u32], index: u64) -> Result<u64, Fault> {
+    let at = entry_at(index);
+    match entries.get(at..at.wrapping_add(2)) {
+        Some(&[lo, hi]) => Ok(u64::from(lo) | u64::from(hi) << 32),
+        _ => Err(Fault::Malformed),
+    }
 }
 
 /// Variable `index` in `vars`: its word and bit mask.
@@ -305,6 +412,7 @@ struct Writable<'a, B> {
     bb: &'a mut B,
     access: &'a FieldAccess<B>,
     vars: &'a mut [u32],
+    entries: &'a mut [u32],
 }
 
 impl<B> Env for Writable<'_, B> {
@@ -339,12 +447,31 @@ impl<B> Env for Writable<'_, B> {
         }
         Ok(())
     }
+
+    #[inline]
+    fn entry(&self, index: u64) -> Result<u64, Fault> {
+        read_entry(self.entries, index)
+    }
+
+    #[inline]
+    fn set_entry(&mut self, index: u64, value: u64) -> Result<(), Fault> {
+        let at = entry_at(index);
+        match self.entries.get_mut(at..at.wrapping_add(2)) {
+            Some([lo, hi]) => {
+                *lo = value as u32;
+                *hi = (value >> 32) as u32;
+                Ok(())
+            }
+            _ => Err(Fault::Malformed),
+        }
+    }
 }
 
 struct ReadOnly<'a, B> {
     bb: &'a B,
     get: fn(&B, FieldId) -> Value<'_>,
     vars: &'a [u32],
+    entries: &'a [u32],
 }
 
 impl<B> Env for ReadOnly<'_, B> {
@@ -363,6 +490,15 @@ impl<B> Env for ReadOnly<'_, B> {
     }
 
     fn set_var(&mut self, _: u64, _: bool) -> Result<(), Fault> {
+        Err(Fault::ReadOnly)
+    }
+
+    #[inline]
+    fn entry(&self, index: u64) -> Result<u64, Fault> {
+        read_entry(self.entries, index)
+    }
+
+    fn set_entry(&mut self, _: u64, _: u64) -> Result<(), Fault> {
         Err(Fault::ReadOnly)
     }
 }
@@ -429,6 +565,10 @@ fn run<E: Env>(words: &[u64], env: &mut E) -> Result<ScriptValue, Fault> {
     #[inline]
     fn flag(word: u64) -> bool {
         word != 0
+    }
+    #[inline]
+    fn raw(word: u64) -> u64 {
+        word
     }
 
     loop {
@@ -537,6 +677,16 @@ fn run<E: Env>(words: &[u64], env: &mut E) -> Result<ScriptValue, Fault> {
             Op::ReturnBool => return Ok(ScriptValue::Bool(flag(pop!()))),
             Op::ReturnInt => return Ok(ScriptValue::Int(int(pop!()))),
             Op::ReturnFloat => return Ok(ScriptValue::Float(float(pop!()))),
+            Op::ReturnStr => return Ok(ScriptValue::Str(pop!())),
+            Op::PushStr => push!(op::operand(word)),
+            Op::LoadEntry => push!(env.entry(op::operand(word))?),
+            Op::StoreEntry => {
+                let value = *top!();
+                env.set_entry(op::operand(word), value)?;
+            }
+            // Strings are equal when their words are (see `ScriptType::Str`).
+            Op::EqStr => binary!(|a: raw, b| u64::from(a == b)),
+            Op::NeStr => binary!(|a: raw, b| u64::from(a != b)),
         }
     }
 }

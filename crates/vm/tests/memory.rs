@@ -2666,8 +2666,9 @@ fn ticking_memory_nodes_allocates_nothing_in_steady_state() {
             gate(
                 "tests += 1; true",
                 sequence([
-                    script("hunger += 1; Flag = hunger % 2 == 0"),
-                    assert_script("hunger > 0"),
+                    // With the tree's own entries: created, read, written.
+                    script("hunger += 1; Flag = hunger % 2 == 0; mood := 'calm'; n := hunger"),
+                    assert_script("hunger > 0 && mood == 'calm' && n == hunger"),
                     if_condition("Calm || !Calm", assert_condition("!Flag || Flag")),
                 ]),
             ),

@@ -720,3 +720,47 @@ fn a_node_moved_under_another_parent_keeps_its_slot_but_not_its_running_work() {
     );
     assert_eq!(agent.actor().persistent(), &[4]);
 }
+
+#[test]
+fn entries_carry_by_name_and_type_and_strings_by_text() {
+    let script = |source: &str| decider_of(Kind::Script, []).arg("script", source);
+    let old = sequence([
+        script("mood := 'calm'; hits := 2; gone := 'away'; speed := 1.5"),
+        act("Walk"),
+    ]);
+    let mut agent = Agent::new(program(&old));
+    agent.tick();
+    let (actor, shape) = (agent.actor(), agent.program.shape());
+    assert_eq!(
+        actor.entry(shape, 0),
+        Some(treebeard_vm::Value::Str("calm"))
+    );
+    // The new tree: a new entry first, `hits` kept, `speed` now an int,
+    // `mood` a string it writes too (at another string word: its literals
+    // come in another order), `gone` a string it never writes.
+    let new = sequence([
+        script("fresh := true; other := 'x'; mood := 'calm'; hits := 0; speed := 0"),
+        script("gone := ''"),
+        act("Walk"),
+    ]);
+    agent.reload(program(&new));
+    let (actor, shape) = (agent.actor(), agent.program.shape());
+    let value = |name: &str| {
+        let i = shape.entries().iter().position(|e| &*e.name == name);
+        actor.entry(shape, i.expect("an entry"))
+    };
+    use treebeard_vm::Value;
+    assert_eq!(value("fresh"), Some(Value::Bool(false)), "new: its zero");
+    assert_eq!(value("mood"), Some(Value::Str("calm")), "the same text");
+    assert_eq!(value("hits"), Some(Value::Int(2)), "carried");
+    assert_eq!(
+        value("speed"),
+        Some(Value::Int(0)),
+        "another type: its zero"
+    );
+    assert_eq!(
+        value("gone"),
+        Some(Value::Str("")),
+        "a text no script writes"
+    );
+}

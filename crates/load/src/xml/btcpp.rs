@@ -35,9 +35,9 @@
 //! seconds), `<Script code>` is a Script and `<ScriptCondition code>` an
 //! AssertScript. `Delay` and `Switch2` to `Switch6` are compositions of
 //! treebeard's nodes, expanded after the tree is read (`super::expand`).
-//! Scripts run as treebeard's script language; BT.CPP's `:=`
-//! reads as treebeard's `=` (rewritten to ` =`, the same length, so that
-//! error columns stay those of the file).
+//! Scripts run as treebeard's script language, whose `:=` creates the
+//! entry it assigns as BT.CPP's does; `@key` reads as `key` (rewritten to
+//! ` key`, the same length, so that error columns stay those of the file).
 
 use super::{Map, Reader};
 use crate::diagnostic::Diagnostic;
@@ -154,7 +154,7 @@ enum Unit {
     Cycles,
     /// Milliseconds.
     Msec,
-    /// A script: `:=` reads as `=`.
+    /// A script: `@key` reads as `key`.
     Code,
     /// A port read as written, by the expansion of its node (`expand`).
     Raw,
@@ -514,11 +514,11 @@ fn port_value(port: &str, value: &str) -> Box<str> {
     }
 }
 
-/// A BT.CPP script as treebeard's script language reads it: `:=` is ` =`,
-/// and `@key` (the root blackboard's entry) is ` key`; the same lengths,
-/// so that error columns stay those of the file.
+/// A BT.CPP script as treebeard's script language reads it: `@key` (the
+/// root blackboard's entry) is ` key`, the same length, so that error
+/// columns stay those of the file. (`:=` is the script language's own.)
 fn bt_script(code: &str) -> Box<str> {
-    code.replace(":=", " =").replace('@', " ").into()
+    code.replace('@', " ").into()
 }
 
 /// The ports of the built-in node `element`.

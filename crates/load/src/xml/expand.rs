@@ -80,7 +80,7 @@ pub(super) const CONDITIONS: [&str; 5] = [
 ];
 
 /// The pre- and post-conditions of one node, taken from its attributes
-/// (where the reader left them, `:=` read as `=`).
+/// (where the reader left them, `@key` read as `key`).
 struct Conditions {
     attrs: Vec<Attr>,
 }
@@ -267,26 +267,17 @@ fn set_blackboard(r: &mut Reader, node: &mut NodeDecl) {
         .and_then(|t| t.strip_suffix('}'))
         .unwrap_or(target)
         .trim();
-    let why = (
-        "which treebeard's scripts cannot hold yet",
-        "treebeard's scripts take numbers, bools and `{key}` entries",
-    );
-    let Some(operand) = operand(r, value, "value", &node.written, why) else {
+    let Some(operand) = operand(r, value, "value", &node.written) else {
         return;
     };
-    value.value = ParamValue::Str(format!("{target} = {operand}").into());
+    // `:=`: as BT.CPP's, it creates the entry if the tree has none.
+    value.value = ParamValue::Str(format!("{target} := {operand}").into());
 }
 
 /// A value a script can compare or assign, from the port `port` of
-/// `written`: a `{key}` entry, a number or a bool. Text is reported, `why`
-/// it cannot be and what to do (treebeard's scripts have no strings yet).
-fn operand(
-    r: &mut Reader,
-    a: &Attr,
-    port: &str,
-    written: &str,
-    (why, help): (&str, &str),
-) -> Option<String> {
+/// `written`: a `{key}` entry, a number, a bool, else the text as a string
+/// literal. Text with both kinds of quotes is reported.
+fn operand(r: &mut Reader, a: &Attr, port: &str, written: &str) -> Option<String> {
     let ParamValue::Str(text) = &a.value else {
         return None;
     };
@@ -297,12 +288,20 @@ fn operand(
     if text == "true" || text == "false" || text.parse::<f64>().is_ok_and(f64::is_finite) {
         return Some(text.to_owned());
     }
-    r.diags.push(
-        Diagnostic::error(format!("`{port}=\"{text}\"` of `{written}` is text, {why}"))
-            .at(a.span)
-            .help(help),
-    );
-    None
+    match (text.contains('\''), text.contains('"')) {
+        (false, _) => Some(format!("'{text}'")),
+        (true, false) => Some(format!("\"{text}\"")),
+        (true, true) => {
+            r.diags.push(
+                Diagnostic::error(format!(
+                    "`{port}` of `{written}` holds both kinds of quotes, which a script string cannot"
+                ))
+                .at(a.span)
+                .help("a script string is written in '...' or \"...\", without escapes"),
+            );
+            None
+        }
+    }
 }
 
 /// `SwitchN` (read as a WhileDoElse holding its ports): a chain of
@@ -325,14 +324,7 @@ fn switch(r: &mut Reader, node: &mut NodeDecl, cases: usize) -> bool {
         return false;
     }
     let port = |name: &str| ports.iter().find(|a| *a.name == *name);
-    // BT.CPP compares text; treebeard's scripts, numbers and bools.
-    let case_operand = |r: &mut Reader, a: &Attr| {
-        let why = (
-            "which treebeard's Switch cannot compare yet",
-            "treebeard compares numbers, bools and `{key}` entries; give the cases numbers",
-        );
-        operand(r, a, &a.name, &node.written, why)
-    };
+    let case_operand = |r: &mut Reader, a: &Attr| operand(r, a, &a.name, &node.written);
     let variable = match port("variable") {
         Some(a) => case_operand(r, a),
         // No variable: BT.CPP runs the default.

@@ -39,6 +39,8 @@ pub trait Engine {
     fn post_stimulus(&mut self, agent: u32, stimulus: usize, data: u32, now: f64, seconds: f64);
     /// The agent's stimuli active at `now`: bit `i` for stimulus `i`.
     fn stimuli(&self, agent: u32, now: f64) -> u32;
+    /// The words of the agent's tree entries, by index.
+    fn entries(&self, agent: u32) -> Vec<u64>;
     /// After every agent's tick at `frame`: settles the round's requests
     /// (every agent's, in agent order) for the tree's gates and global
     /// cool-downs, as a crowd does after a tick (see `Program::settle`).
@@ -198,6 +200,14 @@ impl<O: Observer> Engine for Vm<O> {
 
     fn stimuli(&self, agent: u32, now: f64) -> u32 {
         self.actors.get(agent as usize).stimuli_flags(now)
+    }
+
+    fn entries(&self, agent: u32) -> Vec<u64> {
+        let shape = self.program.shape();
+        let actor = self.actors.get(agent as usize);
+        (0..shape.entries().len())
+            .map(|i| actor.entry_word(shape, i).unwrap_or(0))
+            .collect()
     }
 
     fn settle(&mut self, frame: &Frame, requests: &[Request]) {

@@ -4,22 +4,23 @@
 //! so the stack expected at every jump target is known before the pass
 //! reaches it, and every op is reached by falling through (there is no
 //! unconditional jump): an op where a jump lands must see the same stack
-//! from both paths. A stack of up to [`MAX_STACK`] types fits one `u64`,
-//! two bits a value.
+//! from both paths. A stack of up to [`MAX_STACK`] types fits one `u128`,
+//! three bits a value.
 
 use super::op::{self, Op, Operand};
-use super::{MAX_STACK, MAX_WORDS, ScriptType};
+use super::{Entry, MAX_STACK, MAX_WORDS, ScriptType};
 use crate::params::{FieldDecl, FieldType};
 
-const _: () = assert!(MAX_STACK * 2 <= 64, "a type stack must fit in a u64");
+const _: () = assert!(MAX_STACK * 3 <= 128, "a type stack must fit in a u128");
 
-/// A value type as two bits; 0 marks an empty slot.
+/// A value type as three bits; 0 marks an empty slot.
 #[derive(Clone, Copy, PartialEq, Eq)]
 #[repr(u8)]
 enum T {
     Bool = 1,
     Int = 2,
     Float = 3,
+    Str = 4,
 }
 
 impl T {
@@ -31,13 +32,22 @@ impl T {
             FieldType::Str => None,
         }
     }
+
+    fn of(ty: ScriptType) -> T {
+        match ty {
+            ScriptType::Bool => T::Bool,
+            ScriptType::Int => T::Int,
+            ScriptType::Float => T::Float,
+            ScriptType::Str => T::Str,
+        }
+    }
 }
 
 /// The types on the stack, bottom in the low bits.
 #[derive(Clone, Copy, Default, PartialEq, Eq)]
 struct Stack {
     len: u32,
-    bits: u64,
+    bits: u128,
 }
 
 impl Stack {
@@ -45,37 +55,73 @@ impl Stack {
         if self.len as usize >= MAX_STACK {
             return Err("the stack grows deeper than the limit");
         }
-        self.bits |= (t as u64) << (2 * self.len);
+        self.bits |= (t as u128) << (3 * self.len);
         self.len += 1;
         Ok(())
     }
 
-    fn pop(&mut self) -> Result<u64, &'static str> {
+    fn pop(&mut self) -> Result<u128, &'static str> {
         if self.len == 0 {
             return Err("an op pops an empty stack");
         }
         self.len -= 1;
-        let shift = 2 * self.len;
-        let t = (self.bits >> shift) & 3;
-        self.bits &= !(3 << shift);
+        let shift = 3 * self.len;
+        let t = (self.bits >> shift) & 7;
+        self.bits &= !(7 << shift);
         Ok(t)
     }
 
     fn take(&mut self, t: T) -> Result<(), &'static str> {
-        if self.pop()? != t as u64 {
+        if self.pop()? != t as u128 {
             return Err("an op takes a value of another type");
         }
         Ok(())
     }
 }
 
+/// What script code may name, to check it against ([`check_in`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Context<'a> {
+    /// The blackboard's fields.
+    pub fields: &'a [FieldDecl],
+    /// How many variables the tree has.
+    pub variables: u32,
+    /// The tree's entries.
+    pub entries: &'a [Entry],
+    /// How many strings the shape's string table holds: string words go
+    /// up to it (see [`ScriptType::Str`]).
+    pub strings: u64,
+}
+
 /// Checks that `words` are sound script code over a blackboard with
-/// `fields` and a tree with `variables` variables, and returns the type of
-/// the script's value.
+/// `fields` and a tree with `variables` variables, no entries and no
+/// strings: [`check_in`] with that context.
+///
+/// # Errors
+///
+/// What is wrong with the first word that is not sound.
+pub fn check(
+    words: &[u64],
+    fields: &[FieldDecl],
+    variables: u32,
+) -> Result<ScriptType, &'static str> {
+    check_in(
+        words,
+        &Context {
+            fields,
+            variables,
+            ..Context::default()
+        },
+    )
+}
+
+/// Checks that `words` are sound script code in the context `cx`, and
+/// returns the type of the script's value.
 ///
 /// Sound code has only known ops; no reserved operand bits set; bool
 /// literals 0 or 1; field operands in range and of the op's type (never a
-/// string); variable operands below `variables`; the literal word of every
+/// string); variable and entry operands in range, an entry op's value of
+/// the entry's type; string words within the string table; the literal word of every
 /// wide push present; jumps forward, within the code, never onto a literal
 /// word, and onto an op that sees the same stack types from both paths;
 /// every op given values of its types, the stack never popped when empty
@@ -87,11 +133,8 @@ impl Stack {
 /// # Errors
 ///
 /// What is wrong with the first word that is not sound.
-pub fn check(
-    words: &[u64],
-    fields: &[FieldDecl],
-    variables: u32,
-) -> Result<ScriptType, &'static str> {
+pub fn check_in(words: &[u64], cx: &Context<'_>) -> Result<ScriptType, &'static str> {
+    let (fields, variables) = (cx.fields, cx.variables);
     if words.is_empty() {
         return Err("the code is empty");
     }
@@ -109,8 +152,10 @@ pub fn check(
         let op = Op::decode(word).ok_or("unknown op code")?;
         let operand = op::operand(word);
         let mut next = pc + 1;
-        // The operand and, for field ops, the field's type.
+        // The operand and, for field ops, the field's type; for entry ops,
+        // the entry's.
         let mut field = None;
+        let mut entry = T::Bool;
         match op.operand() {
             Operand::None if operand != 0 => return Err("reserved operand bits are set"),
             Operand::None | Operand::Int | Operand::Float => {}
@@ -138,6 +183,15 @@ pub fn check(
                 return Err("variable index out of range");
             }
             Operand::Variable => {}
+            Operand::Entry => {
+                let e = usize::try_from(operand)
+                    .ok()
+                    .and_then(|i| cx.entries.get(i))
+                    .ok_or("entry index out of range")?;
+                entry = T::of(e.ty);
+            }
+            Operand::Str if operand > cx.strings => return Err("string index out of range"),
+            Operand::Str => {}
             Operand::Target => {
                 let target = usize::try_from(operand).unwrap_or(usize::MAX);
                 let join = match joins.get_mut(target) {
@@ -165,6 +219,17 @@ pub fn check(
             Op::PushBool | Op::LoadVar => s.push(T::Bool)?,
             Op::PushInt | Op::PushIntWide => s.push(T::Int)?,
             Op::PushFloat | Op::PushFloatWide => s.push(T::Float)?,
+            Op::PushStr => s.push(T::Str)?,
+            Op::LoadEntry => s.push(entry)?,
+            Op::StoreEntry => {
+                s.take(entry)?;
+                s.push(entry)?;
+            }
+            Op::EqStr | Op::NeStr => {
+                s.take(T::Str)?;
+                s.take(T::Str)?;
+                s.push(T::Bool)?;
+            }
             Op::LoadBool => {
                 field_is(T::Bool)?;
                 s.push(T::Bool)?;
@@ -244,12 +309,14 @@ pub fn check(
             }
             // Checked with the operand: the fall-through path popped.
             Op::AndThen | Op::OrElse => {}
-            Op::ReturnBool | Op::ReturnInt | Op::ReturnFloat => {
-                let (t, ty) = match op {
-                    Op::ReturnBool => (T::Bool, ScriptType::Bool),
-                    Op::ReturnInt => (T::Int, ScriptType::Int),
-                    _ => (T::Float, ScriptType::Float),
+            Op::ReturnBool | Op::ReturnInt | Op::ReturnFloat | Op::ReturnStr => {
+                let ty = match op {
+                    Op::ReturnBool => ScriptType::Bool,
+                    Op::ReturnInt => ScriptType::Int,
+                    Op::ReturnFloat => ScriptType::Float,
+                    _ => ScriptType::Str,
                 };
+                let t = T::of(ty);
                 s.take(t)?;
                 if s.len != 0 {
                     return Err("values are left on the stack at the return");
@@ -290,10 +357,32 @@ pub fn writes(words: &[u64]) -> bool {
     while let Some(&word) = words.get(pc) {
         let op = Op::decode(word);
         match op {
-            Some(Op::StoreBool | Op::StoreInt | Op::StoreFloat | Op::StoreVar) => return true,
+            Some(Op::StoreBool | Op::StoreInt | Op::StoreFloat | Op::StoreVar | Op::StoreEntry) => {
+                return true;
+            }
             Some(op) if op.operand() == Operand::Wide => pc += 2,
             _ => pc += 1,
         }
     }
     false
+}
+
+/// The string words that `words` push (the operands of their `push_str`
+/// ops), in order. For words that are not sound the answer is only a guess.
+pub fn strings(words: &[u64]) -> impl Iterator<Item = u64> + '_ {
+    let mut pc = 0;
+    std::iter::from_fn(move || {
+        while let Some(&word) = words.get(pc) {
+            let op = Op::decode(word);
+            pc += if op.is_some_and(|op| op.operand() == Operand::Wide) {
+                2
+            } else {
+                1
+            };
+            if op == Some(Op::PushStr) {
+                return Some(op::operand(word));
+            }
+        }
+        None
+    })
 }

@@ -10,7 +10,7 @@
 use super::lex::{Lexer, Tok, Token};
 use super::op::{self, Op, encode};
 use super::{
-    Code, MAX_DEPTH, MAX_SOURCE, MAX_STACK, MAX_WORDS, Name, Scope, ScriptError, ScriptType,
+    Code, Entry, MAX_DEPTH, MAX_SOURCE, MAX_STACK, MAX_WORDS, Name, Scope, ScriptError, ScriptType,
 };
 use crate::params::FieldType;
 
@@ -48,6 +48,8 @@ pub fn compile(source: &str, scope: &dyn Scope) -> Result<Code, ScriptError> {
         sp: 0,
         max_sp: 0,
         depth: 0,
+        created: Vec::new(),
+        strings: Vec::new(),
     };
     if c.tok.tok == Tok::End {
         return Err(ScriptError::new(c.tok.span(), "empty script"));
@@ -87,23 +89,29 @@ pub fn compile(source: &str, scope: &dyn Scope) -> Result<Code, ScriptError> {
         ScriptType::Bool => Op::ReturnBool,
         ScriptType::Int => Op::ReturnInt,
         ScriptType::Float => Op::ReturnFloat,
+        ScriptType::Str => Op::ReturnStr,
     };
     c.emit(encode(ret, 0))?;
     Ok(Code {
         words: c.words,
         ty,
         stack: c.max_sp,
+        created: c.created,
+        strings: c.strings,
     })
 }
 
 /// A compiled expression: its type and source span, and what it names when
 /// it is a bare name (whose code is then its one load word, the last word).
+/// An unknown name before `:=` is a place to create, with no code (`ty` is
+/// then meaningless).
 #[derive(Clone, Copy)]
 struct Value {
     ty: ScriptType,
     start: usize,
     end: usize,
     place: Option<Name>,
+    create: bool,
 }
 
 impl Value {
@@ -116,6 +124,7 @@ impl Value {
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Bin {
     Assign,
+    Define,
     AddAssign,
     SubAssign,
     Or,
@@ -143,6 +152,7 @@ const PREFIX: u8 = 8;
 fn binary(tok: Tok) -> Option<(Bin, u8)> {
     Some(match tok {
         Tok::Assign => (Bin::Assign, ASSIGN),
+        Tok::Define => (Bin::Define, ASSIGN),
         Tok::PlusAssign => (Bin::AddAssign, ASSIGN),
         Tok::MinusAssign => (Bin::SubAssign, ASSIGN),
         Tok::OrOr => (Bin::Or, 2),
@@ -165,7 +175,7 @@ fn binary(tok: Tok) -> Option<(Bin, u8)> {
 /// The typed op of an arithmetic or comparison operator on operands of
 /// type `ty` (after promotion).
 fn typed(op: Bin, ty: ScriptType) -> Op {
-    use ScriptType::{Bool, Float, Int};
+    use ScriptType::{Bool, Float, Int, Str};
     match (op, ty) {
         (Bin::Add | Bin::AddAssign, Float) => Op::AddFloat,
         (Bin::Add | Bin::AddAssign, _) => Op::AddInt,
@@ -191,7 +201,11 @@ fn typed(op: Bin, ty: ScriptType) -> Op {
         (Bin::Gt, _) => Op::GtInt,
         (Bin::Ge, Float) => Op::GeFloat,
         (Bin::Ge, _) => Op::GeInt,
-        (Bin::Assign | Bin::Or | Bin::And, _) => unreachable!("not a typed operator"),
+        (Bin::Eq, Str) => Op::EqStr,
+        (Bin::Ne, Str) => Op::NeStr,
+        (Bin::Assign | Bin::Define | Bin::Or | Bin::And, _) => {
+            unreachable!("not a typed operator")
+        }
     }
 }
 
@@ -201,8 +215,12 @@ fn a(ty: ScriptType) -> &'static str {
         ScriptType::Bool => "a bool",
         ScriptType::Int => "an int",
         ScriptType::Float => "a float",
+        ScriptType::Str => "a string",
     }
 }
+
+/// The most entries one tree's scripts may create.
+pub const MAX_ENTRIES: usize = 4096;
 
 struct Compiler<'s> {
     src: &'s str,
@@ -216,6 +234,10 @@ struct Compiler<'s> {
     max_sp: usize,
     /// Active calls of [`Compiler::expr`].
     depth: usize,
+    /// The entries this script creates.
+    created: Vec<Entry>,
+    /// The strings this script adds to the scope's.
+    strings: Vec<Box<str>>,
 }
 
 impl Compiler<'_> {
@@ -228,7 +250,7 @@ impl Compiler<'_> {
     /// The current token, for "found ..." in messages.
     fn found(&self) -> String {
         match self.tok.tok {
-            Tok::Name | Tok::Int(_) | Tok::Float(_) => {
+            Tok::Name | Tok::Int(_) | Tok::Float(_) | Tok::Str => {
                 format!("`{}`", &self.src[self.tok.start..self.tok.end])
             }
             other => other.text().to_owned(),
@@ -313,7 +335,9 @@ impl Compiler<'_> {
             }
             let at = self.advance()?;
             lhs = match op {
-                Bin::Assign | Bin::AddAssign | Bin::SubAssign => self.assign(lhs, op, at)?,
+                Bin::Assign | Bin::Define | Bin::AddAssign | Bin::SubAssign => {
+                    self.assign(lhs, op, at)?
+                }
                 Bin::Or | Bin::And => self.logic(lhs, op, power)?,
                 Bin::Eq | Bin::Ne => self.equality(lhs, op, at, power)?,
                 Bin::Lt | Bin::Le | Bin::Gt | Bin::Ge => {
@@ -329,6 +353,13 @@ impl Compiler<'_> {
                 }
             };
         }
+        if lhs.create {
+            let text = &self.src[lhs.start..lhs.end];
+            return Err(
+                ScriptError::new(lhs.span(), format!("unknown name `{text}`"))
+                    .help("`:=` creates an entry only as a statement of its own: `name := value`"),
+            );
+        }
         self.depth -= 1;
         Ok(lhs)
     }
@@ -342,6 +373,7 @@ impl Compiler<'_> {
             start: t.start,
             end,
             place: None,
+            create: false,
         };
         match t.tok {
             Tok::Int(v) => {
@@ -365,6 +397,12 @@ impl Compiler<'_> {
                 Ok(value(ScriptType::Bool, t.end))
             }
             Tok::Name => self.name(t),
+            Tok::Str => {
+                self.advance()?;
+                let word = self.string(t)?;
+                self.emit_push(encode(Op::PushStr, word), t.span())?;
+                Ok(value(ScriptType::Str, t.end))
+            }
             Tok::LParen => {
                 self.advance()?;
                 let inner = self.expr(0)?;
@@ -425,6 +463,12 @@ impl Compiler<'_> {
                         )
                         .help("write `!` to negate a bool"));
                     }
+                    ScriptType::Str => {
+                        return Err(ScriptError::new(
+                            operand.span(),
+                            "`-` needs a number, found a string",
+                        ));
+                    }
                 };
                 self.emit(encode(neg, 0))?;
                 Ok(value(operand.ty, operand.end))
@@ -440,10 +484,59 @@ impl Compiler<'_> {
         }
     }
 
-    /// A name: a load of the field or variable it resolves to.
+    /// What `text` names: an entry this script created, else what the
+    /// scope resolves it to.
+    fn resolve(&self, text: &str) -> Option<Name> {
+        if let Some(i) = self.created.iter().position(|e| &*e.name == text) {
+            let index = self.scope.next_entry()? + u32::try_from(i).ok()?;
+            let ty = self.created.get(i)?.ty;
+            return Some(Name::Entry { index, ty });
+        }
+        self.scope.resolve(text)
+    }
+
+    /// The word of the string literal `t` (its text between the quotes),
+    /// adding the text to the script's strings if the scope lacks it.
+    fn string(&mut self, t: Token) -> Result<u64, ScriptError> {
+        let text = self.src.get(t.start + 1..t.end - 1).unwrap_or("");
+        if text.is_empty() {
+            return Ok(0);
+        }
+        let Some((found, next)) = self.scope.string(text) else {
+            return Err(ScriptError::new(t.span(), "scripts here have no strings"));
+        };
+        if let Some(word) = found {
+            return Ok(word);
+        }
+        let at = self.strings.iter().position(|s| &**s == text);
+        let k = at.unwrap_or(self.strings.len());
+        if at.is_none() {
+            self.strings.push(text.into());
+        }
+        Ok(next + k as u64)
+    }
+
+    /// A name: a load of the field, variable or entry it resolves to; an
+    /// unknown name before `:=`, a place to create.
     fn name(&mut self, t: Token) -> Result<Value, ScriptError> {
         let text = &self.src[t.start..t.end];
-        let Some(name) = self.scope.resolve(text) else {
+        let Some(name) = self.resolve(text) else {
+            self.advance()?;
+            if self.tok.tok == Tok::Define {
+                if self.scope.next_entry().is_none() {
+                    return Err(ScriptError::new(
+                        t.span(),
+                        format!("unknown name `{text}`: this tree cannot create entries"),
+                    ));
+                }
+                return Ok(Value {
+                    ty: ScriptType::Bool,
+                    start: t.start,
+                    end: t.end,
+                    place: None,
+                    create: true,
+                });
+            }
             let error = ScriptError::new(t.span(), format!("unknown name `{text}`"));
             let operator = match text {
                 "and" => Some("&&"),
@@ -451,14 +544,19 @@ impl Compiler<'_> {
                 "not" => Some("!"),
                 _ => None,
             };
+            let define = self.tok.tok == Tok::Assign && self.scope.next_entry().is_some();
             return Err(match (self.scope.suggest(text), operator) {
                 (Some(known), _) => error.help(format!("did you mean `{known}`?")),
                 (None, Some(op)) => error.help(format!("write `{op}` for \"{text}\"")),
+                (None, None) if define => error.help(format!(
+                    "write `{text} := ...` to create a tree entry of that name"
+                )),
                 (None, None) => error,
             });
         };
         let (word, ty) = match name {
             Name::Variable { index } => (encode(Op::LoadVar, index.into()), ScriptType::Bool),
+            Name::Entry { index, ty } => (encode(Op::LoadEntry, index.into()), ty),
             Name::Field { index, ty } => {
                 let (op, ty) = match ty {
                     FieldType::Bool => (Op::LoadBool, ScriptType::Bool),
@@ -482,12 +580,21 @@ impl Compiler<'_> {
             start: t.start,
             end: t.end,
             place: Some(name),
+            create: false,
         })
     }
 
-    /// `lhs = rhs`, `lhs += rhs`, `lhs -= rhs`, after the operator `at`.
+    /// `lhs = rhs`, `lhs := rhs`, `lhs += rhs`, `lhs -= rhs`, after the
+    /// operator `at`.
     fn assign(&mut self, lhs: Value, op: Bin, at: Token) -> Result<Value, ScriptError> {
         let text = &self.src[lhs.start..lhs.end];
+        if lhs.create {
+            return self.create(lhs);
+        }
+        if op == Bin::Define && lhs.place.is_none() {
+            return Err(ScriptError::new(lhs.span(), "only a name can be created")
+                .help("write `name := value`"));
+        }
         let Some(place) = lhs.place else {
             let error = ScriptError::new(lhs.span(), "only a field or a variable can be assigned");
             return Err(if op == Bin::Assign {
@@ -498,6 +605,7 @@ impl Compiler<'_> {
         };
         let (store, what) = match place {
             Name::Variable { index } => (encode(Op::StoreVar, index.into()), "variable"),
+            Name::Entry { index, .. } => (encode(Op::StoreEntry, index.into()), "entry"),
             Name::Field { index, ty } => {
                 let op = match ty {
                     FieldType::Int => Op::StoreInt,
@@ -507,14 +615,15 @@ impl Compiler<'_> {
                 (encode(op, index.into()), "field")
             }
         };
-        let compound = op != Bin::Assign;
+        let compound = !matches!(op, Bin::Assign | Bin::Define);
         if compound {
-            if lhs.ty == ScriptType::Bool {
+            if !lhs.ty.is_number() {
                 return Err(ScriptError::new(
                     at.span(),
                     format!(
-                        "`{}` needs a number, but `{text}` is a bool",
-                        &self.src[at.start..at.end]
+                        "`{}` needs a number, but `{text}` is {}",
+                        &self.src[at.start..at.end],
+                        a(lhs.ty)
                     ),
                 ));
             }
@@ -550,6 +659,31 @@ impl Compiler<'_> {
             start: lhs.start,
             end: rhs.end,
             place: None,
+            create: false,
+        })
+    }
+
+    /// `name := rhs` for an unknown `name`, after the operator `at`: a new
+    /// entry of the value's type.
+    fn create(&mut self, lhs: Value) -> Result<Value, ScriptError> {
+        let rhs = self.expr(ASSIGN)?;
+        let name: Box<str> = self.src[lhs.start..lhs.end].into();
+        let base = self.scope.next_entry().unwrap_or(0) as usize;
+        if base + self.created.len() >= MAX_ENTRIES {
+            return Err(ScriptError::new(
+                lhs.span(),
+                format!("a tree's scripts create at most {MAX_ENTRIES} entries"),
+            ));
+        }
+        let index = (base + self.created.len()) as u64;
+        self.created.push(Entry { name, ty: rhs.ty });
+        self.emit(encode(Op::StoreEntry, index))?;
+        Ok(Value {
+            ty: rhs.ty,
+            start: lhs.start,
+            end: rhs.end,
+            place: None,
+            create: false,
         })
     }
 
@@ -583,6 +717,7 @@ impl Compiler<'_> {
             start: lhs.start,
             end: rhs.end,
             place: None,
+            create: false,
         })
     }
 
@@ -597,6 +732,7 @@ impl Compiler<'_> {
         let rhs = self.expr(power + 1)?;
         let ty = match (lhs.ty, rhs.ty) {
             (ScriptType::Bool, ScriptType::Bool) => ScriptType::Bool,
+            (ScriptType::Str, ScriptType::Str) => ScriptType::Str,
             (l, r) if l.is_number() && r.is_number() => self.promote(l, r)?,
             (l, r) => {
                 return Err(ScriptError::new(
@@ -608,7 +744,7 @@ impl Compiler<'_> {
                         a(r)
                     ),
                 )
-                .help("both sides must be bools, or both numbers"));
+                .help("both sides must be bools, both numbers or both strings"));
             }
         };
         self.emit_binary(typed(op, ty))?;
@@ -617,6 +753,7 @@ impl Compiler<'_> {
             start: lhs.start,
             end: rhs.end,
             place: None,
+            create: false,
         })
     }
 
@@ -652,6 +789,7 @@ impl Compiler<'_> {
             start: lhs.start,
             end: rhs.end,
             place: None,
+            create: false,
         })
     }
 

@@ -19,11 +19,27 @@ const PRODUCT: u8 = 7;
 const PREFIX: u8 = 8;
 const ATOM: u8 = 9;
 
-/// A field or a variable.
+/// What an operand names, for [`disassemble`] and [`listing`] to show by
+/// name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Symbol {
+    /// A blackboard field, by index.
+    Field(u32),
+    /// A tree variable, by index.
+    Variable(u32),
+    /// A tree entry, by index.
+    Entry(u32),
+    /// A string's text, by its index in the shape's string table (its
+    /// word less one).
+    Str(u32),
+}
+
+/// A field, a variable or an entry: the operand of a load or a store.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Place {
     Field(u64),
     Variable(u64),
+    Entry(u64),
 }
 
 /// A value on the symbolic stack.
@@ -62,38 +78,47 @@ fn float(v: f64) -> String {
 }
 
 /// The source text of script code: `hunger > 0.5 && !tired`, statements
-/// separated by `; `. `field` and `variable` name fields and variables by
-/// index.
+/// separated by `; `. `names` names fields, variables and entries and
+/// gives strings' texts.
 ///
 /// For code that [`check`](super::check) accepts, the text compiles back to
 /// the same words (given the same names). Code it cannot render (unsound
 /// code) comes back as `<unsound script: ...>` with a one-line
-/// [`listing`]; it never panics, though `field` and `variable` may then be
-/// called with any index.
-pub fn disassemble(
-    words: &[u64],
-    field: &dyn Fn(u32) -> String,
-    variable: &dyn Fn(u32) -> String,
-) -> String {
-    render(words, field, variable).unwrap_or_else(|| {
-        let listing = listing(words, field, variable);
+/// [`listing`]; it never panics, though `names` may then be called with
+/// any index. An entry's store reads `=`: the text compiles back where the
+/// entry exists.
+pub fn disassemble(words: &[u64], names: &dyn Fn(Symbol) -> String) -> String {
+    render(words, names).unwrap_or_else(|| {
+        let listing = listing(words, names);
         let ops: Vec<&str> = listing.lines().map(str::trim).collect();
         format!("<unsound script: {}>", ops.join("; "))
     })
 }
 
-fn name(place: Place, field: &dyn Fn(u32) -> String, variable: &dyn Fn(u32) -> String) -> String {
-    match place {
-        Place::Field(i) => u32::try_from(i).map_or_else(|_| format!("#{i}"), field),
-        Place::Variable(i) => u32::try_from(i).map_or_else(|_| format!("#{i}"), variable),
+fn name(place: Place, names: &dyn Fn(Symbol) -> String) -> String {
+    let (i, symbol): (u64, fn(u32) -> Symbol) = match place {
+        Place::Field(i) => (i, Symbol::Field),
+        Place::Variable(i) => (i, Symbol::Variable),
+        Place::Entry(i) => (i, Symbol::Entry),
+    };
+    u32::try_from(i).map_or_else(|_| format!("#{i}"), |i| names(symbol(i)))
+}
+
+/// A string literal of the word `word`, in quotes its text lacks.
+fn string(word: u64, names: &dyn Fn(Symbol) -> String) -> String {
+    let text = match word.checked_sub(1).map(u32::try_from) {
+        None => String::new(),
+        Some(Ok(i)) => names(Symbol::Str(i)),
+        Some(Err(_)) => format!("#{word}"),
+    };
+    if text.contains('\'') {
+        format!("\"{text}\"")
+    } else {
+        format!("'{text}'")
     }
 }
 
-fn render(
-    words: &[u64],
-    field: &dyn Fn(u32) -> String,
-    variable: &dyn Fn(u32) -> String,
-) -> Option<String> {
+fn render(words: &[u64], names: &dyn Fn(Symbol) -> String) -> Option<String> {
     let mut stack: Vec<Text> = Vec::new();
     let mut statements: Vec<String> = Vec::new();
     // Open `&&` and `||`: target, operator, stack depth with the left
@@ -119,6 +144,7 @@ fn render(
         pc += 1;
         let place = match op.operand() {
             Operand::Field => Place::Field(operand),
+            Operand::Entry => Place::Entry(operand),
             _ => Place::Variable(operand),
         };
         match op {
@@ -139,14 +165,15 @@ fn render(
                 let power = if text.starts_with('-') { PREFIX } else { ATOM };
                 stack.push(Text::new(text, power));
             }
-            Op::LoadBool | Op::LoadInt | Op::LoadFloat | Op::LoadVar => {
-                let mut text = Text::new(name(place, field, variable), ATOM);
+            Op::PushStr => stack.push(Text::new(string(operand, names), ATOM)),
+            Op::LoadBool | Op::LoadInt | Op::LoadFloat | Op::LoadVar | Op::LoadEntry => {
+                let mut text = Text::new(name(place, names), ATOM);
                 text.load = Some(place);
                 stack.push(text);
             }
-            Op::StoreBool | Op::StoreInt | Op::StoreFloat | Op::StoreVar => {
+            Op::StoreBool | Op::StoreInt | Op::StoreFloat | Op::StoreVar | Op::StoreEntry => {
                 let value = stack.pop()?;
-                let target = name(place, field, variable);
+                let target = name(place, names);
                 let text = match value.update {
                     Some((p, symbol, rhs)) if p == place => format!("{target} {symbol}= {rhs}"),
                     _ => format!("{target} = {}", value.text),
@@ -188,7 +215,7 @@ fn render(
                 let symbol = if op == Op::AndThen { "&&" } else { "||" };
                 open.push((target, symbol, stack.len()));
             }
-            Op::ReturnBool | Op::ReturnInt | Op::ReturnFloat => {
+            Op::ReturnBool | Op::ReturnInt | Op::ReturnFloat | Op::ReturnStr => {
                 let value = stack.pop()?;
                 if !stack.is_empty() || !open.is_empty() || pc != words.len() {
                     return None;
@@ -219,7 +246,9 @@ fn render(
             | Op::GtInt
             | Op::GtFloat
             | Op::GeInt
-            | Op::GeFloat => {
+            | Op::GeFloat
+            | Op::EqStr
+            | Op::NeStr => {
                 let (symbol, power) = infix(op);
                 let rhs = stack.pop()?;
                 let lhs = stack.pop()?;
@@ -242,8 +271,8 @@ fn infix(op: Op) -> (&'static str, u8) {
         Op::MulInt | Op::MulFloat => ("*", PRODUCT),
         Op::DivInt | Op::DivFloat => ("/", PRODUCT),
         Op::RemInt | Op::RemFloat => ("%", PRODUCT),
-        Op::EqBool | Op::EqInt | Op::EqFloat => ("==", EQUALITY),
-        Op::NeBool | Op::NeInt | Op::NeFloat => ("!=", EQUALITY),
+        Op::EqBool | Op::EqInt | Op::EqFloat | Op::EqStr => ("==", EQUALITY),
+        Op::NeBool | Op::NeInt | Op::NeFloat | Op::NeStr => ("!=", EQUALITY),
         Op::LtInt | Op::LtFloat => ("<", ORDERING),
         Op::LeInt | Op::LeFloat => ("<=", ORDERING),
         Op::GtInt | Op::GtFloat => (">", ORDERING),
@@ -260,13 +289,9 @@ fn binary(lhs: &Text, symbol: &str, rhs: &Text, power: u8) -> Text {
 
 /// A listing of script code, one op a line: its offset, mnemonic and
 /// operand (a literal, a field or variable name, a jump target). Words that
-/// are no op are listed as hexadecimal. Never panics; `field` and
-/// `variable` are called with any operand that fits a `u32`.
-pub fn listing(
-    words: &[u64],
-    field: &dyn Fn(u32) -> String,
-    variable: &dyn Fn(u32) -> String,
-) -> String {
+/// are no op are listed as hexadecimal. Never panics; `names` is called
+/// with any operand that fits a `u32`.
+pub fn listing(words: &[u64], names: &dyn Fn(Symbol) -> String) -> String {
     let mut out = String::new();
     let mut pc = 0;
     while let Some(&word) = words.get(pc) {
@@ -292,8 +317,10 @@ pub fn listing(
                     (Some(w), _) => float(f64::from_bits(w)),
                 })
             }
-            Operand::Field => Some(name(Place::Field(operand), field, variable)),
-            Operand::Variable => Some(name(Place::Variable(operand), field, variable)),
+            Operand::Field => Some(name(Place::Field(operand), names)),
+            Operand::Variable => Some(name(Place::Variable(operand), names)),
+            Operand::Entry => Some(name(Place::Entry(operand), names)),
+            Operand::Str => Some(string(operand, names)),
             Operand::Target => Some(format!("-> {operand}")),
         };
         if let Some(text) = text {

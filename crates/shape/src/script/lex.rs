@@ -9,6 +9,9 @@ pub(super) enum Tok {
     Int(u64),
     /// A finite float literal.
     Float(f64),
+    /// A string literal, in single or double quotes; its text is the
+    /// token's span without them.
+    Str,
     True,
     False,
     Name,
@@ -30,6 +33,9 @@ pub(super) enum Tok {
     AndAnd,
     OrOr,
     Assign,
+    /// `:=`: an assignment that creates the entry it names if the tree has
+    /// none of that name.
+    Define,
     PlusAssign,
     MinusAssign,
     End,
@@ -40,6 +46,7 @@ impl Tok {
     pub(super) fn text(self) -> &'static str {
         match self {
             Tok::Int(_) | Tok::Float(_) => "a number",
+            Tok::Str => "a string",
             Tok::True => "`true`",
             Tok::False => "`false`",
             Tok::Name => "a name",
@@ -61,6 +68,7 @@ impl Tok {
             Tok::AndAnd => "`&&`",
             Tok::OrOr => "`||`",
             Tok::Assign => "`=`",
+            Tok::Define => "`:=`",
             Tok::PlusAssign => "`+=`",
             Tok::MinusAssign => "`-=`",
             Tok::End => "the end of the script",
@@ -121,6 +129,9 @@ impl<'s> Lexer<'s> {
         if b.is_ascii_digit() {
             return self.number();
         }
+        if b == b'\'' || b == b'"' {
+            return self.string(b);
+        }
         if is_name_start(b) {
             while self.peek_byte(0).is_some_and(is_name_char) {
                 self.pos += 1;
@@ -152,6 +163,7 @@ impl<'s> Lexer<'s> {
             (b'!', _) => (Tok::Bang, 1),
             (b'=', Some(b'=')) => (Tok::EqEq, 2),
             (b'=', _) => (Tok::Assign, 1),
+            (b':', Some(b'=')) => (Tok::Define, 2),
             (b'<', Some(b'=')) => (Tok::Le, 2),
             (b'<', _) => (Tok::Lt, 1),
             (b'>', Some(b'=')) => (Tok::Ge, 2),
@@ -169,11 +181,10 @@ impl<'s> Lexer<'s> {
             _ => {
                 let c = self.src[start..].chars().next().unwrap_or('?');
                 let end = start + c.len_utf8();
-                let error = ScriptError::new((start, end), format!("unexpected character `{c}`"));
-                return Err(match c {
-                    '"' | '\'' => error.help("scripts have no strings"),
-                    _ => error,
-                });
+                return Err(ScriptError::new(
+                    (start, end),
+                    format!("unexpected character `{c}`"),
+                ));
             }
         };
         self.pos += len;
@@ -182,6 +193,29 @@ impl<'s> Lexer<'s> {
             start,
             end: self.pos,
         })
+    }
+
+    /// A string literal from the quote `quote` to the next one: no escapes,
+    /// one line.
+    fn string(&mut self, quote: u8) -> Result<Token, ScriptError> {
+        let start = self.pos;
+        self.pos += 1;
+        while let Some(b) = self.peek_byte(0) {
+            self.pos += 1;
+            if b == quote {
+                return Ok(Token {
+                    tok: Tok::Str,
+                    start,
+                    end: self.pos,
+                });
+            }
+            if b == b'\n' {
+                break;
+            }
+        }
+        let q = char::from(quote);
+        Err(ScriptError::new((start, start + 1), "unterminated string")
+            .help(format!("close it with `{q}` on the same line")))
     }
 
     /// A number: `digits`, then `.digits` and an exponent `e[+-]digits` for

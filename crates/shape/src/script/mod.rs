@@ -1,6 +1,6 @@
-//! The tree scripting language: small expressions over blackboard fields
-//! and tree variables, compiled when a tree loads and evaluated without
-//! allocation (by `treebeard_vm::script`).
+//! The tree scripting language: small expressions over blackboard fields,
+//! tree variables and tree entries, compiled when a tree loads and
+//! evaluated without allocation (by `treebeard_vm::script`).
 //!
 //! # The language
 //!
@@ -8,25 +8,34 @@
 //! allowed); its value is the last expression's. Expressions are made of
 //!
 //! * literals: integers (`42`), floats (`0.5`, `1e3`, `2.5e-3`), `true` and
-//!   `false`; a minus sign before a literal makes a negative literal;
+//!   `false`, strings (`'open'` or `"open"`: one line, no escapes); a minus
+//!   sign before a number makes a negative literal;
 //! * names, `[A-Za-z_][A-Za-z0-9_.]*` (`hunger`, `enemy.distance`), which a
 //!   [`Scope`] resolves when the script compiles to a blackboard field (bool,
-//!   int or float; string fields are refused) or a tree variable (a bool);
+//!   int or float; string fields are refused), a tree variable (a bool) or
+//!   a tree entry ([`Entry`]: a bool, int, float or string the tree's
+//!   scripts created);
 //! * operators, from the loosest to the tightest binding:
 //!
 //! | operators | operands | result | notes |
 //! | --- | --- | --- | --- |
-//! | `=` `+=` `-=` | a name, then a value | the value assigned | right-associative |
+//! | `=` `:=` `+=` `-=` | a name, then a value | the value assigned | right-associative |
 //! | `\|\|` | bools | bool | short-circuits |
 //! | `&&` | bools | bool | short-circuits |
-//! | `==` `!=` | two bools or two numbers | bool | |
+//! | `==` `!=` | two bools, two numbers or two strings | bool | |
 //! | `<` `<=` `>` `>=` | numbers | bool | do not chain |
 //! | `+` `-` | numbers | number | |
 //! | `*` `/` `%` | numbers | number | |
 //! | `!` `-` (prefix) | a bool, a number | the same | |
 //!
-//! and parentheses. Types are static: `bool`, `int` (`i64`) and `float`
-//! (`f64`). An operation on an int and a float converts the int to a float.
+//! and parentheses. `name := value` is an assignment that creates the
+//! entry `name`, of the value's type, when the scope knows no such name and
+//! lets scripts create entries ([`Scope::next_entry`]); on a known name it
+//! is `=`. Every later script of the tree then knows the entry.
+//!
+//! Types are static: `bool`, `int` (`i64`), `float` (`f64`) and `string`
+//! (a literal's text, kept once in the shape's string table, so strings
+//! cost a word and compare by it). An operation on an int and a float converts the int to a float.
 //! Integer arithmetic wraps; dividing an integer by zero (`/` or `%`) is a
 //! fault at run time, while float division follows IEEE. Assigning an int to
 //! a float field converts it; a float is never silently truncated into an
@@ -39,6 +48,8 @@
 //! distance < 2.5 || alert
 //! ammo -= 1; ammo > 0
 //! fleeing = threat * 2 > courage
+//! door := 'open'; tries := 0
+//! door == 'locked' && tries < 3
 //! ```
 //!
 //! # The encoding
@@ -80,23 +91,29 @@
 //! # Example
 //!
 //! ```
-//! use treebeard_shape::script::{self, Names, ScriptType};
+//! use treebeard_shape::script::{self, Entry, Names, ScriptType, Symbol};
 //! use treebeard_shape::{FieldDecl, FieldType};
 //!
 //! let fields = [
 //!     FieldDecl::new("hunger", FieldType::Float),
 //!     FieldDecl::new("ammo", FieldType::Int),
 //! ];
-//! let names = Names { fields: &fields, variables: &["tired"] };
+//! let names = Names { fields: &fields, variables: &["tired"], ..Names::default() };
 //!
 //! let code = script::compile("hunger > 0.5 && !tired", &names)?;
 //! assert_eq!(code.ty, ScriptType::Bool);
 //! assert_eq!(script::check(&code.words, &fields, 1), Ok(ScriptType::Bool));
-//! let show = |i: u32| fields[i as usize].name.to_string();
-//! assert_eq!(
-//!     script::disassemble(&code.words, &show, &|_| "tired".into()),
-//!     "hunger > 0.5 && !tired",
-//! );
+//! let show = |s: Symbol| match s {
+//!     Symbol::Field(i) => fields[i as usize].name.to_string(),
+//!     _ => "tired".into(),
+//! };
+//! assert_eq!(script::disassemble(&code.words, &show), "hunger > 0.5 && !tired");
+//!
+//! // `:=` creates an entry where the scope lets it: a string, here.
+//! let creating = Names { create: true, ..names };
+//! let code = script::compile("door := 'open'", &creating)?;
+//! assert_eq!(code.created, [Entry { name: "door".into(), ty: ScriptType::Str }]);
+//! assert_eq!(code.strings, [Box::from("open")]);
 //!
 //! // Errors point at the offending token, with a suggestion where one fits.
 //! let error = script::compile("hungr > 0.5", &names).unwrap_err();
@@ -126,9 +143,9 @@ pub mod op;
 use crate::params::{FieldDecl, FieldType};
 use std::fmt;
 
-pub use check::{check, touches_fields, writes};
-pub use compile::compile;
-pub use disasm::{disassemble, listing};
+pub use check::{Context, check, check_in, strings, touches_fields, writes};
+pub use compile::{MAX_ENTRIES, compile};
+pub use disasm::{Symbol, disassemble, listing};
 
 /// The longest source, in bytes.
 pub const MAX_SOURCE: usize = 4096;
@@ -154,6 +171,11 @@ pub enum ScriptType {
     Int,
     /// A 64-bit float.
     Float,
+    /// A string: a literal of the tree (`'open'`), held by a tree entry.
+    /// Its word is 0 for the empty string, else one more than its index in
+    /// the shape's string table, where the compiler keeps each text once,
+    /// so that two strings are equal when their words are.
+    Str,
 }
 
 impl ScriptType {
@@ -163,10 +185,13 @@ impl ScriptType {
             ScriptType::Bool => "bool",
             ScriptType::Int => "int",
             ScriptType::Float => "float",
+            ScriptType::Str => "string",
         }
     }
 
-    /// The script type of a field of type `ty`; `None` for strings.
+    /// The script type of a field of type `ty`; `None` for strings (a
+    /// string field's text is the application's, and a script would have
+    /// to copy it: scripts read and write bool, int and float fields).
     pub const fn of_field(ty: FieldType) -> Option<ScriptType> {
         match ty {
             FieldType::Bool => Some(ScriptType::Bool),
@@ -188,6 +213,7 @@ impl From<ScriptType> for FieldType {
             ScriptType::Bool => FieldType::Bool,
             ScriptType::Int => FieldType::Int,
             ScriptType::Float => FieldType::Float,
+            ScriptType::Str => FieldType::Str,
         }
     }
 }
@@ -213,6 +239,26 @@ pub enum Name {
         /// The variable's index.
         index: u32,
     },
+    /// A tree entry: a value the tree's scripts created (`name := value`).
+    Entry {
+        /// The entry's index.
+        index: u32,
+        /// Its type.
+        ty: ScriptType,
+    },
+}
+
+/// A tree entry: a per-agent value that the tree's own scripts create by
+/// assigning it with `:=` (BehaviorTree.CPP's blackboard entries that a
+/// tree creates), typed by the first value assigned to it. Every agent
+/// holds each entry of its tree from its first tick, at its type's zero
+/// (`false`, `0`, `0.0`, `''`) until a script writes it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Entry {
+    /// Its name, as scripts write it.
+    pub name: Box<str>,
+    /// Its type.
+    pub ty: ScriptType,
 }
 
 /// Resolves the names of a script when it compiles.
@@ -228,6 +274,22 @@ pub trait Scope {
         let _ = name;
         None
     }
+
+    /// The index the next new tree entry takes, if scripts compiled in this
+    /// scope may create entries (`name := value` with an unknown `name`);
+    /// `None` if they may not.
+    fn next_entry(&self) -> Option<u32> {
+        None
+    }
+
+    /// The words of strings: the word of `text` if the scope holds it
+    /// already, and the word the next new string takes (see
+    /// [`ScriptType::Str`]); `None` if scripts compiled in this scope have
+    /// no strings.
+    fn string(&self, text: &str) -> Option<(Option<u64>, u64)> {
+        let _ = text;
+        None
+    }
 }
 
 impl<F: Fn(&str) -> Option<Name>> Scope for F {
@@ -236,15 +298,23 @@ impl<F: Fn(&str) -> Option<Name>> Scope for F {
     }
 }
 
-/// The scope of a blackboard schema and the tree's variables, by index.
+/// The scope of a blackboard schema and the tree's variables and entries,
+/// by index.
 ///
-/// A variable hides a field of the same name.
+/// A variable hides an entry of the same name, and an entry a field.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Names<'a> {
     /// The blackboard's fields; a field's index is its position.
     pub fields: &'a [FieldDecl],
     /// The tree's variables; a variable's index is its position.
     pub variables: &'a [&'a str],
+    /// The tree's entries; an entry's index is its position.
+    pub entries: &'a [Entry],
+    /// The shape's string table: a script's string literals are found in
+    /// it or added after it.
+    pub strings: &'a [Box<str>],
+    /// Whether `name := value` may create an entry.
+    pub create: bool,
 }
 
 impl Scope for Names<'_> {
@@ -252,6 +322,12 @@ impl Scope for Names<'_> {
         if let Some(i) = self.variables.iter().position(|&v| v == name) {
             return Some(Name::Variable {
                 index: u32::try_from(i).ok()?,
+            });
+        }
+        if let Some(i) = self.entries.iter().position(|e| &*e.name == name) {
+            return Some(Name::Entry {
+                index: u32::try_from(i).ok()?,
+                ty: self.entries.get(i)?.ty,
             });
         }
         let (i, field) = self
@@ -267,7 +343,20 @@ impl Scope for Names<'_> {
 
     fn suggest(&self, name: &str) -> Option<String> {
         let fields = self.fields.iter().map(|f| &*f.name);
-        crate::suggest(name, self.variables.iter().copied().chain(fields)).map(str::to_owned)
+        let entries = self.entries.iter().map(|e| &*e.name);
+        let known = self.variables.iter().copied().chain(entries).chain(fields);
+        crate::suggest(name, known).map(str::to_owned)
+    }
+
+    fn next_entry(&self) -> Option<u32> {
+        self.create
+            .then(|| u32::try_from(self.entries.len()).ok())
+            .flatten()
+    }
+
+    fn string(&self, text: &str) -> Option<(Option<u64>, u64)> {
+        let found = self.strings.iter().position(|s| &**s == text);
+        Some((found.map(|i| i as u64 + 1), self.strings.len() as u64 + 1))
     }
 }
 
@@ -281,6 +370,12 @@ pub struct Code {
     pub ty: ScriptType,
     /// The most values the evaluation stack holds (at most [`MAX_STACK`]).
     pub stack: usize,
+    /// The entries the script creates, in order: their indices follow
+    /// [`Scope::next_entry`].
+    pub created: Vec<Entry>,
+    /// The strings the script adds, in order: their words follow the
+    /// scope's next string word ([`Scope::string`]).
+    pub strings: Vec<Box<str>>,
 }
 
 /// Why a script does not compile, and where.

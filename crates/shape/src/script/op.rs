@@ -27,6 +27,11 @@ pub enum Operand {
     Field,
     /// The index of a tree variable.
     Variable,
+    /// The index of a tree entry (an entry the tree's scripts create).
+    Entry,
+    /// A string: 0 for the empty string, else one more than its index in
+    /// the shape's string table.
+    Str,
     /// A word offset in the same code, after the op's own.
     Target,
 }
@@ -179,6 +184,19 @@ script_ops! {
     47 => ReturnInt "return_int" (None);
     /// `float ->`: ends the script with the top, the stack's only value.
     48 => ReturnFloat "return_float" (None);
+    /// `-> string`: pushes the operand, a string.
+    49 => PushStr "push_str" (Str);
+    /// `-> t`: pushes the tree entry, of its type `t`.
+    50 => LoadEntry "load_entry" (Entry);
+    /// `t -> t`: writes the top to the tree entry (of type `t`) and keeps
+    /// it.
+    51 => StoreEntry "store_entry" (Entry);
+    /// `string string -> bool`: equality.
+    52 => EqStr "eq_str" (None);
+    /// `string string -> bool`: inequality.
+    53 => NeStr "ne_str" (None);
+    /// `string ->`: ends the script with the top, the stack's only value.
+    54 => ReturnStr "return_str" (None);
 }
 
 /// The bits of a code word above the op code.

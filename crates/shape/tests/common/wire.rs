@@ -85,6 +85,17 @@ pub struct VariableAt {
     pub initial_at: usize,
 }
 
+/// Where an entry of the entry table is.
+#[derive(Clone, Debug)]
+pub struct EntryAt {
+    /// The offset of the entry (its name's length).
+    pub at: usize,
+    /// Its name.
+    pub name: Str,
+    /// The offset of its type byte.
+    pub ty_at: usize,
+}
+
 /// Where a signal entry is.
 #[derive(Clone, Debug)]
 pub struct SignalAt {
@@ -190,6 +201,10 @@ pub struct Layout {
     pub variables_count_at: usize,
     /// The variable table.
     pub variables: Vec<VariableAt>,
+    /// Offset of the entry count.
+    pub entries_count_at: usize,
+    /// The entry table.
+    pub entries: Vec<EntryAt>,
     /// Offset of the signal count.
     pub signals_count_at: usize,
     /// The signal table.
@@ -230,7 +245,7 @@ impl Layout {
 /// follow it (tests read only encodings they made).
 pub fn layout(bytes: &[u8]) -> Layout {
     assert_eq!(&bytes[..8], b"TBSHAPE\0", "magic");
-    assert_eq!(get_u32(bytes, 8), 5, "version");
+    assert_eq!(get_u32(bytes, 8), 6, "version");
     assert_eq!(get_u32(bytes, 12), 0, "reserved");
     let mut r = Walk { bytes, pos: 16 };
     let items_count_at = r.pos;
@@ -309,6 +324,17 @@ pub fn layout(bytes: &[u8]) -> Layout {
             name: r.string(),
             initial_at: {
                 assert!(r.u8() <= 1, "initial value byte");
+                r.pos - 1
+            },
+        })
+        .collect();
+    let entries_count_at = r.pos;
+    let entries = (0..r.u32())
+        .map(|_| EntryAt {
+            at: r.pos,
+            name: r.string(),
+            ty_at: {
+                assert!(r.u8() <= 3, "entry type byte");
                 r.pos - 1
             },
         })
@@ -406,6 +432,8 @@ pub fn layout(bytes: &[u8]) -> Layout {
         events,
         variables_count_at,
         variables,
+        entries_count_at,
+        entries,
         signals_count_at,
         signals,
         timestamps_count_at,
@@ -494,9 +522,9 @@ pub struct Wire {
 }
 
 impl Wire {
-    /// The magic, version 5 and the reserved word: the 16-byte header.
+    /// The magic, version 6 and the reserved word: the 16-byte header.
     pub fn header() -> Wire {
-        Wire::version(5)
+        Wire::version(6)
     }
 
     /// The magic, `version` and the reserved word.
@@ -522,10 +550,10 @@ impl Wire {
         Wire::up_to_strings().u32(0).u32(0).u32(0)
     }
 
-    /// [`Wire::up_to_events`] and empty event, variable, signal and
+    /// [`Wire::up_to_events`] and empty event, variable, entry, signal and
     /// timestamp tables: up to the stimulus table's count.
     pub fn up_to_stimuli() -> Wire {
-        Wire::up_to_events().u32(0).u32(0).u32(0).u32(0)
+        Wire::up_to_events().u32(0).u32(0).u32(0).u32(0).u32(0)
     }
 
     /// [`Wire::up_to_stimuli`] and an empty stimulus table: up to the

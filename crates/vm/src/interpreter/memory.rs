@@ -12,7 +12,9 @@
 //!
 //! Scripts run on a copy of the variables with their true values (the
 //! evaluator knows nothing of the `^ initial` storage), which is written
-//! back when the script may assign: a word or two for most trees.
+//! back when the script may assign: a word or two for most trees. The
+//! tree's entries, after the variables' words, are stored as they are
+//! (zero is every type's zero), so scripts use them in place.
 
 use super::{Agent, Batch, Decision, Interpreter, Sent};
 use crate::actor::{
@@ -24,7 +26,7 @@ use crate::globals::is_running_work;
 use crate::leaves::{Ending, EventId, Input};
 use crate::program::Program;
 use crate::request::{AgentId, RequestKind};
-use crate::script::{Fault, ScriptValue};
+use crate::script::{Fault, Memory, ScriptValue};
 use crate::status::Status;
 use crate::trace::Tracer;
 use treebeard_shape::{FieldType, Kind, NodeIdx, SELF_AGENT, ShapeItem};
@@ -44,11 +46,19 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         for ((v, &stored), &initial) in vars.iter_mut().zip(&*a.memory).zip(self.initial) {
             *v = stored ^ initial;
         }
-        let value = self.access.run(code, a.bb, vars, read_only);
+        // The entries follow the variables' words, stored as they are.
+        let entries = n + 2 * self.shape.entries().len();
+        let (stored, rest) = a.memory.split_at_mut(n.min(a.memory.len()));
+        let entries = rest.get_mut(..entries - n).unwrap_or_default();
+        let memory = Memory {
+            variables: vars,
+            entries,
+        };
+        let value = self.access.run(code, a.bb, memory, read_only);
         if read_only {
             return value;
         }
-        for ((stored, &v), &initial) in a.memory.iter_mut().zip(&*vars).zip(self.initial) {
+        for ((stored, &v), &initial) in stored.iter_mut().zip(&*vars).zip(self.initial) {
             *stored = v ^ initial;
         }
         value

@@ -1,0 +1,200 @@
+//! Tree entries: the values a tree's scripts create with `name := value`
+//! (BehaviorTree.CPP's blackboard entries that a tree creates), kept per
+//! agent in its actor after the variables' bits.
+//!
+//! Each test compiles a small tree of script nodes and one action, ticks
+//! one agent and reads its entries back through `ActorRef::entry`.
+
+use treebeard_shape::tree::{Node, act, decider_of, priority, sequence};
+use treebeard_shape::{BuildError, Kind, Unbuildable, compile};
+use treebeard_vm::Status::{Failure, Running, Success};
+use treebeard_vm::{Actor, AgentId, Call, Frame, Interpreter, Leaves, Program, Status, Value};
+
+/// The blackboard: how often the action ran.
+#[derive(Default)]
+struct Bb {
+    walks: u32,
+}
+
+fn walk(bb: &mut Bb, _: &mut Call<'_>) -> Status {
+    bb.walks += 1;
+    Running
+}
+
+fn leaves() -> Leaves<Bb> {
+    let mut leaves = Leaves::new();
+    leaves.action("Walk", walk);
+    leaves
+}
+
+fn script(source: &str) -> Node {
+    decider_of(Kind::Script, []).arg("script", source)
+}
+
+fn assert_script(test: &str) -> Node {
+    decider_of(Kind::AssertScript, []).arg("test", test)
+}
+
+/// One agent running one tree.
+struct Agent {
+    program: Program<Bb>,
+    actor: Actor,
+    bb: Bb,
+    interpreter: Interpreter,
+    frame: Frame,
+}
+
+impl Agent {
+    fn new(tree: &Node) -> Agent {
+        let leaves = leaves();
+        let shape = compile(tree, &leaves).unwrap_or_else(|e| panic!("{e}"));
+        let program = Program::link(shape, &leaves).unwrap_or_else(|e| panic!("{e}"));
+        Agent {
+            actor: Actor::for_shape(program.shape()),
+            program,
+            bb: Bb::default(),
+            interpreter: Interpreter::new(),
+            frame: Frame::default(),
+        }
+    }
+
+    fn tick(&mut self) -> Status {
+        self.frame = self.frame.next(1.0);
+        let mut requests = Vec::new();
+        self.interpreter.tick(
+            &self.program,
+            &self.frame,
+            AgentId(0),
+            &mut self.actor.as_mut(),
+            &mut self.bb,
+            &mut requests,
+        )
+    }
+
+    /// The agent's entry `name`.
+    fn entry(&self, name: &str) -> Value<'_> {
+        let shape = self.program.shape();
+        let i = shape.entries().iter().position(|e| &*e.name == name);
+        let i = i.unwrap_or_else(|| panic!("no entry {name}"));
+        self.actor.as_ref().entry(shape, i).expect("an entry")
+    }
+}
+
+#[test]
+fn an_entry_takes_the_type_of_its_first_value_and_keeps_it_between_ticks() {
+    let tree = sequence([
+        script("n := 0; name := 'idle'; speed := 0.5; seen := true"),
+        script("n += 1; speed = speed * 3"),
+        assert_script("n == 1 && name == 'idle' && name != 'x' && speed == 1.5 && seen"),
+        act("Walk"),
+    ]);
+    let mut agent = Agent::new(&tree);
+    let types: Vec<String> = agent
+        .program
+        .shape()
+        .entries()
+        .iter()
+        .map(|e| format!("{} {}", e.ty, e.name))
+        .collect();
+    assert_eq!(types, ["int n", "string name", "float speed", "bool seen"]);
+    assert_eq!(agent.tick(), Running);
+    assert_eq!(agent.bb.walks, 1);
+    assert_eq!(agent.entry("n"), Value::Int(1));
+    assert_eq!(agent.entry("name"), Value::Str("idle"));
+    assert_eq!(agent.entry("speed"), Value::Float(1.5));
+    assert_eq!(agent.entry("seen"), Value::Bool(true));
+}
+
+#[test]
+fn an_entry_holds_its_types_zero_until_a_script_writes_it() {
+    // The first branch fails before the script that writes `x`; the second
+    // reads it: 0, an agent's entries are zeroed with its actor.
+    let tree = priority([
+        sequence([assert_script("false"), script("x := 5; s := 'five'")]),
+        sequence([assert_script("x == 0 && s == ''"), act("Walk")]),
+    ]);
+    let mut agent = Agent::new(&tree);
+    assert_eq!(agent.tick(), Running);
+    assert_eq!(agent.bb.walks, 1);
+    assert_eq!(agent.entry("x"), Value::Int(0));
+    assert_eq!(agent.entry("s"), Value::Str(""));
+}
+
+#[test]
+fn define_on_an_entry_the_tree_has_assigns_it() {
+    let tree = sequence([
+        script("n := 1"),
+        script("n := n + 1"),
+        assert_script("n == 2"),
+    ]);
+    let mut agent = Agent::new(&tree);
+    assert_eq!(agent.program.shape().entries().len(), 1);
+    assert_eq!(agent.tick(), Success);
+    // The root starts again: `n := 1` runs again.
+    assert_eq!(agent.tick(), Success);
+    assert_eq!(agent.entry("n"), Value::Int(2));
+}
+
+#[test]
+fn a_condition_reads_entries_and_cannot_create_one() {
+    let tree = sequence([script("mood := 'calm'"), assert_script("mood == 'angry'")]);
+    let mut agent = Agent::new(&tree);
+    assert_eq!(agent.tick(), Failure);
+    // A condition that would create an entry writes: refused at compile.
+    let leaves = leaves();
+    let condition = decider_of(Kind::AssertCondition, []).arg("condition", "fresh := true");
+    let error = compile(&condition, &leaves).unwrap_err();
+    assert!(
+        error.to_string().contains("a condition cannot assign"),
+        "{error}"
+    );
+}
+
+#[test]
+fn reading_an_entry_before_a_script_creates_it_is_an_error_with_a_hint() {
+    // Entries are created in stream order: a read before is no name yet.
+    let leaves = leaves();
+    let tree = sequence([assert_script("door == 'open'"), script("door := 'open'")]);
+    let error: BuildError = compile(&tree, &leaves).unwrap_err();
+    let Unbuildable::Script { error: e, .. } = error.problems()[0].what() else {
+        panic!("{error}");
+    };
+    assert_eq!(e.message, "unknown name `door`");
+    // `=` never creates; the help says how.
+    let error = compile(&script("door = 'open'"), &leaves).unwrap_err();
+    let Unbuildable::Script { error: e, .. } = error.problems()[0].what() else {
+        panic!("{error}");
+    };
+    assert_eq!(
+        e.help.as_deref(),
+        Some("write `door := ...` to create a tree entry of that name")
+    );
+}
+
+#[test]
+fn a_later_value_of_another_type_is_an_error() {
+    let leaves = leaves();
+    let tree = sequence([script("n := 1"), script("n := 'one'")]);
+    let error = compile(&tree, &leaves).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("the int entry `n` cannot take a string"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_shape_with_entries_round_trips_through_bytes() {
+    let leaves = leaves();
+    let tree = sequence([
+        script("mood := 'calm'; n := 2"),
+        assert_script("mood == 'calm'"),
+    ]);
+    let shape = compile(&tree, &leaves).unwrap();
+    let back = treebeard_shape::Shape::from_bytes(&shape.to_bytes()).unwrap();
+    assert_eq!(back.entries(), shape.entries());
+    assert_eq!(back.behavior_hash(), shape.behavior_hash());
+    let text = shape.disassemble().to_string();
+    assert!(text.contains("entries 2 (string mood, int n)"), "{text}");
+}
