@@ -62,6 +62,7 @@ impl Engine for RefEngine<'_> {
             agent: AgentId(agent),
             frame,
             crowd: Some(&self.crowd),
+            entries: Vec::new(),
         };
         let out = self.agents[agent as usize].tick_traced(&mut leaves, AgentId(agent), trace);
         requests.extend(out.requests);
@@ -85,6 +86,7 @@ impl Engine for RefEngine<'_> {
             agent: AgentId(agent),
             frame,
             crowd: Some(&self.crowd),
+            entries: Vec::new(),
         };
         self.agents[agent as usize].send_event(&mut leaves, event)
     }

@@ -35,7 +35,7 @@ use crate::kinds::{
     decider_param,
 };
 use crate::logs::NodeLogs;
-use crate::params::{Encoded, Mismatch, ParamSpec, ParamType, ParamValue, encode};
+use crate::params::{Encoded, EntryRefs, Mismatch, ParamSpec, ParamType, ParamValue, encode};
 use crate::script::{self, ScriptError, ScriptType};
 use crate::shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};
 use crate::source::Source;
@@ -949,7 +949,11 @@ impl<'t> Compiler<'t, '_> {
             });
         }
         let strings = self.parts.strings.len();
-        let Some((mut words, constants)) = self.params(node, position, kind.name(), &schema) else {
+        const BUILT_IN: &str = "a built-in node's parameters read blackboard fields and literals";
+        let entries = Some(BUILT_IN);
+        let Some((mut words, constants)) =
+            self.params(node, position, kind.name(), &schema, entries)
+        else {
             return Ok(ParamRange::default());
         };
         // Scripts are a configured kind's only strings: their sources are
@@ -1257,7 +1261,9 @@ impl<'t> Compiler<'t, '_> {
         let Some(schema) = catalog.leaf(name) else {
             unreachable!("checked to be a scope");
         };
-        let Some((words, constants)) = self.params(node, position, name, schema) else {
+        // A scope's hooks are called in the agent's tick: they may read
+        // entries.
+        let Some((words, constants)) = self.params(node, position, name, schema, None) else {
             return Ok(ParamRange::default());
         };
         let import = self.import(node, position, name, schema)?;
@@ -1389,7 +1395,16 @@ impl<'t> Compiler<'t, '_> {
             self.report(node, position, None, what);
             return Ok(None);
         }
-        let Some((words, constants)) = self.params(node, position, name, schema) else {
+        let entries = match schema.kind {
+            Kind::Deferred => Some(
+                "a deferred action's game system reads its parameters outside the agent's tick; pass a blackboard field",
+            ),
+            Kind::Decide => {
+                Some("a Decide function's parameters read blackboard fields and literals")
+            }
+            _ => None,
+        };
+        let Some((words, constants)) = self.params(node, position, name, schema, entries) else {
             return Ok(None);
         };
         let import = self.import(node, position, name, schema)?;
@@ -1411,6 +1426,7 @@ impl<'t> Compiler<'t, '_> {
         position: usize,
         leaf: &str,
         schema: &LeafSchema,
+        refused: Option<&'static str>,
     ) -> Option<LeafWords> {
         let specs = &schema.params;
         let mut given: Vec<Option<&NodeParam>> = vec![None; specs.len()];
@@ -1501,8 +1517,9 @@ impl<'t> Compiler<'t, '_> {
                     }
                 }
             };
-            let fields = &self.parts.fields;
-            let mut encoded = encode(&spec.ty, &value, fields, &mut self.parts.strings);
+            let (fields, entries) = (&self.parts.fields, &self.parts.entries);
+            let refs = EntryRefs { entries, refused };
+            let mut encoded = encode(&spec.ty, &value, fields, refs, &mut self.parts.strings);
             if let Err(problem) = &encoded {
                 let what = Unbuildable::BadParam {
                     leaf: leaf.into(),
@@ -1511,8 +1528,9 @@ impl<'t> Compiler<'t, '_> {
                 };
                 match fallback() {
                     Some((value, kept)) => {
-                        let fields = &self.parts.fields;
-                        encoded = encode(&spec.ty, &value, fields, &mut self.parts.strings);
+                        let (fields, entries) = (&self.parts.fields, &self.parts.entries);
+                        let refs = EntryRefs { entries, refused };
+                        encoded = encode(&spec.ty, &value, fields, refs, &mut self.parts.strings);
                         if encoded.is_ok() {
                             self.mismatch(node, position, source, what, kept);
                         } else {

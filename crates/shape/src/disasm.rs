@@ -14,7 +14,7 @@
 
 use crate::ids::NodeIdx;
 use crate::kinds::{Kind, Layout};
-use crate::params::{FIELD_REF, FieldType, ParamType};
+use crate::params::{ENTRY_REF, FIELD_REF, FieldType, ParamType};
 use crate::shape::{ImportParam, Shape};
 use std::fmt::{self, Write as _};
 
@@ -144,6 +144,13 @@ fn write_word(out: &mut String, shape: &Shape, ty: &ParamType, w: u64) {
             match shape.fields().get(index) {
                 Some(f) => write!(out, "{{{}}}", f.name),
                 None => write!(out, "{{#{index}}}"),
+            }
+        }
+        ParamType::Input(_) if w & ENTRY_REF != 0 => {
+            let index = (w & !ENTRY_REF) as usize;
+            match shape.entries().get(index) {
+                Some(e) => write!(out, "{{{}}}", e.name),
+                None => write!(out, "{{entry #{index}}}"),
             }
         }
         ParamType::Input(want) => match shape.param_table().get(w as usize) {

@@ -33,11 +33,16 @@
     clippy::panic
 )]
 
+use crate::script::Entry;
 use std::fmt;
 
 /// Set in a word that refers to a blackboard field; the low 32 bits are the
 /// field's index in the blackboard schema.
 pub const FIELD_REF: u64 = 1 << 63;
+
+/// Set (without [`FIELD_REF`]) in an input parameter's word that reads a
+/// tree entry (see [`crate::Entry`]); the low 32 bits are the entry's index.
+pub const ENTRY_REF: u64 = 1 << 62;
 
 /// The type of a blackboard field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -322,6 +327,22 @@ pub enum Mismatch {
         /// The field's type.
         found: FieldType,
     },
+    /// `{name}` names a tree entry where the parameter cannot use one.
+    Entry {
+        /// The entry.
+        name: Box<str>,
+        /// Why not, and what to do.
+        why: &'static str,
+    },
+    /// The tree entry exists with another type.
+    EntryType {
+        /// The entry.
+        name: Box<str>,
+        /// The parameter's type.
+        expected: FieldType,
+        /// The entry's type.
+        found: FieldType,
+    },
 }
 
 impl fmt::Display for Mismatch {
@@ -361,6 +382,15 @@ impl fmt::Display for Mismatch {
             } => write!(
                 f,
                 "field `{name}` holds {found} values, but {expected} is needed"
+            ),
+            Mismatch::Entry { name, why } => write!(f, "`{name}` is a tree entry: {why}"),
+            Mismatch::EntryType {
+                name,
+                expected,
+                found,
+            } => write!(
+                f,
+                "tree entry `{name}` holds {found} values, but {expected} is needed"
             ),
         }
     }
@@ -405,12 +435,25 @@ pub enum Encoded {
     Constant(u64),
 }
 
+/// The tree entries a parameter's `{name}` may name, and whether it may
+/// read them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EntryRefs<'a> {
+    /// The tree's entries so far.
+    pub entries: &'a [Entry],
+    /// Why the parameter cannot read an entry (what calls the leaf reads
+    /// its parameters outside the agent's tick); `None` if it can.
+    pub refused: Option<&'static str>,
+}
+
 /// Encodes `value` as a parameter of type `ty`. Strings are appended to
-/// `strings` (the shape's string table); fields are looked up in `fields`.
+/// `strings` (the shape's string table); fields are looked up in `fields`,
+/// then, for an input, the tree's entries in `entries`.
 pub fn encode(
     ty: &ParamType,
     value: &ParamValue,
     fields: &[FieldDecl],
+    entries: EntryRefs<'_>,
     strings: &mut Vec<Box<str>>,
 ) -> Result<Encoded, Mismatch> {
     let wrong = || Mismatch::Type {
@@ -447,6 +490,30 @@ pub fn encode(
             }
             _ => return None,
         })
+    };
+    // A name that is no field but an entry: the entry's index and type.
+    let entry = |name: &str| {
+        if fields.iter().any(|f| &*f.name == name) {
+            return None;
+        }
+        let i = entries.entries.iter().position(|e| &*e.name == name)?;
+        Some((i, FieldType::from(entries.entries.get(i)?.ty)))
+    };
+    let entry_ref = |(index, found): (usize, FieldType), name: &str, want: FieldType| {
+        if let Some(why) = entries.refused {
+            return Err(Mismatch::Entry {
+                name: name.into(),
+                why,
+            });
+        }
+        if found != want {
+            return Err(Mismatch::EntryType {
+                name: name.into(),
+                expected: want,
+                found,
+            });
+        }
+        Ok(ENTRY_REF | index as u64)
     };
     let field_ref = |name: &str, want: FieldType| -> Result<u64, Mismatch> {
         let Some((index, field)) = fields.iter().enumerate().find(|(_, f)| &*f.name == name) else {
@@ -496,10 +563,15 @@ pub fn encode(
             }
         }
         ParamType::Output(want) => match named_field {
+            Some(name) if entry(name).is_some() => Err(Mismatch::Entry {
+                name: name.into(),
+                why: "a leaf's output writes a blackboard field; declare the field in the blackboard",
+            }),
             Some(name) => field_ref(name, *want).map(Encoded::Word),
             None => Err(wrong()),
         },
         ParamType::Input(want) => match named_field {
+            Some(name) if let Some(e) = entry(name) => entry_ref(e, name, *want).map(Encoded::Word),
             Some(name) => field_ref(name, *want).map(Encoded::Word),
             None => {
                 let as_literal = match want {
@@ -531,7 +603,13 @@ mod tests {
             FieldDecl::new("hunger", FieldType::Int),
             FieldDecl::new("name", FieldType::Str),
         ];
-        encode(&ty, &v.into(), &fields, &mut Vec::new())
+        encode(
+            &ty,
+            &v.into(),
+            &fields,
+            EntryRefs::default(),
+            &mut Vec::new(),
+        )
     }
 
     /// The word of a parameter that is not an input literal.
@@ -607,7 +685,13 @@ mod tests {
     #[test]
     fn strings_go_to_the_table() {
         let mut strings = Vec::new();
-        let w = encode(&ParamType::Str, &"hello".into(), &[], &mut strings);
+        let w = encode(
+            &ParamType::Str,
+            &"hello".into(),
+            &[],
+            EntryRefs::default(),
+            &mut strings,
+        );
         assert_eq!(
             (w, strings),
             (Ok(Encoded::Word(0)), vec![Box::from("hello")])

@@ -23,7 +23,7 @@ use crate::item::{FLAG_PERSISTENT, KNOWN_FLAGS, MAX_ITEMS, MAX_PARAM_WORDS, Shap
 use crate::kinds::{
     Kind, KindParamType, Layout, MAX_SYNC_POINT, MAX_TEAM_SIZE, POLICIES, decider_param,
 };
-use crate::params::{FIELD_REF, FieldType, ParamType};
+use crate::params::{ENTRY_REF, FIELD_REF, FieldType, ParamType};
 use crate::script::{self, ScriptType};
 use crate::shape::{Import, Limits, ShapeParts};
 use std::collections::{HashMap, HashSet};
@@ -511,7 +511,10 @@ fn check_leaf(
             found: params.len,
         }));
     }
-    check_import_words(parts, import, words).map_err(err)?;
+    // Conditions and immediate actions are called in the agent's tick: they
+    // may read the tree's entries.
+    let entries = matches!(kind, Kind::Condition | Kind::Action);
+    check_import_words(parts, import, words, entries).map_err(err)?;
     if import.scope {
         return Err(err(Invalid::ScopeHook {
             name: import.name.clone(),
@@ -540,10 +543,22 @@ fn check_leaf(
     })
 }
 
-/// Checks the words a use of `import` gives its parameters, by their types.
-fn check_import_words(parts: &ShapeParts, import: &Import, words: &[u64]) -> Result<(), Invalid> {
+/// Checks the words a use of `import` gives its parameters, by their types;
+/// inputs may read tree entries if `entries`.
+fn check_import_words(
+    parts: &ShapeParts,
+    import: &Import,
+    words: &[u64],
+    entries: bool,
+) -> Result<(), Invalid> {
     for (param, &word) in import.params.iter().zip(words) {
-        if let Some(reason) = bad_word(&param.ty, word, parts) {
+        let reason = match &param.ty {
+            ParamType::Input(want) if word & ENTRY_REF != 0 && word & FIELD_REF == 0 => {
+                bad_entry(*want, word, parts, entries)
+            }
+            ty => bad_word(ty, word, parts),
+        };
+        if let Some(reason) = reason {
             return Err(Invalid::ParamWord {
                 leaf: import.name.clone(),
                 param: param.name.clone(),
@@ -613,7 +628,7 @@ fn check_configured<'p>(
                 found: params.len.saturating_sub(1),
             }));
         }
-        check_import_words(parts, import, hook_words).map_err(err)?;
+        check_import_words(parts, import, hook_words, true).map_err(err)?;
         return Ok(words);
     }
     let schema = kind.params();
@@ -788,6 +803,27 @@ fn check_declarations(parts: &ShapeParts) -> Result<Vec<ScriptType>, ValidationE
         }
     }
     Ok(types)
+}
+
+/// Why `word`, an input's entry reference, cannot read a tree entry of
+/// type `want` in `parts` (or any, unless `allowed`), if it cannot.
+fn bad_entry(
+    want: FieldType,
+    word: u64,
+    parts: &ShapeParts,
+    allowed: bool,
+) -> Option<&'static str> {
+    let index = word & !ENTRY_REF;
+    match parts
+        .entries
+        .get(usize::try_from(index).unwrap_or(usize::MAX))
+    {
+        _ if !allowed => Some("reads a tree entry, which only conditions, actions and scopes may"),
+        _ if index > u64::from(u32::MAX) => Some("is not an entry reference"),
+        None => Some("refers past the shape's entries"),
+        Some(e) if FieldType::from(e.ty) != want => Some("refers to an entry of another type"),
+        Some(_) => None,
+    }
 }
 
 /// Why `word` cannot be a parameter of type `ty` in `parts`, if it cannot.

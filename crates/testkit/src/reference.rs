@@ -72,6 +72,10 @@ pub trait RefLeaves {
     /// Calls the hooks of the scope at `node`: enter (`how` is `None`) or
     /// exit.
     fn scope(&mut self, _node: NodeIdx, _how: Option<Ending>) {}
+    /// The agent's tree entries (two words each) as they are now, which the
+    /// leaves called from here on may read: told before a tick, after each
+    /// script, and before an event's hooks.
+    fn entries(&mut self, _words: &[u32]) {}
     /// The tick's clock, for waits, timeouts, cool-downs and time tests;
     /// between ticks (for [`Reference::send_event`]), the last tick's.
     fn clock(&self) -> Frame {
@@ -134,12 +138,14 @@ pub struct ProgramLeaves<'a, B> {
     pub frame: &'a treebeard_vm::Frame,
     /// The agent's crowd, if any.
     pub crowd: Option<&'a CrowdState>,
+    /// The agent's tree entries as the reference last told them.
+    pub entries: Vec<u32>,
 }
 
 impl<B> RefLeaves for ProgramLeaves<'_, B> {
     fn condition(&mut self, node: NodeIdx) -> bool {
         self.program
-            .call_condition(node, self.blackboard, self.agent, self.frame)
+            .call_condition(node, self.blackboard, self.agent, self.frame, &self.entries)
     }
 
     fn action(
@@ -157,6 +163,7 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
             signal,
             state,
             persistent,
+            &self.entries,
         )
     }
 
@@ -175,12 +182,24 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
             event,
             state,
             persistent,
+            &self.entries,
         )
     }
 
     fn scope(&mut self, node: NodeIdx, how: Option<Ending>) {
-        self.program
-            .call_scope(node, self.blackboard, self.agent, self.frame, how);
+        self.program.call_scope(
+            node,
+            self.blackboard,
+            self.agent,
+            self.frame,
+            how,
+            &self.entries,
+        );
+    }
+
+    fn entries(&mut self, words: &[u32]) {
+        self.entries.clear();
+        self.entries.extend_from_slice(words);
     }
 
     fn clock(&self) -> Frame {
@@ -1646,6 +1665,7 @@ impl Reference {
         // The tickets the last tick left are kept only at the nodes this
         // tick reaches again.
         let last = std::mem::take(&mut self.tickets);
+        world.entries(&self.entries);
         let mut cx = Tick {
             world,
             agent,
@@ -1737,6 +1757,7 @@ impl Reference {
     /// VM's `Interpreter::halt`), and gives up every ticket. Returns the
     /// cancel requests and the gate slots given back.
     pub fn halt(&mut self, world: &mut dyn RefLeaves, agent: AgentId) -> Vec<Request> {
+        world.entries(&self.entries);
         let mut cx = Tick {
             world,
             agent,
@@ -1911,6 +1932,7 @@ impl Reference {
     ///
     /// Returns how many running nodes it reached (waits and hooks).
     pub fn send_event(&mut self, world: &mut dyn RefLeaves, event: EventId) -> usize {
+        world.entries(&self.entries);
         for signal in self.memory.signals.iter().filter(|s| s.event == event.0) {
             let (word, bit) = (signal.variable as usize / 32, signal.variable % 32);
             if signal.value {
@@ -2048,6 +2070,7 @@ impl Tick<'_> {
             entries: self.entries,
         };
         let result = self.world.script(script, memory, read_only);
+        self.world.entries(self.entries);
         if result.is_err() {
             self.coverage.script_faults += 1;
         }

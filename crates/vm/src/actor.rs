@@ -567,6 +567,16 @@ impl<'a> ActorRef<'a> {
         })
     }
 
+    /// The words of the tree's entries, two an entry (low first): what
+    /// [`Program::call_condition`](crate::Program::call_condition) and the
+    /// other leaf calls take, for inputs that read entries.
+    pub fn entry_words(&self, shape: &Shape) -> &'a [u32] {
+        let at = self.layout.memory_at() + shape.variables().len().div_ceil(32);
+        self.words
+            .get(at..at + 2 * shape.entries().len())
+            .unwrap_or_default()
+    }
+
     /// The word of the tree's entry `index`: an int's or a float's bits, 0
     /// or 1, a string's word (see [`ScriptType::Str`]); `None` if the shape
     /// has no such entry.

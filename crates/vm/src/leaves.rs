@@ -44,7 +44,7 @@ use crate::script::FieldAccess;
 use crate::status::{Signal, Status};
 use std::collections::BTreeMap;
 use std::ops::Deref;
-use treebeard_shape::params::FIELD_REF;
+use treebeard_shape::params::{ENTRY_REF, FIELD_REF};
 use treebeard_shape::tree::Node;
 use treebeard_shape::{
     BuildError, FieldDecl, LeafCatalog, LeafSchema, NodeIdx, ParamSpec, ParamType, ShapeItem,
@@ -82,6 +82,9 @@ pub struct Args<'a> {
     pub(crate) table: &'a [u64],
     /// The shape's string table, for string parameters.
     pub(crate) strings: &'a [Box<str>],
+    /// The agent's tree entries, two words each, for inputs that read
+    /// them (empty where a leaf reads none: see `Input::Entry`).
+    pub(crate) entries: &'a [u32],
     pub(crate) item: ShapeItem,
     pub(crate) node: u32,
     pub(crate) agent: AgentId,
@@ -178,7 +181,7 @@ impl<'a> Args<'a> {
     /// If `i` is not below the leaf's declared number of parameters.
     #[inline]
     pub fn input(&self, i: usize) -> Input<'a> {
-        Input::of(self.word(i), self.table, self.strings)
+        Input::of(self.word(i), self.table, self.strings, self.entries)
     }
 
     /// Parameter `i`, an output: the blackboard field to write.
@@ -218,15 +221,34 @@ pub enum Input<'a> {
     /// A literal word, read as the parameter's type (strings index the
     /// shape's string table, given here).
     Literal(u64, &'a [Box<str>]),
+    /// The value of one of the agent's tree entries (see
+    /// `treebeard_shape::Entry`), read when the leaf was called: its word,
+    /// read as the parameter's type (a string's word is one more than its
+    /// index in the shape's string table, given here; 0 is empty).
+    Entry(u64, &'a [Box<str>]),
 }
 
 impl<'a> Input<'a> {
     /// The input an input parameter's `word` names in a shape's parameter
-    /// `table` (validation checked that a literal's offset is in it).
+    /// `table` (validation checked that a literal's offset is in it, and
+    /// that an entry reference is a condition's, an action's or a scope's,
+    /// whose calls get the agent's `entries`; an entry past them reads 0).
     #[inline]
-    pub(crate) fn of(word: u64, table: &[u64], strings: &'a [Box<str>]) -> Input<'a> {
+    pub(crate) fn of(
+        word: u64,
+        table: &[u64],
+        strings: &'a [Box<str>],
+        entries: &[u32],
+    ) -> Input<'a> {
         if word & FIELD_REF != 0 {
             Input::Field(FieldId((word & !FIELD_REF) as u32))
+        } else if word & ENTRY_REF != 0 {
+            let at = 2 * (word & !ENTRY_REF) as usize;
+            let value = match entries.get(at..at + 2) {
+                Some(&[lo, hi]) => u64::from(lo) | u64::from(hi) << 32,
+                _ => 0,
+            };
+            Input::Entry(value, strings)
         } else {
             Input::Literal(table[word as usize], strings)
         }
@@ -263,6 +285,10 @@ impl<'a> Input<'a> {
                 T::Int => Value::Int(w as i64),
                 T::Float => Value::Float(f64::from_bits(w)),
                 T::Str => Value::Str(strings.get(w as usize).map_or("", |s| s)),
+            },
+            Input::Entry(w, strings) => match ty {
+                T::Str => Value::Str(crate::script::text(strings, w)),
+                _ => Input::Literal(w, strings).read_with(get, bb, ty),
             },
         }
     }

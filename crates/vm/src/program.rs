@@ -421,7 +421,14 @@ impl<B> Program<B> {
     }
 
     /// The arguments of the leaf at `node`.
-    fn args<'a>(&'a self, node: NodeIdx, agent: AgentId, frame: &'a Frame, want: Kind) -> Args<'a> {
+    fn args<'a>(
+        &'a self,
+        node: NodeIdx,
+        agent: AgentId,
+        frame: &'a Frame,
+        want: Kind,
+        entries: &'a [u32],
+    ) -> Args<'a> {
         let item = self.shape.item(node);
         assert_eq!(
             item.kind(),
@@ -432,6 +439,7 @@ impl<B> Program<B> {
         Args {
             table: self.shape.param_table(),
             strings: self.shape.strings(),
+            entries,
             item,
             node: node.get(),
             agent,
@@ -439,9 +447,13 @@ impl<B> Program<B> {
         }
     }
 
-    /// Calls the condition at `node` as a tick would. For tools that run a
-    /// program's leaves outside the interpreter (reference interpreters,
-    /// debuggers); ticks never come here.
+    /// Calls the condition at `node` as a tick would, the agent's tree
+    /// entries being `entries` (its [`ActorRef::entry_words`], which inputs
+    /// that read an entry see; `&[]` for a tree without entries). For tools
+    /// that run a program's leaves outside the interpreter (reference
+    /// interpreters, debuggers); ticks never come here.
+    ///
+    /// [`ActorRef::entry_words`]: crate::ActorRef::entry_words
     ///
     /// # Panics
     /// If `node` is not a condition.
@@ -451,8 +463,9 @@ impl<B> Program<B> {
         blackboard: &B,
         agent: AgentId,
         frame: &Frame,
+        entries: &[u32],
     ) -> bool {
-        let args = self.args(node, agent, frame, Kind::Condition);
+        let args = self.args(node, agent, frame, Kind::Condition, entries);
         (self.conditions[args.item.import() as usize])(blackboard, &args)
     }
 
@@ -471,8 +484,9 @@ impl<B> Program<B> {
         signal: Signal,
         state: &mut u32,
         persistent: Option<&mut u32>,
+        entries: &[u32],
     ) -> Status {
-        let args = self.args(node, agent, frame, Kind::Action);
+        let args = self.args(node, agent, frame, Kind::Action, entries);
         let mut call = Call {
             args: &args,
             signal,
@@ -499,8 +513,9 @@ impl<B> Program<B> {
         agent: AgentId,
         frame: &Frame,
         how: Option<Ending>,
+        entries: &[u32],
     ) {
-        let mut args = self.args(node, agent, frame, Kind::Scope);
+        let mut args = self.args(node, agent, frame, Kind::Scope, entries);
         let (item, signal, state) = scope_call(args.table, args.item, how);
         args.item = item;
         let mut call = Call {
@@ -527,7 +542,8 @@ impl<B> Program<B> {
         frame: &Frame,
         stimuli: &[u32],
     ) -> (f32, u32) {
-        let args = self.args(node, agent, frame, Kind::Decide);
+        // Decide functions read no entries (the compiler refuses them).
+        let args = self.args(node, agent, frame, Kind::Decide, &[]);
         let mut call = DecideCall {
             args: &args,
             stimuli,
@@ -578,7 +594,7 @@ impl<B> Program<B> {
     /// `SendEvent`'s `to`; `None` if the field is not an int.
     pub fn input_int(&self, word: u64, blackboard: &B) -> Option<i64> {
         let shape = &self.shape;
-        let input = Input::of(word, shape.param_table(), shape.strings());
+        let input = Input::of(word, shape.param_table(), shape.strings(), &[]);
         match input.read_with(self.script_access().get, blackboard, FieldType::Int) {
             Value::Int(i) => Some(i),
             _ => None,
@@ -600,8 +616,9 @@ impl<B> Program<B> {
         event: EventId,
         state: &mut u32,
         persistent: Option<&mut u32>,
+        entries: &[u32],
     ) -> bool {
-        let args = self.args(node, agent, frame, Kind::Action);
+        let args = self.args(node, agent, frame, Kind::Action, entries);
         let Some(Some(hook)) = self.on_event.get(args.item.import() as usize).copied() else {
             return false;
         };

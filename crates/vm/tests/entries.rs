@@ -5,25 +5,57 @@
 //! Each test compiles a small tree of script nodes and one action, ticks
 //! one agent and reads its entries back through `ActorRef::entry`.
 
-use treebeard_shape::tree::{Node, act, decider_of, priority, sequence};
-use treebeard_shape::{BuildError, Kind, Unbuildable, compile};
+use treebeard_shape::tree::{Node, act, decider_of, leaf, priority, sequence};
+use treebeard_shape::{BuildError, FieldType, Kind, ParamType, Unbuildable, compile};
 use treebeard_vm::Status::{Failure, Running, Success};
-use treebeard_vm::{Actor, AgentId, Call, Frame, Interpreter, Leaves, Program, Status, Value};
+use treebeard_vm::{
+    Actor, AgentId, Args, Call, Frame, Interpreter, Leaves, Program, Status, Value,
+};
 
-/// The blackboard: how often the action ran.
+/// The blackboard: how often the action ran, and what the leaves that
+/// read inputs saw.
 #[derive(Default)]
 struct Bb {
-    walks: u32,
+    walks: i64,
+    said: Vec<String>,
 }
+
+treebeard_vm::blackboard!(Bb { walks });
 
 fn walk(bb: &mut Bb, _: &mut Call<'_>) -> Status {
     bb.walks += 1;
     Running
 }
 
+/// `Say message`: notes its input (a string), succeeds.
+fn say(bb: &mut Bb, call: &mut Call<'_>) -> Status {
+    if let Value::Str(said) = call.input(0).read(bb, FieldType::Str) {
+        bb.said.push(said.to_owned());
+    }
+    Status::Success
+}
+
+/// `Above limit`: whether the int input is above 2.
+fn above(bb: &Bb, args: &Args<'_>) -> bool {
+    matches!(args.input(0).read(bb, FieldType::Int), Value::Int(n) if n > 2)
+}
+
 fn leaves() -> Leaves<Bb> {
     let mut leaves = Leaves::new();
     leaves.action("Walk", walk);
+    leaves
+        .action("Say", say)
+        .param("message", ParamType::Input(FieldType::Str));
+    leaves
+        .condition("Above", above)
+        .param("limit", ParamType::Input(FieldType::Int));
+    leaves
+        .deferred("Go")
+        .param("to", ParamType::Input(FieldType::Str));
+    leaves
+        .action("Count", walk)
+        .param("into", ParamType::Output(FieldType::Int));
+    leaves.blackboard();
     leaves
 }
 
@@ -197,4 +229,49 @@ fn a_shape_with_entries_round_trips_through_bytes() {
     assert_eq!(back.behavior_hash(), shape.behavior_hash());
     let text = shape.disassemble().to_string();
     assert!(text.contains("entries 2 (string mood, int n)"), "{text}");
+}
+
+#[test]
+fn a_leafs_input_reads_an_entry_as_the_agent_holds_it() {
+    let tree = sequence([
+        script("msg := 'hello'; n := 3"),
+        leaf("Say").arg("message", "{msg}"),
+        leaf("Above").arg("limit", "{n}"),
+        script("msg = 'bye'; n = 1"),
+        leaf("Say").arg("message", "{msg}"),
+        decider_of(Kind::Inverter, [leaf("Above").arg("limit", "{n}")]),
+        leaf("Say").arg("message", "literal"),
+    ]);
+    let mut agent = Agent::new(&tree);
+    assert_eq!(agent.tick(), Success);
+    assert_eq!(agent.bb.said, ["hello", "bye", "literal"]);
+    let text = agent.program.shape().disassemble().to_string();
+    assert!(text.contains("message={msg}"), "{text}");
+}
+
+#[test]
+fn leaves_called_outside_the_tick_and_outputs_cannot_name_an_entry() {
+    let leaves = leaves();
+    let error = |tree: &Node| compile(tree, &leaves).unwrap_err().to_string();
+    let made = script("place := 'home'; n := 1");
+    let go = sequence([made.clone(), leaf("Go").arg("to", "{place}")]);
+    assert!(
+        error(&go).contains(
+            "`place` is a tree entry: a deferred action's game system reads its parameters outside the agent's tick"
+        ),
+        "{}",
+        error(&go)
+    );
+    let count = sequence([made.clone(), leaf("Count").arg("into", "{n}")]);
+    assert!(
+        error(&count).contains("`n` is a tree entry: a leaf's output writes a blackboard field"),
+        "{}",
+        error(&count)
+    );
+    let wrong = sequence([made, leaf("Above").arg("limit", "{place}")]);
+    assert!(
+        error(&wrong).contains("tree entry `place` holds string values, but int is needed"),
+        "{}",
+        error(&wrong)
+    );
 }

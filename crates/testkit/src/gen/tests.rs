@@ -135,6 +135,7 @@ fn memory_kinds_compile_as_the_reference_reads_them() {
         agent: treebeard_vm::AgentId(0),
         frame: &frame,
         crowd: None,
+        entries: Vec::new(),
     };
     for root in [&mut from_shape, &mut from_spec] {
         let mut stack = vec![root];

@@ -144,6 +144,8 @@ fn base_args<B>(program: &Program<B>, layout: ActorLayout, first: AgentId) -> Ar
     Args {
         table: shape.param_table(),
         strings: shape.strings(),
+        // Compiled trees have no scripts, so no entries (`Kind::compiles`).
+        entries: &[],
         item: ShapeItem::from_bits(0),
         node: 0,
         agent: first,

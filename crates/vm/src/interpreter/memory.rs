@@ -109,7 +109,8 @@ impl<B, T: Tracer> Batch<'_, B, T> {
     /// nothing posted) when the datum is not a 32-bit value.
     fn post_stimulus(&mut self, a: &mut Agent<'_, B>, item: ShapeItem) -> bool {
         let i = self.param(item, 0) as usize;
-        let input = Input::of(self.param(item, 1), self.args.table, self.args.strings);
+        // A built-in node's parameters read no entries (the compiler refuses).
+        let input = Input::of(self.param(item, 1), self.args.table, self.args.strings, &[]);
         let Value::Int(data) = input.read_with(self.access.get, a.bb, FieldType::Int) else {
             return false;
         };
@@ -241,7 +242,8 @@ impl<B, T: Tracer> Batch<'_, B, T> {
     /// The agent a `SendEvent` addresses: its `to` input (a literal, or an
     /// int field), -1 for the sender; `None` for a value no agent has.
     fn target(&self, a: &Agent<'_, B>, item: ShapeItem) -> Option<AgentId> {
-        let input = Input::of(self.param(item, 1), self.args.table, self.args.strings);
+        // A built-in node's parameters read no entries (the compiler refuses).
+        let input = Input::of(self.param(item, 1), self.args.table, self.args.strings, &[]);
         let Value::Int(to) = input.read_with(self.access.get, a.bb, FieldType::Int) else {
             return None;
         };
@@ -364,6 +366,7 @@ impl Interpreter {
                         event,
                         &mut state,
                         persistent.as_mut(),
+                        actor.as_ref().entry_words(shape),
                     );
                     if ran {
                         actor.action_entries_mut()[i].set_value(state);

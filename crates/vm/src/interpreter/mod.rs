@@ -329,9 +329,12 @@ impl Interpreter {
             slots: &program.slots,
             monitors: program.spec().monitors > 0,
             globals: &program.globals,
+            entry_words: 2 * shape.entries().len(),
             args: Args {
                 table: shape.param_table(),
                 strings: shape.strings(),
+                // Set for each call where the tree has entries (`leaf_args`).
+                entries: &[],
                 item: ShapeItem::from_bits(0),
                 node: 0,
                 agent: AgentId(0),
@@ -660,6 +663,8 @@ struct Batch<'r, B, T> {
     globals: &'r Globals,
     /// The leaf arguments, set up once; each call sets its item and node.
     args: Args<'r>,
+    /// Words of the tree's entries (two an entry) after the variables'.
+    entry_words: usize,
     /// The tracer: [`Quiet`] but for traced ticks.
     trace: T,
 }
