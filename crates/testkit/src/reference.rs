@@ -126,6 +126,11 @@ pub trait RefLeaves {
     }
 }
 
+/// Words as the cells a program's leaf calls read entries from.
+fn cells(words: &mut [u32]) -> &[std::cell::Cell<u32>] {
+    std::cell::Cell::from_mut(words).as_slice_of_cells()
+}
+
 /// A program's leaf functions for one agent's blackboard, as [`RefLeaves`].
 pub struct ProgramLeaves<'a, B> {
     /// The program whose leaves run.
@@ -144,8 +149,13 @@ pub struct ProgramLeaves<'a, B> {
 
 impl<B> RefLeaves for ProgramLeaves<'_, B> {
     fn condition(&mut self, node: NodeIdx) -> bool {
-        self.program
-            .call_condition(node, self.blackboard, self.agent, self.frame, &self.entries)
+        self.program.call_condition(
+            node,
+            self.blackboard,
+            self.agent,
+            self.frame,
+            cells(&mut self.entries),
+        )
     }
 
     fn action(
@@ -163,7 +173,7 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
             signal,
             state,
             persistent,
-            &self.entries,
+            cells(&mut self.entries),
         )
     }
 
@@ -182,7 +192,7 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
             event,
             state,
             persistent,
-            &self.entries,
+            cells(&mut self.entries),
         )
     }
 
@@ -193,7 +203,7 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
             self.agent,
             self.frame,
             how,
-            &self.entries,
+            cells(&mut self.entries),
         );
     }
 

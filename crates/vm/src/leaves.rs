@@ -42,6 +42,7 @@ use crate::program::Program;
 use crate::request::AgentId;
 use crate::script::FieldAccess;
 use crate::status::{Signal, Status};
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::ops::Deref;
 use treebeard_shape::params::{ENTRY_REF, FIELD_REF};
@@ -83,8 +84,10 @@ pub struct Args<'a> {
     /// The shape's string table, for string parameters.
     pub(crate) strings: &'a [Box<str>],
     /// The agent's tree entries, two words each, for inputs that read
-    /// them (empty where a leaf reads none: see `Input::Entry`).
-    pub(crate) entries: &'a [u32],
+    /// them (empty where a leaf reads none: see `Input::Entry`): cells that
+    /// the interpreter fills once per agent, so that a leaf call costs
+    /// nothing more for them.
+    pub(crate) entries: &'a [Cell<u32>],
     pub(crate) item: ShapeItem,
     pub(crate) node: u32,
     pub(crate) agent: AgentId,
@@ -238,14 +241,14 @@ impl<'a> Input<'a> {
         word: u64,
         table: &[u64],
         strings: &'a [Box<str>],
-        entries: &[u32],
+        entries: &[Cell<u32>],
     ) -> Input<'a> {
         if word & FIELD_REF != 0 {
             Input::Field(FieldId((word & !FIELD_REF) as u32))
         } else if word & ENTRY_REF != 0 {
             let at = 2 * (word & !ENTRY_REF) as usize;
             let value = match entries.get(at..at + 2) {
-                Some(&[lo, hi]) => u64::from(lo) | u64::from(hi) << 32,
+                Some([lo, hi]) => u64::from(lo.get()) | u64::from(hi.get()) << 32,
                 _ => 0,
             };
             Input::Entry(value, strings)

@@ -13,6 +13,7 @@ use crate::leaves::{
 use crate::request::{AgentId, Request};
 use crate::script::{Fault, FieldAccess, Memory, ScriptValue};
 use crate::status::{Signal, Status};
+use std::cell::Cell;
 use std::fmt;
 use std::sync::Arc;
 use treebeard_shape::params::FIELD_REF;
@@ -427,7 +428,7 @@ impl<B> Program<B> {
         agent: AgentId,
         frame: &'a Frame,
         want: Kind,
-        entries: &'a [u32],
+        entries: &'a [Cell<u32>],
     ) -> Args<'a> {
         let item = self.shape.item(node);
         assert_eq!(
@@ -448,8 +449,9 @@ impl<B> Program<B> {
     }
 
     /// Calls the condition at `node` as a tick would, the agent's tree
-    /// entries being `entries` (its [`ActorRef::entry_words`], which inputs
-    /// that read an entry see; `&[]` for a tree without entries). For tools
+    /// entries being `entries` (its [`ActorRef::entry_words`] as cells,
+    /// `Cell::from_mut(words).as_slice_of_cells()`, which inputs that read
+    /// an entry see; `&[]` for a tree without entries). For tools
     /// that run a program's leaves outside the interpreter (reference
     /// interpreters, debuggers); ticks never come here.
     ///
@@ -463,7 +465,7 @@ impl<B> Program<B> {
         blackboard: &B,
         agent: AgentId,
         frame: &Frame,
-        entries: &[u32],
+        entries: &[Cell<u32>],
     ) -> bool {
         let args = self.args(node, agent, frame, Kind::Condition, entries);
         (self.conditions[args.item.import() as usize])(blackboard, &args)
@@ -484,7 +486,7 @@ impl<B> Program<B> {
         signal: Signal,
         state: &mut u32,
         persistent: Option<&mut u32>,
-        entries: &[u32],
+        entries: &[Cell<u32>],
     ) -> Status {
         let args = self.args(node, agent, frame, Kind::Action, entries);
         let mut call = Call {
@@ -513,7 +515,7 @@ impl<B> Program<B> {
         agent: AgentId,
         frame: &Frame,
         how: Option<Ending>,
-        entries: &[u32],
+        entries: &[Cell<u32>],
     ) {
         let mut args = self.args(node, agent, frame, Kind::Scope, entries);
         let (item, signal, state) = scope_call(args.table, args.item, how);
@@ -616,7 +618,7 @@ impl<B> Program<B> {
         event: EventId,
         state: &mut u32,
         persistent: Option<&mut u32>,
-        entries: &[u32],
+        entries: &[Cell<u32>],
     ) -> bool {
         let args = self.args(node, agent, frame, Kind::Action, entries);
         let Some(Some(hook)) = self.on_event.get(args.item.import() as usize).copied() else {

@@ -228,12 +228,8 @@ impl<B, T: Tracer> Batch<'_, B, T> {
             unreachable!("validated scopes name action imports")
         };
         self.aim_args(node, leaf);
-        let args = Args {
-            entries: self.entries(a.memory),
-            ..self.args
-        };
         let mut call = Call {
-            args: &args,
+            args: &self.args,
             signal,
             state,
             persistent: None,

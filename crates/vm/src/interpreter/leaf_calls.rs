@@ -12,14 +12,6 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         self.args.node = ip;
     }
 
-    /// The agent's entry words in its `memory`, for leaf inputs that read
-    /// them: empty for a tree without entries.
-    #[inline(always)]
-    pub(super) fn entries<'m>(&self, memory: &'m [u32]) -> &'m [u32] {
-        let at = self.initial.len();
-        memory.get(at..at + self.entry_words).unwrap_or_default()
-    }
-
     #[inline(always)]
     pub(super) fn condition(&mut self, a: &mut Agent<'_, B>, ip: u32, item: ShapeItem) -> Status {
         debug_assert!((item.import() as usize) < self.conditions.len());
@@ -29,17 +21,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         // PERF: unchecked (crowd bench, with `Batch::item`).
         let f = unsafe { *self.conditions.get_unchecked(item.import() as usize) };
         self.aim_args(ip, item);
-        let held;
-        let args = if self.entry_words == 0 {
-            &self.args
-        } else {
-            held = Args {
-                entries: self.entries(a.memory),
-                ..self.args
-            };
-            &held
-        };
-        if f(a.bb, args) {
+        if f(a.bb, &self.args) {
             Status::Success
         } else {
             Status::Failure
@@ -67,18 +49,8 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         };
         let before = slot.map(|s| self.current_persistent(a, s));
         self.aim_args(ip, item);
-        let held;
-        let args = if self.entry_words == 0 {
-            &self.args
-        } else {
-            held = Args {
-                entries: self.entries(a.memory),
-                ..self.args
-            };
-            &held
-        };
         let mut call = Call {
-            args,
+            args: &self.args,
             signal,
             state,
             persistent: before,

@@ -61,7 +61,21 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         for ((stored, &v), &initial) in stored.iter_mut().zip(&*vars).zip(self.initial) {
             *stored = v ^ initial;
         }
+        if self.entry_words != 0 {
+            self.tell_entries(a.memory);
+        }
         value
+    }
+
+    /// Copies the agent's entry words from its `memory` into the cells its
+    /// leaves' inputs read (`Args`).
+    #[cold]
+    pub(super) fn tell_entries(&self, memory: &[u32]) {
+        let at = self.initial.len();
+        let words = memory.get(at..at + self.entry_words).unwrap_or_default();
+        for (cell, &word) in self.args.entries.iter().zip(words) {
+            cell.set(word);
+        }
     }
 
     /// Whether the bool script a parameter word names holds; a fault is
@@ -335,6 +349,17 @@ impl Interpreter {
                 }
             }
         }
+        // The agent's entries, as its actions' event hooks read them.
+        let entry_words = actor.as_ref().entry_words(shape);
+        if self.entries.len() < entry_words.len() {
+            // Normally reserved already.
+            self.entries
+                .resize_with(entry_words.len(), Default::default);
+        }
+        let entries = &self.entries[..entry_words.len()];
+        for (cell, &word) in entries.iter().zip(entry_words) {
+            cell.set(word);
+        }
         let mut delivered = 0;
         let count = actor.as_ref().action_entries().len();
         for i in 0..count {
@@ -366,7 +391,7 @@ impl Interpreter {
                         event,
                         &mut state,
                         persistent.as_mut(),
-                        actor.as_ref().entry_words(shape),
+                        entries,
                     );
                     if ran {
                         actor.action_entries_mut()[i].set_value(state);

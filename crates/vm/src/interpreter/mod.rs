@@ -63,6 +63,7 @@ use crate::request::{AgentId, Request, RequestKind};
 use crate::script::FieldAccess;
 use crate::status::{Signal, Status};
 use crate::trace::{Quiet, TraceEvent, Tracer, Track, TrackBuffers};
+use std::cell::Cell;
 use treebeard_shape::{
     ActionId, CapacitySpec, FLAG_PERSISTENT, Kind, NodeIdx, Shape, ShapeItem, is_leaf_tag,
 };
@@ -87,6 +88,10 @@ pub use spore::random_draw;
 #[derive(Debug, Default)]
 pub struct Interpreter {
     buffers: Buffers,
+    /// The ticked agent's tree entries, two words each, as its leaves'
+    /// inputs read them (`Args`): filled at the start of each agent's tick
+    /// (and after each script) where the tree has entries.
+    entries: Vec<Cell<u32>>,
     capacity: CapacitySpec,
     /// Observed ticks' bookkeeping (see [`Interpreter::tick_observed`]).
     track: TrackBuffers,
@@ -283,6 +288,10 @@ impl Interpreter {
         if b.vars.len() < spec.variables.div_ceil(32) as usize {
             b.vars.resize(spec.variables.div_ceil(32) as usize, 0);
         }
+        if self.entries.len() < 2 * spec.entries as usize {
+            self.entries
+                .resize_with(2 * spec.entries as usize, Cell::default);
+        }
         self.capacity = self.capacity.merge(*spec);
     }
 
@@ -312,6 +321,11 @@ impl Interpreter {
             // Normally reserved already.
             self.buffers.vars.resize(program.initial.len(), 0);
         }
+        let entry_words = 2 * shape.entries().len();
+        if self.entries.len() < entry_words {
+            // Normally reserved already.
+            self.entries.resize_with(entry_words, Cell::default);
+        }
         Batch {
             b: &mut self.buffers,
             shape,
@@ -329,12 +343,12 @@ impl Interpreter {
             slots: &program.slots,
             monitors: program.spec().monitors > 0,
             globals: &program.globals,
-            entry_words: 2 * shape.entries().len(),
+            entry_words,
             args: Args {
                 table: shape.param_table(),
                 strings: shape.strings(),
-                // Set for each call where the tree has entries (`leaf_args`).
-                entries: &[],
+                // Filled for each agent (`Batch::tell_entries`).
+                entries: &self.entries[..entry_words],
                 item: ShapeItem::from_bits(0),
                 node: 0,
                 agent: AgentId(0),
@@ -663,7 +677,8 @@ struct Batch<'r, B, T> {
     globals: &'r Globals,
     /// The leaf arguments, set up once; each call sets its item and node.
     args: Args<'r>,
-    /// Words of the tree's entries (two an entry) after the variables'.
+    /// Words of the tree's entries (two an entry) after the variables':
+    /// 0 for most trees, whose agents' ticks then copy nothing.
     entry_words: usize,
     /// The tracer: [`Quiet`] but for traced ticks.
     trace: T,
@@ -778,6 +793,9 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         self.args.agent = agent;
         let status = {
             let mut a = Agent::new(words, layout, bb);
+            if self.entry_words != 0 {
+                self.tell_entries(a.memory);
+            }
             if self.monitors {
                 self.run_monitored(&mut a)
             } else {
