@@ -85,7 +85,7 @@ impl Edit {
             children[i] = match rng.below(3) {
                 0 => Spec::Scope(child),
                 1 => Spec::ForceSuccess(child),
-                _ => Spec::Loop(0, child),
+                _ => Spec::Loop(0, false, child),
             };
         } else if children.len() >= 2 && !concurrent && rng.below(2) == 0 {
             children.remove(rng.below(children.len()));
@@ -171,8 +171,8 @@ fn kids(spec: &mut Spec) -> Vec<&mut Spec> {
         | Spec::IfCondition(_, c)
         | Spec::IfTime(_, c)
         | Spec::ScriptWrapper { child: c, .. }
-        | Spec::Loop(_, c)
-        | Spec::LoopUntilSuccess(_, c)
+        | Spec::Loop(_, _, c)
+        | Spec::LoopUntilSuccess(_, _, c)
         | Spec::Timeout(_, c)
         | Spec::Cooldown(_, c)
         | Spec::Scope(c)

@@ -132,7 +132,7 @@ fn tick(program: Program<Fuzzed>, tape: &mut Tape<'_>) -> usize {
             at: AtomicUsize::new(i * 7),
         })
         .collect();
-    let mut bounded = BoundedVisits::for_shape(program.shape().len());
+    let mut bounded = BoundedVisits::for_shape(program.shape());
     let mut crowd = Crowd::with_agents(program, blackboards);
     let mut launched: Vec<Request> = Vec::new();
     for _ in 0..ticks {

@@ -84,9 +84,10 @@ fn btcpp_built_in_decorators_and_actions() {
     assert!(l.diags.is_empty(), "{:?}", l.diags());
     assert_eq!(
         l.outline_of("T"),
-        "Sequence(Loop[count=3](Timeout[seconds=200ms](LoopUntilSuccess[attempts=0](\
-         Wait[seconds=100ms]))), Script[script=n := n + 1], AssertScript[test=n > 3 && ready], \
-         LoopUntilSuccess[attempts=2](Wait[seconds=0.5ms]))"
+        "Sequence(Loop[count=3, again=true](Timeout[seconds=200ms](\
+         LoopUntilSuccess[attempts=0, again=true](Wait[seconds=100ms]))), \
+         Script[script=n := n + 1], AssertScript[test=n > 3 && ready], \
+         LoopUntilSuccess[attempts=2, again=true](Wait[seconds=0.5ms]))"
     );
 }
 

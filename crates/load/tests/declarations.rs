@@ -156,11 +156,11 @@ fn btcpp_nodes_and_the_declarations_of_an_included_file() {
             "Sequence",
             "Script (script=\"ammo := ammo + 1\")",
             "AssertScript (test=\"Armed && ammo > 0\")",
-            "Loop (count=3)",
+            "Loop (count=3, again=true)",
             "Timeout (seconds=1.5s)",
             "IfTime (since=Hit, seconds=1s, less_than=false, or_never=false)",
             "Action Shoot",
-            "LoopUntilSuccess (attempts=0)",
+            "LoopUntilSuccess (attempts=0, again=true)",
             "Wait (seconds=0.25s)",
         ]
     );

@@ -56,14 +56,13 @@ impl Engine for RefEngine<'_> {
         requests: &mut Vec<Request>,
         trace: &mut dyn FnMut(NodeIdx, TraceEvent),
     ) -> Status {
-        let mut leaves = ProgramLeaves {
-            program: self.program,
+        let mut leaves = ProgramLeaves::new(
+            self.program,
             blackboard,
-            agent: AgentId(agent),
+            AgentId(agent),
             frame,
-            crowd: Some(&self.crowd),
-            entries: Vec::new(),
-        };
+            Some(&self.crowd),
+        );
         let out = self.agents[agent as usize].tick_traced(&mut leaves, AgentId(agent), trace);
         requests.extend(out.requests);
         out.status
@@ -80,14 +79,13 @@ impl Engine for RefEngine<'_> {
         frame: &Frame,
         event: EventId,
     ) -> usize {
-        let mut leaves = ProgramLeaves {
-            program: self.program,
+        let mut leaves = ProgramLeaves::new(
+            self.program,
             blackboard,
-            agent: AgentId(agent),
+            AgentId(agent),
             frame,
-            crowd: Some(&self.crowd),
-            entries: Vec::new(),
-        };
+            Some(&self.crowd),
+        );
         self.agents[agent as usize].send_event(&mut leaves, event)
     }
 

@@ -232,6 +232,8 @@ pub const SELF_AGENT: i64 = -1;
 /// it passes, and whether a timestamp never set passes.
 const SINCE: KindParam = param("since", KindParamType::Timestamp);
 const LESS_THAN: KindParam = flag("less_than");
+/// A loop's run that ends asks for the tree to be ticked again at once.
+const AGAIN: KindParam = flag("again");
 const OR_NEVER: KindParam = flag("or_never");
 
 macro_rules! node_kinds {
@@ -355,11 +357,13 @@ node_kinds! {
     10 => ReactiveSequence: Decider children(1, MAX_CHILDREN) fields("", "") params[];
     /// Ticks its child again after each success, one run per tick; succeeds
     /// after `count` successes (never, for 0); fails when the child fails.
-    11 => Loop: Configured children(1, 1) fields("", "") params[count("count", 0)];
+    /// With `again`, a run that ends asks for the agent's tree to be ticked
+    /// again at once, in the same tick (BehaviorTree.CPP's wake-up).
+    11 => Loop: Configured children(1, 1) fields("", "") params[count("count", 0), AGAIN];
     /// Ticks its child again after each failure, one attempt per tick;
     /// succeeds when the child succeeds; fails after `attempts` failures
-    /// (never, for 0).
-    12 => LoopUntilSuccess: Configured children(1, 1) fields("", "") params[count("attempts", 0)];
+    /// (never, for 0). `again` as for `Loop`.
+    12 => LoopUntilSuccess: Configured children(1, 1) fields("", "") params[count("attempts", 0), AGAIN];
     /// Runs its child for at most `seconds`: a tick that starts that long
     /// after the child started cancels it and fails.
     13 => Timeout: Configured children(1, 1) fields("", "") params[duration("seconds")];

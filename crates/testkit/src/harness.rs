@@ -46,7 +46,7 @@ use crate::script::{EVENTS, Event, World, mix};
 use std::collections::BTreeSet;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use treebeard_shape::{Kind, NodeIdx};
+use treebeard_shape::{Kind, NodeIdx, Shape};
 use treebeard_vm::script::{Fault, Memory as TreeMemory, ScriptValue};
 use treebeard_vm::{
     ActionState, ActorLayout, ActorRef, Actors, AgentId, Ending, EventId, Frame, Interpreter,
@@ -957,7 +957,7 @@ pub fn differential_with(
                 if run.trace {
                     let mut counted = Counted {
                         events: &mut vm_trace,
-                        visits: BoundedVisits::for_shape(program.shape().len()),
+                        visits: BoundedVisits::for_shape(program.shape()),
                     };
                     let status = interpreter.tick_observed(
                         &program,
@@ -1048,7 +1048,12 @@ pub fn differential_with(
                     "action states",
                 ),
                 (deferred_held, capacity.deferred_states, "deferred states"),
-                (v.requests.len(), capacity.requests(), "requests"),
+                // Per pass (see `CapacitySpec::requests`).
+                (
+                    v.requests.len(),
+                    capacity.requests() * passes(program.shape()) as u32,
+                    "requests",
+                ),
             ]
             .into_iter()
             .find(|&(held, bound, _)| held > bound as usize);
@@ -1059,8 +1064,11 @@ pub fn differential_with(
             stats.max_decider_states = stats.max_decider_states.max(v.remembered.deciders.len());
             stats.max_action_states = stats.max_action_states.max(v.remembered.actions.len());
             stats.max_requests = stats.max_requests.max(v.requests.len());
-            let per_item = tick_visits.div_ceil(program.shape().len() as u64);
-            stats.max_visits_per_item = stats.max_visits_per_item.max(per_item);
+            // Per pass: only where a tick makes one.
+            if passes(program.shape()) == 1 {
+                let per_item = tick_visits.div_ceil(program.shape().len() as u64);
+                stats.max_visits_per_item = stats.max_visits_per_item.max(per_item);
+            }
             stats.agent_ticks += 1;
             for (_, event) in &r.trace {
                 stats.trace_events[*event as usize] += 1;
@@ -1174,21 +1182,42 @@ pub fn differential_with(
     Ok(stats)
 }
 
-/// The most items one agent's tick may execute in a shape of `items`
-/// items, whatever its leaves return: loops run their child once per tick,
-/// a group chooses each decider once per tick, and only a monitor's query
-/// runs twice (before the tree, and in it). Every traced tick of a
-/// differential run is held to it (see `crates/vm/tests/bounded_tick.rs`
-/// for the trees that come closest).
+/// The most items one pass of an agent's tick may execute in a shape of
+/// `items` items, whatever its leaves return: loops run their child once
+/// per pass, a group chooses each decider once per pass, and only a
+/// monitor's query runs twice (before the tree, and in it). A tick makes
+/// one pass, or up to `treebeard_vm::MAX_PASSES` where a loop has `again`
+/// ([`tick_bound`]). Every traced tick of a differential run is held to
+/// it (see `crates/vm/tests/bounded_tick.rs` for the trees that come
+/// closest).
 pub fn visit_bound(items: usize) -> u64 {
     VISITS_PER_ITEM * items as u64
+}
+
+/// The most items one agent's tick may execute in `shape`: [`visit_bound`]
+/// for each pass it may make.
+pub fn tick_bound(shape: &Shape) -> u64 {
+    visit_bound(shape.len()) * passes(shape)
+}
+
+/// The most passes one agent's tick of `shape` makes: one, or
+/// `treebeard_vm::MAX_PASSES` where a loop has `again`.
+pub fn passes(shape: &Shape) -> u64 {
+    let again = (0..shape.len() as u32).map(NodeIdx::new).any(|n| {
+        matches!(shape.kind(n), Kind::Loop | Kind::LoopUntilSuccess) && shape.params(n)[1] != 0
+    });
+    if again {
+        treebeard_vm::MAX_PASSES as u64
+    } else {
+        1
+    }
 }
 
 /// See [`visit_bound`].
 pub const VISITS_PER_ITEM: u64 = 2;
 
 /// Counts the items each agent's tick executes, and panics when they pass
-/// [`visit_bound`] for the shape: a tick that would never end fails (as a
+/// [`tick_bound`] for the shape: a tick that would never end fails (as a
 /// mismatch of the run, or a fuzzer's crash) instead of hanging.
 #[derive(Debug)]
 pub struct BoundedVisits {
@@ -1197,11 +1226,11 @@ pub struct BoundedVisits {
 }
 
 impl BoundedVisits {
-    /// A count for ticks of a shape of `items` items.
-    pub fn for_shape(items: usize) -> BoundedVisits {
+    /// A count for ticks of `shape` ([`tick_bound`]).
+    pub fn for_shape(shape: &Shape) -> BoundedVisits {
         BoundedVisits {
             visits: 0,
-            bound: visit_bound(items),
+            bound: tick_bound(shape),
         }
     }
 

@@ -76,6 +76,10 @@ pub trait RefLeaves {
     /// leaves called from here on may read: told before a tick, after each
     /// script, and before an event's hooks.
     fn entries(&mut self, _words: &[u32]) {}
+    /// Whether the passes from here on are a tick's passes after its first
+    /// (a loop asked for the tree to be ticked again at once): they cover
+    /// no time, so the clock the leaves see has a `dt` of 0.
+    fn again(&mut self, _again: bool) {}
     /// The tick's clock, for waits, timeouts, cool-downs and time tests;
     /// between ticks (for [`Reference::send_event`]), the last tick's.
     fn clock(&self) -> Frame {
@@ -145,6 +149,40 @@ pub struct ProgramLeaves<'a, B> {
     pub crowd: Option<&'a CrowdState>,
     /// The agent's tree entries as the reference last told them.
     pub entries: Vec<u32>,
+    /// Whether the tick is past its first pass (see [`RefLeaves::again`]).
+    pub again: bool,
+}
+
+impl<'a, B> ProgramLeaves<'a, B> {
+    /// The leaves of `program` for the agent `agent` with `blackboard`, in
+    /// the tick at `frame`, of a crowd `crowd` if any.
+    pub fn new(
+        program: &'a treebeard_vm::Program<B>,
+        blackboard: &'a mut B,
+        agent: AgentId,
+        frame: &'a Frame,
+        crowd: Option<&'a CrowdState>,
+    ) -> ProgramLeaves<'a, B> {
+        ProgramLeaves {
+            program,
+            blackboard,
+            agent,
+            frame,
+            crowd,
+            entries: Vec::new(),
+            again: false,
+        }
+    }
+
+    /// The clock the leaves see: the tick's, covering no time after its
+    /// first pass.
+    fn frame(&self) -> Frame {
+        let mut frame = *self.frame;
+        if self.again {
+            frame.dt = 0.0;
+        }
+        frame
+    }
 }
 
 impl<B> RefLeaves for ProgramLeaves<'_, B> {
@@ -153,7 +191,7 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
             node,
             self.blackboard,
             self.agent,
-            self.frame,
+            &self.frame(),
             cells(&mut self.entries),
         )
     }
@@ -169,7 +207,7 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
             node,
             self.blackboard,
             self.agent,
-            self.frame,
+            &self.frame(),
             signal,
             state,
             persistent,
@@ -188,7 +226,7 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
             node,
             self.blackboard,
             self.agent,
-            self.frame,
+            &self.frame(),
             event,
             state,
             persistent,
@@ -201,7 +239,7 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
             node,
             self.blackboard,
             self.agent,
-            self.frame,
+            &self.frame(),
             how,
             cells(&mut self.entries),
         );
@@ -212,8 +250,12 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
         self.entries.extend_from_slice(words);
     }
 
+    fn again(&mut self, again: bool) {
+        self.again = again;
+    }
+
     fn clock(&self) -> Frame {
-        *self.frame
+        self.frame()
     }
 
     fn script(
@@ -371,6 +413,8 @@ pub enum RefNode {
         /// Its child finished a run on an earlier tick; the next starts on
         /// the next tick.
         between_runs: bool,
+        /// A run that ends asks for the tree to be ticked again at once.
+        again: bool,
     },
     /// Its child, failed and cancelled once `seconds` have passed.
     Timeout {
@@ -954,7 +998,18 @@ impl RefNode {
             limit,
             runs: 0,
             between_runs: false,
+            again: false,
         }
+    }
+
+    /// The loop with `again` set as given (see `Loop`'s `again`); any
+    /// other node as it is.
+    #[must_use]
+    pub fn again(mut self, on: bool) -> RefNode {
+        if let RefNode::Loop { again, .. } = &mut self {
+            *again = on;
+        }
+        self
     }
 
     /// A `Timeout` of `seconds` at `node` over `child`.
@@ -1532,6 +1587,10 @@ struct Tick<'w> {
     /// Whether reaching a node gives up the tickets before it (not while
     /// monitors are tested before the tree).
     passing: bool,
+    /// A loop asked for the tree to be ticked again at once.
+    again: bool,
+    /// This pass is not the tick's first: it covers no time.
+    later_pass: bool,
     /// The seats of the teams whose branches the walk is in, innermost
     /// last: a `Sync`'s team is the last.
     seats: Vec<Seat>,
@@ -1672,10 +1731,35 @@ impl Reference {
         agent: AgentId,
         trace: &mut dyn FnMut(NodeIdx, TraceEvent),
     ) -> TickOutput {
+        // While a loop asks for it, the tree is ticked again at once: at the
+        // tick's time, covering no time (the VM's `MAX_PASSES`).
+        let (mut out, mut again) = self.pass(world, agent, trace, false);
+        let mut passes = 1;
+        while out.status == Status::Running && again && passes < treebeard_vm::MAX_PASSES {
+            let (next, asked) = self.pass(world, agent, trace, true);
+            out.requests.extend(next.requests);
+            out.status = next.status;
+            again = asked;
+            passes += 1;
+        }
+        world.again(false);
+        out
+    }
+
+    /// One pass of a tick (see [`Reference::tick_traced`]): its output, and
+    /// whether a loop asked for another pass.
+    fn pass(
+        &mut self,
+        world: &mut dyn RefLeaves,
+        agent: AgentId,
+        trace: &mut dyn FnMut(NodeIdx, TraceEvent),
+        later_pass: bool,
+    ) -> (TickOutput, bool) {
         // The tickets the last tick left are kept only at the nodes this
         // tick reaches again.
         let last = std::mem::take(&mut self.tickets);
         world.entries(&self.entries);
+        world.again(later_pass);
         let mut cx = Tick {
             world,
             agent,
@@ -1700,6 +1784,8 @@ impl Reference {
             last,
             tickets: &mut self.tickets,
             passing: false,
+            again: false,
+            later_pass,
             seats: Vec::new(),
         };
         test_monitors(&mut self.root, &mut cx);
@@ -1739,6 +1825,7 @@ impl Reference {
         for launch in &cx.launches {
             (cx.trace)(launch.node, TraceEvent::Launch);
         }
+        let again = cx.again;
         let requests = cx.finish();
         register_monitors(&mut self.root, &self.tickets, status, &tested);
         // "Launched during this tick" ends with the tick.
@@ -1760,7 +1847,7 @@ impl Reference {
                 "reference bug: the root returned {status:?} but the tree still remembers {left:?}"
             );
         }
-        TickOutput { status, requests }
+        (TickOutput { status, requests }, again)
     }
 
     /// Cancels all running work, as if the root had been abandoned (the
@@ -1792,6 +1879,8 @@ impl Reference {
             last: BTreeMap::new(),
             tickets: &mut self.tickets,
             passing: true,
+            again: false,
+            later_pass: false,
             seats: Vec::new(),
         };
         abandon(&mut self.root, &mut cx);
@@ -2070,6 +2159,16 @@ impl Tick<'_> {
             (CrowdRule::Gate { max, .. }, None) => max > 0,
             (CrowdRule::Cooldown { .. }, None) => now >= 0.0,
             (CrowdRule::Team { .. }, None) => true,
+        }
+    }
+
+    /// The seconds this pass covers: the tick's, or none after its first
+    /// pass.
+    fn dt(&self) -> f32 {
+        if self.later_pass {
+            0.0
+        } else {
+            self.world.clock().dt
         }
     }
 
@@ -2493,10 +2592,12 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             limit,
             runs,
             between_runs,
+            again,
             ..
         } => {
             // One run per tick: a run that repeats ends the tick running,
-            // and the next starts afresh on the next tick.
+            // and the next starts afresh on the next tick (or, `again`, in
+            // the tick's next pass).
             *between_runs = false;
             let status = tick(child, cx);
             let repeats = if *until_success {
@@ -2512,6 +2613,7 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
                 if *limit == 0 || u64::from(*runs) < *limit {
                     cx.coverage.loop_repeats += 1;
                     *between_runs = true;
+                    cx.again |= *again;
                     return Status::Running;
                 }
                 cx.coverage.loop_limits_reached += 1;
@@ -2537,7 +2639,7 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             }
             let status = tick(child, cx);
             if status == Status::Running {
-                *since = Some(elapsed + cx.world.clock().dt);
+                *since = Some(elapsed + cx.dt());
             }
             status
         }
@@ -2550,7 +2652,7 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
                 }
                 return Status::Success;
             }
-            *since = Some(elapsed + cx.world.clock().dt);
+            *since = Some(elapsed + cx.dt());
             Status::Running
         }
         RefNode::Cooldown {
@@ -3804,7 +3906,8 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
             shape.kind(at) == Kind::LoopUntilSuccess,
             shape.params(at)[0],
             only(),
-        ),
+        )
+        .again(shape.params(at)[1] != 0),
         Kind::Timeout => RefNode::timeout(at, seconds(), only()),
         Kind::Wait => RefNode::wait(at, seconds()),
         Kind::Cooldown => RefNode::cooldown(at, seconds(), only()),

@@ -94,7 +94,7 @@ pub use child_trees::InjectError;
 pub use compiled::{CompiledTree, Engine, EngineError};
 pub use frame::Frame;
 pub use globals::{Globals, Team};
-pub use interpreter::{Interpreter, random_draw};
+pub use interpreter::{Interpreter, MAX_PASSES, random_draw};
 pub use leaf_set::LeafParam;
 pub use leaves::{
     ActionFn, Args, Behavior, Call, ConditionFn, DecideCall, DecideFn, DecisionFlagsFn, Ending,

@@ -3,7 +3,9 @@
 //! treebeard needs no per-tick work budget that cuts a tick short: its
 //! kinds are built so that a tick cannot run away.
 //! * A loop (`Loop`, `LoopUntilSuccess`) runs its child once per tick, even
-//!   when the child finishes at once.
+//!   when the child finishes at once; with `again` it asks for another
+//!   pass of the tick, and a tick makes at most `MAX_PASSES` passes, each
+//!   bounded as a tick without `again`.
 //! * `Repeat` re-runs its child once per tick of its parent.
 //! * A group chooses each of its deciders at most once per tick.
 //! * A monitor's query runs once before the tree and once in it.

@@ -36,6 +36,35 @@ fn vm_matches_reference_on_random_trees() {
     assert_crowd_exercised(&totals);
 }
 
+/// Seeded trees whose loops tick again (`again`): a tick makes a pass after
+/// each run that ends, up to `MAX_PASSES`, and both interpreters make the
+/// same passes.
+#[test]
+fn vm_matches_reference_when_loops_tick_again() {
+    let mut interpreter = Interpreter::new();
+    let mut totals = Stats::default();
+    let mut trees = 0;
+    for seed in 0..200 {
+        let spec = Spec::random(seed, 6, 5).loops_again();
+        if !spec.asks_again() {
+            continue;
+        }
+        trees += 1;
+        let run = Run {
+            seed,
+            agents: 3,
+            ticks: 100,
+            halts: true,
+            trace: seed % 2 == 1,
+        };
+        let stats = differential_with(&spec, &run, &mut interpreter)
+            .unwrap_or_else(|mismatch| panic!("seed {seed}: {mismatch}"));
+        totals.add(&stats);
+    }
+    assert!(trees > 20, "{trees} trees with loops");
+    assert!(totals.coverage.loop_repeats > 0, "{totals:?}");
+}
+
 /// Seeded trees, longer runs: trees that stay running for many ticks reach
 /// states a 40-tick case does not. One interpreter serves every tree, as
 /// in a crowd running several shapes, so its buffers grow as it goes.
@@ -99,6 +128,7 @@ fn vm_matches_reference_on_a_busy_tree_for_many_ticks() {
                 ))),
                 Spec::Loop(
                     2,
+                    false,
                     boxed(Spec::Priority(vec![Spec::Deferred, Spec::Persistent])),
                 ),
             ],
@@ -115,7 +145,11 @@ fn vm_matches_reference_on_a_busy_tree_for_many_ticks() {
             // Registered while a later child runs, its success interrupts
             // the tree.
             Spec::Monitor(boxed(Spec::Cond)),
-            Spec::LoopUntilSuccess(2, boxed(Spec::Sequence(vec![Spec::Wait(1), Spec::Act]))),
+            Spec::LoopUntilSuccess(
+                2,
+                false,
+                boxed(Spec::Sequence(vec![Spec::Wait(1), Spec::Act])),
+            ),
             Spec::ForceSuccess(boxed(concurrent(
                 Count::AtLeast(1),
                 Count::All,

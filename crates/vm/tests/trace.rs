@@ -1154,6 +1154,12 @@ fn trace_invariants_hold_on_long_runs_of_seeded_trees() {
     let mut seen = Seen::default();
     for seed in 0..100 {
         let spec = Spec::random(seed, 6, 5);
+        // The invariants below hold for one pass a tick (a launch rolled
+        // back is cancelled later in its pass): trees whose loops tick
+        // again are the differential suite's.
+        if spec.asks_again() {
+            continue;
+        }
         if let Err(e) = check_trace(&spec, seed, 400, &mut seen) {
             panic!("seed {seed}, tree {spec:?}: {e}");
         }

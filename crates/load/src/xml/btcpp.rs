@@ -213,6 +213,10 @@ const PORTS: &[(&str, Ports)] = &[
     ),
 ];
 
+/// The loops that, as BT.CPP's, ask for the tree to be ticked again at once
+/// when a run of their child ends (`Loop`'s `again`).
+const AGAIN: &[&str] = &["Repeat", "RetryUntilSuccessful", "RetryUntilSuccesful"];
+
 /// The ports of `Switch6`, kept as written for the expansion (`expand`);
 /// `SwitchN` takes `variable` and the first N cases.
 const SWITCH: Ports = &[
@@ -487,6 +491,17 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
     }
     if let Some(kind) = built_in {
         required_ports(r, element, written, kind, &decl);
+        if AGAIN.contains(&written) {
+            // A run that finishes asks for the tree to be ticked again at
+            // once: BT.CPP's wake-up, so that one tick runs every run of a
+            // child that finishes at once.
+            decl.attrs.push(Attr {
+                name: "again".into(),
+                value: ParamValue::Bool(true),
+                span: decl.span,
+                name_span: decl.span,
+            });
+        }
         if written == "Delay" && !element.has_attribute("delay_msec") {
             r.diags.push(
                 Diagnostic::error("`Delay` needs port `delay_msec`")

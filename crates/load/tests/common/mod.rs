@@ -104,6 +104,8 @@ impl Loaded {
                         ParamValue::Bool(true) if &*a.name == "less_than" => "true".into(),
                         // LimitConcurrentUsers is a gate that waits.
                         ParamValue::Bool(true) if &*a.name == "wait" => "true".into(),
+                        // BT.CPP's loops tick the tree again at once.
+                        ParamValue::Bool(true) if &*a.name == "again" => "true".into(),
                         other => panic!("{other:?} is not text"),
                     };
                     let written = self.map.text(a.span);
@@ -112,12 +114,13 @@ impl Loaded {
                             || written == "{=}" && value == format!("{{{}}}", a.name)
                             || written == "isLessThan" && &*a.name == "less_than"
                             // Converted: milliseconds, BT.CPP's forever,
-                            // BT.CPP's `:=`; a missing LuaWrapper script.
+                            // a BT.CPP loop's `again`; a missing LuaWrapper
+                            // script.
                             || value == format!("{written}ms")
                             || written == "-1" && value == "0"
                             // BT.CPP's -k failures of n children.
                             || written.starts_with('-') && &*a.name == "max_failures"
-                            || value == written.replace(":=", " =")
+                            || &*a.name == "again" && written.starts_with("Re")
                             || value == written.replace("&gt;", ">").replace("&amp;", "&")
                             || written == "LuaWrapper" && value == "true"
                             // A Switch's case test, made of its ports.

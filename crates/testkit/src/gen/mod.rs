@@ -402,11 +402,12 @@ pub enum Spec {
         /// The agent.
         to: i8,
     },
-    /// `Loop` with its `count` (0 to [`MAX_LOOPS`]), around its one child.
-    Loop(u8, Box<Spec>),
-    /// `LoopUntilSuccess` with its `attempts` (0 to [`MAX_LOOPS`]), around
-    /// its one child.
-    LoopUntilSuccess(u8, Box<Spec>),
+    /// `Loop` with its `count` (0 to [`MAX_LOOPS`]) and `again`, around its
+    /// one child.
+    Loop(u8, bool, Box<Spec>),
+    /// `LoopUntilSuccess` with its `attempts` (0 to [`MAX_LOOPS`]) and
+    /// `again`, around its one child.
+    LoopUntilSuccess(u8, bool, Box<Spec>),
     /// `Timeout` of [`DURATIONS`]`[i]` seconds over its one child.
     Timeout(u8, Box<Spec>),
     /// `Wait` of [`DURATIONS`]`[i]` seconds.
@@ -503,6 +504,32 @@ fn child_tree_names(children: &[Spec]) -> Vec<String> {
 pub const DEFERRED_ACTION: ActionId = ActionId(0);
 
 impl Spec {
+    /// Whether a loop of the tree has `again`, so that a tick may make
+    /// several passes.
+    pub fn asks_again(&self) -> bool {
+        matches!(
+            self,
+            Spec::Loop(_, true, _) | Spec::LoopUntilSuccess(_, true, _)
+        ) || self.children().iter().any(Spec::asks_again)
+    }
+
+    /// The tree with every loop's `again` set: the same tree, whose ticks
+    /// make another pass after each run that ends.
+    #[must_use]
+    pub fn loops_again(mut self) -> Spec {
+        self.set_loops_again();
+        self
+    }
+
+    fn set_loops_again(&mut self) {
+        if let Spec::Loop(_, again, _) | Spec::LoopUntilSuccess(_, again, _) = self {
+            *again = true;
+        }
+        for child in self.children_mut() {
+            child.set_loops_again();
+        }
+    }
+
     /// The children (none for leaves).
     pub fn children(&self) -> &[Spec] {
         match self {
@@ -526,8 +553,8 @@ impl Spec {
             | Spec::IfCondition(_, child)
             | Spec::IfTime(_, child)
             | Spec::ScriptWrapper { child, .. }
-            | Spec::Loop(_, child)
-            | Spec::LoopUntilSuccess(_, child)
+            | Spec::Loop(_, _, child)
+            | Spec::LoopUntilSuccess(_, _, child)
             | Spec::Timeout(_, child)
             | Spec::Cooldown(_, child)
             | Spec::Scope(child)
@@ -551,6 +578,56 @@ impl Spec {
             | Spec::Decide
             | Spec::Sync(_)
             | Spec::Wait(_) => &[],
+        }
+    }
+    /// The children, to change (none for leaves).
+    fn children_mut(&mut self) -> &mut [Spec] {
+        match self {
+            Spec::Sequence(children)
+            | Spec::Reactive(children)
+            | Spec::Priority(children)
+            | Spec::Selector(children)
+            | Spec::IfThenElse(children)
+            | Spec::WhileDoElse(children)
+            | Spec::WithMemory(children)
+            | Spec::ParallelAll(_, children)
+            | Spec::Concurrent { children, .. }
+            | Spec::Group { children, .. }
+            | Spec::Team(_, children)
+            | Spec::ChildTree(children)
+            | Spec::Decider { children, .. } => children,
+            Spec::Inverter(child)
+            | Spec::ForceSuccess(child)
+            | Spec::ForceFailure(child)
+            | Spec::ScriptGate(_, child)
+            | Spec::IfCondition(_, child)
+            | Spec::IfTime(_, child)
+            | Spec::ScriptWrapper { child, .. }
+            | Spec::Loop(_, _, child)
+            | Spec::LoopUntilSuccess(_, _, child)
+            | Spec::Timeout(_, child)
+            | Spec::Cooldown(_, child)
+            | Spec::Scope(child)
+            | Spec::StoredState(child)
+            | Spec::Repeat(child)
+            | Spec::Monitor(child)
+            | Spec::Gate(_, child)
+            | Spec::GlobalCooldown { child, .. } => std::slice::from_mut(&mut **child),
+            Spec::Cond
+            | Spec::Act
+            | Spec::Persistent
+            | Spec::Deferred
+            | Spec::Always(_)
+            | Spec::Script(_)
+            | Spec::AssertScript(_)
+            | Spec::AssertCondition(_)
+            | Spec::WaitUntilTime(_)
+            | Spec::WaitForEvent(_)
+            | Spec::SendEvent { .. }
+            | Spec::PostStimulus { .. }
+            | Spec::Decide
+            | Spec::Sync(_)
+            | Spec::Wait(_) => &mut [],
         }
     }
 
@@ -658,12 +735,13 @@ impl Spec {
             Spec::PostStimulus { stimulus, data } => decider_of(Kind::PostStimulus, [])
                 .arg("stimulus", STIMULI[usize::from(*stimulus)].0)
                 .arg("data", *data),
-            Spec::Loop(count, child) => {
-                decider_of(Kind::Loop, [child.tree(next)]).arg("count", i64::from(*count))
-            }
-            Spec::LoopUntilSuccess(attempts, child) => {
+            Spec::Loop(count, again, child) => decider_of(Kind::Loop, [child.tree(next)])
+                .arg("count", i64::from(*count))
+                .arg("again", *again),
+            Spec::LoopUntilSuccess(attempts, again, child) => {
                 decider_of(Kind::LoopUntilSuccess, [child.tree(next)])
                     .arg("attempts", i64::from(*attempts))
+                    .arg("again", *again)
             }
             Spec::Timeout(i, child) => {
                 decider_of(Kind::Timeout, [child.tree(next)]).arg("seconds", seconds(*i))
@@ -827,8 +905,12 @@ impl fmt::Debug for Spec {
                 let stimulus = STIMULI[usize::from(*stimulus)].0;
                 return write!(f, "post[{stimulus}={data}]");
             }
-            Spec::Loop(count, _) => write!(f, "loop[{count}]")?,
-            Spec::LoopUntilSuccess(attempts, _) => write!(f, "retry[{attempts}]")?,
+            Spec::Loop(count, again, _) => {
+                write!(f, "loop[{count}{}]", if *again { " again" } else { "" })?;
+            }
+            Spec::LoopUntilSuccess(attempts, again, _) => {
+                write!(f, "retry[{attempts}{}]", if *again { " again" } else { "" })?;
+            }
             Spec::Timeout(i, _) => write!(f, "timeout[{}]", seconds(*i))?,
             Spec::Wait(i) => return write!(f, "wait[{}]", seconds(*i)),
             Spec::Cooldown(i, _) => write!(f, "cooldown[{}]", seconds(*i))?,

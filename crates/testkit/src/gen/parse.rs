@@ -230,8 +230,19 @@ fn node(head: &str, args: Option<&str>, mut children: Vec<Spec>) -> Result<Spec,
                 data: number(data)?,
             }
         }
-        "loop" => Spec::Loop(small(arg()?)?, one(&mut children)?),
-        "retry" => Spec::LoopUntilSuccess(small(arg()?)?, one(&mut children)?),
+        "loop" | "retry" => {
+            let text = arg()?;
+            let (count, again) = match text.strip_suffix(" again") {
+                Some(count) => (count, true),
+                None => (text, false),
+            };
+            let (count, child) = (small(count)?, one(&mut children)?);
+            if head == "loop" {
+                Spec::Loop(count, again, child)
+            } else {
+                Spec::LoopUntilSuccess(count, again, child)
+            }
+        }
         "timeout" => Spec::Timeout(duration(arg()?)?, one(&mut children)?),
         "wait" if leaf => Spec::Wait(duration(arg()?)?),
         "cooldown" => Spec::Cooldown(duration(arg()?)?, one(&mut children)?),

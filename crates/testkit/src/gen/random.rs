@@ -161,11 +161,13 @@ pub(super) fn random_spec(rng: &mut Rng, depth: usize, max_children: usize) -> S
     if kind >= 13 {
         let which = rng.below(5);
         let count = rng.range(0, usize::from(MAX_LOOPS)) as u8;
+        // Loops that tick again: `Spec::loops_again` (the same draws).
+        let again = false;
         let duration = random_duration(rng);
         let child = Box::new(random_spec(rng, depth - 1, max_children));
         return match which {
-            0 => Spec::Loop(count, child),
-            1 => Spec::LoopUntilSuccess(count, child),
+            0 => Spec::Loop(count, again, child),
+            1 => Spec::LoopUntilSuccess(count, again, child),
             2 => Spec::Timeout(duration, child),
             3 => Spec::Cooldown(duration, child),
             _ => Spec::Scope(child),

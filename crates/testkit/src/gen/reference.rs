@@ -138,11 +138,13 @@ impl Spec {
                     seconds: STIMULI[usize::from(*stimulus)].1 as f32,
                     data: IntInput::Literal(*data),
                 },
-                Spec::Loop(count, child) => {
-                    RefNode::looped(node, false, u64::from(*count), go(child, next))
+                Spec::Loop(count, again, child) => {
+                    let looped = RefNode::looped(node, false, u64::from(*count), go(child, next));
+                    looped.again(*again)
                 }
-                Spec::LoopUntilSuccess(attempts, child) => {
-                    RefNode::looped(node, true, u64::from(*attempts), go(child, next))
+                Spec::LoopUntilSuccess(attempts, again, child) => {
+                    let looped = RefNode::looped(node, true, u64::from(*attempts), go(child, next));
+                    looped.again(*again)
                 }
                 Spec::Timeout(i, child) => RefNode::timeout(node, seconds(*i), go(child, next)),
                 Spec::Wait(i) => RefNode::wait(node, seconds(*i)),

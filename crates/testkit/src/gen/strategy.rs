@@ -49,8 +49,13 @@ pub fn spec_strategy() -> impl Strategy<Value = Spec> {
         ];
         let loops = || 0..=MAX_LOOPS;
         let configured = prop_oneof![
-            (loops(), inner.clone()).prop_map(|(n, c)| Spec::Loop(n, Box::new(c))),
-            (loops(), inner.clone()).prop_map(|(n, c)| Spec::LoopUntilSuccess(n, Box::new(c))),
+            // Loops that tick again: `Spec::loops_again`.
+            (loops(), inner.clone()).prop_map(|(n, c)| Spec::Loop(n, false, Box::new(c))),
+            (loops(), inner.clone()).prop_map(|(n, c)| Spec::LoopUntilSuccess(
+                n,
+                false,
+                Box::new(c)
+            )),
             (duration_strategy(), inner.clone()).prop_map(|(i, c)| Spec::Timeout(i, Box::new(c))),
             (duration_strategy(), inner.clone()).prop_map(|(i, c)| Spec::Cooldown(i, Box::new(c))),
             inner.clone().prop_map(|c| Spec::Scope(Box::new(c))),

@@ -129,14 +129,13 @@ fn memory_kinds_compile_as_the_reference_reads_them() {
     let mut inputs = Vec::new();
     let mut world = World::new();
     let frame = treebeard_vm::Frame::default();
-    let leaves = crate::reference::ProgramLeaves {
-        program: &program,
-        blackboard: &mut world,
-        agent: treebeard_vm::AgentId(0),
-        frame: &frame,
-        crowd: None,
-        entries: Vec::new(),
-    };
+    let leaves = crate::reference::ProgramLeaves::new(
+        &program,
+        &mut world,
+        treebeard_vm::AgentId(0),
+        &frame,
+        None,
+    );
     for root in [&mut from_shape, &mut from_spec] {
         let mut stack = vec![root];
         while let Some(node) = stack.pop() {
@@ -195,8 +194,10 @@ fn every_configured_kind() -> Spec {
         children: vec![
             Spec::Loop(
                 3,
+                false,
                 boxed(Spec::LoopUntilSuccess(
                     0,
+                    true,
                     boxed(Spec::Timeout(2, boxed(Spec::Wait(1)))),
                 )),
             ),
@@ -220,7 +221,7 @@ fn configured_kinds_compile_as_the_reference_reads_them() {
     assert_eq!(shape.action_id("d"), Some(DEFERRED_ACTION));
     assert_eq!(
         format!("{spec:?}"),
-        "con[S=all F=1](loop[3](retry[0](timeout[1.5](wait[0.5]))), \
+        "con[S=all F=1](loop[3](retry[0 again](timeout[1.5](wait[0.5]))), \
          cooldown[0](scope(a)), scope(timeout[0](d)))"
     );
 }

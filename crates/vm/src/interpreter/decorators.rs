@@ -161,6 +161,8 @@ impl<B, T: Tracer> Batch<'_, B, T> {
                 if limit != 0 && u64::from(runs) >= limit {
                     Decision::Return(status)
                 } else {
+                    // `again`: the next run starts in the same tick.
+                    self.b.again |= self.param(item, 1) != 0;
                     wait_for_next_run(self.b, runs)
                 }
             }

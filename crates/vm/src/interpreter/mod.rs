@@ -84,6 +84,13 @@ mod with_memory;
 
 pub use spore::random_draw;
 
+/// The most passes one agent's tick makes when its nodes ask for the tree
+/// to be ticked again at once (a `Loop` or `LoopUntilSuccess` with `again`,
+/// BehaviorTree.CPP's wake-up): a loop whose child always finishes at once
+/// would otherwise never end its tick. Past it the tick returns running and
+/// the next tick goes on.
+pub const MAX_PASSES: usize = 64;
+
 /// Reusable scratch for ticking agents.
 #[derive(Debug, Default)]
 pub struct Interpreter {
@@ -113,6 +120,9 @@ struct Buffers {
     sent: Vec<Sent>,
     /// The agent's variables while a script runs (see `memory`).
     vars: Vec<u32>,
+    /// Set when a node asks for the agent's tree to be ticked again at
+    /// once, in the same tick (a `Loop` with `again`).
+    again: bool,
     /// The monitors tested this tick, with their queries' statuses (see
     /// `stored`).
     monitored: Vec<(u32, Status)>,
@@ -780,9 +790,56 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         unsafe { *self.links.get_unchecked(ip as usize) }
     }
 
-    /// One agent's tick: steps 1 to 4 of the update loop.
+    /// One agent's tick: steps 1 to 4 of the update loop, and again while a
+    /// node asks for it (see [`MAX_PASSES`]).
     #[inline]
     fn tick(
+        &mut self,
+        words: &mut [u32],
+        layout: ActorLayout,
+        bb: &mut B,
+        agent: AgentId,
+        requests: &mut Vec<Request>,
+    ) -> Status {
+        let status = self.pass(words, layout, bb, agent, requests);
+        if self.b.again {
+            return self.tick_again(status, words, layout, bb, agent, requests);
+        }
+        status
+    }
+
+    /// The passes after the first of a tick in which a node asked for the
+    /// agent's tree to be ticked again at once (a BehaviorTree.CPP loop's
+    /// wake-up): at the tick's time, covering no time, until a pass ends
+    /// without asking, the root finishes, or the tick has made
+    /// [`MAX_PASSES`] passes.
+    #[cold]
+    #[inline(never)]
+    fn tick_again(
+        &mut self,
+        mut status: Status,
+        words: &mut [u32],
+        layout: ActorLayout,
+        bb: &mut B,
+        agent: AgentId,
+        requests: &mut Vec<Request>,
+    ) -> Status {
+        let dt = self.args.frame.dt;
+        self.args.frame.dt = 0.0;
+        let mut passes = 1;
+        while status == Status::Running && self.b.again && passes < MAX_PASSES {
+            self.b.again = false;
+            status = self.pass(words, layout, bb, agent, requests);
+            passes += 1;
+        }
+        self.b.again = false;
+        self.args.frame.dt = dt;
+        status
+    }
+
+    /// One pass of an agent's tick: steps 1 to 4 of the update loop.
+    #[inline(always)]
+    fn pass(
         &mut self,
         words: &mut [u32],
         layout: ActorLayout,
@@ -808,7 +865,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
 
     /// Step 4 of the update loop: hand the tick's results to the actor and
     /// the caller, and clear the scratch for the next agent.
-    #[inline]
+    #[inline(always)]
     fn complete(
         &mut self,
         words: &mut [u32],
