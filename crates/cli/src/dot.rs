@@ -87,6 +87,8 @@ fn symbol(kind: Kind) -> &'static str {
         Kind::IfThenElse => "◇ IfThenElse",
         Kind::WhileDoElse => "◇⟳ WhileDoElse",
         Kind::SequenceWithMemory => "→* SequenceWithMemory",
+        Kind::AsyncSequence => "→⋯ AsyncSequence",
+        Kind::AsyncSelector => "?⋯ AsyncSelector",
         Kind::Selector => "? Selector",
         Kind::PrioritySelector => "?! PrioritySelector",
         Kind::Concurrent => "⇉ Concurrent",

@@ -1181,6 +1181,8 @@ const DECIDERS: &[&str] = &[
     "WhileDoElse",
     "SequenceWithMemory",
     "ParallelAll",
+    "AsyncSequence",
+    "AsyncSelector",
 ];
 
 const LEAVES: &[(&str, &str)] = &[

@@ -144,11 +144,14 @@ impl Checker<'_> {
         let any = |f: fn(&Outcomes) -> bool| kids.iter().any(f);
         let all = |f: fn(&Outcomes) -> bool| kids.iter().all(f);
         match kind {
-            Kind::Sequence | Kind::ReactiveSequence | Kind::SequenceWithMemory => Outcomes {
+            Kind::Sequence
+            | Kind::ReactiveSequence
+            | Kind::SequenceWithMemory
+            | Kind::AsyncSequence => Outcomes {
                 success: all(|o| o.success),
                 failure: any(|o| o.failure),
             },
-            Kind::Selector | Kind::PrioritySelector => Outcomes {
+            Kind::Selector | Kind::PrioritySelector | Kind::AsyncSelector => Outcomes {
                 success: any(|o| o.success),
                 failure: all(|o| o.failure),
             },

@@ -496,6 +496,15 @@ node_kinds! {
     /// have: then fails if `max_failures` or more failed, else succeeds
     /// (BehaviorTree.CPP's ParallelAll; no child is cancelled early).
     44 => ParallelAll: Configured children(1, MAX_CHILDREN) fields("", "") params[count("max_failures", 1)];
+    /// Its children in order, as a `Sequence`, but a step yields: after a
+    /// child succeeds with others after it, it returns running and asks
+    /// for the agent's tree to be ticked again at once (a pass of the same
+    /// tick), where it goes on at the next child (BehaviorTree.CPP's
+    /// AsyncSequence). A failure fails it; its place is a decider state.
+    45 => AsyncSequence: Configured children(1, MAX_CHILDREN) fields("", "") params[];
+    /// `AsyncSequence` with success and failure swapped: a step that fails
+    /// yields, a success succeeds (BehaviorTree.CPP's AsyncFallback).
+    46 => AsyncSelector: Configured children(1, MAX_CHILDREN) fields("", "") params[];
 }
 
 /// The most members of a [`Kind::Team`] (its `size`): a team's members
@@ -650,6 +659,8 @@ impl Kind {
                 | Kind::LoopUntilSuccess
                 | Kind::Monitor
                 | Kind::Sync
+                | Kind::AsyncSequence
+                | Kind::AsyncSelector
         )
     }
 
@@ -813,7 +824,9 @@ mod tests {
                 Kind::Team,
                 Kind::ChildTree,
                 Kind::SequenceWithMemory,
-                Kind::ParallelAll
+                Kind::ParallelAll,
+                Kind::AsyncSequence,
+                Kind::AsyncSelector
             ]
         );
         // Dense, and `ALL` in tag order: every tag below the number of kinds

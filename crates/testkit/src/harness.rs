@@ -1201,11 +1201,16 @@ pub fn tick_bound(shape: &Shape) -> u64 {
 }
 
 /// The most passes one agent's tick of `shape` makes: one, or
-/// `treebeard_vm::MAX_PASSES` where a loop has `again`.
+/// `treebeard_vm::MAX_PASSES` where a loop has `again` or an async
+/// sequence or selector yields.
 pub fn passes(shape: &Shape) -> u64 {
-    let again = (0..shape.len() as u32).map(NodeIdx::new).any(|n| {
-        matches!(shape.kind(n), Kind::Loop | Kind::LoopUntilSuccess) && shape.params(n)[1] != 0
-    });
+    let again = (0..shape.len() as u32)
+        .map(NodeIdx::new)
+        .any(|n| match shape.kind(n) {
+            Kind::Loop | Kind::LoopUntilSuccess => shape.params(n)[1] != 0,
+            Kind::AsyncSequence | Kind::AsyncSelector => true,
+            _ => false,
+        });
     if again {
         treebeard_vm::MAX_PASSES as u64
     } else {

@@ -316,6 +316,18 @@ pub enum RefNode {
         /// The position of the child to resume at (0: start anew).
         resume_at: usize,
     },
+    /// `AsyncSequence` (or, `selector`, `AsyncSelector`): its children in
+    /// order, yielding after each step that moves it on.
+    Async {
+        /// The node's pre-order index.
+        node: NodeIdx,
+        /// The children.
+        children: Vec<RefNode>,
+        /// A selector: failures move it on, not successes.
+        selector: bool,
+        /// The position of the child it goes on at (0: start anew).
+        position: usize,
+    },
     /// Children in order from the first on every tick.
     ReactiveSequence {
         /// The node's pre-order index.
@@ -1080,6 +1092,7 @@ impl RefNode {
     pub fn index(&self) -> NodeIdx {
         match self {
             RefNode::Sequence { node, .. }
+            | RefNode::Async { node, .. }
             | RefNode::ReactiveSequence { node, .. }
             | RefNode::IfThenElse { node, .. }
             | RefNode::SequenceWithMemory { node, .. }
@@ -1124,6 +1137,7 @@ impl RefNode {
     pub fn children(&self) -> &[RefNode] {
         match self {
             RefNode::Sequence { children, .. }
+            | RefNode::Async { children, .. }
             | RefNode::ReactiveSequence { children, .. }
             | RefNode::IfThenElse { children, .. }
             | RefNode::WhileDoElse { children, .. }
@@ -1167,6 +1181,7 @@ impl RefNode {
     pub(crate) fn children_mut(&mut self) -> &mut [RefNode] {
         match self {
             RefNode::Sequence { children, .. }
+            | RefNode::Async { children, .. }
             | RefNode::ReactiveSequence { children, .. }
             | RefNode::IfThenElse { children, .. }
             | RefNode::WhileDoElse { children, .. }
@@ -2244,6 +2259,32 @@ fn tick(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
 /// One node's tick: the "Deciders" and "Leaves" sections of docs/nodes.md.
 fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
     match node {
+        RefNode::Async {
+            children,
+            selector,
+            position,
+            ..
+        } => {
+            // On at its place; a step that moves it on yields, and the
+            // tick's next pass goes on at the next child.
+            let moves_on = if *selector {
+                Status::Failure
+            } else {
+                Status::Success
+            };
+            let at = *position;
+            let status = tick(&mut children[at], cx);
+            if status == Status::Running {
+                return status;
+            }
+            if status != moves_on || at + 1 == children.len() {
+                *position = 0;
+                return status;
+            }
+            *position = at + 1;
+            cx.again = true;
+            Status::Running
+        }
         RefNode::Sequence {
             children,
             resume_at,
@@ -2957,6 +2998,12 @@ fn remembered(root: &RefNode) -> Remembered {
                 node: *node,
                 child: children[*resume_at].index(),
             }),
+            RefNode::Async { node, position, .. } if *position > 0 => {
+                out.deciders.push(DeciderState::Value {
+                    node: *node,
+                    value: *position as u32,
+                });
+            }
             RefNode::Concurrent {
                 children, finished, ..
             } => {
@@ -3209,6 +3256,7 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
         RefNode::Sequence { resume_at, .. } | RefNode::IfThenElse { resume_at, .. } => {
             *resume_at = 0;
         }
+        RefNode::Async { position, .. } => *position = 0,
         RefNode::Selector { resume_at, .. } => {
             if *resume_at > 0 {
                 cx.coverage.selector_resumes_abandoned += 1;
@@ -3867,6 +3915,12 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
         Kind::SequenceWithMemory => RefNode::SequenceWithMemory {
             node: at,
             children: children(),
+            position: 0,
+        },
+        Kind::AsyncSequence | Kind::AsyncSelector => RefNode::Async {
+            node: at,
+            children: children(),
+            selector: shape.kind(at) == Kind::AsyncSelector,
             position: 0,
         },
         Kind::WhileDoElse => RefNode::WhileDoElse {

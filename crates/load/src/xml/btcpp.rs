@@ -86,14 +86,8 @@ const NODES: &[(&str, Map)] = &[
     ("WhileDoElse", Map::Decider(Kind::WhileDoElse)),
     ("ForceSuccess", Map::Decider(Kind::ForceSuccess)),
     ("ForceFailure", Map::Decider(Kind::ForceFailure)),
-    (
-        "AsyncSequence",
-        Map::BuiltIn("BehaviorTree.CPP's AsyncSequence control"),
-    ),
-    (
-        "AsyncFallback",
-        Map::BuiltIn("BehaviorTree.CPP's AsyncFallback control"),
-    ),
+    ("AsyncSequence", Map::Decider(Kind::AsyncSequence)),
+    ("AsyncFallback", Map::Decider(Kind::AsyncSelector)),
     (
         "TryCatch",
         Map::BuiltIn("BehaviorTree.CPP's TryCatch control"),

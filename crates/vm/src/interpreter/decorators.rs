@@ -59,6 +59,9 @@ impl<B, T: Tracer> Batch<'_, B, T> {
             }
             Kind::ChildTree => return self.enter_connector(a, ip, item),
             Kind::SequenceWithMemory => return self.enter_with_memory(a, ip, item),
+            Kind::AsyncSequence | Kind::AsyncSelector => {
+                return self.enter_async(a, ip, item, kind);
+            }
             Kind::Loop | Kind::LoopUntilSuccess => self.take_action(a, ip).map(StateEntry::value),
             Kind::Scope | Kind::ScriptWrapper => self.take_action(a, ip).map(|_| 1),
             _ => None,
@@ -193,6 +196,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
             (Kind::Repeat, Status::Success | Status::Failure) => self.repeat_returned(a, g, status),
             (Kind::Group, _) => self.group_returned(a, status),
             (Kind::SequenceWithMemory, _) => self.with_memory_returned(a, g, status),
+            (Kind::AsyncSequence | Kind::AsyncSelector, _) => self.async_returned(g, status),
             (Kind::Gate | Kind::GlobalCooldown | Kind::Team, Status::Success | Status::Failure) => {
                 self.ticket_returned(g.node, g.kind, status)
             }

@@ -68,6 +68,7 @@ use treebeard_shape::{
     ActionId, CapacitySpec, FLAG_PERSISTENT, Kind, NodeIdx, Shape, ShapeItem, is_leaf_tag,
 };
 
+mod async_steps;
 mod cancel;
 mod concurrent;
 mod connector;
@@ -121,7 +122,8 @@ struct Buffers {
     /// The agent's variables while a script runs (see `memory`).
     vars: Vec<u32>,
     /// Set when a node asks for the agent's tree to be ticked again at
-    /// once, in the same tick (a `Loop` with `again`).
+    /// once, in the same tick (a `Loop` with `again`, an async sequence's
+    /// step).
     again: bool,
     /// The monitors tested this tick, with their queries' statuses (see
     /// `stored`).
@@ -998,7 +1000,9 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     | Kind::Team
                     | Kind::Sync
                     | Kind::ChildTree
-                    | Kind::SequenceWithMemory => match self.configured(a, ip, item, kind) {
+                    | Kind::SequenceWithMemory
+                    | Kind::AsyncSequence
+                    | Kind::AsyncSelector => match self.configured(a, ip, item, kind) {
                         Decision::Descend(child) => ip = child,
                         Decision::Return(status) => break (status, ip),
                     },
