@@ -186,9 +186,14 @@ impl Open {
                 bound.deciders += 1;
             }
             // The branch it resumes at (its condition, when running, keeps
-            // states of its own); the child an async sequence or selector
-            // goes on at.
-            Kind::IfThenElse | Kind::AsyncSequence | Kind::AsyncSelector => bound.deciders += 1,
+            // states of its own).
+            Kind::IfThenElse => bound.deciders += 1,
+            // Where an async sequence or selector goes on: a decider value
+            // while a child runs, an action state once a step yielded.
+            Kind::AsyncSequence | Kind::AsyncSelector => {
+                bound.deciders += 1;
+                bound.actions = bound.actions.max(1);
+            }
             // A monitor's registration is counted for the whole shape (see
             // `check`): it outlives its branch.
             Kind::WhileDoElse

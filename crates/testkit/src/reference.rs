@@ -327,6 +327,9 @@ pub enum RefNode {
         selector: bool,
         /// The position of the child it goes on at (0: start anew).
         position: usize,
+        /// A step yielded: nothing below runs (an action state at the node,
+        /// as a loop's between runs).
+        yielded: bool,
     },
     /// Children in order from the first on every tick.
     ReactiveSequence {
@@ -2263,8 +2266,10 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             children,
             selector,
             position,
+            yielded,
             ..
         } => {
+            *yielded = false;
             // On at its place; a step that moves it on yields, and the
             // tick's next pass goes on at the next child.
             let moves_on = if *selector {
@@ -2282,6 +2287,7 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
                 return status;
             }
             *position = at + 1;
+            *yielded = true;
             cx.again = true;
             Status::Running
         }
@@ -2998,11 +3004,21 @@ fn remembered(root: &RefNode) -> Remembered {
                 node: *node,
                 child: children[*resume_at].index(),
             }),
-            RefNode::Async { node, position, .. } if *position > 0 => {
-                out.deciders.push(DeciderState::Value {
-                    node: *node,
-                    value: *position as u32,
-                });
+            RefNode::Async {
+                node,
+                position,
+                yielded,
+                ..
+            } if *position > 0 => {
+                if *yielded {
+                    out.actions
+                        .push((*node, ActionState::Running(*position as u32)));
+                } else {
+                    out.deciders.push(DeciderState::Value {
+                        node: *node,
+                        value: *position as u32,
+                    });
+                }
             }
             RefNode::Concurrent {
                 children, finished, ..
@@ -3256,7 +3272,12 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
         RefNode::Sequence { resume_at, .. } | RefNode::IfThenElse { resume_at, .. } => {
             *resume_at = 0;
         }
-        RefNode::Async { position, .. } => *position = 0,
+        RefNode::Async {
+            position, yielded, ..
+        } => {
+            *position = 0;
+            *yielded = false;
+        }
         RefNode::Selector { resume_at, .. } => {
             if *resume_at > 0 {
                 cx.coverage.selector_resumes_abandoned += 1;
@@ -3922,6 +3943,7 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
             children: children(),
             selector: shape.kind(at) == Kind::AsyncSelector,
             position: 0,
+            yielded: false,
         },
         Kind::WhileDoElse => RefNode::WhileDoElse {
             node: at,

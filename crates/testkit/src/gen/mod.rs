@@ -341,6 +341,8 @@ pub enum Spec {
     WhileDoElse(Vec<Spec>),
     /// A `SequenceWithMemory`.
     WithMemory(Vec<Spec>),
+    /// An `AsyncSequence`, or (`true`) an `AsyncSelector`.
+    Async(bool, Vec<Spec>),
     /// A `ParallelAll` with its `max_failures` (at most its children).
     ParallelAll(u8, Vec<Spec>),
     /// An inverter over its one child.
@@ -504,13 +506,35 @@ fn child_tree_names(children: &[Spec]) -> Vec<String> {
 pub const DEFERRED_ACTION: ActionId = ActionId(0);
 
 impl Spec {
-    /// Whether a loop of the tree has `again`, so that a tick may make
-    /// several passes.
+    /// Whether a loop of the tree has `again`, or an async sequence or
+    /// selector yields, so that a tick may make several passes.
     pub fn asks_again(&self) -> bool {
         matches!(
             self,
-            Spec::Loop(_, true, _) | Spec::LoopUntilSuccess(_, true, _)
+            Spec::Loop(_, true, _) | Spec::LoopUntilSuccess(_, true, _) | Spec::Async(..)
         ) || self.children().iter().any(Spec::asks_again)
+    }
+
+    /// The tree with its sequences and selectors made async
+    /// (`AsyncSequence`, `AsyncSelector`): the same tree, whose steps
+    /// yield.
+    #[must_use]
+    pub fn steps_async(mut self) -> Spec {
+        self.set_steps_async();
+        self
+    }
+
+    fn set_steps_async(&mut self) {
+        match self {
+            // A monitor's query finishes in the tick it starts.
+            Spec::Monitor(_) => return,
+            Spec::Sequence(children) => *self = Spec::Async(false, std::mem::take(children)),
+            Spec::Selector(children) => *self = Spec::Async(true, std::mem::take(children)),
+            _ => {}
+        }
+        for child in self.children_mut() {
+            child.set_steps_async();
+        }
     }
 
     /// The tree with every loop's `again` set: the same tree, whose ticks
@@ -540,6 +564,7 @@ impl Spec {
             | Spec::IfThenElse(children)
             | Spec::WhileDoElse(children)
             | Spec::WithMemory(children)
+            | Spec::Async(_, children)
             | Spec::ParallelAll(_, children)
             | Spec::Concurrent { children, .. }
             | Spec::Group { children, .. }
@@ -590,6 +615,7 @@ impl Spec {
             | Spec::IfThenElse(children)
             | Spec::WhileDoElse(children)
             | Spec::WithMemory(children)
+            | Spec::Async(_, children)
             | Spec::ParallelAll(_, children)
             | Spec::Concurrent { children, .. }
             | Spec::Group { children, .. }
@@ -688,6 +714,14 @@ impl Spec {
             Spec::IfThenElse(children) => tree::if_then_else(kids(children, next)),
             Spec::WhileDoElse(children) => tree::while_do_else(kids(children, next)),
             Spec::WithMemory(children) => tree::sequence_with_memory(kids(children, next)),
+            Spec::Async(selector, children) => {
+                let kind = if *selector {
+                    Kind::AsyncSelector
+                } else {
+                    Kind::AsyncSequence
+                };
+                decider_of(kind, kids(children, next))
+            }
             Spec::ParallelAll(m, children) => decider_of(Kind::ParallelAll, kids(children, next))
                 .arg("max_failures", i64::from(*m)),
             Spec::Inverter(child) => tree::inverter(child.tree(next)),
@@ -866,6 +900,8 @@ impl fmt::Debug for Spec {
             Spec::IfThenElse(_) => write!(f, "ite")?,
             Spec::WhileDoElse(_) => write!(f, "wde")?,
             Spec::WithMemory(_) => write!(f, "mseq")?,
+            Spec::Async(false, _) => write!(f, "aseq")?,
+            Spec::Async(true, _) => write!(f, "asel")?,
             Spec::ParallelAll(m, _) => write!(f, "pall[{m}]")?,
             Spec::Inverter(_) => write!(f, "inv")?,
             Spec::ForceSuccess(_) => write!(f, "fsucc")?,

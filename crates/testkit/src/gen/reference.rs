@@ -61,6 +61,13 @@ impl Spec {
                     children: kids(children),
                     position: 0,
                 },
+                Spec::Async(selector, children) => RefNode::Async {
+                    node,
+                    children: kids(children),
+                    selector: *selector,
+                    position: 0,
+                    yielded: false,
+                },
                 Spec::Inverter(child) => RefNode::inverter(node, go(child, next)),
                 Spec::ForceSuccess(child) => RefNode::force_success(node, go(child, next)),
                 Spec::ForceFailure(child) => RefNode::force_failure(node, go(child, next)),

@@ -36,6 +36,8 @@ fn kind_of(spec: &Spec) -> Option<Kind> {
         Spec::IfThenElse(_) => Kind::IfThenElse,
         Spec::WhileDoElse(_) => Kind::WhileDoElse,
         Spec::WithMemory(_) => Kind::SequenceWithMemory,
+        Spec::Async(false, _) => Kind::AsyncSequence,
+        Spec::Async(true, _) => Kind::AsyncSelector,
         Spec::ParallelAll(..) => Kind::ParallelAll,
         Spec::Inverter(_) => Kind::Inverter,
         Spec::ForceSuccess(_) => Kind::ForceSuccess,

@@ -3,21 +3,23 @@
 //!
 //! After a child ends the way that moves it on (a success for the
 //! sequence, a failure for the selector) with children after it, the node
-//! returns running with its place, the next child, in a decider value,
-//! and asks for the agent's tree to be ticked again at once: the tick's
-//! next pass (see `MAX_PASSES`) goes on there, after the reactive nodes
-//! above have tested again. Its last child's status, or a status that
-//! stops it, is its own, and it starts at its first child again.
+//! returns running with its place, the next child, in an action state (as
+//! a loop between runs: running work, which a gate above sees and a higher
+//! priority cancels), and asks for the agent's tree to be ticked again at
+//! once: the tick's next pass (see `MAX_PASSES`) goes on there, after the
+//! reactive nodes above have tested again. While a child runs, its place
+//! is a decider value. Its last child's status, or a status that stops it,
+//! is its own, and it starts at its first child again.
 
 use super::{Agent, Batch, Decision, Guard};
-use crate::actor::{StateEntry, decider_tag};
+use crate::actor::{StateEntry, action_tag, decider_tag};
 use crate::status::Status;
 use crate::trace::Tracer;
 use treebeard_shape::{Kind, ShapeItem};
 
 impl<B, T: Tracer> Batch<'_, B, T> {
     /// Enters the async sequence or selector at `ip`: descends into the
-    /// child its decider value names (the first, without one).
+    /// child its state names (the first, without one).
     #[cold]
     #[inline(never)]
     pub(super) fn enter_async(
@@ -27,7 +29,8 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         item: ShapeItem,
         kind: Kind,
     ) -> Decision {
-        let value = self.take_decider(a, ip, |tag| tag == decider_tag::VALUE);
+        let yielded = self.take_action(a, ip);
+        let value = yielded.or_else(|| self.take_decider(a, ip, |tag| tag == decider_tag::VALUE));
         let mut position = value.map_or(0, StateEntry::value);
         let child = match self.child_at(ip, item.end(), position) {
             Some(child) => child,
@@ -72,7 +75,11 @@ impl<B, T: Tracer> Batch<'_, B, T> {
             return Decision::Return(status);
         }
         // The step yields: on at the next child, in the tick's next pass.
-        keep(self.b, g.successes + 1);
+        self.b.next.insert_action(StateEntry::new(
+            g.node,
+            action_tag::RUNNING,
+            g.successes + 1,
+        ));
         self.b.again = true;
         Decision::Return(Status::Running)
     }
