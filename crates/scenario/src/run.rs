@@ -379,30 +379,19 @@ impl Prepared {
                 }
             }
         }
-        let declared = self.program.shape().stimuli();
-        for (name, span) in stimuli {
-            if self.stimulus(name).is_none() {
-                let mut d =
-                    Diagnostic::error(format!("the tree declares no stimulus `{name}`")).at(span);
-                d = match suggest(name, declared.iter().map(|s| &*s.name)) {
-                    Some(s) => d.help(format!("did you mean `{s}`?")),
-                    None => d.help("declare it in the tree file's `stimuli`"),
-                };
-                diags.push(d);
-            }
-        }
-        let created = self.program.shape().entries();
-        for (name, span) in entries {
-            if !created.iter().any(|e| *e.name == *name) {
-                let mut d =
-                    Diagnostic::error(format!("the tree creates no entry `{name}`")).at(span);
-                d = match suggest(name, created.iter().map(|e| &*e.name)) {
-                    Some(s) => d.help(format!("did you mean `{s}`?")),
-                    None => d.help("a tree's scripts create entries with `name := value`"),
-                };
-                diags.push(d);
-            }
-        }
+        let shape = self.program.shape();
+        let declared: Vec<&str> = shape.stimuli().iter().map(|s| &*s.name).collect();
+        let what = (
+            "declares no stimulus",
+            "declare it in the tree file's `stimuli`",
+        );
+        unknown_names(&stimuli, &declared, what, diags);
+        let created: Vec<&str> = shape.entries().iter().map(|e| &*e.name).collect();
+        let what = (
+            "creates no entry",
+            "a tree's scripts create entries with `name := value`",
+        );
+        unknown_names(&entries, &created, what, diags);
         let injects: Vec<Span> = self
             .scenario
             .script
@@ -1108,6 +1097,26 @@ pub fn diff(expected: &[String], actual: &[String], color: bool) -> String {
 /// The leaf table the CLI lists: the built-in leaves, no keys.
 pub fn builtin_leaves() -> Leaves<Agent> {
     leaves::builtin(&[], &[])
+}
+
+/// Reports each of `names` (as written, and where) that `known` lacks:
+/// "the tree `missing` `name`", with a close known name or `help`.
+fn unknown_names(
+    names: &[(&str, Span)],
+    known: &[&str],
+    (missing, help): (&str, &str),
+    diags: &mut Diagnostics,
+) {
+    for &(name, span) in names {
+        if known.contains(&name) {
+            continue;
+        }
+        let d = Diagnostic::error(format!("the tree {missing} `{name}`")).at(span);
+        diags.push(match suggest(name, known.iter().copied()) {
+            Some(s) => d.help(format!("did you mean `{s}`?")),
+            None => d.help(help),
+        });
+    }
 }
 
 /// The value of the shape's entry `index` whose word is `word`.

@@ -8,9 +8,10 @@
 use treebeard_shape::tree::{Node, act, decider_of, leaf, priority, sequence};
 use treebeard_shape::{BuildError, FieldType, Kind, ParamType, Unbuildable, compile};
 use treebeard_vm::Status::{Failure, Running, Success};
-use treebeard_vm::{
-    Actor, AgentId, Args, Call, Frame, Interpreter, Leaves, Program, Status, Value,
-};
+use treebeard_vm::{Args, Call, Leaves, Status, Value};
+
+mod common;
+use common::Agent;
 
 /// The blackboard: how often the action ran, and what the leaves that
 /// read inputs saw.
@@ -67,49 +68,12 @@ fn assert_script(test: &str) -> Node {
     decider_of(Kind::AssertScript, []).arg("test", test)
 }
 
-/// One agent running one tree.
-struct Agent {
-    program: Program<Bb>,
-    actor: Actor,
-    bb: Bb,
-    interpreter: Interpreter,
-    frame: Frame,
-}
-
-impl Agent {
-    fn new(tree: &Node) -> Agent {
-        let leaves = leaves();
-        let shape = compile(tree, &leaves).unwrap_or_else(|e| panic!("{e}"));
-        let program = Program::link(shape, &leaves).unwrap_or_else(|e| panic!("{e}"));
-        Agent {
-            actor: Actor::for_shape(program.shape()),
-            program,
-            bb: Bb::default(),
-            interpreter: Interpreter::new(),
-            frame: Frame::default(),
-        }
-    }
-
-    fn tick(&mut self) -> Status {
-        self.frame = self.frame.next(1.0);
-        let mut requests = Vec::new();
-        self.interpreter.tick(
-            &self.program,
-            &self.frame,
-            AgentId(0),
-            &mut self.actor.as_mut(),
-            &mut self.bb,
-            &mut requests,
-        )
-    }
-
-    /// The agent's entry `name`.
-    fn entry(&self, name: &str) -> Value<'_> {
-        let shape = self.program.shape();
-        let i = shape.entries().iter().position(|e| &*e.name == name);
-        let i = i.unwrap_or_else(|| panic!("no entry {name}"));
-        self.actor.as_ref().entry(shape, i).expect("an entry")
-    }
+/// The agent's entry `name`.
+fn entry<'a>(agent: &'a Agent<Bb>, name: &str) -> Value<'a> {
+    let shape = agent.program.shape();
+    let i = shape.entries().iter().position(|e| &*e.name == name);
+    let i = i.unwrap_or_else(|| panic!("no entry {name}"));
+    agent.actor.as_ref().entry(shape, i).expect("an entry")
 }
 
 #[test]
@@ -120,7 +84,7 @@ fn an_entry_takes_the_type_of_its_first_value_and_keeps_it_between_ticks() {
         assert_script("n == 1 && name == 'idle' && name != 'x' && speed == 1.5 && seen"),
         act("Walk"),
     ]);
-    let mut agent = Agent::new(&tree);
+    let mut agent = Agent::new(&tree, &leaves());
     let types: Vec<String> = agent
         .program
         .shape()
@@ -131,10 +95,10 @@ fn an_entry_takes_the_type_of_its_first_value_and_keeps_it_between_ticks() {
     assert_eq!(types, ["int n", "string name", "float speed", "bool seen"]);
     assert_eq!(agent.tick(), Running);
     assert_eq!(agent.bb.walks, 1);
-    assert_eq!(agent.entry("n"), Value::Int(1));
-    assert_eq!(agent.entry("name"), Value::Str("idle"));
-    assert_eq!(agent.entry("speed"), Value::Float(1.5));
-    assert_eq!(agent.entry("seen"), Value::Bool(true));
+    assert_eq!(entry(&agent, "n"), Value::Int(1));
+    assert_eq!(entry(&agent, "name"), Value::Str("idle"));
+    assert_eq!(entry(&agent, "speed"), Value::Float(1.5));
+    assert_eq!(entry(&agent, "seen"), Value::Bool(true));
 }
 
 #[test]
@@ -145,11 +109,11 @@ fn an_entry_holds_its_types_zero_until_a_script_writes_it() {
         sequence([assert_script("false"), script("x := 5; s := 'five'")]),
         sequence([assert_script("x == 0 && s == ''"), act("Walk")]),
     ]);
-    let mut agent = Agent::new(&tree);
+    let mut agent = Agent::new(&tree, &leaves());
     assert_eq!(agent.tick(), Running);
     assert_eq!(agent.bb.walks, 1);
-    assert_eq!(agent.entry("x"), Value::Int(0));
-    assert_eq!(agent.entry("s"), Value::Str(""));
+    assert_eq!(entry(&agent, "x"), Value::Int(0));
+    assert_eq!(entry(&agent, "s"), Value::Str(""));
 }
 
 #[test]
@@ -159,18 +123,18 @@ fn define_on_an_entry_the_tree_has_assigns_it() {
         script("n := n + 1"),
         assert_script("n == 2"),
     ]);
-    let mut agent = Agent::new(&tree);
+    let mut agent = Agent::new(&tree, &leaves());
     assert_eq!(agent.program.shape().entries().len(), 1);
     assert_eq!(agent.tick(), Success);
     // The root starts again: `n := 1` runs again.
     assert_eq!(agent.tick(), Success);
-    assert_eq!(agent.entry("n"), Value::Int(2));
+    assert_eq!(entry(&agent, "n"), Value::Int(2));
 }
 
 #[test]
 fn a_condition_reads_entries_and_cannot_create_one() {
     let tree = sequence([script("mood := 'calm'"), assert_script("mood == 'angry'")]);
-    let mut agent = Agent::new(&tree);
+    let mut agent = Agent::new(&tree, &leaves());
     assert_eq!(agent.tick(), Failure);
     // A condition that would create an entry writes: refused at compile.
     let leaves = leaves();
@@ -242,7 +206,7 @@ fn a_leafs_input_reads_an_entry_as_the_agent_holds_it() {
         decider_of(Kind::Inverter, [leaf("Above").arg("limit", "{n}")]),
         leaf("Say").arg("message", "literal"),
     ]);
-    let mut agent = Agent::new(&tree);
+    let mut agent = Agent::new(&tree, &leaves());
     assert_eq!(agent.tick(), Success);
     assert_eq!(agent.bb.said, ["hello", "bye", "literal"]);
     let text = agent.program.shape().disassemble().to_string();

@@ -6,10 +6,13 @@
 //! `MAX_PASSES`.
 
 use std::cell::RefCell;
+use treebeard_shape::Kind;
 use treebeard_shape::tree::{Node, act, cond, decider_of, reactive_sequence};
-use treebeard_shape::{Kind, compile};
 use treebeard_vm::Status::{Failure, Running, Success};
-use treebeard_vm::{Actor, AgentId, Args, Call, Frame, Interpreter, Leaves, MAX_PASSES, Program};
+use treebeard_vm::{Args, Call, Leaves, MAX_PASSES};
+
+mod common;
+use common::Agent;
 
 /// What the leaves saw: each call's name and the `dt` of its frame.
 #[derive(Default)]
@@ -57,76 +60,49 @@ fn looped(kind: Kind, count: i64, again: bool, child: Node) -> Node {
         .arg("again", again)
 }
 
-/// One agent running one tree, one second a tick.
-struct Agent {
-    program: Program<Seen>,
-    actor: Actor,
-    seen: Seen,
-    interpreter: Interpreter,
-    frame: Frame,
-}
-
-impl Agent {
-    fn new(tree: &Node) -> Agent {
-        let leaves = leaves();
-        let shape = compile(tree, &leaves).unwrap_or_else(|e| panic!("{e}"));
-        let program = Program::link(shape, &leaves).unwrap_or_else(|e| panic!("{e}"));
-        Agent {
-            actor: Actor::for_shape(program.shape()),
-            program,
-            seen: Seen::default(),
-            interpreter: Interpreter::new(),
-            frame: Frame::default(),
-        }
-    }
-
-    /// A tick: its status and the leaf calls it made.
-    fn tick(&mut self) -> (treebeard_vm::Status, Vec<(&'static str, f32)>) {
-        self.frame = self.frame.next(1.0);
-        let mut requests = Vec::new();
-        let status = self.interpreter.tick(
-            &self.program,
-            &self.frame,
-            AgentId(0),
-            &mut self.actor.as_mut(),
-            &mut self.seen,
-            &mut requests,
-        );
-        (status, self.seen.calls.take())
-    }
+/// A tick of `agent`: its status and the leaf calls it made.
+fn tick(agent: &mut Agent<Seen>) -> (treebeard_vm::Status, Vec<(&'static str, f32)>) {
+    let status = Agent::tick(agent);
+    (status, agent.bb.calls.take())
 }
 
 #[test]
 fn a_repeat_over_a_child_that_finishes_at_once_runs_every_cycle_in_one_tick() {
-    let mut agent = Agent::new(&looped(Kind::Loop, 3, true, act("ok")));
-    let (status, calls) = agent.tick();
+    let mut agent = Agent::new(&looped(Kind::Loop, 3, true, act("ok")), &leaves());
+    let (status, calls) = tick(&mut agent);
     assert_eq!(status, Success);
     // The first pass covers the tick's second; the others no time.
     assert_eq!(calls, [("ok", 1.0), ("ok", 0.0), ("ok", 0.0)]);
     // Without `again`: a run a tick.
-    let mut agent = Agent::new(&looped(Kind::Loop, 3, false, act("ok")));
-    let statuses: Vec<_> = (0..3).map(|_| agent.tick().0).collect();
+    let mut agent = Agent::new(&looped(Kind::Loop, 3, false, act("ok")), &leaves());
+    let statuses: Vec<_> = (0..3).map(|_| tick(&mut agent).0).collect();
     assert_eq!(statuses, [Running, Running, Success]);
 }
 
 #[test]
 fn a_retry_tries_again_in_the_same_tick_until_its_child_succeeds() {
-    let mut agent = Agent::new(&looped(Kind::LoopUntilSuccess, 5, true, act("miss")));
-    agent.seen.misses = 2;
-    let (status, calls) = agent.tick();
+    let mut agent = Agent::new(
+        &looped(Kind::LoopUntilSuccess, 5, true, act("miss")),
+        &leaves(),
+    );
+    agent.bb.misses = 2;
+    let (status, calls) = tick(&mut agent);
     assert_eq!(status, Success);
     assert_eq!(calls.len(), 3);
     // Out of attempts in one tick: it fails.
-    let mut agent = Agent::new(&looped(Kind::LoopUntilSuccess, 2, true, act("miss")));
-    agent.seen.misses = 5;
-    assert_eq!(agent.tick().0, Failure);
+    let mut agent = Agent::new(
+        &looped(Kind::LoopUntilSuccess, 2, true, act("miss")),
+        &leaves(),
+    );
+    agent.bb.misses = 5;
+    assert_eq!(tick(&mut agent).0, Failure);
 }
 
 #[test]
 fn a_reactive_parent_tests_again_in_every_pass() {
     let tree = reactive_sequence([cond("calm"), looped(Kind::Loop, 2, true, act("ok"))]);
-    let mut agent = Agent::new(&tree);
-    let (status, calls) = agent.tick();
+    let mut agent = Agent::new(&tree, &leaves());
+    let (status, calls) = tick(&mut agent);
     assert_eq!(status, Success);
     let names: Vec<_> = calls.iter().map(|&(name, _)| name).collect();
     assert_eq!(names, ["calm", "ok", "calm", "ok"]);
@@ -135,11 +111,11 @@ fn a_reactive_parent_tests_again_in_every_pass() {
 #[test]
 fn passes_stop_at_the_cap_and_the_next_tick_goes_on() {
     // Forever over a child that succeeds at once: BT.CPP would spin.
-    let mut agent = Agent::new(&looped(Kind::Loop, 0, true, act("ok")));
-    let (status, calls) = agent.tick();
+    let mut agent = Agent::new(&looped(Kind::Loop, 0, true, act("ok")), &leaves());
+    let (status, calls) = tick(&mut agent);
     assert_eq!(status, Running);
     assert_eq!(calls.len(), MAX_PASSES);
-    let (status, calls) = agent.tick();
+    let (status, calls) = tick(&mut agent);
     assert_eq!(status, Running);
     assert_eq!(calls.len(), MAX_PASSES);
     assert_eq!(calls[0], ("ok", 1.0), "a new tick covers its time again");

@@ -505,6 +505,62 @@ fn child_tree_names(children: &[Spec]) -> Vec<String> {
 /// deferred test leaf, so it is import 0.
 pub const DEFERRED_ACTION: ActionId = ActionId(0);
 
+/// The children of a spec, `$one` (of `child`) for a one-child kind and
+/// `$none` for a leaf: one match for [`Spec::children`] and
+/// `Spec::children_mut`.
+macro_rules! children_of {
+    ($spec:expr, |$child:ident| $one:expr, $none:expr) => {
+        match $spec {
+            Spec::Sequence(children)
+            | Spec::Reactive(children)
+            | Spec::Priority(children)
+            | Spec::Selector(children)
+            | Spec::IfThenElse(children)
+            | Spec::WhileDoElse(children)
+            | Spec::WithMemory(children)
+            | Spec::Async(_, children)
+            | Spec::ParallelAll(_, children)
+            | Spec::Concurrent { children, .. }
+            | Spec::Group { children, .. }
+            | Spec::Team(_, children)
+            | Spec::ChildTree(children)
+            | Spec::Decider { children, .. } => children,
+            Spec::Inverter($child)
+            | Spec::ForceSuccess($child)
+            | Spec::ForceFailure($child)
+            | Spec::ScriptGate(_, $child)
+            | Spec::IfCondition(_, $child)
+            | Spec::IfTime(_, $child)
+            | Spec::ScriptWrapper { child: $child, .. }
+            | Spec::Loop(_, _, $child)
+            | Spec::LoopUntilSuccess(_, _, $child)
+            | Spec::Timeout(_, $child)
+            | Spec::Cooldown(_, $child)
+            | Spec::Scope($child)
+            | Spec::StoredState($child)
+            | Spec::Repeat($child)
+            | Spec::Monitor($child)
+            | Spec::Gate(_, $child)
+            | Spec::GlobalCooldown { child: $child, .. } => $one,
+            Spec::Cond
+            | Spec::Act
+            | Spec::Persistent
+            | Spec::Deferred
+            | Spec::Always(_)
+            | Spec::Script(_)
+            | Spec::AssertScript(_)
+            | Spec::AssertCondition(_)
+            | Spec::WaitUntilTime(_)
+            | Spec::WaitForEvent(_)
+            | Spec::SendEvent { .. }
+            | Spec::PostStimulus { .. }
+            | Spec::Decide
+            | Spec::Sync(_)
+            | Spec::Wait(_) => $none,
+        }
+    };
+}
+
 impl Spec {
     /// Whether a loop of the tree has `again`, or an async sequence or
     /// selector yields, so that a tick may make several passes.
@@ -556,105 +612,12 @@ impl Spec {
 
     /// The children (none for leaves).
     pub fn children(&self) -> &[Spec] {
-        match self {
-            Spec::Sequence(children)
-            | Spec::Reactive(children)
-            | Spec::Priority(children)
-            | Spec::Selector(children)
-            | Spec::IfThenElse(children)
-            | Spec::WhileDoElse(children)
-            | Spec::WithMemory(children)
-            | Spec::Async(_, children)
-            | Spec::ParallelAll(_, children)
-            | Spec::Concurrent { children, .. }
-            | Spec::Group { children, .. }
-            | Spec::Team(_, children)
-            | Spec::ChildTree(children)
-            | Spec::Decider { children, .. } => children,
-            Spec::Inverter(child)
-            | Spec::ForceSuccess(child)
-            | Spec::ForceFailure(child)
-            | Spec::ScriptGate(_, child)
-            | Spec::IfCondition(_, child)
-            | Spec::IfTime(_, child)
-            | Spec::ScriptWrapper { child, .. }
-            | Spec::Loop(_, _, child)
-            | Spec::LoopUntilSuccess(_, _, child)
-            | Spec::Timeout(_, child)
-            | Spec::Cooldown(_, child)
-            | Spec::Scope(child)
-            | Spec::StoredState(child)
-            | Spec::Repeat(child)
-            | Spec::Monitor(child)
-            | Spec::Gate(_, child)
-            | Spec::GlobalCooldown { child, .. } => std::slice::from_ref(&**child),
-            Spec::Cond
-            | Spec::Act
-            | Spec::Persistent
-            | Spec::Deferred
-            | Spec::Always(_)
-            | Spec::Script(_)
-            | Spec::AssertScript(_)
-            | Spec::AssertCondition(_)
-            | Spec::WaitUntilTime(_)
-            | Spec::WaitForEvent(_)
-            | Spec::SendEvent { .. }
-            | Spec::PostStimulus { .. }
-            | Spec::Decide
-            | Spec::Sync(_)
-            | Spec::Wait(_) => &[],
-        }
+        children_of!(self, |child| std::slice::from_ref(&**child), &[])
     }
+
     /// The children, to change (none for leaves).
     fn children_mut(&mut self) -> &mut [Spec] {
-        match self {
-            Spec::Sequence(children)
-            | Spec::Reactive(children)
-            | Spec::Priority(children)
-            | Spec::Selector(children)
-            | Spec::IfThenElse(children)
-            | Spec::WhileDoElse(children)
-            | Spec::WithMemory(children)
-            | Spec::Async(_, children)
-            | Spec::ParallelAll(_, children)
-            | Spec::Concurrent { children, .. }
-            | Spec::Group { children, .. }
-            | Spec::Team(_, children)
-            | Spec::ChildTree(children)
-            | Spec::Decider { children, .. } => children,
-            Spec::Inverter(child)
-            | Spec::ForceSuccess(child)
-            | Spec::ForceFailure(child)
-            | Spec::ScriptGate(_, child)
-            | Spec::IfCondition(_, child)
-            | Spec::IfTime(_, child)
-            | Spec::ScriptWrapper { child, .. }
-            | Spec::Loop(_, _, child)
-            | Spec::LoopUntilSuccess(_, _, child)
-            | Spec::Timeout(_, child)
-            | Spec::Cooldown(_, child)
-            | Spec::Scope(child)
-            | Spec::StoredState(child)
-            | Spec::Repeat(child)
-            | Spec::Monitor(child)
-            | Spec::Gate(_, child)
-            | Spec::GlobalCooldown { child, .. } => std::slice::from_mut(&mut **child),
-            Spec::Cond
-            | Spec::Act
-            | Spec::Persistent
-            | Spec::Deferred
-            | Spec::Always(_)
-            | Spec::Script(_)
-            | Spec::AssertScript(_)
-            | Spec::AssertCondition(_)
-            | Spec::WaitUntilTime(_)
-            | Spec::WaitForEvent(_)
-            | Spec::SendEvent { .. }
-            | Spec::PostStimulus { .. }
-            | Spec::Decide
-            | Spec::Sync(_)
-            | Spec::Wait(_) => &mut [],
-        }
+        children_of!(self, |child| std::slice::from_mut(&mut **child), &mut [])
     }
 
     /// Nodes in the tree (items in its shape).
