@@ -577,6 +577,8 @@ pub fn compile_reporting(
         problems: Vec::new(),
         compat: options.compat,
         warnings: Vec::new(),
+        script_names: HashMap::new(),
+        script_texts: HashMap::new(),
     };
     c.declare(&options.declarations);
     if c.emit(tree, 0).is_ok() {
@@ -674,6 +676,45 @@ struct Compiler<'t, 'c> {
     /// Compatibility mode (see [`crate::compat`]).
     compat: bool,
     warnings: Vec<CompatWarning>,
+    /// What scripts find by name, as they compile: the tree's variables
+    /// and entries, and the texts of their strings by word. Maps, so that
+    /// no tree's scripts take quadratic time to compile.
+    script_names: HashMap<Box<str>, script::Name>,
+    script_texts: HashMap<Box<str>, u64>,
+}
+
+/// The scope scripts compile in: the tree's variables, entries and strings
+/// from the compiler's maps, the blackboard's fields from their schema.
+struct TreeScope<'a> {
+    names: &'a HashMap<Box<str>, script::Name>,
+    texts: &'a HashMap<Box<str>, u64>,
+    /// The fields only.
+    fields: script::Names<'a>,
+    /// Every name, for suggestions (an error's, off the hot path).
+    all: script::Names<'a>,
+    next_entry: u32,
+    next_string: u64,
+}
+
+impl script::Scope for TreeScope<'_> {
+    fn resolve(&self, name: &str) -> Option<script::Name> {
+        self.names
+            .get(name)
+            .copied()
+            .or_else(|| self.fields.resolve(name))
+    }
+
+    fn suggest(&self, name: &str) -> Option<String> {
+        self.all.suggest(name)
+    }
+
+    fn next_entry(&self) -> Option<u32> {
+        Some(self.next_entry)
+    }
+
+    fn string(&self, text: &str) -> Option<(Option<u64>, u64)> {
+        Some((self.texts.get(text).copied(), self.next_string))
+    }
 }
 
 impl<'t> Compiler<'t, '_> {
@@ -1051,15 +1092,24 @@ impl<'t> Compiler<'t, '_> {
         source: &str,
     ) -> Result<u64, Unbuildable> {
         let variables: Vec<&str> = self.parts.variables.iter().map(|v| &*v.name).collect();
-        let names = script::Names {
+        let fields = script::Names {
             fields: &self.parts.fields,
-            variables: &variables,
-            entries: &self.parts.entries,
-            strings: &self.parts.strings,
-            create: true,
+            ..script::Names::default()
+        };
+        let scope = TreeScope {
+            names: &self.script_names,
+            texts: &self.script_texts,
+            fields,
+            all: script::Names {
+                variables: &variables,
+                entries: &self.parts.entries,
+                ..fields
+            },
+            next_entry: self.parts.entries.len() as u32,
+            next_string: self.parts.strings.len() as u64 + 1,
         };
         let fail = |error| Unbuildable::Script { kind, param, error };
-        let code = script::compile(source, &names).map_err(fail)?;
+        let code = script::compile(source, &scope).map_err(fail)?;
         let whole = (0, source.len());
         if ty != KindParamType::Script && code.ty != ScriptType::Bool {
             let message = format!("the script's value is {}, but {kind} needs a bool", code.ty);
@@ -1072,8 +1122,20 @@ impl<'t> Compiler<'t, '_> {
         }
         // What the script created is the tree's from here on: later
         // scripts and leaves read the entries, and find the strings.
-        self.parts.entries.extend(code.created);
-        self.parts.strings.extend(code.strings);
+        for entry in code.created {
+            let index = self.parts.entries.len() as u32;
+            let name = script::Name::Entry {
+                index,
+                ty: entry.ty,
+            };
+            self.script_names.entry(entry.name.clone()).or_insert(name);
+            self.parts.entries.push(entry);
+        }
+        for text in code.strings {
+            self.parts.strings.push(text.clone());
+            let word = self.parts.strings.len() as u64;
+            self.script_texts.entry(text).or_insert(word);
+        }
         self.parts.scripts.push(Script {
             source: source.into(),
             words: code.words.into_boxed_slice(),
@@ -1101,6 +1163,8 @@ impl<'t> Compiler<'t, '_> {
                 ));
                 continue;
             }
+            self.script_names
+                .insert(v.name.clone(), script::Name::Variable { index });
             self.parts.variables.push(Variable {
                 name: v.name.clone(),
                 initial: v.initial,
