@@ -29,8 +29,10 @@
 //!
 //! BT.CPP's nodes that are treebeard's built-in kinds take BT.CPP's ports
 //! (`PORTS`): `<Repeat num_cycles>` is a Loop and `<RetryUntilSuccessful
-//! num_attempts>` a LoopUntilSuccess (-1, forever, is count 0; 0, which
-//! BT.CPP reads as "do not run the child", is an error), `<Timeout msec>`
+//! num_attempts>` a LoopUntilSuccess, both with `again` (BT.CPP's wake-up:
+//! the tick goes on in another pass; -1, forever, is count 0; 0, which
+//! BT.CPP reads as "do not run the child", is an error), `AsyncSequence`
+//! and `AsyncFallback` are AsyncSequence and AsyncSelector, `<Timeout msec>`
 //! and `<Sleep msec>` are Timeout and Wait (milliseconds, converted to
 //! seconds), `<Script code>` is a Script and `<ScriptCondition code>` an
 //! AssertScript. `Delay` and `Switch2` to `Switch6` are compositions of
