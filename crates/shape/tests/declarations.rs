@@ -335,7 +335,7 @@ fn a_timestamp_declared_twice() {
 /// Found while writing these tests: `Compiler::declare` indexes its
 /// timestamps by name with `map.len()` as each one's index, so a repeated
 /// name moves the first one's index past the table, and an exclusion that
-/// names it then indexes out of bounds (compile.rs, the exclusion loop).
+/// names it then indexes out of bounds (compile/mod.rs, the exclusion loop).
 /// It should report `DeclaredTwice` like the test above.
 #[test]
 fn a_timestamp_declared_twice_and_named_by_an_exclusion() {

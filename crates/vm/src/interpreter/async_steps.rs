@@ -31,25 +31,8 @@ impl<B, T: Tracer> Batch<'_, B, T> {
     ) -> Decision {
         let yielded = self.take_action(a, ip);
         let value = yielded.or_else(|| self.take_decider(a, ip, |tag| tag == decider_tag::VALUE));
-        let mut position = value.map_or(0, StateEntry::value);
-        let child = match self.child_at(ip, item.end(), position) {
-            Some(child) => child,
-            // A value from another shape (a hot reload): start anew.
-            None => {
-                position = 0;
-                ip + 1
-            }
-        };
-        if a.next_action < child {
-            self.trace.at(ip);
-            self.flush_actions_below(a, child);
-        }
-        let descend = self.push_decorator(ip, item, kind, position, None);
-        if let Some(guard) = self.b.guards.last_mut() {
-            guard.child = child;
-        }
-        debug_assert!(matches!(descend, Decision::Descend(_)));
-        Decision::Descend(child)
+        let position = value.map_or(0, StateEntry::value);
+        self.descend_at_position(a, ip, item, kind, position).0
     }
 
     /// The child at position `g.successes` of the async sequence or

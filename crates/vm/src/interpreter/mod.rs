@@ -1240,6 +1240,34 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
 
     /// The item of the child at `position` (from 0) of the decider at `ip`
     /// that ends at `end`; `None` past its last child.
+    /// Pushes the guard of the decider `kind` at `ip`, which goes on at its
+    /// child at `position` (the first, for a position past its children:
+    /// state from another shape), abandoning the work of the children
+    /// before it; the descent, and the position taken.
+    fn descend_at_position(
+        &mut self,
+        a: &mut Agent<'_, B>,
+        ip: u32,
+        item: ShapeItem,
+        kind: Kind,
+        position: u32,
+    ) -> (Decision, u32) {
+        let (child, position) = match self.child_at(ip, item.end(), position) {
+            Some(child) => (child, position),
+            None => (ip + 1, 0),
+        };
+        if a.next_action < child {
+            self.trace.at(ip);
+            self.flush_actions_below(a, child);
+        }
+        let descend = self.push_decorator(ip, item, kind, position, None);
+        if let Some(guard) = self.b.guards.last_mut() {
+            guard.child = child;
+        }
+        debug_assert!(matches!(descend, Decision::Descend(_)));
+        (Decision::Descend(child), position)
+    }
+
     fn child_at(&self, ip: u32, end: u32, position: u32) -> Option<u32> {
         let mut child = ip + 1;
         for _ in 0..position {

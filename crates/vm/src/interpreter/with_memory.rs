@@ -27,27 +27,15 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         item: ShapeItem,
     ) -> Decision {
         let slot = self.slot(ip).unwrap_or_default();
-        let mut position = self.current_persistent(a, slot);
-        let child = match self.child_at(ip, item.end(), position) {
-            Some(child) => child,
-            None => {
-                // A slot from another shape (a hot reload that dropped
-                // children): start anew.
-                position = 0;
-                self.remember_position(a, slot, 0);
-                ip + 1
-            }
-        };
-        if a.next_action < child {
-            self.trace.at(ip);
-            self.flush_actions_below(a, child);
+        let position = self.current_persistent(a, slot);
+        let (decision, at) =
+            self.descend_at_position(a, ip, item, Kind::SequenceWithMemory, position);
+        if at != position {
+            // A slot from another shape (a hot reload that dropped
+            // children): it starts anew.
+            self.remember_position(a, slot, at);
         }
-        let descend = self.push_decorator(ip, item, Kind::SequenceWithMemory, position, None);
-        if let Some(guard) = self.b.guards.last_mut() {
-            guard.child = child;
-        }
-        debug_assert!(matches!(descend, Decision::Descend(_)));
-        Decision::Descend(child)
+        decision
     }
 
     /// The child at position `g.successes` of the sequence with memory `g`

@@ -22,9 +22,11 @@
     clippy::panic
 )]
 
+mod scripts;
+
 use crate::catalog::{LeafCatalog, LeafSchema, suggest};
 use crate::compat::{self, CompatWarning, Kept};
-use crate::declare::{Declarations, MAX_STIMULI, Script, Signal, Stimulus, Timestamp, Variable};
+use crate::declare::{Declarations, MAX_STIMULI, Signal, Stimulus, Timestamp, Variable};
 use crate::error::ValidationError;
 use crate::ids::NodeId;
 use crate::item::{
@@ -36,7 +38,7 @@ use crate::kinds::{
 };
 use crate::logs::NodeLogs;
 use crate::params::{Encoded, EntryRefs, Mismatch, ParamSpec, ParamType, ParamValue, encode};
-use crate::script::{self, ScriptError, ScriptType};
+use crate::script::{self, ScriptError};
 use crate::shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};
 use crate::source::Source;
 use crate::tree::{Count, Expect, Node, NodeParam, Policy, What};
@@ -683,40 +685,6 @@ struct Compiler<'t, 'c> {
     script_texts: HashMap<Box<str>, u64>,
 }
 
-/// The scope scripts compile in: the tree's variables, entries and strings
-/// from the compiler's maps, the blackboard's fields from their schema.
-struct TreeScope<'a> {
-    names: &'a HashMap<Box<str>, script::Name>,
-    texts: &'a HashMap<Box<str>, u64>,
-    /// The fields only.
-    fields: script::Names<'a>,
-    /// Every name, for suggestions (an error's, off the hot path).
-    all: script::Names<'a>,
-    next_entry: u32,
-    next_string: u64,
-}
-
-impl script::Scope for TreeScope<'_> {
-    fn resolve(&self, name: &str) -> Option<script::Name> {
-        self.names
-            .get(name)
-            .copied()
-            .or_else(|| self.fields.resolve(name))
-    }
-
-    fn suggest(&self, name: &str) -> Option<String> {
-        self.all.suggest(name)
-    }
-
-    fn next_entry(&self) -> Option<u32> {
-        Some(self.next_entry)
-    }
-
-    fn string(&self, text: &str) -> Option<(Option<u64>, u64)> {
-        Some((self.texts.get(text).copied(), self.next_string))
-    }
-}
-
 impl<'t> Compiler<'t, '_> {
     /// The path of a node at `position` under the open deciders.
     fn path(&self, node: &Node, position: Option<usize>) -> String {
@@ -1081,66 +1049,6 @@ impl<'t> Compiler<'t, '_> {
             return Ok(ParamRange::default());
         }
         self.append_params(node, position, &words, &constants)
-    }
-
-    /// Compiles a script parameter into the script table; its index.
-    fn script(
-        &mut self,
-        kind: Kind,
-        param: &'static str,
-        ty: KindParamType,
-        source: &str,
-    ) -> Result<u64, Unbuildable> {
-        let variables: Vec<&str> = self.parts.variables.iter().map(|v| &*v.name).collect();
-        let fields = script::Names {
-            fields: &self.parts.fields,
-            ..script::Names::default()
-        };
-        let scope = TreeScope {
-            names: &self.script_names,
-            texts: &self.script_texts,
-            fields,
-            all: script::Names {
-                variables: &variables,
-                entries: &self.parts.entries,
-                ..fields
-            },
-            next_entry: self.parts.entries.len() as u32,
-            next_string: self.parts.strings.len() as u64 + 1,
-        };
-        let fail = |error| Unbuildable::Script { kind, param, error };
-        let code = script::compile(source, &scope).map_err(fail)?;
-        let whole = (0, source.len());
-        if ty != KindParamType::Script && code.ty != ScriptType::Bool {
-            let message = format!("the script's value is {}, but {kind} needs a bool", code.ty);
-            return Err(fail(ScriptError::new(whole, message)));
-        }
-        if ty == KindParamType::Condition && script::writes(&code.words) {
-            let message = "a condition cannot assign";
-            let help = "use `==` to compare, or a ScriptGate to assign";
-            return Err(fail(ScriptError::new(whole, message).help(help)));
-        }
-        // What the script created is the tree's from here on: later
-        // scripts and leaves read the entries, and find the strings.
-        for entry in code.created {
-            let index = self.parts.entries.len() as u32;
-            let name = script::Name::Entry {
-                index,
-                ty: entry.ty,
-            };
-            self.script_names.entry(entry.name.clone()).or_insert(name);
-            self.parts.entries.push(entry);
-        }
-        for text in code.strings {
-            self.parts.strings.push(text.clone());
-            let word = self.parts.strings.len() as u64;
-            self.script_texts.entry(text).or_insert(word);
-        }
-        self.parts.scripts.push(Script {
-            source: source.into(),
-            words: code.words.into_boxed_slice(),
-        });
-        Ok(self.parts.scripts.len() as u64 - 1)
     }
 
     /// Resolves the tree's declarations into the shape's tables.
