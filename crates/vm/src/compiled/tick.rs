@@ -66,7 +66,8 @@ pub struct Tick<'t, 'r, B> {
 }
 
 impl<'t, 'r, B> Tick<'t, 'r, B> {
-    /// The tick of the actor block `words` (of `layout`).
+    /// The tick of the actor block `words` (of `layout`), whose first
+    /// action state is `prev_entry` (read by the batch loop, ahead).
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(super) fn new(
@@ -77,14 +78,8 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
         frame: &'t Frame,
         base: &'t Args<'r>,
         requests: &'t mut Vec<Request>,
+        prev_entry: StateEntry,
     ) -> Self {
-        // A tree without leaves that run has no action slot (and its code
-        // asks only whether the actor is idle).
-        let at = layout.actions_at();
-        let prev_entry = match words.get(at..at + 2) {
-            Some(&[key, value]) => StateEntry::from_words(key, value),
-            _ => StateEntry::new(0, 0, 0),
-        };
         Tick {
             bb,
             words,
