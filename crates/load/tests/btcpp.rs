@@ -238,6 +238,38 @@ fn btcpp_delay_is_a_wait_before_its_child() {
 }
 
 #[test]
+fn btcpp_try_catch_is_a_selector_of_the_try_sequence_and_the_failing_catch() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Sequence>
+      <TryCatch name="t"> <A/> <B/> <C/> </TryCatch>
+      <TryCatch catch_on_halt="false"> <A/> <C/> </TryCatch>
+      <TryCatch> <A/> </TryCatch>
+      <TryCatch catch_on_halt="true"> <A/> <C/> </TryCatch>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert_eq!(
+        l.diags(),
+        [
+            // The reader's, then the expansion's.
+            "error 7:32 `catch_on_halt=\"true\"` of `TryCatch` is not supported yet",
+            "error 6:8 `TryCatch` has 1 child; it takes two or more",
+        ]
+    );
+    let root = &l.tree("T").root;
+    assert_eq!(
+        l.outline(&root.children[0]),
+        "Selector#t(Sequence(A, B), ForceFailure(C))"
+    );
+    assert_eq!(
+        l.outline(&root.children[1]),
+        "Selector(Sequence(A), ForceFailure(C))"
+    );
+}
+
+#[test]
 fn btcpp_set_blackboard_is_a_script() {
     let text = r#"<root BTCPP_format="4">
   <BehaviorTree ID="T">

@@ -35,8 +35,9 @@
 //! and `AsyncFallback` are AsyncSequence and AsyncSelector, `<Timeout msec>`
 //! and `<Sleep msec>` are Timeout and Wait (milliseconds, converted to
 //! seconds), `<Script code>` is a Script and `<ScriptCondition code>` an
-//! AssertScript. `Delay` and `Switch2` to `Switch6` are compositions of
-//! treebeard's nodes, expanded after the tree is read (`super::expand`).
+//! AssertScript. `Delay`, `Switch2` to `Switch6` and `TryCatch` are
+//! compositions of treebeard's nodes, expanded after the tree is read
+//! (`super::expand`).
 //! Scripts run as treebeard's script language, whose `:=` creates the
 //! entry it assigns as BT.CPP's does; `@key` reads as `key` (rewritten to
 //! ` key`, the same length, so that error columns stay those of the file).
@@ -90,10 +91,9 @@ const NODES: &[(&str, Map)] = &[
     ("ForceFailure", Map::Decider(Kind::ForceFailure)),
     ("AsyncSequence", Map::Decider(Kind::AsyncSequence)),
     ("AsyncFallback", Map::Decider(Kind::AsyncSelector)),
-    (
-        "TryCatch",
-        Map::BuiltIn("BehaviorTree.CPP's TryCatch control"),
-    ),
+    // Expanded into a Selector of a Sequence of the try children and a
+    // ForceFailure of the catch child (`expand`).
+    ("TryCatch", Map::Decider(Kind::Selector)),
     ("Switch2", Map::Decider(Kind::WhileDoElse)),
     ("Switch3", Map::Decider(Kind::WhileDoElse)),
     ("Switch4", Map::Decider(Kind::WhileDoElse)),
@@ -207,6 +207,7 @@ const PORTS: &[(&str, Ports)] = &[
             ("else", "", Unit::Only("FAILURE")),
         ],
     ),
+    ("TryCatch", &[("catch_on_halt", "", Unit::Only("false"))]),
 ];
 
 /// The loops that, as BT.CPP's, ask for the tree to be ticked again at once

@@ -11,6 +11,14 @@
 //!   every tick the first case that matches runs, and a change of case
 //!   cancels the running child's work, as BT.CPP's Switch halts it.
 //!
+//! - `<TryCatch>try_1 .. try_n catch</TryCatch>` is a Selector of a
+//!   Sequence of the try children and a ForceFailure of the catch child:
+//!   the try children run as a sequence, resumed while one runs; when one
+//!   fails, the catch child runs in the same tick, resumed while it runs,
+//!   and the node fails when it finishes, as BT.CPP's does. A cancel
+//!   resets both, so the next tick starts at the first try child.
+//!   (`catch_on_halt="true"`, which runs the catch child inside a halt, is
+//!   an error.)
 //! - `<SetBlackboard value="v" output_key="k"/>` is the Script `k = v`,
 //!   for a value that is a number, a bool or a `{key}` entry (copied).
 //! - The pre- and post-condition attributes `_failureIf`, `_successIf`,
@@ -40,8 +48,9 @@ pub(super) fn switch_cases(element: &str) -> Option<usize> {
     (2..=6).contains(&n).then_some(n)
 }
 
-/// Expands the `Delay`, `SwitchN` and `SetBlackboard` nodes of the tree
-/// under `root`, and wraps the nodes that carry pre- or post-conditions.
+/// Expands the `Delay`, `SwitchN`, `TryCatch` and `SetBlackboard` nodes of
+/// the tree under `root`, and wraps the nodes that carry pre- or
+/// post-conditions.
 pub(super) fn expand(r: &mut Reader, root: &mut NodeDecl) {
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
@@ -53,6 +62,7 @@ pub(super) fn expand(r: &mut Reader, root: &mut NodeDecl) {
                 set_blackboard(r, node);
                 false
             }
+            None if &*node.written == "TryCatch" => try_catch(r, node),
             None => &*node.written == "Delay" && delay(r, node),
         };
         let Some(node) = conditions.wrap(node) else {
@@ -63,6 +73,11 @@ pub(super) fn expand(r: &mut Reader, root: &mut NodeDecl) {
         let mut children = Vec::new();
         match cases {
             Some(cases) if expanded => cases_of(node, cases, &mut children),
+            None if expanded && &*node.written == "TryCatch" => {
+                for part in &mut node.children {
+                    children.extend(part.children.iter_mut());
+                }
+            }
             None if expanded => children.extend(node.children.iter_mut().skip(1)),
             _ => children.extend(node.children.iter_mut()),
         }
@@ -235,6 +250,34 @@ fn delay(r: &mut Reader, node: &mut NodeDecl) -> bool {
     let mut wait = NodeDecl::new(What::Decider(Kind::Wait, None), &node.written, node.span);
     wait.attrs = seconds;
     node.children.insert(0, wait);
+    true
+}
+
+/// `TryCatch` (read as a Selector): a Sequence of all children but the
+/// last, then the last under a ForceFailure. False when it is not
+/// expanded (it has fewer than two children: reported).
+fn try_catch(r: &mut Reader, node: &mut NodeDecl) -> bool {
+    let n = node.children.len();
+    let Some(catch) = node.children.pop().filter(|_| n >= 2) else {
+        r.diags.push(
+            Diagnostic::error(format!(
+                "`{}` has {n} {}; it takes two or more",
+                node.written,
+                if n == 1 { "child" } else { "children" }
+            ))
+            .at(node.span)
+            .help("give it the children to try, then the one that runs when one of them fails"),
+        );
+        return false;
+    };
+    let part = |kind, children| {
+        let mut part = NodeDecl::new(What::Decider(kind, None), &node.written, node.span);
+        part.children = children;
+        part
+    };
+    let tried = part(Kind::Sequence, std::mem::take(&mut node.children));
+    let caught = part(Kind::ForceFailure, vec![catch]);
+    node.children = vec![tried, caught];
     true
 }
 
