@@ -97,11 +97,10 @@ impl<'r, B> Batch<'_, 'r, B> {
             fallback,
             ..
         } = self;
-        let (due, frames, base) = (*due, *frames, &*base);
+        let (mut due, frames, base) = (*due, *frames, &*base);
         // Actors as arrays: no offset into one needs a bounds check.
         let (actors, _) = words.as_chunks_mut::<WORDS>();
         let mut status = self.status;
-        let mut due = due;
         while due != 0 {
             let from = due.trailing_zeros() as usize;
             let to = from + (!(due >> from)).trailing_zeros() as usize;
@@ -137,8 +136,8 @@ impl<'r, B> Batch<'_, 'r, B> {
 }
 
 /// What an actor's previous tick left running: its first action state.
-/// The batch loop reads it one agent ahead of the tick, so that the load is done
-/// by the time the tree dispatches on it.
+/// The batch loop reads it one agent ahead of the tick, so that the load
+/// is done by the time the tree dispatches on it.
 #[derive(Clone, Copy)]
 struct Left(StateEntry);
 
