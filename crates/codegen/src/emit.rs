@@ -44,8 +44,11 @@ struct Emitter<'g, 's> {
 struct Uses {
     /// Immediate actions (calls with `Call` and `Signal`).
     actions: bool,
-    /// Leaves that can run (action states: `pass`, `cancel`, `StateEntry`).
+    /// Nodes that can run (action states: `pass`, `StateEntry`).
     runs: bool,
+    /// Leaves whose running work a cancel ends (`cancel`, `Cancel`): the
+    /// actions and deferred actions (a `Wait` just stops).
+    cancels: bool,
     /// Leaves called through the leaf set (`type L`).
     calls: bool,
     /// Leaf parameters (`LeafParam`).
@@ -105,7 +108,7 @@ impl Emitter<'_, '_> {
         if uncompiled.is_empty() {
             let u = self.uses;
             let mut compiled = vec!["Batch", "CompiledTree", "IDLE", "Tick"];
-            if u.runs {
+            if u.cancels {
                 compiled.insert(1, "Cancel");
             }
             if u.runs && (self.running_leaves().len() + 1) * self.shape.len() > COPIES {
@@ -123,7 +126,7 @@ impl Emitter<'_, '_> {
                 (u.actions, "Call"),
                 (u.params, "LeafParam"),
                 (u.actions, "Signal"),
-                (u.runs, "StateEntry"),
+                (u.cancels || u.tables, "StateEntry"),
                 (true, "Status"),
             ]
             .into_iter()
@@ -160,9 +163,10 @@ impl Emitter<'_, '_> {
             let node = NodeIdx::new(i);
             let kind = self.shape.kind(node);
             let leaf = matches!(kind, Kind::Condition | Kind::Action);
-            let runs = matches!(kind, Kind::Action | Kind::Deferred);
+            let runs = matches!(kind, Kind::Action | Kind::Deferred | Kind::Wait);
             u.actions |= kind == Kind::Action;
             u.runs |= runs;
+            u.cancels |= matches!(kind, Kind::Action | Kind::Deferred);
             u.calls |= leaf;
             u.params |= leaf && self.shape.item(node).params().len > 0;
             u.tables |= runs && !self.resume_entries(node).is_empty();
@@ -252,7 +256,7 @@ impl Emitter<'_, '_> {
             .filter_map(|i| {
                 let node = NodeIdx::new(i);
                 let how = match self.shape.kind(node) {
-                    Kind::Action => "left_action",
+                    Kind::Action | Kind::Wait => "left_action",
                     Kind::Deferred => "left_deferred",
                     _ => return None,
                 };
@@ -331,6 +335,12 @@ impl Emitter<'_, '_> {
         self.line(0, "/// passed over, in item order.");
         self.line(0, "#[inline(always)]");
         self.line(0, &format!("fn pass<const P: u32>({TICK}, item: u32) {{"));
+        if !self.uses.cancels {
+            // Only waits run: a passed-over wait just stops.
+            self.line(1, "let _ = t.pass_below::<P>(item);");
+            self.line(0, "}");
+            return;
+        }
         self.line(1, "if let Some(entry) = t.pass_below::<P>(item) {");
         self.line(2, "cancel(&mut t.cancel(), entry);");
         self.line(1, "}");
@@ -342,7 +352,7 @@ impl Emitter<'_, '_> {
         );
         self.line(
             0,
-            "/// `Signal::Cancel`, a deferred one gets a cancel request.",
+            "/// `Signal::Cancel`, a deferred one gets a cancel request (a wait just stops).",
         );
         self.line(0, "#[cold]");
         self.line(0, "#[inline(never)]");
@@ -414,7 +424,7 @@ impl Emitter<'_, '_> {
         let shape = self.shape;
         let i = node.get();
         let kind = shape.kind(node);
-        if matches!(kind, Kind::Action | Kind::Deferred) {
+        if matches!(kind, Kind::Action | Kind::Deferred | Kind::Wait) {
             let entries = self.resume_entries(node);
             if !entries.is_empty() {
                 self.line(
@@ -564,6 +574,28 @@ impl Emitter<'_, '_> {
                 self.line(1, &format!("pass::<P>(t, {i});"));
                 let resumes = self.resumes(node);
                 self.line(1, &format!("t.deferred::<P>({i}, {import}, {resumes})"));
+            }
+            Kind::Wait => {
+                // As the interpreter's wait: the seconds waited so far (an
+                // `f32`) are its action state; it succeeds on the first
+                // tick that starts with them at or past its seconds.
+                let seconds = shape.params(node).first().copied().unwrap_or(0);
+                self.line(1, &format!("pass::<P>(t, {i});"));
+                self.line(
+                    1,
+                    &format!("let since = t.take_action::<P>({i}).map_or(0.0, |e| f32::from_bits(e.value()));"),
+                );
+                self.line(
+                    1,
+                    &format!("if f64::from(since) >= f64::from_bits({seconds:#x}) {{"),
+                );
+                self.line(2, "return Status::Success;");
+                self.line(1, "}");
+                let resumes = self.resumes(node);
+                self.line(
+                    1,
+                    &format!("t.ran({i}, Status::Running, (since + t.dt()).to_bits(), {resumes})"),
+                );
             }
             _ => unreachable!("the generator compiles only kinds that `Kind::compiles`"),
         }

@@ -592,7 +592,8 @@ impl Kind {
     /// into straight-line code: the deciders whose decisions the flow
     /// table resolves (sequences, selectors, if-then-else and
     /// while-do-else, the decorators that map a status, `StoredState`), the
-    /// constant statuses and the leaves called through the leaf table. A
+    /// constant statuses, `Wait` and the leaves called through the leaf
+    /// table. A
     /// tree of only these kinds compiles; one with any other kind runs on
     /// the interpreter, and the generator names the nodes.
     #[inline]
@@ -611,6 +612,7 @@ impl Kind {
                 | Kind::WhileDoElse
                 | Kind::AlwaysSuccess
                 | Kind::AlwaysFailure
+                | Kind::Wait
                 | Kind::Condition
                 | Kind::Action
                 | Kind::Deferred

@@ -1,20 +1,22 @@
 //! Random trees of the kinds compiled trees compile, for the differential
 //! suite of the two engines (`crates/compiled-tests`).
 
-use crate::r#gen::{Rng, Spec};
+use crate::r#gen::{DURATIONS, Rng, Spec};
 
 impl Spec {
     /// A random tree from `seed` of only the kinds that compiled trees
     /// compile (`Kind::compiles`: sequences, selectors, if-then-else and
-    /// while-do-else, the status-mapping decorators, `StoredState` and the leaves `c`, `a`, `p`, `d`), at most
+    /// while-do-else, the status-mapping decorators, `StoredState`, `Wait`
+    /// and the leaves `c`, `a`, `p`, `d`), at most
     /// `max_depth` deep with at most `max_children` children per decider.
     pub fn random_static(seed: u64, max_depth: usize, max_children: usize) -> Spec {
         fn spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
             if depth == 1 || rng.below(depth + 1) == 0 {
-                return match rng.below(10) {
+                return match rng.below(11) {
                     0..=3 => Spec::Cond,
                     4..=6 => Spec::Act,
                     7 => Spec::Persistent,
+                    8 => Spec::Wait(rng.below(DURATIONS.len()) as u8),
                     _ => Spec::Deferred,
                 };
             }

@@ -211,6 +211,13 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
         leaf_args(self.base, self.agent, self.frame, node, item)
     }
 
+    /// The seconds since the agent's previous tick (the frame's `dt`), which
+    /// a wait adds to its own.
+    #[inline(always)]
+    pub fn dt(&self) -> f32 {
+        self.frame.dt
+    }
+
     /// Persistent slot `slot`, as the tick has left it so far.
     #[inline]
     pub fn persistent(&self, slot: usize) -> u32 {
