@@ -535,6 +535,37 @@ impl Emitter<'_, '_> {
                 let c = children[0];
                 self.line(1, &format!("n{c}::<P>(t)"));
             }
+            Kind::Cooldown => {
+                // As the interpreter's: the time it is ready again (an
+                // `f32`) is its persistent slot, set when its child
+                // finishes; before it, the cooldown fails, and the running
+                // work inside it that this tick passed over ends.
+                let c = children[0];
+                let slot = shape.persistent_slot(node).unwrap_or(0);
+                let seconds = shape.params(node).first().copied().unwrap_or(0);
+                let end = shape.subtree_end(node).get();
+                self.line(
+                    1,
+                    &format!("if t.time() < f64::from(f32::from_bits(t.persistent({slot}))) {{"),
+                );
+                if self.uses.runs {
+                    self.line(2, &format!("pass::<P>(t, {end});"));
+                }
+                self.line(2, "return Status::Failure;");
+                self.line(1, "}");
+                self.line(1, &format!("let status = n{c}::<P>(t);"));
+                self.line(1, "if status != Status::Running {");
+                self.line(
+                    2,
+                    &format!("let ready = t.time() + f64::from_bits({seconds:#x});"),
+                );
+                self.line(
+                    2,
+                    &format!("t.set_persistent({slot}, (ready as f32).to_bits());"),
+                );
+                self.line(1, "}");
+                self.line(1, "status");
+            }
             Kind::Condition => {
                 if self.uses.runs {
                     self.line(1, &format!("pass::<P>(t, {i});"));

@@ -218,6 +218,13 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
         self.frame.dt
     }
 
+    /// The frame's time, which a cooldown compares with the time it is
+    /// ready again.
+    #[inline(always)]
+    pub fn time(&self) -> f64 {
+        self.frame.time
+    }
+
     /// Persistent slot `slot`, as the tick has left it so far.
     #[inline]
     pub fn persistent(&self, slot: usize) -> u32 {
