@@ -55,6 +55,8 @@ struct Uses {
     params: bool,
     /// Non-empty resume tables (`resume_entry`).
     tables: bool,
+    /// Timeouts on a running leaf's path (`value_entry`).
+    values: bool,
 }
 
 /// The line every function of a node starts with.
@@ -117,6 +119,9 @@ impl Emitter<'_, '_> {
             if u.tables {
                 compiled.push("resume_entry");
             }
+            if u.values {
+                compiled.push("value_entry");
+            }
             self.line(
                 0,
                 &format!("use {rt}::compiled::{{{}}};", compiled.join(", ")),
@@ -126,7 +131,7 @@ impl Emitter<'_, '_> {
                 (u.actions, "Call"),
                 (u.params, "LeafParam"),
                 (u.actions, "Signal"),
-                (u.cancels || u.tables, "StateEntry"),
+                (u.cancels || u.tables || u.values, "StateEntry"),
                 (true, "Status"),
             ]
             .into_iter()
@@ -169,7 +174,13 @@ impl Emitter<'_, '_> {
             u.cancels |= matches!(kind, Kind::Action | Kind::Deferred);
             u.calls |= leaf;
             u.params |= leaf && self.shape.item(node).params().len > 0;
-            u.tables |= runs && !self.resume_entries(node).is_empty();
+            let entries = if runs {
+                self.resume_entries(node)
+            } else {
+                Vec::new()
+            };
+            u.tables |= entries.iter().any(|e| e.starts_with("resume_entry"));
+            u.values |= entries.iter().any(|e| e.starts_with("value_entry"));
         }
         u
     }
@@ -535,6 +546,39 @@ impl Emitter<'_, '_> {
                 let c = children[0];
                 self.line(1, &format!("n{c}::<P>(t)"));
             }
+            Kind::Timeout => {
+                // As the interpreter's: the seconds its child has run (an
+                // `f32`) are its decider state while the child runs; a
+                // tick that starts at or past its seconds fails it, and
+                // the running work inside it ends.
+                let c = children[0];
+                let seconds = shape.params(node).first().copied().unwrap_or(0);
+                let end = shape.subtree_end(node).get();
+                let at = self.resume_entries(node).len();
+                self.line(
+                    1,
+                    &format!(
+                        "let since = t.value_in::<P>({i}, {end}, {at}).map_or(0.0, f32::from_bits);"
+                    ),
+                );
+                self.line(
+                    1,
+                    &format!("if f64::from(since) >= f64::from_bits({seconds:#x}) {{"),
+                );
+                if self.uses.runs {
+                    self.line(2, &format!("pass::<P>(t, {end});"));
+                }
+                self.line(2, "return Status::Failure;");
+                self.line(1, "}");
+                self.line(1, &format!("let status = n{c}::<P>(t);"));
+                self.line(1, "if status == Status::Running {");
+                self.line(
+                    2,
+                    &format!("t.keep_value({at}, (since + t.dt()).to_bits());"),
+                );
+                self.line(1, "}");
+                self.line(1, "status");
+            }
             Kind::Cooldown => {
                 // As the interpreter's: the time it is ready again (an
                 // `f32`) is its persistent slot, set when its child
@@ -737,6 +781,9 @@ impl Emitter<'_, '_> {
             };
             if shape.kind(at).keeps_resume() && child.get() != at.get() + 1 {
                 entries.push(format!("resume_entry({}, {})", at.get(), child.get()));
+            }
+            if shape.kind(at) == Kind::Timeout {
+                entries.push(format!("value_entry({})", at.get()));
             }
             at = child;
         }

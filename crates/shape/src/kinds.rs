@@ -592,8 +592,8 @@ impl Kind {
     /// into straight-line code: the deciders whose decisions the flow
     /// table resolves (sequences, selectors, if-then-else and
     /// while-do-else, the decorators that map a status, `StoredState`), the
-    /// constant statuses, `Wait`, `Cooldown` and the leaves called through
-    /// the leaf table. A
+    /// constant statuses, `Wait`, `Timeout`, `Cooldown` and the leaves
+    /// called through the leaf table. A
     /// tree of only these kinds compiles; one with any other kind runs on
     /// the interpreter, and the generator names the nodes.
     #[inline]
@@ -614,6 +614,7 @@ impl Kind {
                 | Kind::AlwaysFailure
                 | Kind::Wait
                 | Kind::Cooldown
+                | Kind::Timeout
                 | Kind::Condition
                 | Kind::Action
                 | Kind::Deferred

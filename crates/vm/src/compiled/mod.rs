@@ -20,7 +20,8 @@
 //! # The contract the generated code keeps
 //!
 //! The code the generator emits for a tree of static kinds (sequences,
-//! selectors, decorators that map statuses, leaves) follows the update
+//! selectors, decorators that map statuses, waits, timeouts, cooldowns,
+//! leaves) follows the update
 //! loop of the interpreter exactly:
 //!
 //! * before a leaf at item `n` is called, the previous tick's running leaf,
@@ -29,10 +30,15 @@
 //!   root returns, it is if still pending;
 //! * a sequence or memory selector passes over the children before the one
 //!   holding the previous running leaf ([`Tick::resumes_past`]);
-//! * a leaf that runs stores its action state and the decider states of
-//!   every sequence on its path past its first child, a constant table
-//!   ([`Tick::ran`], [`Tick::deferred`]): in a static tree a running status
-//!   always ends the tick, so the whole next state is known at the leaf;
+//! * a leaf that runs (or a wait) stores its action state and the decider
+//!   states of every sequence on its path past its first child and of
+//!   every timeout on its path, a constant table ([`Tick::ran`],
+//!   [`Tick::deferred`]): in a static tree a running status always ends
+//!   the tick, so the whole next state is known at the leaf, but for the
+//!   timeouts' seconds, which each timeout writes into its entry as the
+//!   running status passes it ([`Tick::keep_value`]);
+//! * a cooldown's ready time is its persistent slot, written at once (a
+//!   static tree never rolls a change back);
 //! * cancel requests go out as they happen, a launch at the end of the
 //!   tick, so that an agent's requests read cancels first, as the
 //!   interpreter emits them.
@@ -216,4 +222,4 @@ mod tick;
 
 pub use batch::{Batch, BatchFn};
 pub(crate) use batch::{tick_batch, tick_one};
-pub use tick::{ANY, Cancel, IDLE, Tick, resume_entry};
+pub use tick::{ANY, Cancel, IDLE, Tick, resume_entry, value_entry};

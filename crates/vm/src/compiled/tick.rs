@@ -132,6 +132,9 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
         ) && self.left(resumes)
     }
 
+    /// Whether the actor's decider states are `resumes`: the same entries,
+    /// with the same values but for a `VALUE` entry's (a timeout's seconds,
+    /// which its code reads, [`Tick::value_in`]).
     #[inline(always)]
     fn left(&self, resumes: &'static [StateEntry]) -> bool {
         if self.words[0] != resumes.len() as u32 | 1 << 16 {
@@ -143,7 +146,12 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
         let mut i = 0;
         while i < resumes.len() {
             let at = 1 + 2 * i;
-            if self.words.get(at..at + 2) != Some(&[resumes[i].key(), resumes[i].value()]) {
+            let same = if resumes[i].tag() == decider_tag::VALUE {
+                self.words.get(at) == Some(&resumes[i].key())
+            } else {
+                self.words.get(at..at + 2) == Some(&[resumes[i].key(), resumes[i].value()])
+            };
+            if !same {
                 return false;
             }
             i += 1;
@@ -163,6 +171,26 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
     #[inline(always)]
     pub fn resumes_past<const P: u32>(&self, from: u32, to: u32) -> bool {
         self.prev_in::<P>().wrapping_sub(from) < to - from
+    }
+
+    /// The value the decider at `from` (a timeout) kept on the previous
+    /// tick, if the previous running leaf lies in its items `from..to`: its
+    /// entry is the `at`-th decider state of that leaf's path (the number of
+    /// entries its ancestors keep), which the dispatch checked is there.
+    /// (Read before any state is stored: a stored state ends the tick.)
+    #[inline(always)]
+    pub fn value_in<const P: u32>(&self, from: u32, to: u32, at: usize) -> Option<u32> {
+        if self.prev_in::<P>().wrapping_sub(from) < to - from {
+            return self.words.get(2 + 2 * at).copied();
+        }
+        None
+    }
+
+    /// Sets the value of the `at`-th decider state the running leaf
+    /// stored (a timeout's, above the leaf, whose child runs).
+    #[inline(always)]
+    pub fn keep_value(&mut self, at: usize, value: u32) {
+        self.words[2 + 2 * at] = value;
     }
 
     /// The previous running leaf, if its item is below `item` and the tick
@@ -404,4 +432,12 @@ impl<'a> Call<'a> {
 /// selector) at `node` resumes at `child`.
 pub const fn resume_entry(node: u32, child: u32) -> StateEntry {
     StateEntry::new(node, decider_tag::RESUME, child)
+}
+
+/// A decider state for generated resume tables: the timeout at `node`
+/// keeps a value (its seconds so far) while its child runs. The table's
+/// value is a placeholder: the timeout's code writes the real one
+/// ([`Tick::keep_value`]), and the dispatch does not compare it.
+pub const fn value_entry(node: u32) -> StateEntry {
+    StateEntry::new(node, decider_tag::VALUE, 0)
 }
