@@ -463,11 +463,13 @@ impl Emitter<'_, '_> {
                     ("Failure", "Failure")
                 };
                 // A child is passed over when the previous tick's running
-                // leaf lies in a later child: the sequence resumes there.
+                // leaf lies in a later child: the sequence resumes there,
+                // after running again the `Repeat` children before it.
                 let end = shape.subtree_end(node).get();
                 for (k, &c) in children.iter().enumerate() {
                     let last = k + 1 == children.len();
-                    let indent = if last {
+                    let repeats = shape.kind(NodeIdx::new(c)) == Kind::Repeat;
+                    let indent = if last || repeats {
                         1
                     } else {
                         let from = shape.subtree_end(NodeIdx::new(c)).get();
@@ -478,7 +480,7 @@ impl Emitter<'_, '_> {
                     self.line(indent, &format!("if status != Status::{go_on} {{"));
                     self.line(indent + 1, "return status;");
                     self.line(indent, "}");
-                    if !last {
+                    if !last && !repeats {
                         self.line(1, "}");
                     }
                 }
@@ -542,7 +544,7 @@ impl Emitter<'_, '_> {
                 self.line(2, &format!("_ => Status::{to},"));
                 self.line(1, "}");
             }
-            Kind::StoredState => {
+            Kind::StoredState | Kind::Repeat => {
                 let c = children[0];
                 self.line(1, &format!("n{c}::<P>(t)"));
             }

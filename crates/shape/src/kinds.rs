@@ -591,11 +591,11 @@ impl Kind {
     /// True for the kinds that compiled trees (`treebeard-codegen`) turn
     /// into straight-line code: the deciders whose decisions the flow
     /// table resolves (sequences, selectors, if-then-else and
-    /// while-do-else, the decorators that map a status, `StoredState`), the
-    /// constant statuses, `Wait`, `Timeout`, `Cooldown` and the leaves
-    /// called through the leaf table. A
-    /// tree of only these kinds compiles; one with any other kind runs on
-    /// the interpreter, and the generator names the nodes.
+    /// while-do-else, the decorators that map a status, `StoredState` and
+    /// `Repeat`), the constant statuses, `Wait`, `Timeout`, `Cooldown` and
+    /// the leaves called through the leaf table. A tree of only these kinds
+    /// compiles; one with any other kind runs on the interpreter, and the
+    /// generator names the nodes.
     #[inline]
     pub const fn compiles(self) -> bool {
         matches!(
@@ -608,6 +608,7 @@ impl Kind {
                 | Kind::ForceSuccess
                 | Kind::ForceFailure
                 | Kind::StoredState
+                | Kind::Repeat
                 | Kind::IfThenElse
                 | Kind::WhileDoElse
                 | Kind::AlwaysSuccess

@@ -6,8 +6,9 @@ use crate::r#gen::{DURATIONS, Rng, Spec};
 impl Spec {
     /// A random tree from `seed` of only the kinds that compiled trees
     /// compile (`Kind::compiles`: sequences, selectors, if-then-else and
-    /// while-do-else, the status-mapping decorators, `StoredState`, `Wait`,
-    /// `Timeout`, `Cooldown` and the leaves `c`, `a`, `p`, `d`), at most
+    /// while-do-else, the status-mapping decorators, `StoredState`,
+    /// `Repeat`, `Wait`, `Timeout`, `Cooldown` and the leaves `c`, `a`, `p`,
+    /// `d`), at most
     /// `max_depth` deep with at most `max_children` children per decider.
     pub fn random_static(seed: u64, max_depth: usize, max_children: usize) -> Spec {
         fn spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
@@ -30,7 +31,7 @@ impl Spec {
                 4 => Spec::Selector(kids(rng)),
                 5 => Spec::Reactive(kids(rng)),
                 6 => Spec::Inverter(Box::new(spec(rng, depth - 1, max_children))),
-                7 => match rng.below(5) {
+                7 => match rng.below(6) {
                     0 => Spec::ForceSuccess(Box::new(spec(rng, depth - 1, max_children))),
                     1 => Spec::ForceFailure(Box::new(spec(rng, depth - 1, max_children))),
                     2 => Spec::Cooldown(
@@ -41,6 +42,7 @@ impl Spec {
                         rng.below(DURATIONS.len()) as u8,
                         Box::new(spec(rng, depth - 1, max_children)),
                     ),
+                    4 => Spec::Repeat(Box::new(spec(rng, depth - 1, max_children))),
                     _ => Spec::StoredState(Box::new(spec(rng, depth - 1, max_children))),
                 },
                 8 => {
