@@ -33,7 +33,7 @@ const STATIC: &str = r#"(type: "Sequence", name: "root", children: [
 
 /// A tree with a loop, a kind that does not compile yet.
 const LOOPING: &str = r#"(type: "Sequence", name: "root", children: [
-    (type: "Loop", name: "twice", params: {"count": 2}, children: [
+    (type: "Loop", name: "twice", params: {"count": 2, "again": true}, children: [
         (type: "Succeed", name: "step"),
     ]),
 ])

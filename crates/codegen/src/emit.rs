@@ -168,7 +168,10 @@ impl Emitter<'_, '_> {
             let node = NodeIdx::new(i);
             let kind = self.shape.kind(node);
             let leaf = matches!(kind, Kind::Condition | Kind::Action);
-            let runs = matches!(kind, Kind::Action | Kind::Deferred | Kind::Wait);
+            let runs = matches!(
+                kind,
+                Kind::Action | Kind::Deferred | Kind::Wait | Kind::Loop | Kind::LoopUntilSuccess
+            );
             u.actions |= kind == Kind::Action;
             u.runs |= runs;
             u.cancels |= matches!(kind, Kind::Action | Kind::Deferred);
@@ -267,7 +270,9 @@ impl Emitter<'_, '_> {
             .filter_map(|i| {
                 let node = NodeIdx::new(i);
                 let how = match self.shape.kind(node) {
-                    Kind::Action | Kind::Wait => "left_action",
+                    Kind::Action | Kind::Wait | Kind::Loop | Kind::LoopUntilSuccess => {
+                        "left_action"
+                    }
                     Kind::Deferred => "left_deferred",
                     _ => return None,
                 };
@@ -435,7 +440,10 @@ impl Emitter<'_, '_> {
         let shape = self.shape;
         let i = node.get();
         let kind = shape.kind(node);
-        if matches!(kind, Kind::Action | Kind::Deferred | Kind::Wait) {
+        if matches!(
+            kind,
+            Kind::Action | Kind::Deferred | Kind::Wait | Kind::Loop | Kind::LoopUntilSuccess
+        ) {
             let entries = self.resume_entries(node);
             if !entries.is_empty() {
                 self.line(
@@ -580,6 +588,51 @@ impl Emitter<'_, '_> {
                 );
                 self.line(1, "}");
                 self.line(1, "status");
+            }
+            Kind::Loop | Kind::LoopUntilSuccess => {
+                // As the interpreter's: the runs so far are the loop's
+                // action state between runs (it runs, and the next tick
+                // starts the child again) and its decider state while the
+                // child runs; a run that ends the other way ends the loop.
+                let c = children[0];
+                let limit = shape.params(node).first().copied().unwrap_or(0);
+                let end = shape.subtree_end(node).get();
+                let at = self.resume_entries(node).len();
+                let (again, ends) = if kind == Kind::Loop {
+                    ("Success", "Failure")
+                } else {
+                    ("Failure", "Success")
+                };
+                self.line(1, &format!("let runs = match t.take_action::<P>({i}) {{"));
+                self.line(2, "Some(entry) => entry.value(),");
+                self.line(
+                    2,
+                    &format!(
+                        "None => t.value_in::<P>({}, {end}, {at}).unwrap_or(0),",
+                        i + 1
+                    ),
+                );
+                self.line(1, "};");
+                self.line(1, &format!("match n{c}::<P>(t) {{"));
+                self.line(2, "Status::Running => {");
+                self.line(3, &format!("t.keep_value({at}, runs);"));
+                self.line(3, "Status::Running");
+                self.line(2, "}");
+                self.line(2, &format!("Status::{ends} => Status::{ends},"));
+                self.line(2, "_ => {");
+                self.line(3, "let runs = runs.saturating_add(1);");
+                let resumes = self.resumes(node);
+                if limit == 0 {
+                    self.line(3, &format!("t.ran({i}, Status::Running, runs, {resumes})"));
+                } else {
+                    self.line(3, &format!("if u64::from(runs) >= {limit} {{"));
+                    self.line(4, &format!("Status::{again}"));
+                    self.line(3, "} else {");
+                    self.line(4, &format!("t.ran({i}, Status::Running, runs, {resumes})"));
+                    self.line(3, "}");
+                }
+                self.line(2, "}");
+                self.line(1, "}");
             }
             Kind::Cooldown => {
                 // As the interpreter's: the time it is ready again (an
@@ -784,7 +837,10 @@ impl Emitter<'_, '_> {
             if shape.kind(at).keeps_resume() && child.get() != at.get() + 1 {
                 entries.push(format!("resume_entry({}, {})", at.get(), child.get()));
             }
-            if shape.kind(at) == Kind::Timeout {
+            if matches!(
+                shape.kind(at),
+                Kind::Timeout | Kind::Loop | Kind::LoopUntilSuccess
+            ) {
                 entries.push(format!("value_entry({})", at.get()));
             }
             at = child;

@@ -1,14 +1,14 @@
 //! Random trees of the kinds compiled trees compile, for the differential
 //! suite of the two engines (`crates/compiled-tests`).
 
-use crate::r#gen::{DURATIONS, Rng, Spec};
+use crate::r#gen::{DURATIONS, MAX_LOOPS, Rng, Spec};
 
 impl Spec {
     /// A random tree from `seed` of only the kinds that compiled trees
     /// compile (`Kind::compiles`: sequences, selectors, if-then-else and
     /// while-do-else, the status-mapping decorators, `StoredState`,
-    /// `Repeat`, `Wait`, `Timeout`, `Cooldown` and the leaves `c`, `a`, `p`,
-    /// `d`), at most
+    /// `Repeat`, `Wait`, `Timeout`, `Cooldown`, the loops without `again`
+    /// and the leaves `c`, `a`, `p`, `d`), at most
     /// `max_depth` deep with at most `max_children` children per decider.
     pub fn random_static(seed: u64, max_depth: usize, max_children: usize) -> Spec {
         fn spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
@@ -31,7 +31,7 @@ impl Spec {
                 4 => Spec::Selector(kids(rng)),
                 5 => Spec::Reactive(kids(rng)),
                 6 => Spec::Inverter(Box::new(spec(rng, depth - 1, max_children))),
-                7 => match rng.below(6) {
+                7 => match rng.below(8) {
                     0 => Spec::ForceSuccess(Box::new(spec(rng, depth - 1, max_children))),
                     1 => Spec::ForceFailure(Box::new(spec(rng, depth - 1, max_children))),
                     2 => Spec::Cooldown(
@@ -43,6 +43,16 @@ impl Spec {
                         Box::new(spec(rng, depth - 1, max_children)),
                     ),
                     4 => Spec::Repeat(Box::new(spec(rng, depth - 1, max_children))),
+                    5 => Spec::Loop(
+                        rng.below(usize::from(MAX_LOOPS) + 1) as u8,
+                        false,
+                        Box::new(spec(rng, depth - 1, max_children)),
+                    ),
+                    6 => Spec::LoopUntilSuccess(
+                        rng.below(usize::from(MAX_LOOPS) + 1) as u8,
+                        false,
+                        Box::new(spec(rng, depth - 1, max_children)),
+                    ),
                     _ => Spec::StoredState(Box::new(spec(rng, depth - 1, max_children))),
                 },
                 8 => {

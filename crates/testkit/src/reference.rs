@@ -428,6 +428,9 @@ pub enum RefNode {
         /// Its child finished a run on an earlier tick; the next starts on
         /// the next tick.
         between_runs: bool,
+        /// Its child returned running on the last tick: the loop keeps its
+        /// runs as a decider value (0 included).
+        child_running: bool,
         /// A run that ends asks for the tree to be ticked again at once.
         again: bool,
     },
@@ -1013,6 +1016,7 @@ impl RefNode {
             limit,
             runs: 0,
             between_runs: false,
+            child_running: false,
             again: false,
         }
     }
@@ -2639,6 +2643,7 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             limit,
             runs,
             between_runs,
+            child_running,
             again,
             ..
         } => {
@@ -2652,6 +2657,7 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             } else {
                 Status::Success
             };
+            *child_running = status == Status::Running;
             if status == Status::Running {
                 return Status::Running;
             }
@@ -3041,11 +3047,12 @@ fn remembered(root: &RefNode) -> Remembered {
                 node,
                 runs,
                 between_runs,
+                child_running,
                 ..
             } => {
                 if *between_runs {
                     out.actions.push((*node, ActionState::Running(*runs)));
-                } else if *runs > 0 {
+                } else if *child_running {
                     out.deciders.push(DeciderState::Value {
                         node: *node,
                         value: *runs,
@@ -3286,10 +3293,14 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
         }
         RefNode::Concurrent { finished, .. } => finished.fill(None),
         RefNode::Loop {
-            runs, between_runs, ..
+            runs,
+            between_runs,
+            child_running,
+            ..
         } => {
             *runs = 0;
             *between_runs = false;
+            *child_running = false;
         }
         RefNode::Timeout { since, .. } | RefNode::Wait { since, .. } => *since = None,
         // Its slot outlives cancellation (a connector's too: the tree

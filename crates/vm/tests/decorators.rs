@@ -464,8 +464,9 @@ fn loop_child_running_over_ticks_keeps_the_count_as_a_decider_value() {
     let mut rig = Rig::new(looped(2, a()));
     rig.set(1, Running);
     assert_eq!(rig.tick(), ran(Running, [start(1, Running)]));
-    // No run finished yet: a count of 0 is not stored.
-    rig.assert_actions([(1, running(1))]);
+    // No run finished yet: the count, 0, is kept while the child runs.
+    assert_eq!(rig.deciders(), [value(0, 0)]);
+    assert_eq!(rig.actions(), [(1, running(1))]);
     rig.set(1, Success);
     assert_eq!(rig.tick(), ran(Running, [tick(1, 1, Success)]));
     rig.assert_actions([(0, running(1))]);
@@ -522,7 +523,7 @@ fn loop_over_a_sequence_restarts_the_sequence_each_run() {
         rig.tick(),
         ran(Running, [start(2, Success), start(3, Running)])
     );
-    assert_eq!(rig.deciders(), [resume(1, 3)]);
+    assert_eq!(rig.deciders(), [value(0, 0), resume(1, 3)]);
     rig.set(3, Success);
     assert_eq!(rig.tick(), ran(Running, [tick(3, 1, Success)]));
     rig.assert_actions([(0, running(1))]);
@@ -584,7 +585,7 @@ fn loop_cancelled_with_a_running_child_cancels_it_once() {
         rig.tick(),
         ran(Running, [tested(1, false), start(3, Running)])
     );
-    assert_eq!(rig.deciders(), []);
+    assert_eq!(rig.deciders(), [value(2, 0)]);
 }
 
 #[test]
@@ -646,7 +647,9 @@ fn nested_loops_run_the_inner_loop_again_for_each_outer_run() {
     let mut rig = Rig::new(looped(2, looped(2, a())));
     rig.set(2, Success);
     assert_eq!(rig.tick(), ran(Running, [start(2, Success)]));
-    rig.assert_actions([(1, running(1))]);
+    // The outer loop's child (the inner loop, between runs) runs.
+    assert_eq!(rig.deciders(), [value(0, 0)]);
+    assert_eq!(rig.actions(), [(1, running(1))]);
     assert_eq!(rig.tick(), ran(Running, [start(2, Success)]));
     rig.assert_actions([(0, running(1))]);
     assert_eq!(rig.tick(), ran(Running, [start(2, Success)]));

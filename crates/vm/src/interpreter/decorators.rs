@@ -153,9 +153,10 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         };
         match (g.kind, status) {
             (Kind::Loop | Kind::LoopUntilSuccess, Status::Running) => {
-                if value > 0 {
-                    keep(self.b, value);
-                }
+                // Kept at 0 too: a running leaf's path then holds the same
+                // decider states on every run, which compiled code checks
+                // against a constant table.
+                keep(self.b, value);
                 Decision::Return(Status::Running)
             }
             (Kind::Loop, Status::Success) | (Kind::LoopUntilSuccess, Status::Failure) => {
