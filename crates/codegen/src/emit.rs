@@ -634,6 +634,48 @@ impl Emitter<'_, '_> {
                 self.line(2, "}");
                 self.line(1, "}");
             }
+            Kind::SequenceWithMemory => {
+                // As the interpreter's: the position of the child it is at
+                // is its persistent slot, where it starts (cancelling the
+                // passed-over work before it), and which it keeps when a
+                // child runs or fails; back to 0 when the last succeeds.
+                let slot = shape.persistent_slot(node).unwrap_or(0);
+                let n = children.len();
+                let starts: Vec<String> = children.iter().map(u32::to_string).collect();
+                self.line(1, &format!("let mut at = t.persistent({slot});"));
+                self.line(1, &format!("if at >= {n} {{"));
+                self.line(2, "// A slot from another shape: it starts anew.");
+                self.line(2, "at = 0;");
+                self.line(2, &format!("t.set_persistent({slot}, 0);"));
+                self.line(1, "}");
+                if self.uses.runs {
+                    self.line(
+                        1,
+                        &format!("const STARTS: [u32; {n}] = [{}];", starts.join(", ")),
+                    );
+                    self.line(1, "pass::<P>(t, STARTS[at as usize]);");
+                }
+                self.line(1, "loop {");
+                self.line(2, "let status = match at {");
+                for (k, &c) in children.iter().enumerate() {
+                    if k + 1 == n {
+                        self.line(3, &format!("_ => n{c}::<P>(t),"));
+                    } else {
+                        self.line(3, &format!("{k} => n{c}::<P>(t),"));
+                    }
+                }
+                self.line(2, "};");
+                self.line(2, "if status != Status::Success {");
+                self.line(3, &format!("t.set_persistent({slot}, at);"));
+                self.line(3, "return status;");
+                self.line(2, "}");
+                self.line(2, "at += 1;");
+                self.line(2, &format!("if at == {n} {{"));
+                self.line(3, &format!("t.set_persistent({slot}, 0);"));
+                self.line(3, "return Status::Success;");
+                self.line(2, "}");
+                self.line(1, "}");
+            }
             Kind::Cooldown => {
                 // As the interpreter's: the time it is ready again (an
                 // `f32`) is its persistent slot, set when its child

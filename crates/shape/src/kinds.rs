@@ -592,11 +592,11 @@ impl Kind {
     /// into straight-line code: the deciders whose decisions the flow
     /// table resolves (sequences, selectors, if-then-else and
     /// while-do-else, the decorators that map a status, `StoredState` and
-    /// `Repeat`), the constant statuses, `Wait`, `Timeout`, `Cooldown`, the
-    /// loops (without `again`, which the generator checks) and the leaves
-    /// called through the leaf table. A tree of only these kinds compiles;
-    /// one with any other kind runs on the interpreter, and the generator
-    /// names the nodes.
+    /// `Repeat`), `SequenceWithMemory`, the constant statuses, `Wait`,
+    /// `Timeout`, `Cooldown`, the loops (without `again`, which the
+    /// generator checks) and the leaves called through the leaf table. A
+    /// tree of only these kinds compiles; one with any other kind runs on
+    /// the interpreter, and the generator names the nodes.
     #[inline]
     pub const fn compiles(self) -> bool {
         matches!(
@@ -610,6 +610,7 @@ impl Kind {
                 | Kind::ForceFailure
                 | Kind::StoredState
                 | Kind::Repeat
+                | Kind::SequenceWithMemory
                 | Kind::IfThenElse
                 | Kind::WhileDoElse
                 | Kind::AlwaysSuccess

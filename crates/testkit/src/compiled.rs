@@ -7,7 +7,8 @@ impl Spec {
     /// A random tree from `seed` of only the kinds that compiled trees
     /// compile (`Kind::compiles`: sequences, selectors, if-then-else and
     /// while-do-else, the status-mapping decorators, `StoredState`,
-    /// `Repeat`, `Wait`, `Timeout`, `Cooldown`, the loops without `again`
+    /// `Repeat`, `SequenceWithMemory`, `Wait`, `Timeout`, `Cooldown`, the
+    /// loops without `again`
     /// and the leaves `c`, `a`, `p`, `d`), at most
     /// `max_depth` deep with at most `max_children` children per decider.
     pub fn random_static(seed: u64, max_depth: usize, max_children: usize) -> Spec {
@@ -64,6 +65,7 @@ impl Spec {
                         Spec::WhileDoElse(branches)
                     }
                 }
+                9 if rng.below(3) == 0 => Spec::WithMemory(kids(rng)),
                 _ => Spec::Sequence(kids(rng)),
             }
         }
