@@ -571,15 +571,10 @@ impl Emitter<'_, '_> {
                         "let since = t.value_in::<P>({i}, {end}, {at}).map_or(0.0, f32::from_bits);"
                     ),
                 );
-                self.line(
-                    1,
-                    &format!("if f64::from(since) >= f64::from_bits({seconds:#x}) {{"),
+                self.fail_if(
+                    &format!("f64::from(since) >= f64::from_bits({seconds:#x})"),
+                    end,
                 );
-                if self.uses.runs {
-                    self.line(2, &format!("pass::<P>(t, {end});"));
-                }
-                self.line(2, "return Status::Failure;");
-                self.line(1, "}");
                 self.line(1, &format!("let status = n{c}::<P>(t);"));
                 self.line(1, "if status == Status::Running {");
                 self.line(
@@ -685,15 +680,10 @@ impl Emitter<'_, '_> {
                 let slot = shape.persistent_slot(node).unwrap_or(0);
                 let seconds = shape.params(node).first().copied().unwrap_or(0);
                 let end = shape.subtree_end(node).get();
-                self.line(
-                    1,
-                    &format!("if t.time() < f64::from(f32::from_bits(t.persistent({slot}))) {{"),
+                self.fail_if(
+                    &format!("t.time() < f64::from(f32::from_bits(t.persistent({slot})))"),
+                    end,
                 );
-                if self.uses.runs {
-                    self.line(2, &format!("pass::<P>(t, {end});"));
-                }
-                self.line(2, "return Status::Failure;");
-                self.line(1, "}");
                 self.line(1, &format!("let status = n{c}::<P>(t);"));
                 self.line(1, "if status != Status::Running {");
                 self.line(
@@ -772,6 +762,18 @@ impl Emitter<'_, '_> {
             _ => unreachable!("the generator compiles only kinds that `Kind::compiles`"),
         }
         self.line(0, "}");
+    }
+
+    /// `if {test} { ... }` in a decorator's function: it fails before its
+    /// child, and the work the tick passed over up to `end` (the running
+    /// work inside it included) ends, as the interpreter's flush does.
+    fn fail_if(&mut self, test: &str, end: u32) {
+        self.line(1, &format!("if {test} {{"));
+        if self.uses.runs {
+            self.line(2, &format!("pass::<P>(t, {end});"));
+        }
+        self.line(2, "return Status::Failure;");
+        self.line(1, "}");
     }
 
     /// The item's bits, as a literal.
