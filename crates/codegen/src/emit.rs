@@ -55,8 +55,18 @@ struct Uses {
     params: bool,
     /// Non-empty resume tables (`resume_entry`).
     tables: bool,
-    /// Timeouts on a running leaf's path (`value_entry`).
+    /// Timeouts and loops on a running leaf's path (`value_entry`).
     values: bool,
+}
+
+/// Whether nodes of `kind` keep an action state while they run: the leaves
+/// that run, a wait, and a loop between runs. Each is a "running leaf" of
+/// the dispatch, with its path's resume table.
+const fn runs(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Action | Kind::Deferred | Kind::Wait | Kind::Loop | Kind::LoopUntilSuccess
+    )
 }
 
 /// The line every function of a node starts with.
@@ -168,10 +178,7 @@ impl Emitter<'_, '_> {
             let node = NodeIdx::new(i);
             let kind = self.shape.kind(node);
             let leaf = matches!(kind, Kind::Condition | Kind::Action);
-            let runs = matches!(
-                kind,
-                Kind::Action | Kind::Deferred | Kind::Wait | Kind::Loop | Kind::LoopUntilSuccess
-            );
+            let runs = runs(kind);
             u.actions |= kind == Kind::Action;
             u.runs |= runs;
             u.cancels |= matches!(kind, Kind::Action | Kind::Deferred);
@@ -270,10 +277,8 @@ impl Emitter<'_, '_> {
             .filter_map(|i| {
                 let node = NodeIdx::new(i);
                 let how = match self.shape.kind(node) {
-                    Kind::Action | Kind::Wait | Kind::Loop | Kind::LoopUntilSuccess => {
-                        "left_action"
-                    }
                     Kind::Deferred => "left_deferred",
+                    kind if runs(kind) => "left_action",
                     _ => return None,
                 };
                 Some((i, how, self.resumes(node)))
@@ -352,7 +357,7 @@ impl Emitter<'_, '_> {
         self.line(0, "#[inline(always)]");
         self.line(0, &format!("fn pass<const P: u32>({TICK}, item: u32) {{"));
         if !self.uses.cancels {
-            // Only waits run: a passed-over wait just stops.
+            // Only waits and loops run: passed over, they just stop.
             self.line(1, "let _ = t.pass_below::<P>(item);");
             self.line(0, "}");
             return;
@@ -368,7 +373,7 @@ impl Emitter<'_, '_> {
         );
         self.line(
             0,
-            "/// `Signal::Cancel`, a deferred one gets a cancel request (a wait just stops).",
+            "/// `Signal::Cancel`, a deferred one gets a cancel request (a wait or a loop just stops).",
         );
         self.line(0, "#[cold]");
         self.line(0, "#[inline(never)]");
@@ -440,10 +445,7 @@ impl Emitter<'_, '_> {
         let shape = self.shape;
         let i = node.get();
         let kind = shape.kind(node);
-        if matches!(
-            kind,
-            Kind::Action | Kind::Deferred | Kind::Wait | Kind::Loop | Kind::LoopUntilSuccess
-        ) {
+        if runs(kind) {
             let entries = self.resume_entries(node);
             if !entries.is_empty() {
                 self.line(

@@ -66,7 +66,7 @@ fn pass<const P: u32>(t: &mut Tick<'_, '_, B>, item: u32) {
 }
 
 /// Cancels one running action: an immediate action is called with
-/// `Signal::Cancel`, a deferred one gets a cancel request (a wait just stops).
+/// `Signal::Cancel`, a deferred one gets a cancel request (a wait or a loop just stops).
 #[cold]
 #[inline(never)]
 fn cancel(c: &mut Cancel<'_, '_, B>, entry: StateEntry) {
