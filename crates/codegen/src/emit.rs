@@ -5,7 +5,7 @@
 //! kind, name, path and source location.
 
 use crate::{Generator, Uncompiled};
-use std::fmt::Write;
+use std::fmt::{self, Write};
 use treebeard_shape::{FLAG_PERSISTENT, Kind, NodeIdx, Shape};
 use treebeard_vm::ActorLayout;
 
@@ -67,6 +67,25 @@ const fn runs(kind: Kind) -> bool {
         kind,
         Kind::Action | Kind::Deferred | Kind::Wait | Kind::Loop | Kind::LoopUntilSuccess
     )
+}
+
+/// One decider state of a running leaf's path, as its resume table writes
+/// it.
+enum PathEntry {
+    /// The sequence (or memory selector) at the first item resumes at the
+    /// second.
+    Resume(u32, u32),
+    /// The timeout or loop at the item keeps a value its code writes.
+    Value(u32),
+}
+
+impl fmt::Display for PathEntry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PathEntry::Resume(node, child) => write!(f, "resume_entry({node}, {child})"),
+            PathEntry::Value(node) => write!(f, "value_entry({node})"),
+        }
+    }
 }
 
 /// The line every function of a node starts with.
@@ -189,8 +208,8 @@ impl Emitter<'_, '_> {
             } else {
                 Vec::new()
             };
-            u.tables |= entries.iter().any(|e| e.starts_with("resume_entry"));
-            u.values |= entries.iter().any(|e| e.starts_with("value_entry"));
+            u.tables |= entries.iter().any(|e| matches!(e, PathEntry::Resume(..)));
+            u.values |= entries.iter().any(|e| matches!(e, PathEntry::Value(_)));
         }
         u
     }
@@ -456,7 +475,11 @@ impl Emitter<'_, '_> {
                     0,
                     &format!(
                         "const RESUMES_{i}: &[StateEntry] = &[{}];",
-                        entries.join(", ")
+                        entries
+                            .iter()
+                            .map(ToString::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", ")
                     ),
                 );
                 self.line(0, "");
@@ -868,8 +891,9 @@ impl Emitter<'_, '_> {
 
     /// The decider states of the path to the leaf at `node` when it runs:
     /// every sequence or memory selector above it resumes at the child on
-    /// the path, unless that is its first.
-    fn resume_entries(&self, node: NodeIdx) -> Vec<String> {
+    /// the path, unless that is its first, and every timeout and loop above
+    /// it keeps its value.
+    fn resume_entries(&self, node: NodeIdx) -> Vec<PathEntry> {
         let shape = self.shape;
         let mut entries = Vec::new();
         let mut at = NodeIdx::new(0);
@@ -881,13 +905,13 @@ impl Emitter<'_, '_> {
                 break;
             };
             if shape.kind(at).keeps_resume() && child.get() != at.get() + 1 {
-                entries.push(format!("resume_entry({}, {})", at.get(), child.get()));
+                entries.push(PathEntry::Resume(at.get(), child.get()));
             }
             if matches!(
                 shape.kind(at),
                 Kind::Timeout | Kind::Loop | Kind::LoopUntilSuccess
             ) {
-                entries.push(format!("value_entry({})", at.get()));
+                entries.push(PathEntry::Value(at.get()));
             }
             at = child;
         }
