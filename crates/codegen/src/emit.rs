@@ -65,7 +65,13 @@ struct Uses {
 const fn runs(kind: Kind) -> bool {
     matches!(
         kind,
-        Kind::Action | Kind::Deferred | Kind::Wait | Kind::Loop | Kind::LoopUntilSuccess
+        Kind::Action
+            | Kind::Deferred
+            | Kind::Wait
+            | Kind::WaitUntilTime
+            | Kind::WaitForEvent
+            | Kind::Loop
+            | Kind::LoopUntilSuccess
     )
 }
 
@@ -336,6 +342,13 @@ impl Emitter<'_, '_> {
         );
         self.line(0, "#[inline(always)]");
         self.line(0, &format!("fn tick({TICK}) -> Option<Status> {{"));
+        if !self.shape.entries().is_empty() {
+            self.line(
+                1,
+                "// The tree's own entries, as its leaves' inputs read them.",
+            );
+            self.line(1, "t.tell_entries();");
+        }
         if leaves.is_empty() {
             self.line(1, "t.idle().then(|| root::<IDLE>(t))");
         } else if specialise {
@@ -486,8 +499,15 @@ impl Emitter<'_, '_> {
             }
         }
         self.doc(node);
-        self.line(0, &format!("fn n{i}<const P: u32>({TICK}) -> Status {{"));
         let children: Vec<u32> = shape.children(node).map(NodeIdx::get).collect();
+        // A constant status in a tree where nothing runs reads nothing of
+        // the tick.
+        let tick = if matches!(kind, Kind::AlwaysSuccess | Kind::AlwaysFailure) && !self.uses.runs {
+            "_: &mut Tick<'_, '_, B>"
+        } else {
+            TICK
+        };
+        self.line(0, &format!("fn n{i}<const P: u32>({tick}) -> Status {{"));
         match kind {
             Kind::Sequence | Kind::Selector => {
                 let (go_on, ends) = if kind == Kind::Sequence {
@@ -784,6 +804,68 @@ impl Emitter<'_, '_> {
                     &format!("t.ran({i}, Status::Running, (since + t.dt()).to_bits(), {resumes})"),
                 );
             }
+            Kind::ScriptGate | Kind::IfCondition | Kind::IfTime => {
+                // As the interpreter's gates: the work the tick passed over
+                // before it ends first; a child still running from the
+                // previous tick goes on without the test.
+                let c = children[0];
+                let end = shape.subtree_end(node).get();
+                if self.uses.runs {
+                    self.line(1, &format!("pass::<P>(t, {i});"));
+                }
+                let test = self.test(node);
+                self.fail_if(
+                    &format!("!t.runs_in::<P>({}, {end}) && !{test}", i + 1),
+                    end,
+                );
+                self.line(1, &format!("n{c}::<P>(t)"));
+            }
+            Kind::Script
+            | Kind::AssertScript
+            | Kind::AssertCondition
+            | Kind::SendEvent
+            | Kind::PostStimulus => {
+                if self.uses.runs {
+                    self.line(1, &format!("pass::<P>(t, {i});"));
+                }
+                let params = shape.params(node);
+                let word = |k: usize| params.get(k).copied().unwrap_or(0);
+                match kind {
+                    Kind::Script => self.line(1, &format!("t.script({:#x})", word(0))),
+                    Kind::SendEvent => self.line(
+                        1,
+                        &format!("t.send_event({i}, {}, {:#x})", word(0), word(1)),
+                    ),
+                    Kind::PostStimulus => {
+                        self.line(1, &format!("t.post_stimulus({}, {:#x})", word(0), word(1)))
+                    }
+                    _ => {
+                        let test = self.test(node);
+                        self.line(1, &format!("if {test} {{"));
+                        self.line(2, "Status::Success");
+                        self.line(1, "} else {");
+                        self.line(2, "Status::Failure");
+                        self.line(1, "}");
+                    }
+                }
+            }
+            Kind::WaitUntilTime | Kind::WaitForEvent => {
+                // As the interpreter's: it runs, with the action state 0,
+                // until the time test holds when a tick starts, or until
+                // its event came (which sets the state to 1).
+                self.line(1, &format!("pass::<P>(t, {i});"));
+                let done = if kind == Kind::WaitUntilTime {
+                    self.line(1, &format!("let _ = t.take_action::<P>({i});"));
+                    self.test(node)
+                } else {
+                    format!("t.take_action::<P>({i}).is_some_and(|e| e.value() != 0)")
+                };
+                self.line(1, &format!("if {done} {{"));
+                self.line(2, "return Status::Success;");
+                self.line(1, "}");
+                let resumes = self.resumes(node);
+                self.line(1, &format!("t.ran({i}, Status::Running, 0, {resumes})"));
+            }
             _ => unreachable!("the generator compiles only kinds that `Kind::compiles`"),
         }
         self.line(0, "}");
@@ -799,6 +881,26 @@ impl Emitter<'_, '_> {
         }
         self.line(2, "return Status::Failure;");
         self.line(1, "}");
+    }
+
+    /// The test of the script, condition or time test at `node`: a bool
+    /// expression on the tick `t`.
+    fn test(&self, node: NodeIdx) -> String {
+        let params = self.shape.params(node);
+        let word = |k: usize| params.get(k).copied().unwrap_or(0);
+        match self.shape.kind(node) {
+            Kind::IfTime | Kind::WaitUntilTime => format!(
+                "t.time_test({}, [{:#x}, {}, {}])",
+                word(0),
+                word(1),
+                word(2),
+                word(3)
+            ),
+            Kind::IfCondition | Kind::AssertCondition => {
+                format!("t.test({:#x}, true)", word(0))
+            }
+            _ => format!("t.test({:#x}, false)", word(0)),
+        }
     }
 
     /// The item's bits, as a literal.

@@ -31,7 +31,9 @@
 //! ```
 //!
 //! Which kinds compile is [`Kind::compiles`]: the static deciders, the
-//! constant statuses (`AlwaysSuccess`, `AlwaysFailure`) and the leaves. A
+//! constant statuses (`AlwaysSuccess`, `AlwaysFailure`), the leaves, and
+//! the nodes of the agent's memory (scripts, time tests, events, stimuli),
+//! which call the runtime's helpers. A
 //! tree with another kind is generated as a `CompiledTree::interpreted`
 //! that names the nodes, and runs on the interpreter; so is a tree whose
 //! leaves were not declared in a leaf set.

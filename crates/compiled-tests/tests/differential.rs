@@ -2,14 +2,16 @@
 //! script generated runs on both engines in lockstep, under random leaf
 //! outcomes and deferred completions arriving at various ticks, and after
 //! every tick every agent's actor (canonical words), root status, requests
-//! and leaf calls are compared. A third run switches engine every few ticks
-//! and must end where the interpreter ends.
+//! and leaf calls are compared. The events a tick sends are delivered to
+//! their agents before the next. A third run switches engine every few
+//! ticks and must end where the interpreter ends.
 
 use treebeard_compiled_tests::{CHILDREN, DEPTH, TREES};
 use treebeard_shape::{Kind, NodeIdx};
 use treebeard_testkit::{Spec, World, answer_launches};
 use treebeard_vm::{
-    ActorLayout, Actors, AgentId, Completion, Engine, Frame, Interpreter, Program, Request, Status,
+    ActorLayout, Actors, AgentId, Completion, Engine, Frame, Interpreter, Program, Request,
+    RequestKind, Status,
 };
 
 const AGENTS: usize = 6;
@@ -74,6 +76,26 @@ impl Side {
                 requests,
                 log: world.take_log(),
             });
+        }
+        // The events the tick sent reach their agents before the next
+        // tick, in the order they were sent (the interpreter delivers them
+        // on either side: what they set is what the next tick reads).
+        for after in &out {
+            for request in &after.requests {
+                if let RequestKind::Event { event, to } = request.kind
+                    && (to.0 as usize) < AGENTS
+                {
+                    let agent = to.0 as usize;
+                    self.interpreter.send_event(
+                        &self.program,
+                        &self.frame,
+                        to,
+                        &mut self.actors.get_mut(agent),
+                        &mut self.worlds[agent],
+                        event,
+                    );
+                }
+            }
         }
         out
     }

@@ -594,9 +594,12 @@ impl Kind {
     /// while-do-else, the decorators that map a status, `StoredState` and
     /// `Repeat`), `SequenceWithMemory`, the constant statuses, `Wait`,
     /// `Timeout`, `Cooldown`, the loops (without `again`, which the
-    /// generator checks) and the leaves called through the leaf table. A
-    /// tree of only these kinds compiles; one with any other kind runs on
-    /// the interpreter, and the generator names the nodes.
+    /// generator checks), the leaves called through the leaf table, and the
+    /// nodes of the agent's memory that keep to one running leaf: scripts,
+    /// assertions and the gates that test on entry, the time tests, waiting
+    /// for an event, sending one and posting a stimulus. A tree of
+    /// only these kinds compiles; one with any other kind runs on the
+    /// interpreter, and the generator names the nodes.
     #[inline]
     pub const fn compiles(self) -> bool {
         matches!(
@@ -623,6 +626,16 @@ impl Kind {
                 | Kind::Condition
                 | Kind::Action
                 | Kind::Deferred
+                | Kind::Script
+                | Kind::AssertScript
+                | Kind::AssertCondition
+                | Kind::ScriptGate
+                | Kind::IfCondition
+                | Kind::IfTime
+                | Kind::WaitUntilTime
+                | Kind::WaitForEvent
+                | Kind::SendEvent
+                | Kind::PostStimulus
         )
     }
 

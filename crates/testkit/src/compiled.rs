@@ -1,25 +1,29 @@
 //! Random trees of the kinds compiled trees compile, for the differential
 //! suite of the two engines (`crates/compiled-tests`).
 
-use crate::r#gen::{DURATIONS, MAX_LOOPS, Rng, Spec};
+use crate::r#gen::{
+    CONDITIONS, DURATIONS, MAX_LOOPS, Rng, Spec, TESTS, random_memory_leaf, random_time,
+};
 
 impl Spec {
     /// A random tree from `seed` of only the kinds that compiled trees
     /// compile (`Kind::compiles`: sequences, selectors, if-then-else and
     /// while-do-else, the status-mapping decorators, `StoredState`,
     /// `Repeat`, `SequenceWithMemory`, `Wait`, `Timeout`, `Cooldown`, the
-    /// loops without `again`
-    /// and the leaves `c`, `a`, `p`, `d`), at most
+    /// loops without `again`, the gates that test on entry, the childless
+    /// nodes of the agent's memory and the constant statuses, and the
+    /// leaves `c`, `a`, `p`, `d`), at most
     /// `max_depth` deep with at most `max_children` children per decider.
     pub fn random_static(seed: u64, max_depth: usize, max_children: usize) -> Spec {
         fn spec(rng: &mut Rng, depth: usize, max_children: usize) -> Spec {
             if depth == 1 || rng.below(depth + 1) == 0 {
-                return match rng.below(11) {
+                return match rng.below(14) {
                     0..=3 => Spec::Cond,
                     4..=6 => Spec::Act,
                     7 => Spec::Persistent,
                     8 => Spec::Wait(rng.below(DURATIONS.len()) as u8),
-                    _ => Spec::Deferred,
+                    9 | 10 => Spec::Deferred,
+                    _ => random_memory_leaf(rng),
                 };
             }
             let kids = |rng: &mut Rng| -> Vec<Spec> {
@@ -32,7 +36,15 @@ impl Spec {
                 4 => Spec::Selector(kids(rng)),
                 5 => Spec::Reactive(kids(rng)),
                 6 => Spec::Inverter(Box::new(spec(rng, depth - 1, max_children))),
-                7 => match rng.below(8) {
+                7 => match rng.below(10) {
+                    8 | 9 => {
+                        let child = Box::new(spec(rng, depth - 1, max_children));
+                        match rng.below(3) {
+                            0 => Spec::ScriptGate(rng.below(TESTS.len()) as u8, child),
+                            1 => Spec::IfCondition(rng.below(CONDITIONS.len()) as u8, child),
+                            _ => Spec::IfTime(random_time(rng), child),
+                        }
+                    }
                     0 => Spec::ForceSuccess(Box::new(spec(rng, depth - 1, max_children))),
                     1 => Spec::ForceFailure(Box::new(spec(rng, depth - 1, max_children))),
                     2 => Spec::Cooldown(

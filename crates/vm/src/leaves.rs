@@ -231,6 +231,23 @@ pub enum Input<'a> {
     Entry(u64, &'a [Box<str>]),
 }
 
+/// The value of a built-in node's int input parameter `word` in a shape's
+/// parameter `table`: a literal, or a blackboard field read with `get`;
+/// `None` if it is not an int. (A built-in node's parameters read no
+/// entries: the compiler refuses.)
+pub(crate) fn int_input<B>(
+    word: u64,
+    table: &[u64],
+    strings: &[Box<str>],
+    get: fn(&B, FieldId) -> Value<'_>,
+    bb: &B,
+) -> Option<i64> {
+    match Input::of(word, table, strings, &[]).read_with(get, bb, treebeard_shape::FieldType::Int) {
+        Value::Int(i) => Some(i),
+        _ => None,
+    }
+}
+
 impl<'a> Input<'a> {
     /// The input an input parameter's `word` names in a shape's parameter
     /// `table` (validation checked that a literal's offset is in it, and

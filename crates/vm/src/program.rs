@@ -1,14 +1,13 @@
 //! Programs: a validated shape linked to the application's leaf functions.
 
 use crate::actor::{ActorLayout, Actors};
-use crate::blackboard::Value;
 use crate::compiled::{BatchFn, CompiledTree, Engine, EngineError};
 use crate::flow::Flow;
 use crate::frame::Frame;
 use crate::globals::Globals;
 use crate::leaves::{
     ActionFn, Args, Call, ConditionFn, DecideCall, DecideFn, DecisionFlagsFn, Ending, EventFn,
-    EventId, Input, LeafFn, Leaves, scope_call,
+    EventId, LeafFn, Leaves, int_input, scope_call,
 };
 use crate::request::{AgentId, Request};
 use crate::script::{Fault, FieldAccess, Memory, ScriptValue};
@@ -18,7 +17,7 @@ use std::fmt;
 use std::sync::Arc;
 use treebeard_shape::params::FIELD_REF;
 use treebeard_shape::script::touches_fields;
-use treebeard_shape::{CapacitySpec, FieldType, Kind, NodeIdx, Shape};
+use treebeard_shape::{CapacitySpec, Kind, NodeIdx, Shape};
 
 /// A shape whose imports are resolved to functions, with its flow tables
 /// (see the `flow` module): what the interpreter runs. Cheap to clone; the
@@ -596,11 +595,8 @@ impl<B> Program<B> {
     /// `SendEvent`'s `to`; `None` if the field is not an int.
     pub fn input_int(&self, word: u64, blackboard: &B) -> Option<i64> {
         let shape = &self.shape;
-        let input = Input::of(word, shape.param_table(), shape.strings(), &[]);
-        match input.read_with(self.script_access().get, blackboard, FieldType::Int) {
-            Value::Int(i) => Some(i),
-            _ => None,
-        }
+        let get = self.script_access().get;
+        int_input(word, shape.param_table(), shape.strings(), get, blackboard)
     }
 
     /// Delivers `event` to the immediate action at `node`, if it has an

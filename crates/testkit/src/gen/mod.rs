@@ -58,6 +58,7 @@ mod tests;
 pub use parse::ParseSpecError;
 pub use random::Rng;
 use random::random_spec;
+pub(crate) use random::{random_memory_leaf, random_time};
 pub use strategy::{query_strategy, random_cases, spec_strategy};
 
 /// The tree variables every spec declares: name and initial value.

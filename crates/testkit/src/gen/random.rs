@@ -258,7 +258,7 @@ fn random_duration(rng: &mut Rng) -> u8 {
     rng.below(DURATIONS.len()) as u8
 }
 
-fn random_time(rng: &mut Rng) -> TimeSpec {
+pub(crate) fn random_time(rng: &mut Rng) -> TimeSpec {
     TimeSpec {
         since: rng.below(TIMESTAMPS.len()) as u8,
         halves: rng.below(7) as u8,
@@ -274,7 +274,10 @@ fn random_post(rng: &mut Rng) -> Spec {
     }
 }
 
-fn random_memory_leaf(rng: &mut Rng) -> Spec {
+/// A random childless node of the agent's memory (a script, an assertion,
+/// a time test, a wait for an event, an event sent, a stimulus posted) or a
+/// constant status.
+pub(crate) fn random_memory_leaf(rng: &mut Rng) -> Spec {
     let events = crate::script::EVENTS.len();
     match rng.below(8) {
         7 => Spec::Always(rng.below(2) == 0),

@@ -28,6 +28,7 @@ use crate::leaves::Args;
 use crate::program::Program;
 use crate::request::{AgentId, Request};
 use crate::status::Status;
+use std::cell::Cell;
 use treebeard_shape::ShapeItem;
 
 /// The function a generated tree ticks a run of agents with.
@@ -57,6 +58,7 @@ pub struct Batch<'b, 'r, B> {
     frames: &'b [Frame; RUN],
     /// The first agent's leaf arguments.
     base: Args<'r>,
+    program: &'r Program<B>,
     requests: &'b mut Vec<Request>,
     fallback: &'b mut Fallback<'b, B>,
     /// The root's status of the last agent ticked.
@@ -93,11 +95,12 @@ impl<'r, B> Batch<'_, 'r, B> {
             due,
             frames,
             base,
+            program,
             requests,
             fallback,
             ..
         } = self;
-        let (mut due, frames, base) = (*due, *frames, &*base);
+        let (mut due, frames, base, program) = (*due, *frames, &*base, *program);
         // Actors as arrays: no offset into one needs a bounds check.
         let (actors, _) = words.as_chunks_mut::<WORDS>();
         let mut status = self.status;
@@ -120,7 +123,9 @@ impl<'r, B> Batch<'_, 'r, B> {
                     break;
                 };
                 let next = Left::of::<WORDS>(layout, rest.first());
-                let mut tick = Tick::new(actor, layout, bb, agent, frame, base, requests, left.0);
+                let mut tick = Tick::new(
+                    actor, layout, bb, agent, frame, base, program, requests, left.0,
+                );
                 status = match tree(&mut tick) {
                     Some(root) => {
                         tick.finish();
@@ -170,9 +175,15 @@ fn interpret<B>(
 }
 
 /// The leaf arguments the compiled ticks of `program` start from, for
-/// agents from `first`, after checking that actors of `layout` hold its
+/// agents from `first` whose tree entries the tick tells `entries` (see
+/// [`Tick::tell_entries`]), after checking that actors of `layout` hold its
 /// states.
-fn base_args<B>(program: &Program<B>, layout: ActorLayout, first: AgentId) -> Args<'_> {
+fn base_args<'r, B>(
+    program: &'r Program<B>,
+    entries: &'r [Cell<u32>],
+    layout: ActorLayout,
+    first: AgentId,
+) -> Args<'r> {
     assert!(
         layout.covers(program.spec()),
         "the actors were laid out for a smaller shape than the program's"
@@ -181,8 +192,7 @@ fn base_args<B>(program: &Program<B>, layout: ActorLayout, first: AgentId) -> Ar
     Args {
         table: shape.param_table(),
         strings: shape.strings(),
-        // Compiled trees have no scripts, so no entries (`Kind::compiles`).
-        entries: &[],
+        entries,
         item: ShapeItem::from_bits(0),
         node: 0,
         agent: first,
@@ -199,6 +209,7 @@ fn base_args<B>(program: &Program<B>, layout: ActorLayout, first: AgentId) -> Ar
 pub(crate) fn tick_batch<B>(
     tree: BatchFn<B>,
     program: &Program<B>,
+    entries: &[Cell<u32>],
     first: AgentId,
     words: &mut [u32],
     layout: ActorLayout,
@@ -214,7 +225,7 @@ pub(crate) fn tick_batch<B>(
         stride * blackboards.len(),
         "one actor per blackboard"
     );
-    let base = base_args(program, layout, first);
+    let base = base_args(program, entries, layout, first);
     let mut own = [shared.unwrap_or_default(); RUN];
     let mut agent = first;
     let runs = words
@@ -242,6 +253,7 @@ pub(crate) fn tick_batch<B>(
             due,
             frames: &own,
             base: Args { agent, ..base },
+            program,
             requests,
             fallback,
             status: Status::Failure,
@@ -255,6 +267,7 @@ pub(crate) fn tick_batch<B>(
 pub(crate) fn tick_one<B>(
     tree: BatchFn<B>,
     program: &Program<B>,
+    entries: &[Cell<u32>],
     frame: &Frame,
     agent: AgentId,
     words: &mut [u32],
@@ -271,7 +284,8 @@ pub(crate) fn tick_one<B>(
         blackboards: std::slice::from_mut(bb),
         due: 1,
         frames: &own,
-        base: base_args(program, layout, agent),
+        base: base_args(program, entries, layout, agent),
+        program,
         requests,
         fallback,
         status: Status::Failure,

@@ -39,9 +39,14 @@
 //!   running status passes it ([`Tick::keep_value`]);
 //! * a cooldown's ready time is its persistent slot, written at once (a
 //!   static tree never rolls a change back);
+//! * scripts, time tests, events sent and stimuli posted go through the
+//!   interpreter's own helpers, on the agent's memory in place (see
+//!   `memory`), and the agent's tree entries are told to the leaf
+//!   arguments' cells as the interpreter tells them;
 //! * cancel requests go out as they happen, a launch at the end of the
-//!   tick, so that an agent's requests read cancels first, as the
-//!   interpreter emits them.
+//!   tick, and both before the events the tick sent, so that an agent's
+//!   requests read cancels, launches, events, as the interpreter emits
+//!   them.
 //!
 //! The code reads only the actor forms it writes (see [`Tick`]); the batch
 //! loop ([`Batch::run`]) hands an actor in any other form to the
@@ -218,6 +223,7 @@ impl fmt::Display for EngineError {
 impl std::error::Error for EngineError {}
 
 mod batch;
+mod memory;
 mod tick;
 
 pub use batch::{Batch, BatchFn};

@@ -23,6 +23,7 @@
 use crate::actor::{ActorLayout, StateEntry, action_tag, decider_tag};
 use crate::frame::Frame;
 use crate::leaves::{Args, Call};
+use crate::program::Program;
 use crate::request::{AgentId, Request, RequestKind};
 use crate::status::{Signal, Status};
 use treebeard_shape::{ActionId, NodeIdx, ShapeItem};
@@ -42,8 +43,8 @@ pub const ANY: u32 = u32::MAX - 1;
 pub struct Tick<'t, 'r, B> {
     /// The agent's blackboard, for the leaf calls.
     pub bb: &'t mut B,
-    words: &'t mut [u32],
-    layout: ActorLayout,
+    pub(super) words: &'t mut [u32],
+    pub(super) layout: ActorLayout,
     /// The previous tick's running leaf's item (see [`Tick::prev`]), read
     /// by the code for [`ANY`]; the code for one leaf has it as `P`.
     prev: u32,
@@ -52,12 +53,20 @@ pub struct Tick<'t, 'r, B> {
     live: bool,
     /// The previous running leaf's state.
     prev_entry: StateEntry,
-    agent: AgentId,
-    frame: &'t Frame,
+    pub(super) agent: AgentId,
+    pub(super) frame: &'t Frame,
     /// The leaf arguments every agent shares (the parameter and string
     /// tables).
-    base: &'t Args<'r>,
-    requests: &'t mut Vec<Request>,
+    pub(super) base: &'t Args<'r>,
+    /// The program, for the nodes of the agent's memory (scripts, their
+    /// variables, stimuli; see `memory`).
+    pub(super) program: &'r Program<B>,
+    pub(super) requests: &'t mut Vec<Request>,
+    /// Where the tick's first event request is in `requests` (`usize::MAX`
+    /// until one is sent): the cancels and the launch after it go before
+    /// it, so that the agent's requests read cancels, launches, events, as
+    /// the interpreter emits them.
+    pub(super) sent: usize,
     /// Whether a leaf that ran stored its state (and its path's).
     stored: bool,
     /// A deferred action launched this tick (at most one: it runs, and a
@@ -77,6 +86,7 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
         agent: AgentId,
         frame: &'t Frame,
         base: &'t Args<'r>,
+        program: &'r Program<B>,
         requests: &'t mut Vec<Request>,
         prev_entry: StateEntry,
     ) -> Self {
@@ -90,7 +100,9 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
             agent,
             frame,
             base,
+            program,
             requests,
+            sent: usize::MAX,
             stored: false,
             launch: None,
         }
@@ -173,6 +185,14 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
         self.prev_in::<P>().wrapping_sub(from) < to - from
     }
 
+    /// Whether the previous running leaf lies in items `from..to`, the
+    /// child of a gate at `from - 1`: it still runs, and goes on without
+    /// the gate's test.
+    #[inline(always)]
+    pub fn runs_in<const P: u32>(&self, from: u32, to: u32) -> bool {
+        self.resumes_past::<P>(from, to)
+    }
+
     /// The value the decider at `from` (a timeout) kept on the previous
     /// tick, if the previous running leaf lies in its items `from..to`: its
     /// entry is the `at`-th decider state of that leaf's path (the number of
@@ -229,6 +249,7 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
             frame: self.frame,
             base: self.base,
             requests: self.requests,
+            sent: &mut self.sent,
             persistent: &mut self.words[persistent],
         }
     }
@@ -325,20 +346,33 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
     }
 
     /// Ends the tick: an idle actor when nothing runs, and the launch
-    /// request after the cancels.
+    /// request after the cancels (and before the events).
     #[inline(always)]
-    pub(super) fn finish(self) {
+    pub(super) fn finish(mut self) {
         if !self.stored {
             self.words[0] = 0;
         }
         if let Some((node, import)) = self.launch {
-            self.requests.push(Request {
+            let launch = Request {
                 agent: self.agent,
                 node: NodeIdx::new(node),
                 action: ActionId(import),
                 kind: RequestKind::Launch,
-            });
+            };
+            before_events(self.requests, &mut self.sent, launch);
         }
+    }
+}
+
+/// Appends `request` (a cancel or a launch) to the agent's requests,
+/// before the events its tick sent from `*sent` on, if any.
+#[inline]
+fn before_events(requests: &mut Vec<Request>, sent: &mut usize, request: Request) {
+    if *sent == usize::MAX {
+        requests.push(request);
+    } else {
+        requests.insert(*sent, request);
+        *sent += 1;
     }
 }
 
@@ -353,6 +387,7 @@ pub struct Cancel<'t, 'r, B> {
     frame: &'t Frame,
     base: &'t Args<'r>,
     requests: &'t mut Vec<Request>,
+    sent: &'t mut usize,
     persistent: &'t mut [u32],
 }
 
@@ -383,12 +418,13 @@ impl<'r, B> Cancel<'_, 'r, B> {
             entry.tag(),
             action_tag::LAUNCHING | action_tag::LAUNCHED | action_tag::ACKNOWLEDGED
         ) {
-            self.requests.push(Request {
+            let cancel = Request {
                 agent: self.agent,
                 node: NodeIdx::new(entry.node()),
                 action: ActionId(import),
                 kind: RequestKind::Cancel,
-            });
+            };
+            before_events(self.requests, self.sent, cancel);
         }
     }
 }

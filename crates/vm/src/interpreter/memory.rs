@@ -20,16 +20,15 @@ use super::{Agent, Batch, Decision, Interpreter, Sent};
 use crate::actor::{
     ActorMut, StateEntry, action_tag, stamp_time, stamp_word, stimuli_flags, stimulus_expiry,
 };
-use crate::blackboard::Value;
 use crate::frame::Frame;
 use crate::globals::is_running_work;
-use crate::leaves::{Ending, EventId, Input};
+use crate::leaves::{Ending, EventId, int_input};
 use crate::program::Program;
 use crate::request::{AgentId, RequestKind};
 use crate::script::{Fault, Memory, ScriptValue};
 use crate::status::Status;
 use crate::trace::Tracer;
-use treebeard_shape::{FieldType, Kind, NodeIdx, SELF_AGENT, ShapeItem};
+use treebeard_shape::{Kind, NodeIdx, SELF_AGENT, Shape, ShapeItem};
 
 impl<B, T: Tracer> Batch<'_, B, T> {
     /// Runs the script a parameter word names, over the agent's blackboard
@@ -84,25 +83,11 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         self.run_script(a, word, read_only) == Ok(ScriptValue::Bool(true))
     }
 
-    /// The time test of `IfTime` and `WaitUntilTime`: whether the time since
-    /// the timestamp was set is past (or, `less_than`, within) `seconds`; a
-    /// timestamp never set passes only `or_never`.
+    /// The time test of `IfTime` and `WaitUntilTime` (see [`time_test`]).
     fn time_test(&self, a: &Agent<'_, B>, item: ShapeItem) -> bool {
-        let since = self.param(item, 0) as usize;
-        let seconds = f64::from_bits(self.param(item, 1));
-        let (less_than, or_never) = (self.param(item, 2) != 0, self.param(item, 3) != 0);
-        let stamp = a.memory.get(self.var_words + since);
-        match stamp.and_then(|&w| stamp_time(w)) {
-            None => or_never,
-            Some(at) => {
-                let elapsed = self.args.frame.time - f64::from(at);
-                if less_than {
-                    elapsed < seconds
-                } else {
-                    elapsed > seconds
-                }
-            }
-        }
+        let stamp = a.memory.get(self.var_words + self.param(item, 0) as usize);
+        let params = [1, 2, 3].map(|i| self.param(item, i));
+        time_test(stamp.copied(), self.args.frame.time, params)
     }
 
     /// The agent's stimuli words: per declared stimulus, its expiry (`f32`
@@ -123,26 +108,31 @@ impl<B, T: Tracer> Batch<'_, B, T> {
     /// nothing posted) when the datum is not a 32-bit value.
     fn post_stimulus(&mut self, a: &mut Agent<'_, B>, item: ShapeItem) -> bool {
         let i = self.param(item, 0) as usize;
-        // A built-in node's parameters read no entries (the compiler refuses).
-        let input = Input::of(self.param(item, 1), self.args.table, self.args.strings, &[]);
-        let Value::Int(data) = input.read_with(self.access.get, a.bb, FieldType::Int) else {
+        let data = self.int_input(a, self.param(item, 1));
+        let Some(words) = posted_stimulus(self.shape, i, data, self.args.frame.time) else {
             return false;
         };
-        let Some(data) = datum_word(data) else {
-            return false;
-        };
-        let Some(stimulus) = self.shape.stimuli().get(i) else {
-            return false;
-        };
-        let expiry = stimulus_expiry(self.args.frame.time, f64::from(stimulus.seconds));
         let at = self.stimuli_at + 2 * i;
         match a.memory.get_mut(at..at + 2) {
-            Some(words) => {
-                words.copy_from_slice(&[expiry, data]);
+            Some(to) => {
+                to.copy_from_slice(&words);
                 true
             }
             None => false,
         }
+    }
+
+    /// The value of a built-in node's int input parameter `word`: a
+    /// literal, or a blackboard field's (`None` if not an int). A built-in
+    /// node's parameters read no entries (the compiler refuses).
+    fn int_input(&self, a: &Agent<'_, B>, word: u64) -> Option<i64> {
+        int_input(
+            word,
+            self.args.table,
+            self.args.strings,
+            self.access.get,
+            a.bb,
+        )
     }
 
     /// Executes a memory node: a gate decides whether to descend, the
@@ -253,18 +243,9 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         }
     }
 
-    /// The agent a `SendEvent` addresses: its `to` input (a literal, or an
-    /// int field), -1 for the sender; `None` for a value no agent has.
+    /// The agent a `SendEvent` addresses (see [`event_target`]).
     fn target(&self, a: &Agent<'_, B>, item: ShapeItem) -> Option<AgentId> {
-        // A built-in node's parameters read no entries (the compiler refuses).
-        let input = Input::of(self.param(item, 1), self.args.table, self.args.strings, &[]);
-        let Value::Int(to) = input.read_with(self.access.get, a.bb, FieldType::Int) else {
-            return None;
-        };
-        if to == SELF_AGENT {
-            return Some(self.args.agent);
-        }
-        u32::try_from(to).ok().map(AgentId)
+        event_target(self.int_input(a, self.param(item, 1)), self.args.agent)
     }
 
     /// Opens the scope or wrapper at `node`: calls its hook's enter or runs
@@ -289,6 +270,58 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         }
         self.scope_hook(a, node, Some(how));
     }
+}
+
+/// The time test of `IfTime` and `WaitUntilTime` over the timestamp word
+/// `stamp` at the time `now`, with the node's `seconds`, `less_than` and
+/// `or_never` parameter words: whether the time since the timestamp was
+/// set is past (or, `less_than`, within) `seconds`; a timestamp never set
+/// passes only `or_never`.
+#[inline]
+pub(crate) fn time_test(
+    stamp: Option<u32>,
+    now: f64,
+    [seconds, less_than, or_never]: [u64; 3],
+) -> bool {
+    match stamp.and_then(stamp_time) {
+        None => or_never != 0,
+        Some(at) => {
+            let elapsed = now - f64::from(at);
+            if less_than != 0 {
+                elapsed < f64::from_bits(seconds)
+            } else {
+                elapsed > f64::from_bits(seconds)
+            }
+        }
+    }
+}
+
+/// The agent a `SendEvent` addresses from its `to` input's value (`None`
+/// if it is not an int): -1 for the `sender`; `None` for a value no agent
+/// has.
+#[inline]
+pub(crate) fn event_target(to: Option<i64>, sender: AgentId) -> Option<AgentId> {
+    let to = to?;
+    if to == SELF_AGENT {
+        return Some(sender);
+    }
+    u32::try_from(to).ok().map(AgentId)
+}
+
+/// The two words `PostStimulus` writes for the stimulus `i` of `shape`,
+/// posted at `now` with the datum `data` (its `data` input's value, `None`
+/// if not an int): its expiry and its datum. `None` (nothing posted, the
+/// node fails) for a datum that is not a 32-bit value or a stimulus the
+/// shape does not declare.
+pub(crate) fn posted_stimulus(
+    shape: &Shape,
+    i: usize,
+    data: Option<i64>,
+    now: f64,
+) -> Option<[u32; 2]> {
+    let data = datum_word(data?)?;
+    let stimulus = shape.stimuli().get(i)?;
+    Some([stimulus_expiry(now, f64::from(stimulus.seconds)), data])
 }
 
 /// A stimulus's datum from an int: its 32 bits, for a value from

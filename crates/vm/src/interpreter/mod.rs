@@ -83,6 +83,7 @@ mod teams;
 mod tickets;
 mod with_memory;
 
+pub(crate) use memory::{event_target, posted_stimulus, time_test};
 pub use spore::random_draw;
 
 /// The most passes one agent's tick makes when its nodes ask for the tree
@@ -321,53 +322,21 @@ impl Interpreter {
         layout: ActorLayout,
         trace: T,
     ) -> Batch<'r, B, T> {
-        assert!(
-            layout.covers(program.spec()),
-            "the actors were laid out for a smaller shape than the program's"
-        );
-        // Normally empty already; not after a leaf panicked mid-tick.
-        self.buffers.clear();
-        self.buffers.next.lay_out(layout);
-        let shape: &'r Shape = program.shape();
-        if self.buffers.vars.len() < program.initial.len() {
-            // Normally reserved already.
-            self.buffers.vars.resize(program.initial.len(), 0);
-        }
-        let entry_words = 2 * shape.entries().len();
+        let (buffers, entries) = self.parts(program);
+        Batch::new(buffers, entries, program, frame, layout, trace)
+    }
+
+    /// The scratch buffers, and the cells of the tree entries of
+    /// `program`'s agents (which compiled ticks share with the
+    /// interpreter's).
+    #[inline]
+    fn parts<B>(&mut self, program: &Program<B>) -> (&mut Buffers, &[Cell<u32>]) {
+        let entry_words = 2 * program.shape().entries().len();
         if self.entries.len() < entry_words {
             // Normally reserved already.
             self.entries.resize_with(entry_words, Cell::default);
         }
-        Batch {
-            b: &mut self.buffers,
-            shape,
-            access: program.script_access(),
-            initial: &program.initial,
-            var_words: layout.variable_words(),
-            stimuli_at: layout.stimuli_in_memory(),
-            stimuli: shape.stimuli().len(),
-            items: shape.items(),
-            links: program.flow.links(),
-            conditions: &program.conditions,
-            actions: &program.actions,
-            decides: &program.decides,
-            decision_flags: program.decision_flags,
-            slots: &program.slots,
-            monitors: program.spec().monitors > 0,
-            globals: &program.globals,
-            entry_words,
-            args: Args {
-                table: shape.param_table(),
-                strings: shape.strings(),
-                // Filled for each agent (`Batch::tell_entries`).
-                entries: &self.entries[..entry_words],
-                item: ShapeItem::from_bits(0),
-                node: 0,
-                agent: AgentId(0),
-                frame: *frame,
-            },
-            trace,
-        }
+        (&mut self.buffers, &self.entries[..entry_words])
     }
 
     /// Ticks one agent: runs `program` over the agent's actor and blackboard,
@@ -389,32 +358,21 @@ impl Interpreter {
     ) -> Status {
         let layout = actor.layout();
         if let Some(tree) = program.compiled_tick(layout) {
+            let (buffers, entries) = self.parts(program);
             return compiled::tick_one(
                 tree,
                 program,
+                entries,
                 frame,
                 agent,
                 actor.words_mut(),
                 layout,
                 blackboard,
                 requests,
-                &mut self.fallback(program, layout),
+                &mut interpreting(buffers, entries, program, layout),
             );
         }
         self.tick_with(program, frame, agent, actor, blackboard, requests, Quiet)
-    }
-
-    /// The interpreter's tick of one agent of `layout`, for the actors a
-    /// compiled tree hands back (see `compiled::Tick`).
-    fn fallback<'a, B>(
-        &'a mut self,
-        program: &'a Program<B>,
-        layout: ActorLayout,
-    ) -> impl FnMut(AgentId, &Frame, &mut [u32], &mut B, &mut Vec<Request>) -> Status + 'a {
-        move |agent, frame, words, bb, requests| {
-            self.batch(program, frame, layout, Quiet)
-                .tick(words, layout, bb, agent, requests)
-        }
     }
 
     /// One agent's tick with tracer `trace`.
@@ -536,9 +494,11 @@ impl Interpreter {
                 before(agent, bb);
                 None
             };
+            let (buffers, entries) = self.parts(program);
             compiled::tick_batch(
                 tree,
                 program,
+                entries,
                 first,
                 words,
                 layout,
@@ -546,7 +506,7 @@ impl Interpreter {
                 requests,
                 Some(*frame),
                 step,
-                &mut self.fallback(program, layout),
+                &mut interpreting(buffers, entries, program, layout),
             );
             return;
         }
@@ -639,6 +599,22 @@ impl Buffers {
     }
 }
 
+/// The interpreter's tick of one agent of `layout`, for the actors a
+/// compiled tree hands back (see `compiled::Tick`), with the scratch
+/// `buffers` and the entry cells `entries` it shares with the compiled
+/// ticks.
+fn interpreting<'a, B>(
+    buffers: &'a mut Buffers,
+    entries: &'a [Cell<u32>],
+    program: &'a Program<B>,
+    layout: ActorLayout,
+) -> impl FnMut(AgentId, &Frame, &mut [u32], &mut B, &mut Vec<Request>) -> Status + 'a {
+    move |agent, frame, words, bb, requests| {
+        Batch::new(&mut *buffers, entries, program, frame, layout, Quiet)
+            .tick(words, layout, bb, agent, requests)
+    }
+}
+
 fn reserve_total<T>(v: &mut Vec<T>, total: usize) {
     v.reserve(total.saturating_sub(v.len()));
 }
@@ -694,6 +670,63 @@ struct Batch<'r, B, T> {
     entry_words: usize,
     /// The tracer: [`Quiet`] but for traced ticks.
     trace: T,
+}
+
+impl<'r, B, T: Tracer> Batch<'r, B, T> {
+    /// What every agent's tick of `program` on actors of `layout` shares,
+    /// with the scratch `b` and the agents' entry cells `entries`.
+    #[inline]
+    fn new(
+        b: &'r mut Buffers,
+        entries: &'r [Cell<u32>],
+        program: &'r Program<B>,
+        frame: &Frame,
+        layout: ActorLayout,
+        trace: T,
+    ) -> Batch<'r, B, T> {
+        assert!(
+            layout.covers(program.spec()),
+            "the actors were laid out for a smaller shape than the program's"
+        );
+        // Normally empty already; not after a leaf panicked mid-tick.
+        b.clear();
+        b.next.lay_out(layout);
+        let shape: &'r Shape = program.shape();
+        if b.vars.len() < program.initial.len() {
+            // Normally reserved already.
+            b.vars.resize(program.initial.len(), 0);
+        }
+        Batch {
+            b,
+            shape,
+            access: program.script_access(),
+            initial: &program.initial,
+            var_words: layout.variable_words(),
+            stimuli_at: layout.stimuli_in_memory(),
+            stimuli: shape.stimuli().len(),
+            items: shape.items(),
+            links: program.flow.links(),
+            conditions: &program.conditions,
+            actions: &program.actions,
+            decides: &program.decides,
+            decision_flags: program.decision_flags,
+            slots: &program.slots,
+            monitors: program.spec().monitors > 0,
+            globals: &program.globals,
+            entry_words: entries.len(),
+            args: Args {
+                table: shape.param_table(),
+                strings: shape.strings(),
+                // Filled for each agent (`Batch::tell_entries`).
+                entries,
+                item: ShapeItem::from_bits(0),
+                node: 0,
+                agent: AgentId(0),
+                frame: *frame,
+            },
+            trace,
+        }
+    }
 }
 
 /// One agent's tick in progress: its blackboard and its previous states

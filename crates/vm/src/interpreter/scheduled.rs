@@ -43,9 +43,11 @@ impl Interpreter {
     ) {
         let (words, layout) = actors.into_parts();
         if let Some(tree) = program.compiled_tick(layout) {
+            let (buffers, entries) = self.parts(program);
             compiled::tick_batch(
                 tree,
                 program,
+                entries,
                 first,
                 words,
                 layout,
@@ -53,7 +55,7 @@ impl Interpreter {
                 requests,
                 None,
                 schedule,
-                &mut self.fallback(program, layout),
+                &mut super::interpreting(buffers, entries, program, layout),
             );
             return;
         }
