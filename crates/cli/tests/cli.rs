@@ -395,7 +395,7 @@ fn check_reports_all_four_problems_of_a_json_file() {
                 "guard/fight[0]/atack[1] (SubTree) in tree `guard`"
             ),
             headline(
-                "error: parameter `ticks` of `WaitTicks`: expected int, found \"long\"",
+                "error: parameter `ticks` of `WaitTicks`: expected input int, found \"long\"",
                 "broken.json:9:49",
                 "guard/WaitTicks[1] (WaitTicks) in tree `guard`"
             ),
@@ -442,7 +442,7 @@ fn check_reports_all_four_problems_of_a_ron_file() {
                 "guard/fight[0]/atack[1] (SubTree) in tree `guard`"
             ),
             headline(
-                "error: parameter `ticks` of `WaitTicks`: expected int, found \"long\"",
+                "error: parameter `ticks` of `WaitTicks`: expected input int, found \"long\"",
                 "broken.ron:10:51",
                 "guard/WaitTicks[1] (WaitTicks) in tree `guard`"
             ),
@@ -504,7 +504,7 @@ fn check_reports_an_unknown_node_and_bad_attributes_of_a_btcpp_file() {
                 "steps/Wiat[0] (Wiat) in tree `Main`"
             ),
             headline(
-                "error: `WaitTicks` needs parameter `ticks` (int), which is not given",
+                "error: `WaitTicks` needs parameter `ticks` (input int), which is not given",
                 "broken_btcpp.xml:5:8",
                 "steps/WaitTicks[1] (WaitTicks) in tree `Main`"
             ),
@@ -960,7 +960,7 @@ fn disasm_of_a_native_file() {
         [
             "    0  0x0000000000000300  Sequence                    3                                  chores (id 0)  good.json:1:10",
             "    1  0x0100000000000004  . Action                       WaitTicks(ticks=2)              WaitTicks (id 1)  good.json:2:12",
-            "    2  0x0200000100010004  . Action                       Set(key=\"done\", value=\"true\")   Set (id 2)  good.json:3:12",
+            "    2  0x0200000200010004  . Action                       Set(key=\"done\", value=\"true\")   Set (id 2)  good.json:3:12",
         ]
     );
 }
@@ -1241,7 +1241,7 @@ fn nodes_lists_every_decider_and_built_in_leaf() {
         "{text}"
     );
     for line in [
-        "  WaitTicks  Action    (ticks: int)  runs `ticks` ticks, then succeeds",
+        "  WaitTicks  Action    (ticks: input int)  runs `ticks` ticks, then succeeds",
         "  Statuses   Action    (statuses: string) [persistent]  ",
         "  Deferred   Deferred  (name: string = \"\", ticks: int = -1, outcome: one of success|failure = \"success\")  ",
         "  Condition  Condition (test: string)  ",

@@ -31,9 +31,9 @@ const STATIC: &str = r#"(type: "Sequence", name: "root", children: [
 ])
 "#;
 
-/// A tree with a loop, a kind that does not compile yet.
-const LOOPING: &str = r#"(type: "Sequence", name: "root", children: [
-    (type: "Loop", name: "twice", params: {"count": 2, "again": true}, children: [
+/// A tree with a concurrent decider, a kind that does not compile yet.
+const PARALLEL: &str = r#"(type: "Sequence", name: "root", children: [
+    (type: "ParallelAll", name: "both", children: [
         (type: "Succeed", name: "step"),
     ]),
 ])
@@ -83,22 +83,22 @@ fn a_static_tree_compiles_to_stdout_or_a_file() {
 
 #[test]
 fn nodes_that_do_not_compile_are_located_warnings_or_errors_with_strict() {
-    let dir = TempDir::new("compile-loop");
-    std::fs::write(dir.path("loop.ron"), LOOPING).expect("writable");
-    let (code, stdout, stderr) = tb(dir.root(), &["compile", "loop.ron"]);
+    let dir = TempDir::new("compile-parallel");
+    std::fs::write(dir.path("both.ron"), PARALLEL).expect("writable");
+    let (code, stdout, stderr) = tb(dir.root(), &["compile", "both.ron"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stderr.contains("warning: `root/twice` (item 1, loop.ron:2:"),
+        stderr.contains("warning: `root/both` (item 1, both.ron:2:"),
         "{stderr}"
     );
     assert!(stderr.contains("is not compiled yet"), "{stderr}");
     assert!(stdout.contains("CompiledTree::interpreted("), "{stdout}");
 
-    let (code, stdout, stderr) = tb(dir.root(), &["compile", "loop.ron", "--strict"]);
+    let (code, stdout, stderr) = tb(dir.root(), &["compile", "both.ron", "--strict"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stdout.is_empty());
-    assert!(stderr.contains("error: `root/twice`"), "{stderr}");
-    assert!(stderr.contains("loop.ron does not compile"), "{stderr}");
+    assert!(stderr.contains("error: `root/both`"), "{stderr}");
+    assert!(stderr.contains("both.ron does not compile"), "{stderr}");
 }
 
 #[test]

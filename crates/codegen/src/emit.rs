@@ -72,6 +72,8 @@ const fn runs(kind: Kind) -> bool {
             | Kind::WaitForEvent
             | Kind::Loop
             | Kind::LoopUntilSuccess
+            | Kind::AsyncSequence
+            | Kind::AsyncSelector
     )
 }
 
@@ -662,16 +664,88 @@ impl Emitter<'_, '_> {
                 self.line(2, "_ => {");
                 self.line(3, "let runs = runs.saturating_add(1);");
                 let resumes = self.resumes(node);
+                // With `again`, the next run starts in another pass of the
+                // tick.
+                let wakes = shape.params(node).get(1).is_some_and(|&w| w != 0);
+                let between = |e: &mut Self, indent: usize| {
+                    if wakes {
+                        e.line(indent, "t.again();");
+                    }
+                    e.line(
+                        indent,
+                        &format!("t.ran({i}, Status::Running, runs, {resumes})"),
+                    );
+                };
                 if limit == 0 {
-                    self.line(3, &format!("t.ran({i}, Status::Running, runs, {resumes})"));
+                    between(self, 3);
                 } else {
                     self.line(3, &format!("if u64::from(runs) >= {limit} {{"));
                     self.line(4, &format!("Status::{again}"));
                     self.line(3, "} else {");
-                    self.line(4, &format!("t.ran({i}, Status::Running, runs, {resumes})"));
+                    between(self, 4);
                     self.line(3, "}");
                 }
                 self.line(2, "}");
+                self.line(1, "}");
+            }
+            Kind::AsyncSequence | Kind::AsyncSelector => {
+                // As the interpreter's: its place is its action state
+                // after a step yielded (it runs, and the tick's next pass
+                // goes on there) and its decider value while a child past
+                // its first runs; a step that moves it on with children
+                // after it yields.
+                let n = children.len();
+                let end = shape.subtree_end(node).get();
+                let at = self.resume_entries(node).len();
+                let moves_on = if kind == Kind::AsyncSequence {
+                    "Success"
+                } else {
+                    "Failure"
+                };
+                self.line(1, &format!("let mut at = match t.take_action::<P>({i}) {{"));
+                self.line(2, "Some(entry) => entry.value(),");
+                match children.get(1) {
+                    Some(second) => self.line(
+                        2,
+                        &format!("None => t.value_in::<P>({second}, {end}, {at}).unwrap_or(0),"),
+                    ),
+                    None => self.line(2, "None => 0,"),
+                }
+                self.line(1, "};");
+                self.line(1, &format!("if at >= {n} {{"));
+                self.line(2, "at = 0;");
+                self.line(1, "}");
+                let starts: Vec<String> = children.iter().map(u32::to_string).collect();
+                self.line(
+                    1,
+                    &format!("const STARTS: [u32; {n}] = [{}];", starts.join(", ")),
+                );
+                self.line(1, "pass::<P>(t, STARTS[at as usize]);");
+                self.line(1, "let status = match at {");
+                for (k, &c) in children.iter().enumerate() {
+                    if k + 1 == n {
+                        self.line(2, &format!("_ => n{c}::<P>(t),"));
+                    } else {
+                        self.line(2, &format!("{k} => n{c}::<P>(t),"));
+                    }
+                }
+                self.line(1, "};");
+                self.line(1, "match status {");
+                self.line(2, "Status::Running => {");
+                self.line(3, "if at > 0 {");
+                self.line(4, &format!("t.keep_value({at}, at);"));
+                self.line(3, "}");
+                self.line(3, "Status::Running");
+                self.line(2, "}");
+                self.line(2, &format!("Status::{moves_on} if at + 1 < {n} => {{"));
+                self.line(3, "t.again();");
+                let resumes = self.resumes(node);
+                self.line(
+                    3,
+                    &format!("t.ran({i}, Status::Running, at + 1, {resumes})"),
+                );
+                self.line(2, "}");
+                self.line(2, "status => status,");
                 self.line(1, "}");
             }
             Kind::SequenceWithMemory => {
@@ -1009,11 +1083,16 @@ impl Emitter<'_, '_> {
             if shape.kind(at).keeps_resume() && child.get() != at.get() + 1 {
                 entries.push(PathEntry::Resume(at.get(), child.get()));
             }
-            if matches!(
-                shape.kind(at),
-                Kind::Timeout | Kind::Loop | Kind::LoopUntilSuccess
-            ) {
-                entries.push(PathEntry::Value(at.get()));
+            let first = child.get() == at.get() + 1;
+            match shape.kind(at) {
+                Kind::Timeout | Kind::Loop | Kind::LoopUntilSuccess => {
+                    entries.push(PathEntry::Value(at.get()));
+                }
+                // Past its first child, its place.
+                Kind::AsyncSequence | Kind::AsyncSelector if !first => {
+                    entries.push(PathEntry::Value(at.get()));
+                }
+                _ => {}
             }
             at = child;
         }

@@ -198,12 +198,6 @@ impl<'s> Generator<'s> {
                 format!(
                     "{kind} is not compiled yet (its behaviour is data at run time); the tree runs on the interpreter"
                 )
-            } else if matches!(kind, Kind::Loop | Kind::LoopUntilSuccess)
-                && shape.params(node).get(1).is_some_and(|&again| again != 0)
-            {
-                format!(
-                    "a {kind} with `again` (a tick that goes on in another pass) is not compiled yet; the tree runs on the interpreter"
-                )
             } else if matches!(kind, Kind::Condition | Kind::Action)
                 && shape
                     .import(node)

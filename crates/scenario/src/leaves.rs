@@ -5,7 +5,7 @@
 //! | `Succeed` | action | | succeeds |
 //! | `Fail` | action | | fails |
 //! | `Running` | action | | runs forever |
-//! | `WaitTicks` | action | `ticks` | runs `ticks` ticks, then succeeds |
+//! | `WaitTicks` | action | `ticks` (an int input) | runs `ticks` ticks, then succeeds |
 //! | `Statuses` | action | `statuses` | returns the listed statuses on its successive calls (`"R R S"`, or words), the last one repeating; a persistent slot counts the calls (cancel calls are not steps) |
 //! | `Condition` | condition | `test` | `key`, `!key`, or `key OP operand` with `OP` one of `== != < <= > >=` and `operand` a number, `true`, `false`, `'text'` or `{key}` |
 //! | `Set` | action | `key`, `value` | sets the key (written `key` or, as a BT.CPP output port, `{key}`) to the value (a literal, or `{key}`), succeeds |
@@ -27,8 +27,8 @@ use treebeard_load::{Stub, StubStatus};
 use treebeard_shape::{FieldDecl, FieldType, NodeIdx, ParamSpec, ParamType, Shape, suggest};
 use treebeard_vm::script::FieldAccess;
 use treebeard_vm::{
-    Args, Behavior, Blackboard, Call, DecideCall, Ending, EventId, Leaves, ScopeHooks, Signal,
-    Status, Value,
+    Args, Behavior, Blackboard, Call, DecideCall, Ending, EventId, In, LeafParam, Leaves,
+    ScopeHooks, Signal, Status, Value,
 };
 
 /// One scenario agent: its blackboard, and what the built-in leaves share.
@@ -222,9 +222,11 @@ impl Builtin {
         Status::Running
     }
 
-    /// `WaitTicks(ticks)`: running for `ticks` ticks, then success.
-    pub fn wait_ticks(_: &mut Agent, call: &mut Call<'_>, ticks: i64) -> Status {
-        if i64::from(call.state()) >= ticks {
+    /// `WaitTicks(ticks)`: running for `ticks` ticks, then success. The
+    /// number is an input (a literal, a key, or a tree's entry), read on
+    /// every tick.
+    pub fn wait_ticks(agent: &mut Agent, call: &mut Call<'_>, ticks: In<'_, i64>) -> Status {
+        if i64::from(call.state()) >= ticks.read(&agent.blackboard) {
             return Status::Success;
         }
         *call.state_mut() += 1;
@@ -361,10 +363,11 @@ pub fn builtin(keys: &[FieldDecl], events: &[String]) -> Leaves<Agent> {
         .rust_fn("running")
         .describe("runs forever");
     l.action("WaitTicks", |a, call| {
-        let ticks = call.int(0);
+        let args = call.leaf_args();
+        let ticks = In::from_word(args.word(0), args);
         Builtin::wait_ticks(a, call, ticks)
     })
-    .param("ticks", ParamType::Int)
+    .param("ticks", <In<'_, i64>>::param_type())
     .never_fails()
     .rust_fn("wait_ticks")
     .describe("runs `ticks` ticks, then succeeds");

@@ -1153,7 +1153,7 @@ fn an_inline_tree_with_an_unknown_leaf_or_bad_parameter_is_located_in_the_scenar
         at_node(
             error(
                 "inl.json:5:47",
-                "parameter `ticks` of `WaitTicks`: expected int, found \"x\"",
+                "parameter `ticks` of `WaitTicks`: expected input int, found \"x\"",
                 None
             ),
             "inl",

@@ -592,14 +592,14 @@ impl Kind {
     /// into straight-line code: the deciders whose decisions the flow
     /// table resolves (sequences, selectors, if-then-else and
     /// while-do-else, the decorators that map a status, `StoredState` and
-    /// `Repeat`), `SequenceWithMemory`, the constant statuses, `Wait`,
-    /// `Timeout`, `Cooldown`, the loops (without `again`, which the
-    /// generator checks), the leaves called through the leaf table, and the
-    /// nodes of the agent's memory that keep to one running leaf: scripts,
-    /// assertions and the gates that test on entry, the time tests, waiting
-    /// for an event, sending one and posting a stimulus. A tree of
-    /// only these kinds compiles; one with any other kind runs on the
-    /// interpreter, and the generator names the nodes.
+    /// `Repeat`), `SequenceWithMemory`, the async sequences, the constant
+    /// statuses, `Wait`, `Timeout`, `Cooldown`, the loops, the leaves
+    /// called through the leaf table, and the nodes of the agent's memory
+    /// that keep to one running leaf: scripts, assertions and the gates
+    /// that test on entry, the time tests, waiting for an event, sending
+    /// one and posting a stimulus. A tree of only these kinds compiles; one
+    /// with any other kind runs on the interpreter, and the generator names
+    /// the nodes.
     #[inline]
     pub const fn compiles(self) -> bool {
         matches!(
@@ -636,6 +636,8 @@ impl Kind {
                 | Kind::WaitForEvent
                 | Kind::SendEvent
                 | Kind::PostStimulus
+                | Kind::AsyncSequence
+                | Kind::AsyncSelector
         )
     }
 

@@ -9,8 +9,8 @@ impl Spec {
     /// A random tree from `seed` of only the kinds that compiled trees
     /// compile (`Kind::compiles`: sequences, selectors, if-then-else and
     /// while-do-else, the status-mapping decorators, `StoredState`,
-    /// `Repeat`, `SequenceWithMemory`, `Wait`, `Timeout`, `Cooldown`, the
-    /// loops without `again`, the gates that test on entry, the childless
+    /// `Repeat`, `SequenceWithMemory`, the async sequences, `Wait`,
+    /// `Timeout`, `Cooldown`, the loops, the gates that test on entry, the childless
     /// nodes of the agent's memory and the constant statuses, and the
     /// leaves `c`, `a`, `p`, `d`), at most
     /// `max_depth` deep with at most `max_children` children per decider.
@@ -58,12 +58,12 @@ impl Spec {
                     4 => Spec::Repeat(Box::new(spec(rng, depth - 1, max_children))),
                     5 => Spec::Loop(
                         rng.below(usize::from(MAX_LOOPS) + 1) as u8,
-                        false,
+                        rng.below(2) == 0,
                         Box::new(spec(rng, depth - 1, max_children)),
                     ),
                     6 => Spec::LoopUntilSuccess(
                         rng.below(usize::from(MAX_LOOPS) + 1) as u8,
-                        false,
+                        rng.below(2) == 0,
                         Box::new(spec(rng, depth - 1, max_children)),
                     ),
                     _ => Spec::StoredState(Box::new(spec(rng, depth - 1, max_children))),
@@ -77,7 +77,11 @@ impl Spec {
                         Spec::WhileDoElse(branches)
                     }
                 }
-                9 if rng.below(3) == 0 => Spec::WithMemory(kids(rng)),
+                9 => match rng.below(6) {
+                    0 | 1 => Spec::WithMemory(kids(rng)),
+                    2 => Spec::Async(rng.below(2) == 0, kids(rng)),
+                    _ => Spec::Sequence(kids(rng)),
+                },
                 _ => Spec::Sequence(kids(rng)),
             }
         }

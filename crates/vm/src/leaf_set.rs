@@ -11,7 +11,8 @@
 //!
 //! A leaf function takes the blackboard, then what every call of its kind
 //! gets ([`Args`] for a condition, [`Call`](crate::Call) for an action),
-//! then its parameters, each of a [`LeafParam`] type:
+//! then its parameters, each of a [`LeafParam`] type (a constant, or an
+//! input port, [`In`]):
 //!
 //! ```
 //! use treebeard_vm::{Args, Call, Signal, Status, leaf_set};
@@ -57,8 +58,10 @@
 //! owning a persistent slot) and `deferred` (no function: a game system
 //! runs it).
 
-use crate::leaves::Args;
-use treebeard_shape::ParamType;
+use crate::blackboard::{Blackboard, Value};
+use crate::leaves::{Args, Input};
+use std::marker::PhantomData;
+use treebeard_shape::{FieldType, ParamType};
 
 /// A type a leaf parameter may have in a [`leaf_set!`](macro@crate::leaf_set):
 /// the [`ParamType`] it declares, and how a parameter word of that type
@@ -136,6 +139,115 @@ impl<'a> LeafParam<'a> for &'a str {
     #[inline(always)]
     fn from_word(word: u64, args: &Args<'a>) -> &'a str {
         args.strings.get(word as usize).map_or("", |s| s)
+    }
+}
+
+/// An input parameter of a leaf-set leaf (a port): a literal, a blackboard
+/// field, or one of the tree's own entries (BehaviorTree.CPP's `{key}`,
+/// which the tree's scripts create), read as a `T` when the leaf wants it.
+/// It declares the parameter as [`ParamType::Input`] of `T`'s field type,
+/// so that the compiler checks what the tree passes:
+///
+/// ```
+/// use treebeard_vm::{Args, In, leaf_set};
+/// # use treebeard_vm::{Blackboard, FieldId, Value};
+/// # use treebeard_shape::{FieldDecl, FieldType};
+/// pub struct Guard { ammo: i64 }
+/// # impl Blackboard for Guard {
+/// #     fn fields() -> Vec<FieldDecl> { vec![FieldDecl::new("ammo", FieldType::Int)] }
+/// #     fn get(&self, _: FieldId) -> Value<'_> { Value::Int(self.ammo) }
+/// #     fn set(&mut self, _: FieldId, _: Value<'_>) -> bool { false }
+/// # }
+///
+/// fn ammo_at_least(g: &Guard, _: &Args<'_>, rounds: In<'_, i64>) -> bool {
+///     g.ammo >= rounds.read(g)
+/// }
+///
+/// leaf_set! {
+///     pub struct GuardLeaves for Guard {
+///         condition "ammo_at_least" => ammo_at_least(rounds: In<'_, i64>);
+///     }
+/// }
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct In<'a, T> {
+    input: Input<'a>,
+    ty: PhantomData<fn() -> T>,
+}
+
+impl<T: InputType> In<'_, T> {
+    /// The value: the literal, the entry's value when the leaf was
+    /// called, or the field's in `bb` (the type's zero for a field of
+    /// another type, which a blackboard declared to the compiler does not
+    /// hold: it checks the field's type against the parameter's).
+    #[inline]
+    pub fn read<B: Blackboard>(&self, bb: &B) -> T {
+        T::of(self.input.read(bb, T::FIELD)).unwrap_or_default()
+    }
+
+    /// Where the value comes from.
+    #[inline]
+    pub fn input(&self) -> Input<'_> {
+        self.input
+    }
+}
+
+impl<'a, T: InputType> LeafParam<'a> for In<'a, T> {
+    fn param_type() -> ParamType {
+        ParamType::Input(T::FIELD)
+    }
+
+    #[inline(always)]
+    fn from_word(word: u64, args: &Args<'a>) -> In<'a, T> {
+        In {
+            input: Input::of(word, args.table, args.strings, args.entries),
+            ty: PhantomData,
+        }
+    }
+}
+
+/// The value types an [`In`] reads: `i64`, `f64` and `bool`.
+pub trait InputType: Copy + Default {
+    /// The field type the parameter declares.
+    const FIELD: FieldType;
+
+    /// The value, if it is of this type.
+    fn of(value: Value<'_>) -> Option<Self>;
+}
+
+impl InputType for i64 {
+    const FIELD: FieldType = FieldType::Int;
+
+    #[inline]
+    fn of(value: Value<'_>) -> Option<i64> {
+        match value {
+            Value::Int(i) => Some(i),
+            _ => None,
+        }
+    }
+}
+
+impl InputType for f64 {
+    const FIELD: FieldType = FieldType::Float;
+
+    #[inline]
+    fn of(value: Value<'_>) -> Option<f64> {
+        match value {
+            Value::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+}
+
+impl InputType for bool {
+    const FIELD: FieldType = FieldType::Bool;
+
+    #[inline]
+    fn of(value: Value<'_>) -> Option<bool> {
+        match value {
+            Value::Bool(b) => Some(b),
+            _ => None,
+        }
     }
 }
 

@@ -24,6 +24,7 @@
 use super::Tick;
 use crate::actor::{ActorLayout, StateEntry};
 use crate::frame::Frame;
+use crate::interpreter::MAX_PASSES;
 use crate::leaves::Args;
 use crate::program::Program;
 use crate::request::{AgentId, Request};
@@ -104,6 +105,8 @@ impl<'r, B> Batch<'_, 'r, B> {
         // Actors as arrays: no offset into one needs a bounds check.
         let (actors, _) = words.as_chunks_mut::<WORDS>();
         let mut status = self.status;
+        // The frame of a tick's passes after its first.
+        let mut still;
         while due != 0 {
             let from = due.trailing_zeros() as usize;
             let to = from + (!(due >> from)).trailing_zeros() as usize;
@@ -123,15 +126,27 @@ impl<'r, B> Batch<'_, 'r, B> {
                     break;
                 };
                 let next = Left::of::<WORDS>(layout, rest.first());
-                let mut tick = Tick::new(
-                    actor, layout, bb, agent, frame, base, program, requests, left.0,
-                );
-                status = match tree(&mut tick) {
-                    Some(root) => {
-                        tick.finish();
-                        root
+                // One call of the tree, in a loop for the passes a node may
+                // ask for (none in a tree without such nodes, where the
+                // loop folds away): a second call would outline the tree.
+                let (mut pass, mut passes) = (frame, 1);
+                status = loop {
+                    let mut tick = Tick::new(
+                        actor, layout, bb, agent, pass, base, program, requests, left.0,
+                    );
+                    match tree(&mut tick) {
+                        Some(root) => {
+                            if tick.finish() && root == Status::Running && passes < MAX_PASSES {
+                                // At the tick's time, covering no time.
+                                still = Frame { dt: 0.0, ..*frame };
+                                (pass, passes) = (&still, passes + 1);
+                                left = Left::of::<WORDS>(layout, Some(actor));
+                                continue;
+                            }
+                            break root;
+                        }
+                        None => break interpret(fallback, agent, pass, actor, bb, requests),
                     }
-                    None => interpret(fallback, agent, frame, actor, bb, requests),
                 };
                 (actors, left, agent.0) = (rest, next, agent.0 + 1);
             }

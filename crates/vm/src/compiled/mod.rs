@@ -43,6 +43,10 @@
 //!   interpreter's own helpers, on the agent's memory in place (see
 //!   `memory`), and the agent's tree entries are told to the leaf
 //!   arguments' cells as the interpreter tells them;
+//! * a node that asks for another pass of the tick (a loop with `again`
+//!   between runs, an async sequence's step, [`Tick::again`]) has the
+//!   batch loop tick the agent again at once, at the tick's time with no
+//!   `dt`, as the interpreter's passes do, up to [`MAX_PASSES`](crate::MAX_PASSES);
 //! * cancel requests go out as they happen, a launch at the end of the
 //!   tick, and both before the events the tick sent, so that an agent's
 //!   requests read cancels, launches, events, as the interpreter emits

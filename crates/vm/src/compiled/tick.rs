@@ -72,6 +72,9 @@ pub struct Tick<'t, 'r, B> {
     /// A deferred action launched this tick (at most one: it runs, and a
     /// running status ends a static tree's tick).
     launch: Option<(u32, u16)>,
+    /// Set when a node asks for the agent's tree to be ticked again at
+    /// once, in another pass of the tick ([`Tick::again`]).
+    again: bool,
 }
 
 impl<'t, 'r, B> Tick<'t, 'r, B> {
@@ -105,6 +108,7 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
             sent: usize::MAX,
             stored: false,
             launch: None,
+            again: false,
         }
     }
 
@@ -345,10 +349,20 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
         self.words[at + 1] = entry.value();
     }
 
-    /// Ends the tick: an idle actor when nothing runs, and the launch
-    /// request after the cancels (and before the events).
+    /// Asks for the agent's tree to be ticked again at once, in another
+    /// pass of the tick that covers no time (a loop with `again` between
+    /// runs, an async sequence's step; see the interpreter's
+    /// [`MAX_PASSES`](crate::MAX_PASSES)).
     #[inline(always)]
-    pub(super) fn finish(mut self) {
+    pub fn again(&mut self) {
+        self.again = true;
+    }
+
+    /// Ends the pass: an idle actor when nothing runs, and the launch
+    /// request after the cancels (and before the events). Returns whether
+    /// a node asked for another pass.
+    #[inline(always)]
+    pub(super) fn finish(mut self) -> bool {
         if !self.stored {
             self.words[0] = 0;
         }
@@ -361,6 +375,7 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
             };
             before_events(self.requests, &mut self.sent, launch);
         }
+        self.again
     }
 }
 
