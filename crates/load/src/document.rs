@@ -60,6 +60,8 @@ pub struct Document {
     pub includes: Vec<(Box<str>, Span)>,
     /// The variables, signals, timestamps and stimuli the file declares.
     pub declarations: Declared,
+    /// The sub-tree models of BT.CPP's `<TreeNodesModel>`.
+    pub models: Vec<SubTreeModel>,
 }
 
 /// What a file declares beside its trees, as written.
@@ -150,6 +152,23 @@ pub struct TreeDecl {
     pub params: Option<Vec<TreeParam>>,
     /// Its root.
     pub root: NodeDecl,
+}
+
+/// A sub-tree's ports as BehaviorTree.CPP's `<TreeNodesModel>` declares
+/// them (`<SubTree ID="X"><input_port name="p" default="..."/></SubTree>`):
+/// a use of tree `X` that neither passes a port nor autoremaps gets the
+/// port's default, and one whose port has no default must pass it. Unlike
+/// a tree's own `params`, a model does not refuse other ports (BT.CPP
+/// remaps them too). The models of every file of a load apply to every
+/// tree of it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SubTreeModel {
+    /// The tree it describes.
+    pub tree: Box<str>,
+    /// Where the model is written.
+    pub span: Span,
+    /// Its ports, with their defaults.
+    pub ports: Vec<TreeParam>,
 }
 
 /// A parameter a tree declares for its uses as a sub-tree.

@@ -720,6 +720,7 @@ impl Decoder<'_, '_> {
             main: None,
             includes: Vec::new(),
             declarations: Declared::default(),
+            models: Vec::new(),
         };
         let top = v.as_map().unwrap_or(&[]);
         if get(top, "trees").is_some() {

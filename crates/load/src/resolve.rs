@@ -34,7 +34,7 @@
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::document::{
     Attr, DeclaredSignal, DeclaredStimulus, DeclaredTimestamp, DeclaredVariable, Dialect, Document,
-    NodeDecl, TreeDecl, What,
+    NodeDecl, SubTreeModel, TreeDecl, What,
 };
 use crate::limits::{self, Budget, MAX_NESTING};
 use crate::source::{FileId, SourceMap, Span};
@@ -308,6 +308,7 @@ pub fn resolve(
         dialects: docs.iter().map(|d| (d.file, d.dialect)).collect(),
         scripts_at: HashMap::new(),
         trees: &trees,
+        models: models(docs, map, diags),
         stub_unknown,
         stub_status: stubs.unwrap_or_default(),
         stub_events: std::mem::take(&mut out.stub_events),
@@ -494,6 +495,9 @@ struct Resolver<'a, 'd> {
     dialects: HashMap<FileId, Dialect>,
     scripts_at: HashMap<Source, ScriptAt>,
     trees: &'a BTreeMap<&'a str, &'a TreeDecl>,
+    /// The sub-tree models of every file (BT.CPP's `<TreeNodesModel>`), by
+    /// tree.
+    models: BTreeMap<&'a str, &'a SubTreeModel>,
     stub_unknown: bool,
     /// What stubs return.
     stub_status: StubStatus,
@@ -955,6 +959,9 @@ impl Resolver<'_, '_> {
                 }
             }
         }
+        if sub.params.is_none() && !decl.autoremap {
+            ok &= self.model_defaults(name, scope, &mut passed, problem);
+        }
         if !ok {
             return None;
         }
@@ -980,6 +987,82 @@ impl Resolver<'_, '_> {
         }
         Some(root)
     }
+}
+
+impl Resolver<'_, '_> {
+    /// The ports of the sub-tree `name`'s model (BT.CPP's
+    /// `<TreeNodesModel>`) that a use does not pass (`passed`): each gets
+    /// its default, resolved in the use's `scope`, as BT.CPP remaps it; one
+    /// without a default is an error (located by `problem`). False after an
+    /// error.
+    fn model_defaults(
+        &mut self,
+        name: &str,
+        scope: &Scope,
+        passed: &mut Scope,
+        problem: impl Fn(Diagnostic) -> Diagnostic,
+    ) -> bool {
+        let Some(model) = self.models.get(name).copied() else {
+            return true;
+        };
+        let mut ok = true;
+        for port in &model.ports {
+            if passed.ports.contains_key(&port.name) {
+                continue;
+            }
+            match &port.default {
+                Some(v) => {
+                    passed.ports.insert(port.name.clone(), scope.apply(v));
+                }
+                None => {
+                    let at = self.map.source(port.span);
+                    let file = self.map.file(first_file(at)).name();
+                    self.diags.push(
+                        problem(Diagnostic::error(format!(
+                            "tree `{name}` needs port `{}`, which is not given",
+                            port.name
+                        )))
+                        .help(format!(
+                            "its TreeNodesModel ({file}:{at}) declares the port without a default: \
+                             pass it (`{}=\"...\"`), or give the model's port a default",
+                            port.name
+                        )),
+                    );
+                    ok = false;
+                }
+            }
+        }
+        ok
+    }
+}
+
+/// The sub-tree models of `docs` by tree: the first for each tree, and a
+/// warning for a later one.
+fn models<'d>(
+    docs: &'d [Document],
+    map: &SourceMap,
+    diags: &mut Diagnostics,
+) -> BTreeMap<&'d str, &'d SubTreeModel> {
+    let mut models: BTreeMap<&str, &SubTreeModel> = BTreeMap::new();
+    for model in docs.iter().flat_map(|d| &d.models) {
+        if let Some(first) = models.get(&*model.tree) {
+            let at = map.source(first.span);
+            diags.push(
+                Diagnostic::warning(format!(
+                    "a second TreeNodesModel of sub-tree `{}` is ignored",
+                    model.tree
+                ))
+                .at(model.span)
+                .help(format!(
+                    "the first is at {}:{at}; keep one model per sub-tree",
+                    map.file(first_file(at)).name()
+                )),
+            );
+            continue;
+        }
+        models.insert(&model.tree, model);
+    }
+    models
 }
 
 impl<'a> Resolver<'a, '_> {

@@ -904,3 +904,110 @@ fn adding_a_file_twice_reads_it_once() {
     let report = load.diagnostics.render(&load.map, false);
     assert!(load.loaded.is_some(), "{report}");
 }
+
+/// A BT.CPP file whose `Go` sub-tree has a TreeNodesModel: `where`
+/// defaults to the blackboard's `{target}`, `speed` has no default.
+fn modelled(uses: &str) -> String {
+    format!(
+        r#"<root BTCPP_format="4" main_tree_to_execute="Main">
+  <BehaviorTree ID="Main">
+    {uses}
+  </BehaviorTree>
+  <BehaviorTree ID="Go">
+    <MoveTo to="{{where}}"/>
+  </BehaviorTree>
+  <TreeNodesModel>
+    <SubTree ID="Go">
+      <input_port name="where" default="{{target}}">where to go</input_port>
+      <input_port name="speed"/>
+      <MetadataFields><Metadata color="blue"/></MetadataFields>
+    </SubTree>
+    <Action ID="MoveTo"><input_port name="to" type="int"/></Action>
+  </TreeNodesModel>
+</root>"#
+    )
+}
+
+#[test]
+fn a_sub_tree_model_gives_the_default_of_a_port_a_use_does_not_pass() {
+    // BT.CPP: a port the model declares that the use leaves out is
+    // remapped to its default; one the use passes keeps the use's value;
+    // ports the model does not declare are passed as ever.
+    let l = loaded(load(
+        "a.xml",
+        &modelled(r#"<SubTree ID="Go" speed="2" extra="x"/>"#),
+    ));
+    assert_eq!(
+        input(&l.shape, l.shape.params(NodeIdx::ROOT)[0]),
+        Input::Field(TARGET)
+    );
+    let l = loaded(load(
+        "a.xml",
+        &modelled(r#"<SubTree ID="Go" where="{goal}" speed="2"/>"#),
+    ));
+    assert_eq!(
+        input(&l.shape, l.shape.params(NodeIdx::ROOT)[0]),
+        Input::Field(GOAL)
+    );
+}
+
+#[test]
+fn a_model_port_without_a_default_must_be_passed_unless_the_use_autoremaps() {
+    let text = modelled(r#"<SubTree ID="Go"/>"#);
+    let loaded = load("a.xml", &text);
+    let d = only_error(&loaded);
+    assert_eq!(
+        d.message,
+        "tree `Go` needs port `speed`, which is not given"
+    );
+    assert_eq!(
+        d.help.as_deref(),
+        Some(
+            "its TreeNodesModel (a.xml:11:8) declares the port without a default: \
+             pass it (`speed=\"...\"`), or give the model's port a default"
+        )
+    );
+    assert_eq!(
+        place(&loaded, d),
+        strings(["a.xml:3:6", "Main", "Main", "SubTree"])
+    );
+    // With `_autoremap`, BT.CPP checks no model: `where` is the
+    // blackboard's own `where`... which this blackboard lacks.
+    let text = modelled(r#"<SubTree ID="Go" _autoremap="true"/>"#);
+    let loaded = load("a.xml", &text);
+    assert!(
+        !loaded
+            .diagnostics
+            .items()
+            .iter()
+            .any(|d| d.message.contains("needs port")),
+        "{}",
+        loaded.diagnostics.render(&loaded.map, false)
+    );
+}
+
+#[test]
+fn a_model_is_read_for_form_and_a_second_one_is_ignored_with_a_warning() {
+    let text = modelled(r#"<SubTree ID="Go" speed="1"/>"#).replace(
+        "</TreeNodesModel>",
+        r#"  <SubTree ID="Go"><input_port name="speed" default="9"/></SubTree>
+    <Action><input_port/></Action>
+    <Widget ID="W"/>
+  </TreeNodesModel>"#,
+    );
+    let loaded = load("a.xml", &text);
+    let seen: Vec<String> = loaded
+        .diagnostics
+        .items()
+        .iter()
+        .map(|d| format!("{:?} {}", d.severity, d.message))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "Warning a second TreeNodesModel of sub-tree `Go` is ignored",
+            "Error the `<Action>` model has no `ID`",
+            "Warning `<Widget>` is not a node model: it is ignored",
+        ]
+    );
+}

@@ -15,7 +15,8 @@
 //!
 //! Each `<BehaviorTree ID=...>` is a tree of one root node;
 //! `main_tree_to_execute` names the one to run; `<include>`s name other
-//! files; `<TreeNodesModel>` declares ports and is skipped. On every node
+//! files; `<TreeNodesModel>` declares ports: a sub-tree's model gives the
+//! defaults of the ports a use does not pass (`super::models`). On every node
 //! `name` is the node's name and the other attributes are ports
 //! (parameters), `{=}` standing for the blackboard key of the port's own
 //! name; the pre- and post-condition scripts `_failureIf`, `_successIf`,
@@ -250,6 +251,7 @@ pub(crate) fn read(r: &mut Reader, root: Node) -> Option<Document> {
         main: None,
         includes: Vec::new(),
         declarations: Default::default(),
+        models: Vec::new(),
     };
     let mut format_seen = false;
     for a in root.attributes() {
@@ -289,7 +291,7 @@ pub(crate) fn read(r: &mut Reader, root: Node) -> Option<Document> {
         match section.tag_name().name() {
             "include" => include(r, section, &mut doc),
             "BehaviorTree" => doc.trees.extend(tree(r, section, trees)),
-            "TreeNodesModel" => {}
+            "TreeNodesModel" => doc.models.extend(super::models::read(r, section)),
             other => r.cannot_honour(format!("BehaviorTree.CPP's `<{other}>` section"), span),
         }
     }
@@ -516,7 +518,7 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
 /// A port's value as treebeard reads it: `{=}` is the entry of the port's
 /// own name, and `{@key}`, BT.CPP's root blackboard's entry, is `{key}`
 /// (an agent has one blackboard).
-fn port_value(port: &str, value: &str) -> Box<str> {
+pub(super) fn port_value(port: &str, value: &str) -> Box<str> {
     if value == "{=}" {
         return format!("{{{port}}}").into();
     }

@@ -233,6 +233,7 @@ fn document(r: &Reader, root: NodeDecl, file_name: &str, span: Span) -> Document
         }],
         includes: Vec::new(),
         declarations: Declared::default(),
+        models: Vec::new(),
     }
 }
 

@@ -21,6 +21,7 @@
 pub mod btcpp;
 mod expand;
 pub mod mbt;
+mod models;
 mod quotes;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
