@@ -59,22 +59,11 @@ struct Uses {
     values: bool,
 }
 
-/// Whether nodes of `kind` keep an action state while they run: the leaves
-/// that run, a wait, and a loop between runs. Each is a "running leaf" of
-/// the dispatch, with its path's resume table.
+/// Whether nodes of `kind` keep an action state while they run (of the
+/// kinds that compile: see [`Kind::runs_itself`]). Each is a "running
+/// leaf" of the dispatch, with its path's resume table.
 const fn runs(kind: Kind) -> bool {
-    matches!(
-        kind,
-        Kind::Action
-            | Kind::Deferred
-            | Kind::Wait
-            | Kind::WaitUntilTime
-            | Kind::WaitForEvent
-            | Kind::Loop
-            | Kind::LoopUntilSuccess
-            | Kind::AsyncSequence
-            | Kind::AsyncSelector
-    )
+    kind.runs_itself()
 }
 
 /// One decider state of a running leaf's path, as its resume table writes
@@ -715,21 +704,8 @@ impl Emitter<'_, '_> {
                 self.line(1, &format!("if at >= {n} {{"));
                 self.line(2, "at = 0;");
                 self.line(1, "}");
-                let starts: Vec<String> = children.iter().map(u32::to_string).collect();
-                self.line(
-                    1,
-                    &format!("const STARTS: [u32; {n}] = [{}];", starts.join(", ")),
-                );
-                self.line(1, "pass::<P>(t, STARTS[at as usize]);");
-                self.line(1, "let status = match at {");
-                for (k, &c) in children.iter().enumerate() {
-                    if k + 1 == n {
-                        self.line(2, &format!("_ => n{c}::<P>(t),"));
-                    } else {
-                        self.line(2, &format!("{k} => n{c}::<P>(t),"));
-                    }
-                }
-                self.line(1, "};");
+                self.pass_to_child_at(&children);
+                self.tick_child_at(1, &children);
                 self.line(1, "match status {");
                 self.line(2, "Status::Running => {");
                 self.line(3, "if at > 0 {");
@@ -755,7 +731,6 @@ impl Emitter<'_, '_> {
                 // child runs or fails; back to 0 when the last succeeds.
                 let slot = shape.persistent_slot(node).unwrap_or(0);
                 let n = children.len();
-                let starts: Vec<String> = children.iter().map(u32::to_string).collect();
                 self.line(1, &format!("let mut at = t.persistent({slot});"));
                 self.line(1, &format!("if at >= {n} {{"));
                 self.line(2, "// A slot from another shape: it starts anew.");
@@ -763,22 +738,10 @@ impl Emitter<'_, '_> {
                 self.line(2, &format!("t.set_persistent({slot}, 0);"));
                 self.line(1, "}");
                 if self.uses.runs {
-                    self.line(
-                        1,
-                        &format!("const STARTS: [u32; {n}] = [{}];", starts.join(", ")),
-                    );
-                    self.line(1, "pass::<P>(t, STARTS[at as usize]);");
+                    self.pass_to_child_at(&children);
                 }
                 self.line(1, "loop {");
-                self.line(2, "let status = match at {");
-                for (k, &c) in children.iter().enumerate() {
-                    if k + 1 == n {
-                        self.line(3, &format!("_ => n{c}::<P>(t),"));
-                    } else {
-                        self.line(3, &format!("{k} => n{c}::<P>(t),"));
-                    }
-                }
-                self.line(2, "};");
+                self.tick_child_at(2, &children);
                 self.line(2, "if status != Status::Success {");
                 self.line(3, &format!("t.set_persistent({slot}, at);"));
                 self.line(3, "return status;");
@@ -943,6 +906,35 @@ impl Emitter<'_, '_> {
             _ => unreachable!("the generator compiles only kinds that `Kind::compiles`"),
         }
         self.line(0, "}");
+    }
+
+    /// In the function of a node that starts at the child at position
+    /// `at`, a local: the work the tick passed over before that child ends.
+    fn pass_to_child_at(&mut self, children: &[u32]) {
+        let starts: Vec<String> = children.iter().map(u32::to_string).collect();
+        self.line(
+            1,
+            &format!(
+                "const STARTS: [u32; {}] = [{}];",
+                children.len(),
+                starts.join(", ")
+            ),
+        );
+        self.line(1, "pass::<P>(t, STARTS[at as usize]);");
+    }
+
+    /// `let status = ...` at `indent`: the tick of the child at position
+    /// `at`, a local (past the last: the last).
+    fn tick_child_at(&mut self, indent: usize, children: &[u32]) {
+        self.line(indent, "let status = match at {");
+        for (k, &c) in children.iter().enumerate() {
+            if k + 1 == children.len() {
+                self.line(indent + 1, &format!("_ => n{c}::<P>(t),"));
+            } else {
+                self.line(indent + 1, &format!("{k} => n{c}::<P>(t),"));
+            }
+        }
+        self.line(indent, "};");
     }
 
     /// `if {test} { ... }` in a decorator's function: it fails before its

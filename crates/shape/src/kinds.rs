@@ -672,7 +672,17 @@ impl Kind {
     /// in the tick it starts.
     #[inline]
     pub const fn fits_in_monitor(self) -> bool {
-        !matches!(
+        !self.runs_itself() && !matches!(self, Kind::Monitor)
+    }
+
+    /// True for the kinds that can end a tick running with an action state
+    /// of their own, whatever their children do: the leaves that take
+    /// time, the waits, a loop between runs, an async sequence after a
+    /// step, a sync point. (Compiled code dispatches on such a node's item,
+    /// a "running leaf" with its path's resume table.)
+    #[inline]
+    pub const fn runs_itself(self) -> bool {
+        matches!(
             self,
             Kind::Action
                 | Kind::Deferred
@@ -681,7 +691,6 @@ impl Kind {
                 | Kind::WaitForEvent
                 | Kind::Loop
                 | Kind::LoopUntilSuccess
-                | Kind::Monitor
                 | Kind::Sync
                 | Kind::AsyncSequence
                 | Kind::AsyncSelector

@@ -215,41 +215,24 @@ pub trait InputType: Copy + Default {
     fn of(value: Value<'_>) -> Option<Self>;
 }
 
-impl InputType for i64 {
-    const FIELD: FieldType = FieldType::Int;
+/// `InputType` for a type, reading the values of one variant.
+macro_rules! input_type {
+    ($($t:ty => $field:ident),*) => {$(
+        impl InputType for $t {
+            const FIELD: FieldType = FieldType::$field;
 
-    #[inline]
-    fn of(value: Value<'_>) -> Option<i64> {
-        match value {
-            Value::Int(i) => Some(i),
-            _ => None,
+            #[inline]
+            fn of(value: Value<'_>) -> Option<$t> {
+                match value {
+                    Value::$field(v) => Some(v),
+                    _ => None,
+                }
+            }
         }
-    }
+    )*};
 }
 
-impl InputType for f64 {
-    const FIELD: FieldType = FieldType::Float;
-
-    #[inline]
-    fn of(value: Value<'_>) -> Option<f64> {
-        match value {
-            Value::Float(f) => Some(f),
-            _ => None,
-        }
-    }
-}
-
-impl InputType for bool {
-    const FIELD: FieldType = FieldType::Bool;
-
-    #[inline]
-    fn of(value: Value<'_>) -> Option<bool> {
-        match value {
-            Value::Bool(b) => Some(b),
-            _ => None,
-        }
-    }
-}
+input_type!(i64 => Int, f64 => Float, bool => Bool);
 
 /// Declares an application's leaves once, for both engines: see the
 /// [`leaf_set`](mod@crate::leaf_set) module.
