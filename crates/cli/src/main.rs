@@ -9,6 +9,7 @@
 
 mod compile;
 mod dot;
+mod export;
 mod nodes;
 mod observe;
 mod recording;
@@ -137,6 +138,27 @@ enum Command {
         /// Fail (exit 1) when a node keeps the tree on the interpreter.
         #[arg(long)]
         strict: bool,
+    },
+    /// Write a tree file of any dialect as BehaviorTree.CPP v4 XML, with a
+    /// TreeNodesModel of its leaves' ports, for Groot2 and BT.CPP: one
+    /// tree, sub-trees inlined, nodes named as they were; loading it back
+    /// gives the same tree. A node BehaviorTree.CPP has no element for is
+    /// an error, with path and location.
+    #[command(after_help = EXIT_CODES)]
+    Export {
+        /// The tree file.
+        file: PathBuf,
+        #[command(flatten)]
+        tree: TreeArgs,
+        /// As BehaviorTree.CPP v4 XML (the one format there is).
+        #[arg(long, required = true)]
+        btcpp: bool,
+        /// Write the XML to this file [default: standard output].
+        #[arg(short, long, value_name = "OUT.xml")]
+        output: Option<PathBuf>,
+        /// The tree's ID in the XML [default: the loaded tree's name].
+        #[arg(long)]
+        name: Option<String>,
     },
     /// List the node kinds and the registered leaves with their parameters.
     #[command(after_help = EXIT_CODES)]
@@ -318,6 +340,17 @@ fn main() -> ExitCode {
             let load = load(&file, &tree);
             let args = compile::CompileArgs { rust, name, strict };
             compile::run(&file, &load, color, &args)
+        }
+        Command::Export {
+            file,
+            tree,
+            btcpp: _,
+            output,
+            name,
+        } => {
+            let load = load(&file, &tree);
+            let args = export::ExportArgs { output, name };
+            export::run(&file, &load, color, &args)
         }
         Command::Nodes { json } => {
             let leaves = builtin_leaves();

@@ -20,6 +20,7 @@
 
 pub mod btcpp;
 mod expand;
+pub mod export;
 pub mod mbt;
 mod models;
 mod quotes;

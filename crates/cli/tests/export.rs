@@ -1,0 +1,99 @@
+//! `treebeard export --btcpp`: a tree file of any dialect as
+//! BehaviorTree.CPP XML. (That the export loads back as the same tree, for
+//! every tree of the scenario corpus BT.CPP can express, is
+//! `crates/scenario/tests/export.rs`.)
+
+mod common;
+
+use common::TempDir;
+use std::process::Command;
+
+/// `treebeard --color never ARGS` in `dir`: exit code, stdout, stderr.
+fn tb(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_treebeard"))
+        .args(["--color", "never"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().expect("an exit code, not a signal"),
+        String::from_utf8(out.stdout).expect("UTF-8 stdout"),
+        String::from_utf8(out.stderr).expect("UTF-8 stderr"),
+    )
+}
+
+/// A RON tree of kinds BT.CPP has: a memory-less selector, a loop with
+/// `again`, a wait and a built-in leaf.
+const EXPRESSIBLE: &str = r#"(type: "Selector", name: "root", children: [
+    (type: "Condition", name: "ready", params: {"test": "ready"}),
+    (type: "Loop", name: "thrice", params: {"count": 3, "again": true}, children: [
+        (type: "Sequence", name: "step", children: [
+            (type: "Wait", name: "pause", params: {"seconds": 0.25}),
+            (type: "WaitTicks", name: "walk", params: {"ticks": 2}),
+        ]),
+    ]),
+])
+"#;
+
+#[test]
+fn a_ron_tree_exports_as_bt_cpp_xml_that_checks_clean() {
+    let dir = TempDir::new("export-ron");
+    std::fs::write(dir.path("walk.ron"), EXPRESSIBLE).expect("writable");
+    let (code, xml, stderr) = tb(dir.root(), &["export", "--btcpp", "walk.ron"]);
+    assert_eq!(code, 0, "{stderr}");
+    for line in [
+        r#"<root BTCPP_format="4" main_tree_to_execute="walk">"#,
+        r#"<Fallback name="root">"#,
+        r#"<Repeat name="thrice" num_cycles="3">"#,
+        r#"<Sleep name="pause" msec="250"/>"#,
+        r#"<Action ID="WaitTicks" name="walk" ticks="2"/>"#,
+        r#"<Condition ID="Condition" name="ready" test="ready"/>"#,
+        r#"<input_port name="ticks" type="int"/>"#,
+    ] {
+        assert!(xml.contains(line), "{line} in\n{xml}");
+    }
+    let (code, _, stderr) = tb(
+        dir.root(),
+        &[
+            "export", "--btcpp", "walk.ron", "-o", "walk.xml", "--name", "Walk",
+        ],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("walk.ron: written to walk.xml"), "{stderr}");
+    let written = std::fs::read_to_string(dir.path("walk.xml")).expect("written");
+    assert!(written.contains(r#"<BehaviorTree ID="Walk">"#), "{written}");
+    let (code, _, stderr) = tb(dir.root(), &["check", "walk.xml"]);
+    assert_eq!(code, 0, "the export loads: {stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+}
+
+#[test]
+fn a_node_bt_cpp_lacks_is_a_located_error() {
+    let dir = TempDir::new("export-cooldown");
+    std::fs::write(
+        dir.path("rest.ron"),
+        r#"(type: "Sequence", name: "root", children: [
+    (type: "Cooldown", name: "breather", params: {"seconds": 2.0}, children: [
+        (type: "Succeed", name: "rest"),
+    ]),
+])
+"#,
+    )
+    .expect("writable");
+    let (code, stdout, stderr) = tb(dir.root(), &["export", "--btcpp", "rest.ron"]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("error: `root/breather` (rest.ron:2:"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("Cooldown has no BehaviorTree.CPP element"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("rest.ron cannot be written as BehaviorTree.CPP XML (1 node)"),
+        "{stderr}"
+    );
+}

@@ -1,0 +1,402 @@
+//! Writing a tree as BehaviorTree.CPP v4 XML, for Groot2 and BT.CPP: the
+//! inverse of the [`super::btcpp`] reader.
+//!
+//! The writer works from the compiled shape, so that any tree treebeard
+//! loads (from any dialect) is written as it runs: one `<BehaviorTree>`,
+//! sub-trees inlined, each node named as it was, each of treebeard's kinds
+//! as the BT.CPP element the reader maps to it (`Selector` as `Fallback`,
+//! a `Loop` with `again` as `Repeat`, a `Wait` as `Sleep` in milliseconds,
+//! ...), each leaf as `<Action ID=...>` or `<Condition ID=...>` with its
+//! parameters as ports, and a `<TreeNodesModel>` that declares the leaves'
+//! ports with their types. Loading the file back gives the same shape (the
+//! same [`Shape::behavior_hash`]).
+//!
+//! Kinds BT.CPP has no element for (Spore's groups, crowd gates and teams,
+//! monitors, scopes, MBT's memory nodes, treebeard's own `Repeat`, ...)
+//! and trees with MBT variables, timestamps or stimuli cannot be written:
+//! [`btcpp`] names every such node.
+
+use std::fmt::{self, Write};
+use treebeard_shape::params::{ENTRY_REF, FIELD_REF};
+use treebeard_shape::{FieldType, ImportParam, Kind, NodeIdx, ParamType, Shape};
+
+/// A node [`btcpp`] cannot write, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unwritable {
+    /// The node's path.
+    pub path: String,
+    /// Where it is written, if known (`file:line:column`).
+    pub location: Option<String>,
+    /// Why.
+    pub reason: String,
+}
+
+impl fmt::Display for Unwritable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`", self.path)?;
+        if let Some(at) = &self.location {
+            write!(f, " ({at})")?;
+        }
+        write!(f, ": {}", self.reason)
+    }
+}
+
+/// `shape` as BehaviorTree.CPP v4 XML, its tree named `name`; or every node
+/// that BT.CPP cannot express.
+pub fn btcpp(shape: &Shape, name: &str) -> Result<String, Vec<Unwritable>> {
+    let mut w = Writer {
+        shape,
+        paths: shape.paths(),
+        out: String::new(),
+        unwritable: Vec::new(),
+    };
+    if !shape.variables().is_empty()
+        || !shape.timestamps().is_empty()
+        || !shape.stimuli().is_empty()
+    {
+        w.unwritable.push(Unwritable {
+            path: w.paths.first().cloned().unwrap_or_default(),
+            location: shape.location(NodeIdx::ROOT).map(|l| l.to_string()),
+            reason: "the tree declares variables, timestamps or stimuli (MBT's memory), which BehaviorTree.CPP lacks".into(),
+        });
+    }
+    let name = escape(name);
+    let _ = writeln!(w.out, "<?xml version=\"1.0\"?>");
+    let _ = writeln!(
+        w.out,
+        "<root BTCPP_format=\"4\" main_tree_to_execute=\"{name}\">"
+    );
+    let _ = writeln!(w.out, "  <BehaviorTree ID=\"{name}\">");
+    if !shape.is_empty() {
+        w.node(NodeIdx::ROOT, 2);
+    }
+    let _ = writeln!(w.out, "  </BehaviorTree>");
+    w.models();
+    let _ = writeln!(w.out, "</root>");
+    if w.unwritable.is_empty() {
+        Ok(w.out)
+    } else {
+        Err(w.unwritable)
+    }
+}
+
+struct Writer<'s> {
+    shape: &'s Shape,
+    paths: Vec<String>,
+    out: String,
+    unwritable: Vec<Unwritable>,
+}
+
+impl Writer<'_> {
+    /// Writes `node` and its sub-tree at `depth` levels of indentation.
+    fn node(&mut self, node: NodeIdx, depth: usize) {
+        let shape = self.shape;
+        let kind = shape.kind(node);
+        let mut attrs: Vec<(String, String)> = Vec::new();
+        let info = shape.node(node);
+        let element = match self.element(node, kind, &mut attrs) {
+            Ok(element) => element,
+            Err(reason) => {
+                self.unwritable.push(Unwritable {
+                    path: self.paths.get(node.index()).cloned().unwrap_or_default(),
+                    location: shape.location(node).map(|l| l.to_string()),
+                    reason,
+                });
+                return;
+            }
+        };
+        if !info.name.is_empty() {
+            attrs.insert(0, ("name".into(), info.name.to_string()));
+        }
+        let indent = "  ".repeat(depth);
+        let _ = write!(self.out, "{indent}<{element}");
+        for (key, value) in &attrs {
+            let _ = write!(self.out, " {key}=\"{}\"", escape(value));
+        }
+        let children: Vec<NodeIdx> = shape.children(node).collect();
+        if children.is_empty() {
+            let _ = writeln!(self.out, "/>");
+            return;
+        }
+        let _ = writeln!(self.out, ">");
+        for child in children {
+            self.node(child, depth + 1);
+        }
+        let _ = writeln!(
+            self.out,
+            "{indent}</{}>",
+            element.split(' ').next().unwrap_or("")
+        );
+    }
+
+    /// The element of `node` (a `kind`), with its ports pushed on `attrs`;
+    /// or why BT.CPP cannot express it.
+    fn element(
+        &self,
+        node: NodeIdx,
+        kind: Kind,
+        attrs: &mut Vec<(String, String)>,
+    ) -> Result<String, String> {
+        let shape = self.shape;
+        let params = shape.params(node);
+        let word = |i: usize| params.get(i).copied().unwrap_or(0);
+        let script = |i: usize| {
+            shape
+                .scripts()
+                .get(word(i) as usize)
+                .map_or(String::new(), |s| s.source.to_string())
+        };
+        let element = match kind {
+            Kind::Sequence => "Sequence",
+            Kind::Selector => "Fallback",
+            Kind::PrioritySelector => "ReactiveFallback",
+            Kind::ReactiveSequence => "ReactiveSequence",
+            Kind::Inverter => "Inverter",
+            Kind::ForceSuccess => "ForceSuccess",
+            Kind::ForceFailure => "ForceFailure",
+            Kind::AlwaysSuccess => "AlwaysSuccess",
+            Kind::AlwaysFailure => "AlwaysFailure",
+            Kind::IfThenElse => "IfThenElse",
+            Kind::WhileDoElse => "WhileDoElse",
+            Kind::SequenceWithMemory => "SequenceWithMemory",
+            Kind::AsyncSequence => "AsyncSequence",
+            Kind::AsyncSelector => "AsyncFallback",
+            Kind::Concurrent => {
+                let item = shape.item(node);
+                attrs.push(("success_count".into(), item.a().to_string()));
+                attrs.push(("failure_count".into(), item.b().to_string()));
+                "Parallel"
+            }
+            Kind::ParallelAll => {
+                attrs.push(("max_failures".into(), word(0).to_string()));
+                "ParallelAll"
+            }
+            Kind::Loop | Kind::LoopUntilSuccess => {
+                let (count, again) = (word(0), word(1) != 0);
+                let (element, port) = match (kind, again) {
+                    (Kind::Loop, true) => ("Repeat", "num_cycles"),
+                    (Kind::LoopUntilSuccess, true) => ("RetryUntilSuccessful", "num_attempts"),
+                    (Kind::Loop, false) if count == 0 => {
+                        return Ok("KeepRunningUntilFailure".into());
+                    }
+                    _ => {
+                        return Err(format!(
+                            "a {kind} that runs its child once per tick has no BehaviorTree.CPP element (its loops run every cycle within the tick)"
+                        ));
+                    }
+                };
+                let count = if count == 0 {
+                    "-1".into()
+                } else {
+                    count.to_string()
+                };
+                attrs.push((port.into(), count));
+                element
+            }
+            Kind::Timeout | Kind::Wait => {
+                attrs.push(("msec".into(), msec(word(0))));
+                if kind == Kind::Timeout {
+                    "Timeout"
+                } else {
+                    "Sleep"
+                }
+            }
+            Kind::Script => {
+                attrs.push(("code".into(), script(0)));
+                "Script"
+            }
+            Kind::AssertScript => {
+                attrs.push(("code".into(), script(0)));
+                "ScriptCondition"
+            }
+            Kind::ScriptGate => {
+                attrs.push(("if".into(), script(0)));
+                attrs.push(("else".into(), "FAILURE".into()));
+                "Precondition"
+            }
+            Kind::Condition | Kind::Action | Kind::Deferred => {
+                let Some(import) = shape.import(node) else {
+                    return Err("a leaf without an import".into());
+                };
+                for (p, &w) in import.params.iter().zip(params) {
+                    let value = self.value(&p.ty, w)?;
+                    if matches!(&*p.name, "name" | "ID") {
+                        // BT.CPP reads these as the node's: only the
+                        // empty default, which its reader leaves, is
+                        // written (as nothing).
+                        if value.is_empty() {
+                            continue;
+                        }
+                        return Err(format!(
+                            "the parameter `{}` is the node's own attribute in BehaviorTree.CPP XML, and this one is not empty",
+                            p.name
+                        ));
+                    }
+                    attrs.push((p.name.to_string(), value));
+                }
+                let element = if kind == Kind::Condition {
+                    "Condition"
+                } else {
+                    "Action"
+                };
+                return Ok(format!("{element} ID=\"{}\"", escape(&import.name)));
+            }
+            other => {
+                return Err(format!(
+                    "{other} has no BehaviorTree.CPP element; the tree cannot be written as BehaviorTree.CPP XML"
+                ));
+            }
+        };
+        Ok(element.into())
+    }
+
+    /// A leaf parameter's word as the text of its port.
+    fn value(&self, ty: &ParamType, w: u64) -> Result<String, String> {
+        let shape = self.shape;
+        Ok(match ty {
+            ParamType::Input(_) | ParamType::Output(_) if w & FIELD_REF != 0 => {
+                let index = (w & !FIELD_REF) as usize;
+                let field = shape.fields().get(index).ok_or("a field the shape lacks")?;
+                format!("{{{}}}", field.name)
+            }
+            ParamType::Input(_) if w & ENTRY_REF != 0 => {
+                let index = (w & !ENTRY_REF) as usize;
+                let entry = shape
+                    .entries()
+                    .get(index)
+                    .ok_or("an entry the shape lacks")?;
+                format!("{{{}}}", entry.name)
+            }
+            ParamType::Input(want) => {
+                let literal = shape
+                    .param_table()
+                    .get(w as usize)
+                    .copied()
+                    .ok_or("a literal the shape lacks")?;
+                let ty = match want {
+                    FieldType::Bool => ParamType::Bool,
+                    FieldType::Int => ParamType::Int,
+                    FieldType::Float => ParamType::Float,
+                    FieldType::Str => ParamType::Str,
+                };
+                self.value(&ty, literal)?
+            }
+            ParamType::Int => (w as i64).to_string(),
+            ParamType::Count => w.to_string(),
+            ParamType::Float => f64::from_bits(w).to_string(),
+            ParamType::Duration => format!("{}ms", msec(w)),
+            ParamType::Bool => (w != 0).to_string(),
+            ParamType::Str => shape
+                .strings()
+                .get(w as usize)
+                .map(ToString::to_string)
+                .ok_or("a string the shape lacks")?,
+            ParamType::Enum(variants) => variants
+                .get(w as usize)
+                .map(ToString::to_string)
+                .ok_or("a variant the type lacks")?,
+            ParamType::Output(_) => return Err("an output port that names no field".into()),
+        })
+    }
+
+    /// The `<TreeNodesModel>` of the tree's leaves: their ports, typed.
+    fn models(&mut self) {
+        let shape = self.shape;
+        let mut models = String::new();
+        for kind in [Kind::Condition, Kind::Action, Kind::Deferred] {
+            let element = if kind == Kind::Condition {
+                "Condition"
+            } else {
+                "Action"
+            };
+            for import in shape.imports(kind) {
+                if import.scope {
+                    continue;
+                }
+                let id = escape(&import.name);
+                if import.params.is_empty() {
+                    let _ = writeln!(models, "    <{element} ID=\"{id}\"/>");
+                    continue;
+                }
+                let _ = writeln!(models, "    <{element} ID=\"{id}\">");
+                for p in &import.params {
+                    let _ = writeln!(models, "      {}", port_model(p));
+                }
+                let _ = writeln!(models, "    </{element}>");
+            }
+        }
+        if !models.is_empty() {
+            let _ = writeln!(self.out, "  <TreeNodesModel>");
+            self.out.push_str(&models);
+            let _ = writeln!(self.out, "  </TreeNodesModel>");
+        }
+    }
+}
+
+/// A leaf parameter's port in a model: its direction, name and type.
+fn port_model(p: &ImportParam) -> String {
+    let field = |t: &FieldType| match t {
+        FieldType::Bool => "bool",
+        FieldType::Int => "int",
+        FieldType::Float => "double",
+        FieldType::Str => "std::string",
+    };
+    let (direction, ty) = match &p.ty {
+        ParamType::Output(t) => ("output_port", field(t)),
+        ParamType::Input(t) => ("input_port", field(t)),
+        ParamType::Int | ParamType::Count => ("input_port", "int"),
+        ParamType::Float | ParamType::Duration => ("input_port", "double"),
+        ParamType::Bool => ("input_port", "bool"),
+        _ => ("input_port", "std::string"),
+    };
+    format!("<{direction} name=\"{}\" type=\"{ty}\"/>", escape(&p.name))
+}
+
+/// Seconds (`f64` bits) as milliseconds, as BT.CPP's `msec` ports write
+/// them.
+fn msec(seconds: u64) -> String {
+    (f64::from_bits(seconds) * 1000.0).to_string()
+}
+
+/// `text` escaped for an XML attribute.
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\n' => out.push_str("&#10;"),
+            '\t' => out.push_str("&#9;"),
+            '\r' => out.push_str("&#13;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attribute_text_is_escaped_so_that_it_reads_back_as_written() {
+        assert_eq!(
+            escape("a && b < \"c\" > d\n\te"),
+            "a &amp;&amp; b &lt; &quot;c&quot; &gt; d&#10;&#9;e"
+        );
+        let xml = format!("<x a=\"{}\"/>", escape("a && b < \"c\"\n\te"));
+        let doc = roxmltree::Document::parse(&xml).expect("well-formed");
+        assert_eq!(
+            doc.root_element().attribute("a"),
+            Some("a && b < \"c\"\n\te")
+        );
+    }
+
+    #[test]
+    fn milliseconds_are_written_without_a_fraction_when_whole() {
+        assert_eq!(msec(0.25f64.to_bits()), "250");
+        assert_eq!(msec(1.5e-4f64.to_bits()), "0.15");
+    }
+}

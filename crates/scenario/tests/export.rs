@@ -1,0 +1,83 @@
+//! `treebeard export --btcpp` over the corpus: every scenario's tree that
+//! BehaviorTree.CPP can express is written as BT.CPP XML, and loading that
+//! file back (against the same leaves, with the same options) gives the
+//! same shape, behaviour hash for behaviour hash, with the same node
+//! names. The trees of other kinds name the nodes BT.CPP lacks.
+
+use std::path::Path;
+use treebeard_load::xml::export;
+use treebeard_load::{LoadOptions, load_str};
+use treebeard_scenario::{PrepareOptions, leaves, prepare, scenario_files};
+
+#[test]
+fn every_tree_bt_cpp_can_express_round_trips_through_its_xml() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/scenarios");
+    let options = PrepareOptions {
+        root: dir.parent().map(Path::to_path_buf),
+        ..PrepareOptions::default()
+    };
+    let (mut written, mut refused, mut btcpp) = (0, 0, 0);
+    for path in scenario_files(&dir).expect("the corpus is readable") {
+        let Ok(prepared) = prepare(&path, &options) else {
+            continue;
+        };
+        let name = path
+            .file_name()
+            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        let s = &prepared.scenario;
+        let shape = prepared.program.shape();
+        let from_btcpp = std::fs::read_to_string(&path)
+            .is_ok_and(|text| text.contains(".xml\"") && text.contains("btcpp"));
+        btcpp += usize::from(from_btcpp);
+        let xml = match export::btcpp(shape, "Main") {
+            Ok(xml) => xml,
+            Err(nodes) => {
+                assert!(!nodes.is_empty());
+                assert!(
+                    !from_btcpp,
+                    "{name}: a BT.CPP tree that cannot be written back: {}",
+                    nodes[0]
+                );
+                refused += 1;
+                continue;
+            }
+        };
+        let catalog = leaves::builtin(&s.keys, &s.events);
+        let load_options = LoadOptions {
+            stub_unknown: s.stub_unknown,
+            compat: s.compat,
+            stub_status: s.stub_status.unwrap_or_default(),
+            ..LoadOptions::default()
+        };
+        let load = load_str("export.xml", &xml, &catalog, &load_options);
+        let loaded = load.loaded.unwrap_or_else(|| {
+            panic!(
+                "{name}: the export does not load:\n{}\n{xml}",
+                load.diagnostics.render(&load.map, false)
+            )
+        });
+        assert_eq!(
+            loaded.shape.behavior_hash(),
+            shape.behavior_hash(),
+            "{name}: the export loads as another shape:\n{xml}"
+        );
+        // Names too, which the hash leaves out (the root's is its tree's).
+        for i in 1..shape.len() as u32 {
+            let node = treebeard_shape::NodeIdx::new(i);
+            assert_eq!(
+                loaded.shape.node(node).name,
+                shape.node(node).name,
+                "{name}: item {i}'s name"
+            );
+        }
+        written += 1;
+    }
+    eprintln!(
+        "{written} trees written and loaded back ({btcpp} from BT.CPP files), {refused} refused"
+    );
+    assert!(btcpp >= 10, "the corpus has BT.CPP trees ({btcpp})");
+    assert!(
+        written >= btcpp && refused > 0,
+        "{written} written, {refused} refused"
+    );
+}
