@@ -1243,7 +1243,7 @@ fn nodes_lists_every_decider_and_built_in_leaf() {
     for line in [
         "  WaitTicks  Action    (ticks: input int)  runs `ticks` ticks, then succeeds",
         "  Statuses   Action    (statuses: string) [persistent]  ",
-        "  Deferred   Deferred  (name: string = \"\", ticks: int = -1, outcome: one of success|failure = \"success\")  ",
+        "  Deferred   Deferred  (label: string = \"\", ticks: int = -1, outcome: one of success|failure = \"success\")  ",
         "  Condition  Condition (test: string)  ",
     ] {
         assert!(leaves.contains(line), "{line:?} in\n{text}");
@@ -1328,7 +1328,7 @@ fn nodes_json_has_the_expected_fields() {
     assert_eq!(
         deferred["params"],
         serde_json::json!([
-            {"name": "name", "type": "string", "default": "\"\""},
+            {"name": "label", "type": "string", "default": "\"\""},
             {"name": "ticks", "type": "int", "default": "-1"},
             {"name": "outcome", "type": "one of success|failure", "default": "\"success\""},
         ])

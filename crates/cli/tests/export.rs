@@ -69,7 +69,7 @@ fn a_ron_tree_exports_as_bt_cpp_xml_that_checks_clean() {
 }
 
 #[test]
-fn a_node_bt_cpp_lacks_is_a_located_error() {
+fn treebeard_s_own_kinds_are_written_as_treebeard_elements_that_load_back() {
     let dir = TempDir::new("export-cooldown");
     std::fs::write(
         dir.path("rest.ron"),
@@ -81,19 +81,47 @@ fn a_node_bt_cpp_lacks_is_a_located_error() {
 "#,
     )
     .expect("writable");
-    let (code, stdout, stderr) = tb(dir.root(), &["export", "--btcpp", "rest.ron"]);
+    let (code, xml, stderr) = tb(
+        dir.root(),
+        &["export", "--btcpp", "rest.ron", "-o", "rest.xml"],
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(xml.is_empty());
+    let xml = std::fs::read_to_string(dir.path("rest.xml")).expect("written");
+    for line in [
+        r#"<treebeard.Cooldown name="breather" seconds="2000ms">"#,
+        r#"</treebeard.Cooldown>"#,
+        r#"<Decorator ID="treebeard.Cooldown">"#,
+        r#"<input_port name="seconds" type="double"/>"#,
+    ] {
+        assert!(xml.contains(line), "{line} in\n{xml}");
+    }
+    let (code, _, stderr) = tb(dir.root(), &["check", "rest.xml"]);
+    assert_eq!(code, 0, "the export loads: {stderr}");
+}
+
+#[test]
+fn a_tree_bt_cpp_cannot_express_is_a_located_error() {
+    let dir = TempDir::new("export-memory");
+    std::fs::write(
+        dir.path("alert.json"),
+        r#"{
+  "variables": [{"name": "Alert"}],
+  "trees": [{"name": "alert", "root": {"type": "AssertCondition", "name": "calm", "params": {"condition": "!Alert"}}}]
+}
+"#,
+    )
+    .expect("writable");
+    let (code, stdout, stderr) = tb(dir.root(), &["export", "--btcpp", "alert.json"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stdout.is_empty());
+    assert!(stderr.contains("error: `calm` (alert.json:3:"), "{stderr}");
     assert!(
-        stderr.contains("error: `root/breather` (rest.ron:2:"),
+        stderr.contains("the tree declares variables, timestamps or stimuli (MBT's memory), which BehaviorTree.CPP lacks"),
         "{stderr}"
     );
     assert!(
-        stderr.contains("Cooldown has no BehaviorTree.CPP element"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("rest.ron cannot be written as BehaviorTree.CPP XML (1 node)"),
+        stderr.contains("alert.json cannot be written as BehaviorTree.CPP XML (1 node)"),
         "{stderr}"
     );
 }

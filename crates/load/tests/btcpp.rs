@@ -495,3 +495,42 @@ fn files_without_trees() {
     );
     assert!(l.doc.is_none());
 }
+
+#[test]
+fn btcpp_treebeard_elements_are_treebeard_s_own_kinds_with_their_parameters() {
+    // As `treebeard export --btcpp` writes the kinds BT.CPP lacks: the
+    // attributes are the kind's parameters, as written.
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Sequence>
+      <treebeard.Cooldown name="breather" seconds="2000ms"> <A/> </treebeard.Cooldown>
+      <treebeard.Loop count="2" again="false"> <A/> </treebeard.Loop>
+      <treebeard.Nope/>
+      <treebeard.Condition/>
+      <treebeard.Coldown seconds="1s"> <A/> </treebeard.Coldown>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert_eq!(
+        l.diags(),
+        [
+            "error 6:8 `treebeard.Nope` is not one of treebeard's node kinds",
+            "error 7:8 `treebeard.Condition` is not one of treebeard's node kinds",
+            "error 8:8 `treebeard.Coldown` is not one of treebeard's node kinds",
+        ]
+    );
+    assert_eq!(
+        l.diags.items()[2].help.as_deref(),
+        Some("did you mean `treebeard.Cooldown`?")
+    );
+    let root = &l.tree("T").root;
+    assert_eq!(
+        l.outline(&root.children[0]),
+        "Cooldown#breather[seconds=2000ms](A)"
+    );
+    assert_eq!(
+        l.outline(&root.children[1]),
+        "Loop[count=2, again=false](A)"
+    );
+}

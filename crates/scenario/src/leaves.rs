@@ -10,7 +10,7 @@
 //! | `Condition` | condition | `test` | `key`, `!key`, or `key OP operand` with `OP` one of `== != < <= > >=` and `operand` a number, `true`, `false`, `'text'` or `{key}` |
 //! | `Set` | action | `key`, `value` | sets the key (written `key` or, as a BT.CPP output port, `{key}`) to the value (a literal, or `{key}`), succeeds |
 //! | `Chance` | condition | `percent` | succeeds with that chance, decided by the scenario's seed, the agent, the tick and the node |
-//! | `Deferred` | deferred | `name` = "" (a label), `ticks` = -1, `outcome` = success | a game-system action: the scenario's script completes it, or it completes by itself `ticks` ticks after its launch |
+//! | `Deferred` | deferred | `label` = "" (a label), `ticks` = -1, `outcome` = success | a game-system action: the scenario's script completes it, or it completes by itself `ticks` ticks after its launch |
 //! | `WaitEvent` | action | `event` | runs until the named event is sent to the agent, then succeeds (an event hook) |
 //! | `Score` | decide | `test` = "", `score` = "1", `block` = 0, `stimulus` = "" | a Spore Decide: `score` (a number or `{key}`) when `test` holds (no test: always), else 0; its decider block is `block`, or, with a `stimulus`, that stimulus's datum, and it scores 0 while the stimulus is not active |
 //!
@@ -392,10 +392,10 @@ pub fn builtin(keys: &[FieldDecl], events: &[String]) -> Leaves<Agent> {
         .param("percent", ParamType::Int)
         .rust_fn("chance")
         .describe("succeeds with the given chance, by seed, agent, tick and node");
-    // `name` labels the action; optional, since BT.CPP XML reads `name`
-    // as the node's name.
+    // `label` labels the action (not `name`, which BT.CPP XML reads as the
+    // node's name); optional.
     l.deferred("Deferred")
-        .with(ParamSpec::new("name", ParamType::Str).default(""))
+        .with(ParamSpec::new("label", ParamType::Str).default(""))
         .with(ParamSpec::new("ticks", ParamType::Int).default(-1))
         .with(
             ParamSpec::new("outcome", ParamType::enumeration(&["success", "failure"]))

@@ -38,6 +38,7 @@ fn every_tree_bt_cpp_can_express_round_trips_through_its_xml() {
                     "{name}: a BT.CPP tree that cannot be written back: {}",
                     nodes[0]
                 );
+                eprintln!("{name}: {}", nodes[0]);
                 refused += 1;
                 continue;
             }

@@ -1278,7 +1278,7 @@ const SEEDS: &[(&str, &str)] = &[
     tree: (type: "PrioritySelector", name: "guard", children: [
         (type: "Condition", params: {"test": "alarm"}),
         (type: "Sequence", name: "work", children: [
-            (type: "Deferred", name: "dig", params: {"name": "dig", "ticks": 2}),
+            (type: "Deferred", name: "dig", params: {"label": "dig", "ticks": 2}),
             (type: "Statuses", params: {"statuses": "R S"}),
             (type: "Set", params: {"key": "hunger", "value": "{level}"}),
             (type: "WaitEvent", params: {"event": "noise"}),

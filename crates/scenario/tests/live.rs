@@ -14,7 +14,7 @@ fn prepared(tree: &str) -> Prepared {
 
 const PATROL: &str = r#"(type: "Sequence", name: "patrol", children: [
     (type: "Succeed", name: "look"),
-    (type: "Deferred", name: "go", params: {"name": "go", "ticks": 4}),
+    (type: "Deferred", name: "go", params: {"label": "go", "ticks": 4}),
     (type: "WaitTicks", name: "rest", params: {"ticks": 100}),
 ])"#;
 
@@ -22,7 +22,7 @@ const PATROL: &str = r#"(type: "Sequence", name: "patrol", children: [
 const LISTENING: &str = r#"(type: "Sequence", name: "patrol", children: [
     (type: "Succeed", name: "look"),
     (type: "Succeed", name: "listen"),
-    (type: "Deferred", name: "go", params: {"name": "go", "ticks": 4}),
+    (type: "Deferred", name: "go", params: {"label": "go", "ticks": 4}),
     (type: "WaitTicks", name: "rest", params: {"ticks": 100}),
 ])"#;
 

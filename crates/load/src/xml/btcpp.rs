@@ -39,6 +39,9 @@
 //! AssertScript. `Delay`, `Switch2` to `Switch6` and `TryCatch` are
 //! compositions of treebeard's nodes, expanded after the tree is read
 //! (`super::expand`).
+//! `<treebeard.Kind ...>` is treebeard's own kind `Kind`, its attributes
+//! its parameters as written: how `treebeard export --btcpp`
+//! ([`super::export`]) writes the kinds BT.CPP lacks.
 //! Scripts run as treebeard's script language, whose `:=` creates the
 //! entry it assigns as BT.CPP's does; `@key` reads as `key` (rewritten to
 //! ` key`, the same length, so that error columns stay those of the file).
@@ -395,8 +398,11 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
         _ => (tag, r.tag_span(element)),
     };
     let subtree = tag == "SubTree" && id.is_some();
+    let native = tag.strip_prefix(NATIVE);
     let (what, mut policy) = if subtree {
         (What::SubTree(id.map_or("", |id| id.value()).into()), None)
+    } else if let Some(name) = native {
+        (native_kind(r, element, name), None)
     } else {
         super::what(NODES, written)
     };
@@ -405,6 +411,8 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
     // Configured kinds, and the built-ins expanded into treebeard's nodes,
     // take their ports as parameters.
     let built_in = match decl.what {
+        // treebeard's own kinds take their parameters by name, as written.
+        _ if native.is_some() => None,
         What::Decider(kind, _) if kind.layout() == Layout::Configured => Some(kind),
         What::Decider(kind, _) if !ports(written).is_empty() => Some(kind),
         _ => None,
@@ -513,6 +521,34 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
         decl.what = What::Decider(Kind::Concurrent, Some(p));
     }
     decl
+}
+
+/// The prefix of the elements that are treebeard's own kinds, which
+/// BT.CPP lacks (`<treebeard.Cooldown seconds="2">`), as `treebeard export
+/// --btcpp` writes them; their attributes are their parameters.
+pub(super) const NATIVE: &str = "treebeard.";
+
+/// The kind of the element `<treebeard.{name}>`: one of treebeard's
+/// deciders (a leaf is written as a leaf); an error otherwise.
+fn native_kind(r: &mut Reader, element: Node, name: &str) -> What {
+    match Kind::from_name(name).filter(|k| k.is_decider()) {
+        Some(kind) => What::Decider(kind, None),
+        None => {
+            let mut d = Diagnostic::error(format!(
+                "`{NATIVE}{name}` is not one of treebeard's node kinds"
+            ))
+            .at(r.tag_span(element));
+            let deciders = Kind::ALL
+                .iter()
+                .filter(|k| k.is_decider())
+                .map(|k| k.name());
+            if let Some(s) = suggest(name, deciders) {
+                d = d.help(format!("did you mean `{NATIVE}{s}`?"));
+            }
+            r.diags.push(d);
+            What::Unsupported("an unknown treebeard kind")
+        }
+    }
 }
 
 /// A port's value as treebeard reads it: `{=}` is the entry of the port's

@@ -11,14 +11,18 @@
 //! ports with their types. Loading the file back gives the same shape (the
 //! same [`Shape::behavior_hash`]).
 //!
-//! Kinds BT.CPP has no element for (Spore's groups, crowd gates and teams,
-//! monitors, scopes, MBT's memory nodes, treebeard's own `Repeat`, ...)
-//! and trees with MBT variables, timestamps or stimuli cannot be written:
-//! [`btcpp`] names every such node.
+//! Kinds BT.CPP has no element for (`Cooldown`, Spore's groups, crowd
+//! gates and teams, monitors, MBT's nodes, treebeard's own `Repeat`, ...)
+//! are written as `<treebeard.Kind>` elements with their parameters as
+//! attributes, which the reader reads back, and declared in the model for
+//! Groot2. What cannot be written (a tree with MBT variables, timestamps or
+//! stimuli, a scope's hook, a leaf parameter named `name` or `ID` that is
+//! not empty) [`btcpp`] names, node by node.
 
+use super::btcpp::NATIVE;
 use std::fmt::{self, Write};
 use treebeard_shape::params::{ENTRY_REF, FIELD_REF};
-use treebeard_shape::{FieldType, ImportParam, Kind, NodeIdx, ParamType, Shape};
+use treebeard_shape::{FieldType, ImportParam, Kind, KindParamType, NodeIdx, ParamType, Shape};
 
 /// A node [`btcpp`] cannot write, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,6 +53,7 @@ pub fn btcpp(shape: &Shape, name: &str) -> Result<String, Vec<Unwritable>> {
         paths: shape.paths(),
         out: String::new(),
         unwritable: Vec::new(),
+        natives: Vec::new(),
     };
     if !shape.variables().is_empty()
         || !shape.timestamps().is_empty()
@@ -85,6 +90,8 @@ struct Writer<'s> {
     paths: Vec<String>,
     out: String,
     unwritable: Vec<Unwritable>,
+    /// treebeard's own kinds written (`<treebeard.Kind>`), for the model.
+    natives: Vec<Kind>,
 }
 
 impl Writer<'_> {
@@ -105,6 +112,9 @@ impl Writer<'_> {
                 return;
             }
         };
+        if element.starts_with(NATIVE) && !self.natives.contains(&kind) {
+            self.natives.push(kind);
+        }
         if !info.name.is_empty() {
             attrs.insert(0, ("name".into(), info.name.to_string()));
         }
@@ -179,10 +189,11 @@ impl Writer<'_> {
                     (Kind::Loop, false) if count == 0 => {
                         return Ok("KeepRunningUntilFailure".into());
                     }
+                    // One run a tick: BT.CPP's loops run every cycle
+                    // within the tick.
                     _ => {
-                        return Err(format!(
-                            "a {kind} that runs its child once per tick has no BehaviorTree.CPP element (its loops run every cycle within the tick)"
-                        ));
+                        self.native_params(node, kind, attrs)?;
+                        return Ok(format!("{NATIVE}{}", kind.name()));
                     }
                 };
                 let count = if count == 0 {
@@ -214,7 +225,7 @@ impl Writer<'_> {
                 attrs.push(("else".into(), "FAILURE".into()));
                 "Precondition"
             }
-            Kind::Condition | Kind::Action | Kind::Deferred => {
+            Kind::Condition | Kind::Action | Kind::Deferred | Kind::Decide => {
                 let Some(import) = shape.import(node) else {
                     return Err("a leaf without an import".into());
                 };
@@ -242,12 +253,42 @@ impl Writer<'_> {
                 return Ok(format!("{element} ID=\"{}\"", escape(&import.name)));
             }
             other => {
-                return Err(format!(
-                    "{other} has no BehaviorTree.CPP element; the tree cannot be written as BehaviorTree.CPP XML"
-                ));
+                self.native_params(node, other, attrs)?;
+                return Ok(format!("{NATIVE}{}", other.name()));
             }
         };
         Ok(element.into())
+    }
+
+    /// The parameters of treebeard's own kind `kind` at `node`, by name,
+    /// as tree files write them.
+    fn native_params(
+        &self,
+        node: NodeIdx,
+        kind: Kind,
+        attrs: &mut Vec<(String, String)>,
+    ) -> Result<(), String> {
+        let shape = self.shape;
+        let names = |v: Vec<&str>| v.into_iter().map(Box::from).collect::<Vec<Box<str>>>();
+        let timestamps = names(shape.timestamps().iter().map(|t| &*t.name).collect());
+        let stimuli = names(shape.stimuli().iter().map(|s| &*s.name).collect());
+        for (p, &w) in kind.params().iter().zip(shape.params(node)) {
+            let value = if p.ty.is_script() {
+                let script = shape
+                    .scripts()
+                    .get(w as usize)
+                    .ok_or("a script the shape lacks")?;
+                script.source.to_string()
+            } else if p.ty == KindParamType::Hook {
+                return Err(format!(
+                    "a {kind}'s hook has no BehaviorTree.CPP form yet; the tree cannot be written as BehaviorTree.CPP XML"
+                ));
+            } else {
+                self.value(&p.ty.written_as(shape.events(), &timestamps, &stimuli), w)?
+            };
+            attrs.push((p.name.to_owned(), value));
+        }
+        Ok(())
     }
 
     /// A leaf parameter's word as the text of its port.
@@ -324,6 +365,28 @@ impl Writer<'_> {
                 }
                 let _ = writeln!(models, "    </{element}>");
             }
+        }
+        // treebeard's own kinds, so that Groot2 shows their parameters.
+        for &kind in &self.natives {
+            let element = match kind.children().1 {
+                0 => "Action",
+                1 => "Decorator",
+                _ => "Control",
+            };
+            let _ = writeln!(models, "    <{element} ID=\"{NATIVE}{}\">", kind.name());
+            for p in kind.params() {
+                let ty = if p.ty.is_script() {
+                    ParamType::Str
+                } else {
+                    p.ty.written_as(&[], &[], &[])
+                };
+                let port = ImportParam {
+                    name: p.name.into(),
+                    ty,
+                };
+                let _ = writeln!(models, "      {}", port_model(&port));
+            }
+            let _ = writeln!(models, "    </{element}>");
         }
         if !models.is_empty() {
             let _ = writeln!(self.out, "  <TreeNodesModel>");
