@@ -21,13 +21,9 @@ pub struct CompileArgs {
 /// warnings with their paths and locations (errors with `strict`). Exit
 /// codes as `check`'s.
 pub fn run(file: &Path, load: &treebeard_load::Load, color: bool, args: &CompileArgs) -> ExitCode {
-    eprint!("{}", load.diagnostics.render(&load.map, color));
-    let Some(loaded) = &load.loaded else {
-        return if load.map.files().is_empty() {
-            ExitCode::from(2)
-        } else {
-            ExitCode::from(1)
-        };
+    let loaded = match crate::loaded(load, color) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
     };
     let name = args.name.clone().unwrap_or_else(|| {
         file.file_stem()

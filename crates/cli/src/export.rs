@@ -18,13 +18,9 @@ pub struct ExportArgs {
 /// cannot express is an error with its path and location; exit codes as
 /// `check`'s.
 pub fn run(file: &Path, load: &treebeard_load::Load, color: bool, args: &ExportArgs) -> ExitCode {
-    eprint!("{}", load.diagnostics.render(&load.map, color));
-    let Some(loaded) = &load.loaded else {
-        return if load.map.files().is_empty() {
-            ExitCode::from(2)
-        } else {
-            ExitCode::from(1)
-        };
+    let loaded = match crate::loaded(load, color) {
+        Ok(loaded) => loaded,
+        Err(code) => return code,
     };
     let name = args.name.as_deref().unwrap_or(&loaded.main);
     let xml = match export::btcpp(&loaded.shape, name) {

@@ -413,6 +413,17 @@ pub(crate) fn out(text: impl std::fmt::Display) {
 }
 
 /// Loads one tree file against the built-in leaves.
+/// Prints a load's diagnostics; the loaded tree, or the exit code of a
+/// load that failed (2 when no file could be read, else 1).
+fn loaded(load: &Load, color: bool) -> Result<&treebeard_load::Loaded, ExitCode> {
+    eprint!("{}", load.diagnostics.render(&load.map, color));
+    match &load.loaded {
+        Some(loaded) => Ok(loaded),
+        None if load.map.files().is_empty() => Err(ExitCode::from(2)),
+        None => Err(ExitCode::from(1)),
+    }
+}
+
 fn load(file: &Path, tree: &TreeArgs) -> Load {
     let leaves = builtin_leaves();
     let mut loader = Loader::new(&leaves, tree.options(file));

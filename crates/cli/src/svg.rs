@@ -11,6 +11,7 @@
 
 use crate::dot::{Look, label};
 use std::fmt::Write;
+use treebeard_load::xml::export::escape;
 use treebeard_shape::{NodeIdx, Shape};
 use treebeard_vm::NodeState;
 
@@ -295,21 +296,6 @@ pub fn draw(shape: &Shape, name: &str, layout: &Layout, overlay: Option<&Overlay
         out.push_str("</g>\n");
     }
     out.push_str("</svg>\n");
-    out
-}
-
-/// `text` for SVG character data and attribute values.
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            c => out.push(c),
-        }
-    }
     out
 }
 

@@ -5,23 +5,7 @@
 
 mod common;
 
-use common::TempDir;
-use std::process::Command;
-
-/// `treebeard --color never ARGS` in `dir`: exit code, stdout, stderr.
-fn tb(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_treebeard"))
-        .args(["--color", "never"])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().expect("an exit code, not a signal"),
-        String::from_utf8(out.stdout).expect("UTF-8 stdout"),
-        String::from_utf8(out.stderr).expect("UTF-8 stderr"),
-    )
-}
+use common::{TempDir, tb_in as tb};
 
 /// A sequence of the built-in leaves: every node compiles.
 const STATIC: &str = r#"(type: "Sequence", name: "root", children: [

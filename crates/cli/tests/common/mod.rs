@@ -109,3 +109,18 @@ pub fn raw_in(dir: &Path, args: &[&str]) -> Out {
         stderr: String::from_utf8(out.stderr).expect("UTF-8 stderr"),
     }
 }
+
+/// `treebeard --color never ARGS` in `dir`: exit code, stdout, stderr.
+pub fn tb_in(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_treebeard"))
+        .args(["--color", "never"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().expect("an exit code, not a signal"),
+        String::from_utf8(out.stdout).expect("UTF-8 stdout"),
+        String::from_utf8(out.stderr).expect("UTF-8 stderr"),
+    )
+}

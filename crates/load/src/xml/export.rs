@@ -421,8 +421,10 @@ fn msec(seconds: u64) -> String {
     (f64::from_bits(seconds) * 1000.0).to_string()
 }
 
-/// `text` escaped for an XML attribute.
-fn escape(text: &str) -> String {
+/// `text` escaped for XML character data or an attribute value (line
+/// breaks and tabs too, which an attribute would otherwise turn into
+/// spaces).
+pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
