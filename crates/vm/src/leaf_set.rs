@@ -144,9 +144,10 @@ impl<'a> LeafParam<'a> for &'a str {
 
 /// An input parameter of a leaf-set leaf (a port): a literal, a blackboard
 /// field, or one of the tree's own entries (BehaviorTree.CPP's `{key}`,
-/// which the tree's scripts create), read as a `T` when the leaf wants it.
-/// It declares the parameter as [`ParamType::Input`] of `T`'s field type,
-/// so that the compiler checks what the tree passes:
+/// which the tree's scripts create), read as a `T` (`i64`, `f64`, `bool`:
+/// [`In::read`]; `&str`: [`In::read_str`]) when the leaf wants it. It
+/// declares the parameter as [`ParamType::Input`] of `T`'s field type, so
+/// that the compiler checks what the tree passes:
 ///
 /// ```
 /// use treebeard_vm::{Args, In, leaf_set};
@@ -163,11 +164,30 @@ impl<'a> LeafParam<'a> for &'a str {
 ///     g.ammo >= rounds.read(g)
 /// }
 ///
+/// fn shout(g: &Guard, _: &Args<'_>, words: In<'_, &str>) -> bool {
+///     words.read_str(g) == "halt!"
+/// }
+///
 /// leaf_set! {
 ///     pub struct GuardLeaves for Guard {
 ///         condition "ammo_at_least" => ammo_at_least(rounds: In<'_, i64>);
+///         condition "shout" => shout(words: In<'_, &str>);
 ///     }
 /// }
+///
+/// use treebeard_shape::tree::{cond, sequence};
+/// let mut leaves = GuardLeaves::leaves();
+/// leaves.blackboard(); // the fields `{ammo}` names
+/// let tree = sequence([
+///     cond("ammo_at_least").arg("rounds", "{ammo}"),
+///     cond("shout").arg("words", "halt!"),
+/// ]);
+/// let program = leaves.compile(&tree).map_err(|e| e.to_string())?;
+/// # let mut actor = treebeard_vm::Actor::for_shape(program.shape());
+/// # let status = treebeard_vm::Interpreter::new().tick(&program, &Default::default(),
+/// #     treebeard_vm::AgentId(0), &mut actor.as_mut(), &mut Guard { ammo: 3 }, &mut Vec::new());
+/// # assert_eq!(status, treebeard_vm::Status::Success);
+/// # Ok::<(), String>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct In<'a, T> {
@@ -192,6 +212,33 @@ impl<T: InputType> In<'_, T> {
     }
 }
 
+impl<'a> In<'a, &'a str> {
+    /// The text: the literal, the entry's text when the leaf was called,
+    /// or the field's in `bb` (empty for a field of another type, which
+    /// the compiler refuses).
+    #[inline]
+    pub fn read_str<'b, B: Blackboard>(&self, bb: &'b B) -> &'b str
+    where
+        'a: 'b,
+    {
+        match self.input.read(bb, FieldType::Str) {
+            Value::Str(text) => text,
+            _ => "",
+        }
+    }
+}
+
+impl<'a, T> In<'a, T> {
+    /// The input parameter `word` of a leaf called with `args`.
+    #[inline(always)]
+    fn of_word(word: u64, args: &Args<'a>) -> In<'a, T> {
+        In {
+            input: Input::of(word, args.table, args.strings, args.entries),
+            ty: PhantomData,
+        }
+    }
+}
+
 impl<'a, T: InputType> LeafParam<'a> for In<'a, T> {
     fn param_type() -> ParamType {
         ParamType::Input(T::FIELD)
@@ -199,10 +246,18 @@ impl<'a, T: InputType> LeafParam<'a> for In<'a, T> {
 
     #[inline(always)]
     fn from_word(word: u64, args: &Args<'a>) -> In<'a, T> {
-        In {
-            input: Input::of(word, args.table, args.strings, args.entries),
-            ty: PhantomData,
-        }
+        In::of_word(word, args)
+    }
+}
+
+impl<'a> LeafParam<'a> for In<'a, &'a str> {
+    fn param_type() -> ParamType {
+        ParamType::Input(FieldType::Str)
+    }
+
+    #[inline(always)]
+    fn from_word(word: u64, args: &Args<'a>) -> In<'a, &'a str> {
+        In::of_word(word, args)
     }
 }
 
