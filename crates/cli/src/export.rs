@@ -14,8 +14,8 @@ pub struct ExportArgs {
     pub name: Option<String>,
 }
 
-/// Loads `file` (see `load`) and writes it as BT.CPP XML. A node BT.CPP
-/// cannot express is an error with its path and location; exit codes as
+/// Loads `file` (see `load`) and writes it as BT.CPP XML. What the XML
+/// cannot hold is an error with its path and location; exit codes as
 /// `check`'s.
 pub fn run(file: &Path, load: &treebeard_load::Load, color: bool, args: &ExportArgs) -> ExitCode {
     let loaded = match crate::loaded(load, color) {

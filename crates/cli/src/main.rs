@@ -140,10 +140,12 @@ enum Command {
         strict: bool,
     },
     /// Write a tree file of any dialect as BehaviorTree.CPP v4 XML, with a
-    /// TreeNodesModel of its leaves' ports, for Groot2 and BT.CPP: one
+    /// TreeNodesModel of its nodes' ports, for Groot2 and BT.CPP: one
     /// tree, sub-trees inlined, nodes named as they were; loading it back
-    /// gives the same tree. A node BehaviorTree.CPP has no element for is
-    /// an error, with path and location.
+    /// gives the same tree. treebeard's kinds that BT.CPP lacks are written
+    /// as `<treebeard.Kind>` elements (docs/trees.md); what XML cannot
+    /// hold (MBT declarations, a scope's hook) is an error, with path and
+    /// location.
     #[command(after_help = EXIT_CODES)]
     Export {
         /// The tree file.
