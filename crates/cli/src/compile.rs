@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use treebeard_codegen::Generator;
+use treebeard_codegen::{Form, Generator};
 use treebeard_scenario::builtin_leaves;
 
 /// What to generate, besides the tree.
@@ -12,14 +12,16 @@ pub struct CompileArgs {
     pub rust: Option<PathBuf>,
     /// The compiled tree's name.
     pub name: Option<String>,
-    /// Fail when a node keeps the tree on the interpreter.
+    /// Fail unless the tree compiles straight (no node hosted on the
+    /// interpreter).
     pub strict: bool,
 }
 
 /// Loads `file` (see `load`), generates its code against the built-in
-/// leaves and writes it. Nodes that keep the tree on the interpreter are
-/// warnings with their paths and locations (errors with `strict`). Exit
-/// codes as `check`'s.
+/// leaves and writes it. The nodes the interpreter ticks for a hosted tree
+/// (or that keep a tree on the interpreter) are notes (warnings) with their
+/// paths and locations; with `strict`, errors, unless the tree compiles
+/// straight. Exit codes as `check`'s.
 pub fn run(file: &Path, load: &treebeard_load::Load, color: bool, args: &CompileArgs) -> ExitCode {
     let loaded = match crate::loaded(load, color) {
         Ok(loaded) => loaded,
@@ -42,14 +44,27 @@ pub fn run(file: &Path, load: &treebeard_load::Load, color: bool, args: &Compile
             return ExitCode::from(1);
         }
     };
-    let level = if args.strict { "error" } else { "warning" };
-    for u in generated.uncompiled() {
-        eprintln!("{level}: {u}");
+    let straight = generated.form() == Form::Straight;
+    let (hosted, uncompiled) = if args.strict {
+        ("error", "error")
+    } else {
+        ("note", "warning")
+    };
+    for u in generated.interpreted_nodes() {
+        eprintln!("{hosted}: {u}");
     }
-    if args.strict && !generated.is_compiled() {
+    for u in generated.uncompiled() {
+        eprintln!("{uncompiled}: {u}");
+    }
+    if args.strict && !straight {
         eprintln!(
-            "error: {} does not compile; without `--strict` its code runs it on the interpreter",
-            file.display()
+            "error: {} does not compile straight; without `--strict` its code runs {}",
+            file.display(),
+            if generated.is_compiled() {
+                "hosted on the interpreter's tick, which ticks the nodes above"
+            } else {
+                "it on the interpreter"
+            }
         );
         return ExitCode::from(1);
     }
@@ -60,10 +75,10 @@ pub fn run(file: &Path, load: &treebeard_load::Load, color: bool, args: &Compile
                 eprintln!("error: cannot write {}: {e}", path.display());
                 return ExitCode::from(2);
             }
-            let how = if generated.is_compiled() {
-                "compiled"
-            } else {
-                "runs on the interpreter"
+            let how = match generated.form() {
+                Form::Straight => "compiled",
+                Form::Hosted => "compiled, hosted on the interpreter's tick",
+                _ => "runs on the interpreter",
             };
             eprintln!("{}: {how}, written to {}", file.display(), path.display());
         }

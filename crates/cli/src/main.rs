@@ -121,8 +121,9 @@ enum Command {
     /// Generate a tree's Rust code, a compiled tree (docs/engines.md),
     /// against the built-in leaves: `include!` it in a crate that depends
     /// on `treebeard-scenario` and `treebeard-vm`, and link it with
-    /// `Program::with_compiled`. Nodes that keep the tree on the
-    /// interpreter are warnings, with path and location.
+    /// `Program::with_compiled`. A tree with nodes whose behaviour is data
+    /// at run time compiles hosted on the interpreter's tick, which ticks
+    /// those nodes: they are notes, with path and location.
     #[command(after_help = EXIT_CODES)]
     Compile {
         /// The tree file.
@@ -135,7 +136,8 @@ enum Command {
         /// The compiled tree's name [default: the file's stem].
         #[arg(long)]
         name: Option<String>,
-        /// Fail (exit 1) when a node keeps the tree on the interpreter.
+        /// Fail (exit 1) unless the tree compiles straight: no node hosted
+        /// on the interpreter's tick.
         #[arg(long)]
         strict: bool,
     },

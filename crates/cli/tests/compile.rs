@@ -66,23 +66,30 @@ fn a_static_tree_compiles_to_stdout_or_a_file() {
 }
 
 #[test]
-fn nodes_that_do_not_compile_are_located_warnings_or_errors_with_strict() {
+fn hosted_nodes_are_located_notes_or_errors_with_strict() {
     let dir = TempDir::new("compile-parallel");
     std::fs::write(dir.path("both.ron"), PARALLEL).expect("writable");
     let (code, stdout, stderr) = tb(dir.root(), &["compile", "both.ron"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stderr.contains("warning: `root/both` (item 1, both.ron:2:"),
+        stderr.contains("note: `root/both` (item 1, both.ron:2:"),
         "{stderr}"
     );
-    assert!(stderr.contains("is not compiled yet"), "{stderr}");
-    assert!(stdout.contains("CompiledTree::interpreted("), "{stdout}");
+    assert!(
+        stderr.contains("the interpreter ticks this ParallelAll and its sub-tree"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("CompiledTree::hosted("), "{stdout}");
+    treebeard_testkit::compiled::assert_rustfmt_clean(&stdout);
 
     let (code, stdout, stderr) = tb(dir.root(), &["compile", "both.ron", "--strict"]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stdout.is_empty());
     assert!(stderr.contains("error: `root/both`"), "{stderr}");
-    assert!(stderr.contains("both.ron does not compile"), "{stderr}");
+    assert!(
+        stderr.contains("both.ron does not compile straight"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -30,13 +30,19 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Which kinds compile is [`Kind::compiles`]: the static deciders, the
-//! constant statuses (`AlwaysSuccess`, `AlwaysFailure`), the leaves, and
-//! the nodes of the agent's memory (scripts, time tests, events, stimuli),
-//! which call the runtime's helpers. A
-//! tree with another kind is generated as a `CompiledTree::interpreted`
-//! that names the nodes, and runs on the interpreter; so is a tree whose
-//! leaves were not declared in a leaf set.
+//! A tree compiles in one of two [`Form`]s. A tree of the kinds that keep
+//! to one running leaf ([`Kind::compiles`]: the static deciders, the
+//! constant statuses, the leaves, waits, timeouts, cooldowns, loops, the
+//! async sequences and the nodes of the agent's memory) compiles
+//! *straight*: code with its own constant resume tables, at the
+//! hand-written machine's speed. A tree with a node whose behaviour is data
+//! at run time (a concurrent decider, a Spore group, a crowd's gate or
+//! team, a child-tree connector, a scope, a monitor) compiles *hosted*: its
+//! code walks the tree on the interpreter's tick, calls the leaves
+//! directly, and has the interpreter tick those nodes' sub-trees
+//! ([`Generated::interpreted_nodes`] names them). Only a tree whose leaves
+//! were not declared in a leaf set is generated as a
+//! `CompiledTree::interpreted` that says why, and runs on the interpreter.
 //!
 //! [`leaf_set!`]: treebeard_vm::leaf_set!
 //! [`Program::with_compiled`]: treebeard_vm::Program::with_compiled
@@ -59,6 +65,27 @@ pub struct Generator<'s> {
     blackboard: String,
     leaf_set: String,
     runtime: String,
+    /// Whether to generate the hosted form even for a tree that compiles
+    /// straight.
+    hosted: bool,
+}
+
+/// How a tree's generated code runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Form {
+    /// Straight code, with its own view of the actor and constant resume
+    /// tables: for trees whose kinds keep to one running leaf
+    /// ([`Kind::compiles`]).
+    Straight,
+    /// Code that walks the tree on the interpreter's tick, in place of its
+    /// loop: the static deciders are Rust's control flow, the leaves are
+    /// called directly, and the interpreter ticks the sub-trees of the
+    /// other nodes ([`Generated::interpreted_nodes`]).
+    Hosted,
+    /// No code for the tree: it runs on the interpreter
+    /// ([`Generated::uncompiled`] says why).
+    Interpreted,
 }
 
 /// A node that keeps its tree on the interpreter, and why.
@@ -88,7 +115,19 @@ impl fmt::Display for Uncompiled {
 #[derive(Clone, Debug)]
 pub struct Generated {
     source: String,
-    uncompiled: Vec<Uncompiled>,
+    plan: Plan,
+}
+
+/// What the generator makes of a tree: its form, and the nodes that decide
+/// it.
+#[derive(Clone, Debug)]
+pub(crate) struct Plan {
+    pub(crate) form: Form,
+    /// Why the tree runs on the interpreter (for [`Form::Interpreted`]).
+    pub(crate) uncompiled: Vec<Uncompiled>,
+    /// The nodes whose sub-trees the interpreter ticks (for
+    /// [`Form::Hosted`]).
+    pub(crate) interpreted: Vec<Uncompiled>,
 }
 
 impl Generated {
@@ -97,16 +136,27 @@ impl Generated {
         &self.source
     }
 
-    /// Whether the tree compiled; otherwise its code links a tree that
-    /// runs on the interpreter, for the reasons [`Generated::uncompiled`]
-    /// lists.
+    /// How the generated code runs.
+    pub fn form(&self) -> Form {
+        self.plan.form
+    }
+
+    /// Whether the tree compiled, straight or hosted; otherwise its code
+    /// links a tree that runs on the interpreter, for the reasons
+    /// [`Generated::uncompiled`] lists.
     pub fn is_compiled(&self) -> bool {
-        self.uncompiled.is_empty()
+        self.plan.form != Form::Interpreted
     }
 
     /// The nodes that keep the tree on the interpreter.
     pub fn uncompiled(&self) -> &[Uncompiled] {
-        &self.uncompiled
+        &self.plan.uncompiled
+    }
+
+    /// In a hosted tree, the nodes whose sub-trees the interpreter ticks
+    /// for the compiled code (their behaviour is data at run time).
+    pub fn interpreted_nodes(&self) -> &[Uncompiled] {
+        &self.plan.interpreted
     }
 }
 
@@ -156,7 +206,16 @@ impl<'s> Generator<'s> {
             blackboard: "crate::Blackboard".into(),
             leaf_set: "crate::Leaves".into(),
             runtime: "::treebeard::vm".into(),
+            hosted: false,
         }
+    }
+
+    /// Generates the hosted form even for a tree that compiles straight
+    /// (smaller code, at the interpreter's speed for the nodes it ticks;
+    /// the differential tests use it to run both forms).
+    pub fn hosted(mut self, hosted: bool) -> Self {
+        self.hosted = hosted;
+        self
     }
 
     /// The tree's name, as its compiled tree reports it (default `tree`).
@@ -188,36 +247,84 @@ impl<'s> Generator<'s> {
 
     /// The nodes that keep the tree on the interpreter.
     pub fn uncompiled(&self) -> Vec<Uncompiled> {
+        self.plan().uncompiled
+    }
+
+    /// The tree's form, and the nodes that decide it.
+    pub(crate) fn plan(&self) -> Plan {
         let shape = self.shape;
         let paths = shape.paths();
-        let mut out = Vec::new();
-        for i in 0..shape.len() as u32 {
-            let node = NodeIdx::new(i);
-            let kind = shape.kind(node);
-            let reason = if !kind.compiles() {
-                format!(
-                    "{kind} is not compiled yet (its behaviour is data at run time); the tree runs on the interpreter"
-                )
-            } else if matches!(kind, Kind::Condition | Kind::Action)
-                && shape
-                    .import(node)
-                    .is_none_or(|import| !self.rust_fns.contains_key(&import.name))
-            {
-                let name = shape.import(node).map_or("?", |i| &i.name);
-                format!(
-                    "the {kind} `{name}` has no function that compiled code can call; declare it in a `leaf_set!`"
-                )
-            } else {
-                continue;
-            };
-            out.push(Uncompiled {
-                node,
-                path: paths.get(i as usize).cloned().unwrap_or_default(),
-                location: shape.location(node),
-                reason,
+        let note = |node: NodeIdx, reason: String| Uncompiled {
+            node,
+            path: paths.get(node.index()).cloned().unwrap_or_default(),
+            location: shape.location(node),
+            reason,
+        };
+        let mut uncompiled = Vec::new();
+        let straight = !self.hosted
+            && (0..shape.len() as u32).all(|i| {
+                let node = NodeIdx::new(i);
+                shape.kind(node).compiles() && self.callable(node)
             });
+        let mut interpreted = Vec::new();
+        if !straight {
+            // The hosted walk: the nodes it runs itself, and the sub-trees
+            // of the others, which the interpreter ticks.
+            let mut i = 0;
+            while i < shape.len() as u32 {
+                let node = NodeIdx::new(i);
+                let kind = shape.kind(node);
+                if !self.callable(node) {
+                    let name = shape.import(node).map_or("?", |i| &i.name);
+                    interpreted.push(note(
+                        node,
+                        format!(
+                            "the {kind} `{name}` has no function that compiled code can call, and is called through the program's table (declare it in a `leaf_set!`)"
+                        ),
+                    ));
+                    i += 1;
+                } else if emit::hosts(kind) {
+                    i += 1;
+                } else if emit::hands_over(kind) {
+                    interpreted.push(note(
+                        node,
+                        format!("the interpreter ticks this {kind} and its sub-tree"),
+                    ));
+                    i = shape.subtree_end(node).get();
+                } else {
+                    uncompiled.push(note(
+                        node,
+                        format!(
+                            "a {kind} outside the nodes the interpreter ticks for compiled code; the tree runs on the interpreter"
+                        ),
+                    ));
+                    break;
+                }
+            }
         }
-        out
+        let form = if !uncompiled.is_empty() {
+            interpreted.clear();
+            Form::Interpreted
+        } else if straight {
+            Form::Straight
+        } else {
+            Form::Hosted
+        };
+        Plan {
+            form,
+            uncompiled,
+            interpreted,
+        }
+    }
+
+    /// Whether compiled code can call the node (not a condition or action
+    /// the leaf set did not declare).
+    pub(crate) fn callable(&self, node: NodeIdx) -> bool {
+        !matches!(self.shape.kind(node), Kind::Condition | Kind::Action)
+            || self
+                .shape
+                .import(node)
+                .is_some_and(|import| self.rust_fns.contains_key(&import.name))
     }
 
     /// Writes the code.
@@ -234,9 +341,9 @@ impl<'s> Generator<'s> {
                 });
             }
         }
-        let uncompiled = self.uncompiled();
-        let source = emit::source(self, &uncompiled);
-        Ok(Generated { source, uncompiled })
+        let plan = self.plan();
+        let source = emit::source(self, &plan);
+        Ok(Generated { source, plan })
     }
 }
 

@@ -6,12 +6,12 @@
 //! their agents before the next. A third run switches engine every few
 //! ticks and must end where the interpreter ends.
 
-use treebeard_compiled_tests::{CHILDREN, DEPTH, TREES};
+use treebeard_compiled_tests::{CHILDREN, DEPTH, HOSTED, TREES};
 use treebeard_shape::{Kind, NodeIdx};
 use treebeard_testkit::{Spec, World, answer_launches};
 use treebeard_vm::{
-    ActorLayout, Actors, AgentId, Completion, Engine, Frame, Interpreter, Program, Request,
-    RequestKind, Status,
+    ActorLayout, Actors, AgentId, CompiledTree, Completion, Engine, Frame, Interpreter, Program,
+    Request, RequestKind, Status,
 };
 
 const AGENTS: usize = 6;
@@ -101,65 +101,156 @@ impl Side {
     }
 }
 
-fn programs(seed: u64) -> (Program<World>, Program<World>) {
-    let interpreted = Spec::random_static(seed, DEPTH, CHILDREN).compile();
-    let compiled = interpreted
-        .clone()
-        .with_compiled(TREES[seed as usize]())
-        .unwrap_or_else(|e| panic!("tree {seed}: {e}"));
-    assert_eq!(compiled.engine(), Engine::Compiled);
-    assert_eq!(interpreted.engine(), Engine::Interpreted);
-    (interpreted, compiled)
+/// The random trees of one form: how a seed makes its tree, and the
+/// compiled trees the build script generated from them.
+#[derive(Clone, Copy)]
+struct Suite {
+    form: &'static str,
+    spec: fn(u64, usize, usize) -> Spec,
+    trees: &'static [fn() -> CompiledTree<World>],
 }
 
-#[test]
-fn every_generated_tree_ticks_as_the_interpreter_does() {
-    assert!(TREES.len() >= 200, "the suite covers at least 200 trees");
-    for seed in 0..TREES.len() as u64 {
-        let (interpreted, compiled) = programs(seed);
-        let mut a = Side::new(interpreted, seed);
-        let mut b = Side::new(compiled, seed);
-        let mut answers = Vec::new();
-        for tick in 0..TICKS {
-            let left = a.tick(tick, &answers);
-            let right = b.tick(tick, &answers);
-            for (agent, (x, y)) in left.iter().zip(&right).enumerate() {
-                assert_eq!(
-                    x,
-                    y,
-                    "tree {seed} ({:?}), tick {tick}, agent {agent}: interpreted (left) and compiled (right) differ",
-                    Spec::random_static(seed, DEPTH, CHILDREN)
-                );
+const STRAIGHT: Suite = Suite {
+    form: "straight",
+    spec: Spec::random_static,
+    trees: TREES,
+};
+
+const HOSTED_TREES: Suite = Suite {
+    form: "hosted",
+    spec: Spec::random,
+    trees: HOSTED,
+};
+
+impl Suite {
+    fn spec(self, seed: u64) -> Spec {
+        (self.spec)(seed, DEPTH, CHILDREN)
+    }
+
+    /// The tree of `seed` on the interpreter, and linked with its code.
+    fn programs(self, seed: u64) -> (Program<World>, Program<World>) {
+        let interpreted = self.spec(seed).compile();
+        let compiled = interpreted
+            .clone()
+            .with_compiled(self.trees[seed as usize]())
+            .unwrap_or_else(|e| panic!("{} tree {seed}: {e}", self.form));
+        assert_eq!(compiled.engine(), Engine::Compiled);
+        assert_eq!(interpreted.engine(), Engine::Interpreted);
+        (interpreted, compiled)
+    }
+
+    /// Every tree in lockstep on both engines, compared after every tick.
+    fn lockstep(self) {
+        assert!(
+            self.trees.len() >= 200,
+            "the suite covers at least 200 trees"
+        );
+        for seed in 0..self.trees.len() as u64 {
+            let (interpreted, compiled) = self.programs(seed);
+            let mut a = Side::new(interpreted, seed);
+            let mut b = Side::new(compiled, seed);
+            let mut answers = Vec::new();
+            for tick in 0..TICKS {
+                let left = a.tick(tick, &answers);
+                let right = b.tick(tick, &answers);
+                for (agent, (x, y)) in left.iter().zip(&right).enumerate() {
+                    assert_eq!(
+                        x,
+                        y,
+                        "{} tree {seed} ({:?}), tick {tick}, agent {agent}: interpreted (left) and compiled (right) differ",
+                        self.form,
+                        self.spec(seed)
+                    );
+                }
+                let requests: Vec<Request> = left.iter().flat_map(|x| x.requests.clone()).collect();
+                answer_launches(&requests, tick as usize, &mut answers);
             }
-            let requests: Vec<Request> = left.iter().flat_map(|x| x.requests.clone()).collect();
-            answer_launches(&requests, tick as usize, &mut answers);
+        }
+    }
+
+    /// Every third tree, switching engine every few ticks, ends where the
+    /// interpreter ends.
+    fn switching(self) {
+        for seed in (0..self.trees.len() as u64).step_by(3) {
+            let (interpreted, compiled) = self.programs(seed);
+            let mut a = Side::new(interpreted, seed);
+            let mut b = Side::new(compiled, seed);
+            let mut answers = Vec::new();
+            let k = 1 + seed % 4;
+            let mut last = (Vec::new(), Vec::new());
+            for tick in 0..TICKS {
+                let engine = if (tick / k) % 2 == 0 {
+                    Engine::Compiled
+                } else {
+                    Engine::Interpreted
+                };
+                b.program.set_engine(engine).expect("the tree is compiled");
+                let left = a.tick(tick, &answers);
+                let right = b.tick(tick, &answers);
+                let requests: Vec<Request> = left.iter().flat_map(|x| x.requests.clone()).collect();
+                answer_launches(&requests, tick as usize, &mut answers);
+                last = (left, right);
+            }
+            assert_eq!(
+                last.0, last.1,
+                "{} tree {seed}, switching every {k} ticks",
+                self.form
+            );
         }
     }
 }
 
+fn programs(seed: u64) -> (Program<World>, Program<World>) {
+    STRAIGHT.programs(seed)
+}
+
+#[test]
+fn every_generated_tree_ticks_as_the_interpreter_does() {
+    STRAIGHT.lockstep();
+}
+
+#[test]
+fn every_hosted_tree_ticks_as_the_interpreter_does() {
+    HOSTED_TREES.lockstep();
+}
+
 #[test]
 fn switching_engine_every_few_ticks_ends_where_the_interpreter_ends() {
-    for seed in (0..TREES.len() as u64).step_by(3) {
-        let (interpreted, compiled) = programs(seed);
-        let mut a = Side::new(interpreted, seed);
-        let mut b = Side::new(compiled, seed);
-        let mut answers = Vec::new();
-        let k = 1 + seed % 4;
-        let mut last = (Vec::new(), Vec::new());
-        for tick in 0..TICKS {
-            let engine = if (tick / k) % 2 == 0 {
-                Engine::Compiled
-            } else {
-                Engine::Interpreted
-            };
-            b.program.set_engine(engine).expect("the tree is compiled");
-            let left = a.tick(tick, &answers);
-            let right = b.tick(tick, &answers);
-            let requests: Vec<Request> = left.iter().flat_map(|x| x.requests.clone()).collect();
-            answer_launches(&requests, tick as usize, &mut answers);
-            last = (left, right);
+    STRAIGHT.switching();
+}
+
+#[test]
+fn switching_engine_on_hosted_trees_ends_where_the_interpreter_ends() {
+    HOSTED_TREES.switching();
+}
+
+/// The hosted suite covers every kind the random generator makes, and
+/// most of its trees hand nodes to the interpreter.
+#[test]
+fn the_hosted_trees_cover_the_kinds_of_data_at_run_time() {
+    let mut kinds = std::collections::BTreeSet::new();
+    for seed in 0..HOSTED.len() as u64 {
+        let program = HOSTED_TREES.spec(seed).compile();
+        let shape = program.shape();
+        for i in 0..shape.len() as u32 {
+            kinds.insert(format!("{}", shape.kind(NodeIdx::new(i))));
         }
-        assert_eq!(last.0, last.1, "tree {seed}, switching every {k} ticks");
+    }
+    for kind in [
+        "Concurrent",
+        "ParallelAll",
+        "Monitor",
+        "Scope",
+        "ScriptWrapper",
+        "Gate",
+        "GlobalCooldown",
+        "ChildTree",
+        "Repeat",
+    ] {
+        assert!(
+            kinds.contains(kind),
+            "no hosted tree holds a {kind}: {kinds:?}"
+        );
     }
 }
 

@@ -597,9 +597,11 @@ impl Kind {
     /// called through the leaf table, and the nodes of the agent's memory
     /// that keep to one running leaf: scripts, assertions and the gates
     /// that test on entry, the time tests, waiting for an event, sending
-    /// one and posting a stimulus. A tree of only these kinds compiles; one
-    /// with any other kind runs on the interpreter, and the generator names
-    /// the nodes.
+    /// one and posting a stimulus. A tree of only these kinds compiles
+    /// straight; one with any other kind (whose behaviour is data at run
+    /// time: concurrent deciders, scopes, monitors, Spore groups, a crowd's
+    /// gates and teams, child trees) compiles hosted, on the interpreter's
+    /// tick, which ticks those nodes, and the generator names them.
     #[inline]
     pub const fn compiles(self) -> bool {
         matches!(

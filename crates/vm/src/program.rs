@@ -1,7 +1,7 @@
 //! Programs: a validated shape linked to the application's leaf functions.
 
 use crate::actor::{ActorLayout, Actors};
-use crate::compiled::{BatchFn, CompiledTree, Engine, EngineError};
+use crate::compiled::{BatchFn, CompiledTree, Engine, EngineError, HostedFn};
 use crate::flow::Flow;
 use crate::frame::Frame;
 use crate::globals::Globals;
@@ -356,6 +356,16 @@ impl<B> Program<B> {
     pub(crate) fn compiled_tick(&self, layout: ActorLayout) -> Option<BatchFn<B>> {
         match (self.engine, &self.compiled) {
             (Engine::Compiled, Some(tree)) => tree.batch_fn(layout),
+            _ => None,
+        }
+    }
+
+    /// The hosted compiled tree, when the compiled engine runs plain ticks
+    /// and the tree was generated hosted (see [`CompiledTree::hosted`]).
+    #[inline]
+    pub(crate) fn hosted_root(&self) -> Option<HostedFn<B>> {
+        match (self.engine, &self.compiled) {
+            (Engine::Compiled, Some(tree)) => tree.hosted_fn(),
             _ => None,
         }
     }

@@ -27,6 +27,7 @@
 use crate::actor::StateEntry;
 use crate::flow::{Link, UP};
 use crate::globals::is_running_work;
+use crate::interpreter::Batch;
 use crate::observe::{Answer, NodeState, NodeStates, Observer};
 use crate::status::Status;
 use std::fmt;
@@ -116,6 +117,14 @@ pub(crate) trait Tracer {
     fn at(&mut self, node: u32);
     /// A Spore group asked the decider at the item, which gave `answer`.
     fn asked(&mut self, decider: u32, answer: Answer);
+    /// The batch, if its ticks are untraced ([`Quiet`]): a hosted compiled
+    /// tree runs only those, having no hooks.
+    fn untraced<'s, 'r, B>(_: &'s mut Batch<'r, B, Self>) -> Option<&'s mut Batch<'r, B, Quiet>>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 /// No tracing.
@@ -123,6 +132,12 @@ pub(crate) struct Quiet;
 
 impl Tracer for Quiet {
     const ON: bool = false;
+    #[inline(always)]
+    fn untraced<'s, 'r, B>(
+        batch: &'s mut Batch<'r, B, Quiet>,
+    ) -> Option<&'s mut Batch<'r, B, Quiet>> {
+        Some(batch)
+    }
     #[inline(always)]
     fn enter(&mut self, _: u32) {}
     #[inline(always)]

@@ -4,15 +4,18 @@
 //! rustfmt over the crowd tree's), and every function carries the node's
 //! kind, name, path and source location.
 
+mod hosted;
 mod node;
 
-use crate::{Generator, Uncompiled};
+pub(crate) use hosted::{hands_over, hosts};
+
+use crate::{Form, Generator, Plan, Uncompiled};
 use std::fmt::{self, Write};
 use treebeard_shape::{FLAG_PERSISTENT, Kind, NodeIdx, Shape};
 use treebeard_vm::ActorLayout;
 
 /// The whole file for the generator's tree.
-pub(crate) fn source(g: &Generator<'_>, uncompiled: &[Uncompiled]) -> String {
+pub(crate) fn source(g: &Generator<'_>, plan: &Plan) -> String {
     let shape = g.shape;
     let hash = shape.behavior_hash();
     let mut e = Emitter {
@@ -22,12 +25,15 @@ pub(crate) fn source(g: &Generator<'_>, uncompiled: &[Uncompiled]) -> String {
         uses: Uses::default(),
         out: String::new(),
     };
-    e.uses = e.uses();
-    e.header(hash, uncompiled);
-    if uncompiled.is_empty() {
-        e.compiled();
-    } else {
-        e.interpreted(uncompiled);
+    e.uses = match plan.form {
+        Form::Hosted => e.hosted_uses(),
+        _ => e.uses(),
+    };
+    e.header(hash, plan);
+    match plan.form {
+        Form::Straight => e.compiled(),
+        Form::Hosted => e.hosted(),
+        Form::Interpreted => e.interpreted(&plan.uncompiled),
     }
     e.out
 }
@@ -59,6 +65,8 @@ struct Uses {
     tables: bool,
     /// Timeouts and loops on a running leaf's path (`value_entry`).
     values: bool,
+    /// Spore groups, whose redecide limit can stop a hosted tick.
+    groups: bool,
 }
 
 /// Whether nodes of `kind` keep an action state while they run (of the
@@ -66,6 +74,16 @@ struct Uses {
 /// leaf" of the dispatch, with its path's resume table.
 const fn runs(kind: Kind) -> bool {
     kind.runs_itself()
+}
+
+/// The status on which a composite of `kind` goes on to its next child
+/// (and which it returns after its last): a sequence's success, a
+/// selector's failure.
+const fn goes_on(kind: Kind) -> &'static str {
+    match kind {
+        Kind::Sequence | Kind::ReactiveSequence | Kind::AsyncSequence => "Success",
+        _ => "Failure",
+    }
 }
 
 /// One decider state of a running leaf's path, as its resume table writes
@@ -106,7 +124,8 @@ impl Emitter<'_, '_> {
         self.out.push('\n');
     }
 
-    fn header(&mut self, hash: u64, uncompiled: &[Uncompiled]) {
+    fn header(&mut self, hash: u64, plan: &Plan) {
+        let uncompiled = &plan.uncompiled[..];
         let g = self.g;
         let n = self.shape.len();
         self.line(
@@ -133,9 +152,22 @@ impl Emitter<'_, '_> {
                 self.line(0, &format!("// - {u}"));
             }
         }
+        if plan.form == Form::Hosted {
+            self.line(0, "//");
+            self.line(
+                0,
+                "// Hosted: the code walks the tree on the interpreter's tick, which ticks",
+            );
+            self.line(0, "// the sub-trees of");
+            for u in &plan.interpreted {
+                self.line(0, &format!("// - {u}"));
+            }
+        }
         self.line(0, "");
         let rt = &g.runtime;
-        if uncompiled.is_empty() {
+        if plan.form == Form::Hosted {
+            self.hosted_imports();
+        } else if uncompiled.is_empty() {
             let u = self.uses;
             let mut compiled = vec!["Batch", "CompiledTree", "IDLE", "Tick"];
             if u.cancels {
@@ -176,7 +208,7 @@ impl Emitter<'_, '_> {
         self.line(0, "");
         self.line(0, "/// The blackboard the tree's leaves read and write.");
         self.line(0, &format!("type B = {};", g.blackboard));
-        if uncompiled.is_empty() && self.uses.calls {
+        if plan.form != Form::Interpreted && self.uses.calls {
             self.line(0, "/// The leaf set whose functions the tree calls.");
             self.line(0, &format!("type L = {};", g.leaf_set));
         }
@@ -474,12 +506,25 @@ impl Emitter<'_, '_> {
     /// parameters as constants, its blackboard `{on}.bb`: the function and
     /// the arguments.
     fn leaf_call(&self, node: NodeIdx, on: &str, context: &str) -> (String, Vec<String>) {
+        self.leaf_call_with(node, &format!("{on}.bb"), context, "&args")
+    }
+
+    /// The call of the leaf at `node` on the blackboard `bb` with the leaf
+    /// context `context`, its parameters read with the arguments `args`.
+    fn leaf_call_with(
+        &self,
+        node: NodeIdx,
+        bb: &str,
+        context: &str,
+        args: &str,
+    ) -> (String, Vec<String>) {
         let shape = self.shape;
         let import = shape.import(node).map_or("", |i| &i.name);
         let f = self.g.rust_fns.get(import).copied().unwrap_or("missing");
-        let mut args = vec![format!("{on}.bb"), context.to_owned()];
+        let call_args = args;
+        let mut args = vec![bb.to_owned(), context.to_owned()];
         for w in shape.params(node) {
-            args.push(format!("LeafParam::from_word({w:#x}, &args)"));
+            args.push(format!("LeafParam::from_word({w:#x}, {call_args})"));
         }
         (format!("L::{f}"), args)
     }

@@ -1,7 +1,7 @@
 //! The function of each node, by kind: the tree's control flow, as the
 //! interpreter's update loop runs it (see `treebeard_vm::compiled`).
 
-use super::{Emitter, TICK, runs};
+use super::{Emitter, TICK, goes_on, runs};
 use treebeard_shape::{Kind, NodeIdx};
 
 impl Emitter<'_, '_> {
@@ -44,11 +44,7 @@ impl Emitter<'_, '_> {
         self.line(0, &format!("fn n{i}<const P: u32>({tick}) -> Status {{"));
         match kind {
             Kind::Sequence | Kind::Selector => {
-                let (go_on, ends) = if kind == Kind::Sequence {
-                    ("Success", "Success")
-                } else {
-                    ("Failure", "Failure")
-                };
+                let go_on = goes_on(kind);
                 // A child is passed over when the previous tick's running
                 // leaf lies in a later child: the sequence resumes there,
                 // after running again the `Repeat` children before it.
@@ -71,14 +67,10 @@ impl Emitter<'_, '_> {
                         self.line(1, "}");
                     }
                 }
-                self.line(1, &format!("Status::{ends}"));
+                self.line(1, &format!("Status::{go_on}"));
             }
             Kind::PrioritySelector | Kind::ReactiveSequence => {
-                let go_on = if kind == Kind::ReactiveSequence {
-                    "Success"
-                } else {
-                    "Failure"
-                };
+                let go_on = goes_on(kind);
                 for &c in &children {
                     self.line(1, &format!("let status = n{c}::<P>(t);"));
                     self.line(1, &format!("if status != Status::{go_on} {{"));
@@ -229,11 +221,7 @@ impl Emitter<'_, '_> {
                 let n = children.len();
                 let end = shape.subtree_end(node).get();
                 let at = self.resume_entries(node).len();
-                let moves_on = if kind == Kind::AsyncSequence {
-                    "Success"
-                } else {
-                    "Failure"
-                };
+                let moves_on = goes_on(kind);
                 self.line(1, &format!("let mut at = match t.take_action::<P>({i}) {{"));
                 self.line(2, "Some(entry) => entry.value(),");
                 match children.get(1) {

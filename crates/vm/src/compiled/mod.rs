@@ -55,10 +55,22 @@
 //! The code reads only the actor forms it writes (see [`Tick`]); the batch
 //! loop ([`Batch::run`]) hands an actor in any other form to the
 //! interpreter for that tick, and a run of actors of another layout runs on
-//! the interpreter whole. Trees with kinds whose behaviour is data at run
-//! time are not compiled yet: the generator names the nodes, emits a
-//! [`CompiledTree::interpreted`] that says why, and programs linked with it
-//! run on the interpreter (see `docs/engines.md`).
+//! the interpreter whole.
+//!
+//! # Hosted trees
+//!
+//! A tree with a node whose behaviour is data at run time (a concurrent
+//! decider, a scope, a monitor, a Spore group, a crowd's gate or team, a
+//! child-tree connector) can leave any set of states, so its code is
+//! generated *hosted* ([`CompiledTree::hosted`]): it runs inside the
+//! interpreter's tick, on its state cursors and buffers, in place of the
+//! interpreter's walk of the stream. The static deciders are its control
+//! flow and the leaves are called directly, each through the interpreter's
+//! own step ([`Hosted`]); the interpreter ticks the other nodes and their
+//! sub-trees ([`Hosted::interpret`]). Such a tree reads any actor, and its
+//! ticks are the interpreter's, step for step. Only a tree the generator
+//! could not walk at all is a [`CompiledTree::interpreted`] that says why,
+//! and runs on the interpreter (see `docs/engines.md`).
 
 use crate::actor::ActorLayout;
 use std::fmt;
@@ -71,8 +83,12 @@ pub struct CompiledTree<B> {
     hash: u64,
     /// The actors the code reads and writes: those of the shape.
     layout: ActorLayout,
-    /// `None` for a tree the generator left to the interpreter.
+    /// The straight code's batch function (see [`Tick`]); `None` for a
+    /// hosted tree or one the generator left to the interpreter.
     tick: Option<BatchFn<B>>,
+    /// The hosted code's root (see [`Hosted`]), for a tree with nodes
+    /// whose behaviour is data at run time.
+    hosted: Option<HostedFn<B>>,
     /// Why the tree runs on the interpreter (empty when it compiled).
     why_interpreted: &'static str,
 }
@@ -109,6 +125,23 @@ impl<B> CompiledTree<B> {
             hash,
             layout,
             tick: Some(tick),
+            hosted: None,
+            why_interpreted: "",
+        }
+    }
+
+    /// A generated tree named `name`, generated from a shape whose
+    /// [`Shape::behavior_hash`](treebeard_shape::Shape::behavior_hash) is
+    /// `hash`, that runs hosted: `root` walks the tree on the
+    /// interpreter's tick, for a tree with nodes whose behaviour is data at
+    /// run time (see [`Hosted`]). It reads any actor the interpreter reads.
+    pub const fn hosted(name: &'static str, hash: u64, root: HostedFn<B>) -> CompiledTree<B> {
+        CompiledTree {
+            name,
+            hash,
+            layout: ActorLayout::from_counts([0; 6]),
+            tick: None,
+            hosted: Some(root),
             why_interpreted: "",
         }
     }
@@ -122,13 +155,21 @@ impl<B> CompiledTree<B> {
             hash,
             layout: ActorLayout::from_counts([0; 6]),
             tick: None,
+            hosted: None,
             why_interpreted: why,
         }
     }
 
-    /// Whether the tree was compiled (or left to the interpreter).
+    /// Whether the tree was compiled, straight or hosted (or left to the
+    /// interpreter).
     pub const fn is_compiled(&self) -> bool {
-        self.tick.is_some()
+        self.tick.is_some() || self.hosted.is_some()
+    }
+
+    /// Whether the tree was compiled hosted: its code walks the tree on
+    /// the interpreter's tick (see [`Hosted`]).
+    pub const fn is_hosted(&self) -> bool {
+        self.hosted.is_some()
     }
 
     /// Why the tree runs on the interpreter: the nodes the generator could
@@ -152,6 +193,12 @@ impl<B> CompiledTree<B> {
     #[inline]
     pub(crate) fn batch_fn(&self, layout: ActorLayout) -> Option<BatchFn<B>> {
         self.tick.filter(|_| layout == self.layout)
+    }
+
+    /// The hosted code's root, for a hosted tree.
+    #[inline]
+    pub(crate) fn hosted_fn(&self) -> Option<HostedFn<B>> {
+        self.hosted
     }
 }
 
@@ -230,6 +277,7 @@ mod batch;
 mod memory;
 mod tick;
 
+pub use crate::interpreter::{Hosted, HostedFn};
 pub use batch::{Batch, BatchFn};
 pub(crate) use batch::{tick_batch, tick_one};
 pub use tick::{ANY, Cancel, IDLE, Tick, resume_entry, value_entry};

@@ -4,7 +4,7 @@
 
 use super::*;
 
-impl<B, T: Tracer> Batch<'_, B, T> {
+impl<'r, B, T: Tracer> Batch<'r, B, T> {
     /// Points the leaf arguments at the leaf at `ip`.
     #[inline(always)]
     pub(super) fn aim_args(&mut self, ip: u32, item: ShapeItem) {
@@ -20,6 +20,19 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         // import, in order.
         // PERF: unchecked (crowd bench, with `Batch::item`).
         let f = unsafe { *self.conditions.get_unchecked(item.import() as usize) };
+        self.condition_with(a, ip, item, f)
+    }
+
+    /// The condition at `ip`, called with `f` (its function in the table,
+    /// or a hosted compiled tree's direct call).
+    #[inline(always)]
+    pub(super) fn condition_with(
+        &mut self,
+        a: &mut Agent<'_, B>,
+        ip: u32,
+        item: ShapeItem,
+        f: impl FnOnce(&B, &Args<'r>) -> bool,
+    ) -> Status {
         self.aim_args(ip, item);
         if f(a.bb, &self.args) {
             Status::Success
@@ -42,6 +55,22 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         // SAFETY: as for conditions: validated imports, one function each.
         // PERF: unchecked (crowd bench, with `Batch::item`).
         let f = unsafe { *self.actions.get_unchecked(item.import() as usize) };
+        self.call_action_with(a, ip, item, signal, state, f)
+    }
+
+    /// Calls the immediate action at `ip` with `f` (its function in the
+    /// table, or a hosted compiled tree's direct call); a running result
+    /// keeps its state.
+    #[inline(always)]
+    pub(super) fn call_action_with(
+        &mut self,
+        a: &mut Agent<'_, B>,
+        ip: u32,
+        item: ShapeItem,
+        signal: Signal,
+        state: u32,
+        f: impl FnOnce(&mut B, &mut Call<'_>) -> Status,
+    ) -> Status {
         let slot = if item.flags() & FLAG_PERSISTENT != 0 {
             self.slot(ip)
         } else {

@@ -74,6 +74,7 @@ mod concurrent;
 mod connector;
 mod cursors;
 mod decorators;
+mod hosted;
 mod leaf_calls;
 mod memory;
 mod scheduled;
@@ -83,6 +84,7 @@ mod teams;
 mod tickets;
 mod with_memory;
 
+pub use hosted::{Hosted, HostedFn};
 pub(crate) use memory::{event_target, posted_stimulus, time_test};
 pub use spore::random_draw;
 
@@ -637,7 +639,7 @@ fn sort_by_item(v: &mut [StateEntry]) {
 
 /// What every agent's tick in a batch shares: the scratch buffers, the
 /// program's stream, flow and function tables, and the leaf arguments.
-struct Batch<'r, B, T> {
+pub(crate) struct Batch<'r, B, T> {
     b: &'r mut Buffers,
     shape: &'r Shape,
     /// How scripts and `SendEvent` targets reach the blackboard's fields.
@@ -670,6 +672,14 @@ struct Batch<'r, B, T> {
     entry_words: usize,
     /// The tracer: [`Quiet`] but for traced ticks.
     trace: T,
+    /// The hosted compiled tree that walks the tree in place of
+    /// [`Batch::run`], for untraced ticks of a program whose compiled
+    /// engine runs (see `hosted`).
+    hosted: Option<HostedFn<B>>,
+    /// The guard depth below which the loop returns: 0, but while it
+    /// ticks a node's sub-tree for a hosted tree ([`Hosted::interpret`]),
+    /// that node's guard's.
+    floor: usize,
 }
 
 impl<'r, B, T: Tracer> Batch<'r, B, T> {
@@ -725,6 +735,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                 frame: *frame,
             },
             trace,
+            hosted: if T::ON { None } else { program.hosted_root() },
+            floor: 0,
         }
     }
 }
@@ -888,7 +900,11 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             if self.entry_words != 0 {
                 self.tell_entries(a.memory);
             }
-            if self.monitors {
+            if let Some(root) = self.hosted
+                && let Some(batch) = T::untraced(self)
+            {
+                batch.run_hosted(&mut a, root)
+            } else if self.monitors {
                 self.run_monitored(&mut a)
             } else {
                 self.run(&mut a, 0)
@@ -1121,7 +1137,11 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     }
                     Decision::Return(left) => {
                         if self.b.aborted {
-                            self.b.aborted = false;
+                            // A hosted tree's nodes above see it, and
+                            // return too (see `hosted`).
+                            if self.floor == 0 {
+                                self.b.aborted = false;
+                            }
                             self.b.guards.clear();
                             return Status::Failure;
                         }
@@ -1130,7 +1150,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                             self.trace.at(g.node);
                             self.flush_actions_below(a, g.end);
                         }
-                        if g.after == Some(UP) {
+                        if g.after == Some(UP) || self.b.guards.len() < self.floor {
                             return left;
                         }
                         status = left;

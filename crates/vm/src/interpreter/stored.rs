@@ -113,7 +113,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
 
     /// Before the tree: tests the registered monitors, in item order, and
     /// interrupts the tree when one's query succeeds.
-    fn test_monitors(&mut self, a: &mut Agent<'_, B>) {
+    pub(super) fn test_monitors(&mut self, a: &mut Agent<'_, B>) {
         let registered = a.prev_deciders;
         let running = self.running_position(a.prev_actions);
         let cursors: Cursors = (a.dcur, a.next_decider, a.acur, a.next_action);
@@ -161,7 +161,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
     /// After the tree returned `status`: registers the monitors tested this
     /// tick whose queries failed and that lie before the branch still
     /// running.
-    fn register_monitors(&mut self, status: Status) {
+    pub(super) fn register_monitors(&mut self, status: Status) {
         if status == Status::Running {
             let next = &self.b.next;
             let actions = &next.entries[next.deciders_cap..][..next.actions];
