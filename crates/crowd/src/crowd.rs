@@ -596,7 +596,7 @@ impl<B> Crowd<B> {
             &self.config,
             self.program.shape(),
             self.slots(),
-            rayon::current_num_threads(),
+            pool_threads(),
         );
         let per_agent = self.program.spec().requests() as usize;
         // Buffers past the plan's chunks are kept for when it grows again
@@ -634,5 +634,18 @@ impl<B> Crowd<B> {
                 self.stale += 1;
             }
         }
+    }
+}
+
+/// The threads a tick's chunks run on: rayon's current pool, or with the
+/// `parallel` feature off, the calling thread alone.
+pub(crate) fn pool_threads() -> usize {
+    #[cfg(feature = "parallel")]
+    {
+        rayon::current_num_threads()
+    }
+    #[cfg(not(feature = "parallel"))]
+    {
+        1
     }
 }

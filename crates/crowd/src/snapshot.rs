@@ -17,7 +17,9 @@
 //! [`SnapshotError`], never a panic.
 
 use crate::crowd::{Crowd, Restored};
-use serde::{Deserialize, Serialize, de::DeserializeOwned};
+#[cfg(feature = "json")]
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 use treebeard_shape::{ActionId, Kind, NodeIdx, Shape};
 use treebeard_vm::{
@@ -233,6 +235,7 @@ impl<B: Clone> Crowd<B> {
     /// read back: a `NaN` or infinite float (JSON has no number for them)
     /// or a type whose `Serialize` and `Deserialize` disagree. The error
     /// names the agent and the field (`blackboards[12].hunger`).
+    #[cfg(feature = "json")]
     pub fn save(&self) -> Result<Vec<u8>, SnapshotError>
     where
         B: Serialize + DeserializeOwned,
@@ -459,6 +462,7 @@ impl<B> Crowd<B> {
     /// # Errors
     /// As [`Crowd::restore`], and for bytes that are not such a snapshot
     /// (with the line and column where reading stopped).
+    #[cfg(feature = "json")]
     pub fn load(program: Program<B>, bytes: &[u8]) -> Result<Crowd<B>, SnapshotError>
     where
         B: DeserializeOwned,

@@ -52,6 +52,9 @@
     clippy::indexing_slicing,
     clippy::panic
 )]
+// A build without the serde dialects (JSON, RON) leaves their shared
+// reader unused.
+#![cfg_attr(not(any(feature = "json", feature = "ron")), allow(dead_code))]
 
 pub mod checks;
 pub mod diagnostic;
@@ -65,6 +68,7 @@ mod recover;
 pub mod resolve;
 pub mod source;
 pub mod spanned;
+#[cfg(feature = "xml")]
 pub mod xml;
 
 pub use diagnostic::{Diagnostic, Diagnostics, Severity};

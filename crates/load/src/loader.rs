@@ -5,9 +5,10 @@ use crate::diagnostic::{Diagnostic, Diagnostics, Severity};
 use crate::document::{Dialect, Document};
 use crate::files::{self, ContentRoot, ReadLimits, Refusal};
 use crate::limits::MAX_FILES;
-use crate::native::{self, token_span};
+use crate::native::token_span;
 use crate::resolve::{self, Resolved, ScriptAt, Stub, StubStatus};
 use crate::source::{FileId, SourceMap, Span};
+#[cfg(feature = "xml")]
 use crate::xml::{self, XmlOptions};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -356,14 +357,22 @@ impl<'c> Loader<'c> {
             return Vec::new();
         }
         let file = self.map.add(name, text);
-        let doc = match dialect(name, self.map.file(file).text()) {
-            Some(Dialect::Json) => native::read_json(&self.map, file, &mut self.diags),
-            Some(Dialect::Ron) => native::read_ron(&self.map, file, &mut self.diags),
+        let doc: Option<Document> = match dialect(name, self.map.file(file).text()) {
+            #[cfg(feature = "json")]
+            Some(Dialect::Json) => crate::native::read_json(&self.map, file, &mut self.diags),
+            #[cfg(feature = "ron")]
+            Some(Dialect::Ron) => crate::native::read_ron(&self.map, file, &mut self.diags),
+            #[cfg(feature = "xml")]
             Some(Dialect::Mbt | Dialect::BtCpp) => {
                 let options = XmlOptions {
                     stub_unknown: self.options.stub_unknown,
                 };
                 xml::read(&self.map, file, &options, &mut self.diags)
+            }
+            #[cfg(not(all(feature = "json", feature = "ron", feature = "xml")))]
+            Some(dialect) => {
+                self.diags.push(left_out(file, dialect));
+                None
             }
             None => {
                 self.diags.push(
@@ -680,6 +689,24 @@ fn explain(error: &ScriptError, at: &ScriptAt) -> (String, Option<String>) {
 
 /// The dialect of a file, from its name's extension, else its first
 /// character.
+/// The error for a tree file of `dialect`, which this build leaves out
+/// (its cargo feature is off).
+#[cfg(not(all(feature = "json", feature = "ron", feature = "xml")))]
+pub(crate) fn left_out(file: FileId, dialect: Dialect) -> Diagnostic {
+    let (what, feature) = match dialect {
+        Dialect::Json => ("a JSON", "json"),
+        Dialect::Ron => ("a RON", "ron"),
+        Dialect::Mbt | Dialect::BtCpp => ("an XML (MBT or BehaviorTree.CPP)", "xml"),
+    };
+    Diagnostic::error(format!(
+        "this is {what} tree file, which this build of treebeard does not read"
+    ))
+    .at(Span::new(file, 0, 0))
+    .help(format!(
+        "enable the `{feature}` cargo feature of `treebeard` (or `treebeard-load`), which the application turned off"
+    ))
+}
+
 fn dialect(name: &str, text: &str) -> Option<Dialect> {
     let lower = name.to_ascii_lowercase();
     let base = lower.rsplit(['/', '\\']).next().unwrap_or(&lower);

@@ -351,11 +351,13 @@ impl TreeFile {
     }
 
     /// The file as pretty JSON.
+    #[cfg(feature = "json")]
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| unreachable!("plain data: {e}"))
     }
 
     /// The file as pretty RON.
+    #[cfg(feature = "ron")]
     pub fn to_ron(&self) -> String {
         let config = ron::ser::PrettyConfig::new()
             .struct_names(false)
@@ -516,8 +518,10 @@ pub(crate) trait Format {
     fn parse<'a, T: Deserialize<'a>>(text: &'a str) -> Result<T, (String, Option<(u32, u32)>)>;
 }
 
+#[cfg(feature = "json")]
 pub(crate) struct Json;
 
+#[cfg(feature = "json")]
 impl Format for Json {
     const DIALECT: Dialect = Dialect::Json;
     // serde_json validates raw values without recursion; the reader
@@ -541,8 +545,10 @@ impl Format for Json {
     }
 }
 
+#[cfg(feature = "ron")]
 pub(crate) struct Ron;
 
+#[cfg(feature = "ron")]
 impl Format for Ron {
     const DIALECT: Dialect = Dialect::Ron;
     // ron counts about two levels of its recursion limit (128) per
@@ -567,11 +573,13 @@ impl Format for Ron {
 }
 
 /// Reads a JSON tree file.
+#[cfg(feature = "json")]
 pub fn read_json(map: &SourceMap, file: FileId, diags: &mut Diagnostics) -> Option<Document> {
     read::<Json>(map, file, diags)
 }
 
 /// Reads a RON tree file.
+#[cfg(feature = "ron")]
 pub fn read_ron(map: &SourceMap, file: FileId, diags: &mut Diagnostics) -> Option<Document> {
     read::<Ron>(map, file, diags)
 }

@@ -7,7 +7,13 @@
 //! `null` as [`ValueKind::Null`].
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
-use crate::native::{Format, Json, KeySeed, Ron, token_span};
+#[cfg(not(all(feature = "json", feature = "ron")))]
+use crate::document::Dialect;
+#[cfg(feature = "json")]
+use crate::native::Json;
+#[cfg(feature = "ron")]
+use crate::native::Ron;
+use crate::native::{Format, KeySeed, token_span};
 use crate::source::{FileId, SourceMap, Span};
 use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
@@ -134,26 +140,40 @@ pub fn read_value(map: &SourceMap, file: FileId, diags: &mut Diagnostics) -> Opt
     let json = f.name().to_ascii_lowercase().ends_with(".json")
         || (!f.name().to_ascii_lowercase().ends_with(".ron")
             && text.trim_start().starts_with(['{', '[']));
-    let limit = if json {
-        Json::MAX_BRACKETS
-    } else {
-        Ron::MAX_BRACKETS
-    };
-    if let Some(at) = crate::recover::too_deep(text, limit.min(MAX_VALUE_DEPTH)) {
+    match json {
+        #[cfg(feature = "json")]
+        true => read_as::<Json>(map, file, text, diags),
+        #[cfg(feature = "ron")]
+        false => read_as::<Ron>(map, file, text, diags),
+        #[cfg(not(all(feature = "json", feature = "ron")))]
+        _ => {
+            let dialect = if json { Dialect::Json } else { Dialect::Ron };
+            diags.push(crate::loader::left_out(file, dialect));
+            None
+        }
+    }
+}
+
+/// Reads `text`, the text of `file`, as format `F`, after checking how
+/// deep it nests.
+fn read_as<F: Format>(
+    map: &SourceMap,
+    file: FileId,
+    text: &str,
+    diags: &mut Diagnostics,
+) -> Option<Value>
+where
+    for<'a> &'a F::Raw: Deserialize<'a>,
+{
+    let limit = F::MAX_BRACKETS.min(MAX_VALUE_DEPTH);
+    if let Some(at) = crate::recover::too_deep(text, limit) {
         diags.push(
-            Diagnostic::error(format!(
-                "values nest deeper than {} levels",
-                limit.min(MAX_VALUE_DEPTH)
-            ))
-            .at(token_span(map, file, at)),
+            Diagnostic::error(format!("values nest deeper than {limit} levels"))
+                .at(token_span(map, file, at)),
         );
         return None;
     }
-    if json {
-        read_text::<Json>(map, file, text, MAX_VALUE_DEPTH, diags)
-    } else {
-        read_text::<Ron>(map, file, text, MAX_VALUE_DEPTH, diags)
-    }
+    read_text::<F>(map, file, text, MAX_VALUE_DEPTH, diags)
 }
 
 /// Reads `text`, the text of `file` or a copy of it at the same offsets,

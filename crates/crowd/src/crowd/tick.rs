@@ -3,7 +3,9 @@
 
 use super::{Crowd, Watch};
 use crate::schedule::Lane;
+#[cfg(feature = "parallel")]
 use rayon::iter::Either;
+#[cfg(feature = "parallel")]
 use rayon::prelude::*;
 use treebeard_shape::NodeIdx;
 use treebeard_vm::{
@@ -114,10 +116,10 @@ impl<B: Send> Crowd<B> {
             Frame::first(dt)
         };
         self.ticked = true;
-        if self.plan.threads() != rayon::current_num_threads() {
+        let threads = crate::crowd::pool_threads();
+        if self.plan.threads() != threads {
             self.replan();
         }
-        let threads = rayon::current_num_threads();
         self.workers.ensure(threads, self.program.spec());
 
         // The watched agents due this tick, with their frames; their lanes
@@ -159,53 +161,71 @@ impl<B: Send> Crowd<B> {
                 skip,
             );
         } else {
-            let chunk = self.plan.chunk_agents();
-            let workers = &self.workers;
-            // Each chunk's lanes, or none on the fast path (which keeps no
-            // lanes at all).
-            let lanes = if scheduled {
-                Either::Left(self.schedule.lanes_mut().par_chunks_mut(chunk).map(Some))
-            } else {
-                let chunks = self.blackboards.len().div_ceil(chunk);
-                Either::Right((0..chunks).into_par_iter().map(|_| None))
-            };
-            self.actors
-                .words_mut()
-                .par_chunks_mut(chunk * layout.words())
-                .zip(self.blackboards.par_chunks_mut(chunk))
-                .zip(lanes)
-                .zip(self.chunk_requests.par_iter_mut())
-                .enumerate()
-                .for_each(|(i, (((words, blackboards), lanes), requests))| {
-                    // One lock per chunk, never per agent; each worker thread
-                    // has its own interpreter, so the lock is never contended.
-                    let mut interpreter = workers.get(rayon::current_thread_index().unwrap_or(0));
-                    requests.clear();
-                    let first = (i * chunk) as u32;
-                    let from = skip.partition_point(|&a| a < first);
-                    let to = skip.partition_point(|&a| a < first + blackboards.len() as u32);
-                    tick_chunk(
-                        &mut interpreter,
-                        program,
-                        frame,
-                        AgentId(first),
-                        (words, layout),
-                        blackboards,
-                        lanes,
-                        requests,
-                        before,
-                        &skip[from..to],
-                    );
-                });
-            self.requests.clear();
-            for requests in &self.chunk_requests[..self.plan.chunks()] {
-                self.requests.extend_from_slice(requests);
-            }
+            // Without the `parallel` feature, the pool is the calling thread
+            // alone, and every plan is serial.
+            #[cfg(feature = "parallel")]
+            self.tick_chunks(before, skip, scheduled);
         }
         if let Some((watch, observer)) = observed {
             self.tick_watched(watch, observer, before);
         }
         self.end_tick();
+    }
+
+    /// The parallel part of a tick: the plan's chunks on rayon's pool, each
+    /// with its worker's interpreter, and their requests in chunk order.
+    #[cfg(feature = "parallel")]
+    fn tick_chunks(
+        &mut self,
+        before: &(impl Fn(AgentId, &Frame, &mut B) + Sync),
+        skip: &[u32],
+        scheduled: bool,
+    ) {
+        let program = &self.program;
+        let frame = &self.frame;
+        let layout = self.actors.layout();
+        let chunk = self.plan.chunk_agents();
+        let workers = &self.workers;
+        // Each chunk's lanes, or none on the fast path (which keeps no
+        // lanes at all).
+        let lanes = if scheduled {
+            Either::Left(self.schedule.lanes_mut().par_chunks_mut(chunk).map(Some))
+        } else {
+            let chunks = self.blackboards.len().div_ceil(chunk);
+            Either::Right((0..chunks).into_par_iter().map(|_| None))
+        };
+        self.actors
+            .words_mut()
+            .par_chunks_mut(chunk * layout.words())
+            .zip(self.blackboards.par_chunks_mut(chunk))
+            .zip(lanes)
+            .zip(self.chunk_requests.par_iter_mut())
+            .enumerate()
+            .for_each(|(i, (((words, blackboards), lanes), requests))| {
+                // One lock per chunk, never per agent; each worker thread
+                // has its own interpreter, so the lock is never contended.
+                let mut interpreter = workers.get(rayon::current_thread_index().unwrap_or(0));
+                requests.clear();
+                let first = (i * chunk) as u32;
+                let from = skip.partition_point(|&a| a < first);
+                let to = skip.partition_point(|&a| a < first + blackboards.len() as u32);
+                tick_chunk(
+                    &mut interpreter,
+                    program,
+                    frame,
+                    AgentId(first),
+                    (words, layout),
+                    blackboards,
+                    lanes,
+                    requests,
+                    before,
+                    &skip[from..to],
+                );
+            });
+        self.requests.clear();
+        for requests in &self.chunk_requests[..self.plan.chunks()] {
+            self.requests.extend_from_slice(requests);
+        }
     }
 
     /// Ticks the watched agents due this tick, observed, in agent order,
