@@ -331,7 +331,7 @@ fn read_measurement(benchmark: &Path) -> Result<Measurement> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::testdir::TestDir;
+    use crate::testdir::test_dir;
 
     /// Writes a result as criterion 0.8 does, under `root`.
     pub(crate) fn write_result(
@@ -385,7 +385,7 @@ pub(crate) mod tests {
 
     #[test]
     fn reads_a_criterion_tree() {
-        let dir = TestDir::new("criterion-tree");
+        let dir = test_dir("criterion-tree");
         let root = dir.path();
         write_result(
             root,
@@ -453,7 +453,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_malformed_file_is_an_error_naming_it() {
-        let dir = TestDir::new("criterion-malformed");
+        let dir = test_dir("criterion-malformed");
         let root = dir.path();
         write_result(
             root,
@@ -477,7 +477,7 @@ pub(crate) mod tests {
 
     #[test]
     fn missing_results_are_a_clear_error() {
-        let dir = TestDir::new("criterion-empty");
+        let dir = test_dir("criterion-empty");
         let err = load(&dir.path().join("absent")).unwrap_err();
         assert!(err.message().contains("run `cargo bench"), "{err}");
         let err = load(dir.path()).unwrap_err();

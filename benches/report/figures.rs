@@ -132,11 +132,11 @@ pub fn missing(results: &Results, cores: usize) -> Vec<(&'static str, Vec<String
 mod tests {
     use super::*;
     use crate::criterion::{self, tests::write_result};
-    use crate::testdir::TestDir;
+    use crate::testdir::test_dir;
 
     #[test]
     fn lines_and_missing_ids() {
-        let dir = TestDir::new("figures");
+        let dir = test_dir("figures");
         let root = dir.path();
         write_result(
             root,

@@ -96,11 +96,11 @@ pub fn load(criterion_dir: &Path) -> Result<Interleaved> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testdir::TestDir;
+    use crate::testdir::test_dir;
 
     #[test]
     fn reads_groups_and_takes_medians() {
-        let dir = TestDir::new("interleaved");
+        let dir = test_dir("interleaved");
         assert!(load(dir.path()).unwrap().groups.is_empty());
         let sub = dir.path().join("interleaved");
         std::fs::create_dir_all(&sub).unwrap();
@@ -120,7 +120,7 @@ mod tests {
 
     #[test]
     fn a_malformed_file_is_an_error_naming_it() {
-        let dir = TestDir::new("interleaved-bad");
+        let dir = test_dir("interleaved-bad");
         let sub = dir.path().join("interleaved");
         std::fs::create_dir_all(&sub).unwrap();
         let file = sub.join("agents.json");

@@ -262,7 +262,7 @@ fn main() -> ExitCode {
 mod tests {
     use super::*;
     use crate::criterion::tests::write_result;
-    use crate::testdir::TestDir;
+    use crate::testdir::test_dir;
 
     fn args(list: &[&str]) -> std::result::Result<Options, clap::Error> {
         Options::try_parse_from(std::iter::once("bench-report").chain(list.iter().copied()))
@@ -292,7 +292,7 @@ mod tests {
 
     #[test]
     fn end_to_end_in_a_workspace() {
-        let dir = TestDir::new("end-to-end");
+        let dir = test_dir("end-to-end");
         let root = dir.path();
         std::fs::write(root.join("Cargo.toml"), "[workspace]\nmembers = []\n").unwrap();
         std::fs::create_dir_all(root.join("benches")).unwrap();

@@ -571,7 +571,7 @@ mod tests {
     use crate::interleaved::Rounds;
     use crate::memory::MemoryCase;
     use crate::targets;
-    use crate::testdir::TestDir;
+    use crate::testdir::test_dir;
     use std::path::PathBuf;
 
     #[test]
@@ -644,7 +644,7 @@ mod tests {
 
     #[test]
     fn renders_tables_and_notes() {
-        let dir = TestDir::new("markdown");
+        let dir = test_dir("markdown");
         let root = dir.path();
         write_result(
             root,

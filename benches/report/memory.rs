@@ -99,11 +99,11 @@ pub fn load(criterion_dir: &Path) -> Result<Option<Memory>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testdir::TestDir;
+    use crate::testdir::test_dir;
 
     #[test]
     fn reads_and_sorts_the_cases() {
-        let dir = TestDir::new("memory");
+        let dir = test_dir("memory");
         assert!(load(dir.path()).unwrap().is_none());
         std::fs::create_dir_all(dir.path().join("memory")).unwrap();
         std::fs::write(
@@ -144,7 +144,7 @@ mod tests {
 
     #[test]
     fn a_malformed_file_is_an_error_naming_it() {
-        let dir = TestDir::new("memory-bad");
+        let dir = test_dir("memory-bad");
         std::fs::create_dir_all(dir.path().join("memory")).unwrap();
         std::fs::write(path(dir.path()), r#"{"cases": [{"agents": "many"}]}"#).unwrap();
         let err = load(dir.path()).unwrap_err();

@@ -64,11 +64,11 @@ pub fn relative_link(from: &Path, to: &Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testdir::TestDir;
+    use crate::testdir::test_dir;
 
     #[test]
     fn finds_the_workspace_root_from_below() {
-        let dir = TestDir::new("root");
+        let dir = test_dir("root");
         let root = dir.path();
         std::fs::write(
             root.join("Cargo.toml"),

@@ -143,11 +143,11 @@ mod tests {
     use super::*;
     use crate::criterion::{self, tests::write_result};
     use crate::svg::tests::check_balanced;
-    use crate::testdir::TestDir;
+    use crate::testdir::test_dir;
 
     #[test]
     fn plots_from_results() {
-        let dir = TestDir::new("plots");
+        let dir = test_dir("plots");
         let root = dir.path();
         for (k, ns) in [(1, 2e6), (2, 1.1e6), (4, 0.6e6)] {
             let k = k.to_string();

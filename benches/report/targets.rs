@@ -163,7 +163,7 @@ mod tests {
     use super::*;
     use crate::criterion::{self, tests::write_result};
     use crate::memory::MemoryCase;
-    use crate::testdir::TestDir;
+    use crate::testdir::test_dir;
 
     fn case(implementation: &str, agents: u64, bytes: f64) -> MemoryCase {
         MemoryCase {
@@ -180,7 +180,7 @@ mod tests {
 
     #[test]
     fn targets_met_missed_and_not_measured() {
-        let dir = TestDir::new("targets");
+        let dir = test_dir("targets");
         let root = dir.path();
         // 10 ns per agent-tick for treebeard, 600 for bonsai (60×: met),
         // 4 for handcoded (2.5×: missed), 6 for compiled (1.5×: missed).

@@ -301,17 +301,20 @@ fn open(path: &Path) -> io::Result<File> {
 mod tests {
     use super::*;
 
-    fn scratch(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("treebeard-files-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("root/sub")).unwrap();
+    /// A fresh folder, removed when dropped, holding `root/sub`.
+    fn scratch(name: &str) -> tempfile::TempDir {
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("treebeard-files-{name}-"))
+            .tempdir()
+            .unwrap();
+        std::fs::create_dir_all(dir.path().join("root/sub")).unwrap();
         dir
     }
 
     #[test]
     fn confines_to_the_root_through_links_and_dots() {
-        let dir = scratch("confine");
+        let scratch = scratch("confine");
+        let dir = scratch.path();
         std::fs::write(dir.join("secret.txt"), "s").unwrap();
         std::fs::write(dir.join("root/sub/a.xml"), "a").unwrap();
         let root = ContentRoot::new(&dir.join("root")).unwrap();
@@ -338,12 +341,12 @@ mod tests {
         }
         let missing = root.confine(&dir.join("root/none.xml"));
         assert!(matches!(missing, Err(Refusal::Missing)), "{missing:?}");
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[test]
     fn reads_regular_files_up_to_the_cap() {
-        let dir = scratch("read");
+        let scratch = scratch("read");
+        let dir = scratch.path();
         let file = dir.join("root/a.xml");
         std::fs::write(&file, "0123456789").unwrap();
         assert_eq!(read_bytes(&file, 10).unwrap(), b"0123456789");
@@ -364,7 +367,6 @@ mod tests {
             matches!(folder, Err(Refusal::NotAFile("a folder"))),
             "{folder:?}"
         );
-        std::fs::remove_dir_all(dir).unwrap();
     }
 
     #[cfg(target_os = "linux")]
@@ -375,13 +377,13 @@ mod tests {
             matches!(zero, Err(Refusal::NotAFile("a device"))),
             "{zero:?}"
         );
-        let dir = scratch("fifo");
+        let scratch = scratch("fifo");
+        let dir = scratch.path();
         let fifo = dir.join("root/pipe.xml");
         let made = std::process::Command::new("mkfifo").arg(&fifo).status();
         if made.is_ok_and(|s| s.success()) {
             let read = read_bytes(&fifo, 1 << 20);
             assert!(matches!(read, Err(Refusal::NotAFile("a FIFO"))), "{read:?}");
         }
-        std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -162,27 +162,26 @@ fn find(load: &Load, start: &str) -> Seen {
     seen(load, d)
 }
 
-/// A temporary file for this test, removed when dropped.
-struct TempFile(PathBuf);
+/// A temporary file for this test, in a folder of its own, removed when
+/// dropped.
+struct TempFile {
+    _dir: tempfile::TempDir,
+    path: PathBuf,
+}
 
 impl TempFile {
     fn new(name: &str, bytes: &[u8]) -> TempFile {
-        let dir =
-            std::env::temp_dir().join(format!("treebeard-load-errors-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("a temporary directory");
-        let path = dir.join(name);
+        let dir = tempfile::Builder::new()
+            .prefix("treebeard-load-errors-")
+            .tempdir()
+            .expect("a temporary directory");
+        let path = dir.path().join(name);
         std::fs::write(&path, bytes).expect("a temporary file");
-        TempFile(path)
+        TempFile { _dir: dir, path }
     }
 
     fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempFile {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
+        &self.path
     }
 }
 

@@ -16,31 +16,26 @@ fn catalog() -> Catalog {
 }
 
 /// A fresh folder for one test: `dir/root` is where the trees are.
-struct Scratch(PathBuf);
+struct Scratch(tempfile::TempDir);
 
 impl Scratch {
     fn new(name: &str) -> Scratch {
-        let dir =
-            std::env::temp_dir().join(format!("treebeard-files-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("root/sub")).expect("a temporary folder");
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("treebeard-files-{name}-"))
+            .tempdir()
+            .expect("a temporary folder");
+        std::fs::create_dir_all(dir.path().join("root/sub")).expect("a temporary folder");
         Scratch(dir)
     }
 
     fn write(&self, path: &str, text: &str) -> PathBuf {
-        let path = self.0.join(path);
+        let path = self.0.path().join(path);
         std::fs::write(&path, text).expect("a temporary file");
         path
     }
 
     fn root(&self) -> PathBuf {
-        self.0.join("root")
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        self.0.path().join("root")
     }
 }
 
@@ -124,7 +119,7 @@ fn a_dot_dot_escape_is_refused_and_its_content_not_printed() {
 fn a_link_out_of_the_root_is_refused_and_a_link_loop_named() {
     let s = Scratch::new("links");
     let secret = s.write("secret.json", SECRET);
-    std::os::unix::fs::symlink(&secret, s.0.join("root/inner.json")).expect("a link");
+    std::os::unix::fs::symlink(&secret, s.0.path().join("root/inner.json")).expect("a link");
     let main = s.write("root/main.xml", &including("inner.json"));
     let d = refused_include(&load(&main), "main.xml");
     assert!(
@@ -133,7 +128,7 @@ fn a_link_out_of_the_root_is_refused_and_a_link_loop_named() {
         d.message
     );
 
-    let looped = s.0.join("root/loop.xml");
+    let looped = s.0.path().join("root/loop.xml");
     std::os::unix::fs::symlink(&looped, &looped).expect("a link");
     let main = s.write("root/main2.xml", &including("loop.xml"));
     let d = refused_include(&load(&main), "main2.xml");
@@ -173,8 +168,8 @@ fn a_missing_include_says_where_it_looked() {
 #[test]
 fn devices_and_fifos_are_refused_at_once() {
     let s = Scratch::new("devices");
-    std::os::unix::fs::symlink("/dev/zero", s.0.join("root/zero.xml")).expect("a link");
-    let fifo = s.0.join("root/pipe.xml");
+    std::os::unix::fs::symlink("/dev/zero", s.0.path().join("root/zero.xml")).expect("a link");
+    let fifo = s.0.path().join("root/pipe.xml");
     let made = std::process::Command::new("mkfifo").arg(&fifo).status();
     let started = Instant::now();
     // As the main file: named by the user, so not confined, but still
@@ -338,7 +333,7 @@ fn a_tree_from_text_includes_only_from_a_root_it_is_given() {
 #[test]
 fn a_wider_root_admits_a_sibling_folder() {
     let s = Scratch::new("wider");
-    std::fs::create_dir_all(s.0.join("shared")).expect("a folder");
+    std::fs::create_dir_all(s.0.path().join("shared")).expect("a folder");
     s.write(
         "shared/part.xml",
         "<root BTCPP_format=\"4\"><BehaviorTree ID=\"Part\"><ok/></BehaviorTree></root>",
@@ -346,7 +341,7 @@ fn a_wider_root_admits_a_sibling_folder() {
     let main = s.write("root/main.xml", &including("../shared/part.xml"));
     assert!(load(&main).loaded.is_none());
     let options = LoadOptions {
-        root: Some(s.0.clone()),
+        root: Some(s.0.path().to_path_buf()),
         ..LoadOptions::default()
     };
     let l = load_file(&main, &catalog(), &options);
@@ -357,7 +352,7 @@ fn a_wider_root_admits_a_sibling_folder() {
     );
     // A root that is not a folder is an error of its own.
     let options = LoadOptions {
-        root: Some(s.0.join("nope")),
+        root: Some(s.0.path().join("nope")),
         ..LoadOptions::default()
     };
     let d = only(&load_file(&main, &catalog(), &options));

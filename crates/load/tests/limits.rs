@@ -317,8 +317,11 @@ fn a_script_error_copied_many_times_stops_at_the_compilers_cap() {
 #[test]
 fn a_chain_of_includes_stops_at_the_file_cap() {
     // Each file includes the next: followed without recursion, and capped.
-    let dir = std::env::temp_dir().join(format!("treebeard-load-limits-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let tmp = tempfile::Builder::new()
+        .prefix("treebeard-load-limits-")
+        .tempdir()
+        .expect("a temporary directory");
+    let dir = tmp.path();
     let files = MAX_FILES + 50;
     for i in 0..files {
         let text = format!(
@@ -335,7 +338,7 @@ fn a_chain_of_includes_stops_at_the_file_cap() {
         .expect("spawns")
         .join()
         .expect("the load does not panic or overflow its stack");
-    let _ = std::fs::remove_dir_all(&dir);
+    drop(tmp);
     let d = only_error(&load);
     assert_eq!(d.message, format!("a load reads at most {MAX_FILES} files"));
     // At the include in the last file read.

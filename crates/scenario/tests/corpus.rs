@@ -4,7 +4,12 @@
 //! (statuses, requests, trace events, running leaves, the outcome of every
 //! completion and event the script plays, the crowd state after every
 //! settling).
+//!
+//! One test per scenario file (this test's harness is libtest-mimic), so
+//! that a failure names its file and `cargo test --test corpus NAME` runs
+//! one; and one that the corpus uses every decider kind and built-in leaf.
 
+use libtest_mimic::{Arguments, Failed, Trial};
 use std::collections::BTreeSet;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
@@ -174,41 +179,59 @@ fn check_file(prepared: &Prepared) -> Vec<String> {
     problems
 }
 
-#[test]
-fn every_scenario_passes_on_both_interpreters_and_they_agree() {
+fn main() {
+    let args = Arguments::from_args();
     let dir = corpus_dir();
-    let files = scenario_files(&dir)
-        .unwrap_or_else(|e| panic!("cannot read the corpus {}: {e}", dir.display()));
-    assert!(
-        !files.is_empty(),
-        "the corpus in {} is empty",
-        dir.display()
-    );
-
-    // The scenarios' trees are in `tests/trees`: the content root is
-    // `tests`.
-    let options = PrepareOptions {
-        root: dir.parent().map(Path::to_path_buf),
-        ..PrepareOptions::default()
+    let files = match scenario_files(&dir) {
+        Ok(files) if !files.is_empty() => files,
+        Ok(_) => panic!("the corpus in {} is empty", dir.display()),
+        Err(e) => panic!("cannot read the corpus {}: {e}", dir.display()),
     };
-    let mut failures = Vec::new();
+    let mut trials: Vec<Trial> = files
+        .iter()
+        .map(|path| {
+            let path = path.clone();
+            let shown = path
+                .strip_prefix(&dir)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            Trial::test(shown, move || {
+                let prepared = prepare(&path, &options())
+                    .map_err(|report| format!("does not prepare:\n{}", report.render(false)))?;
+                let problems = check_file(&prepared);
+                if problems.is_empty() {
+                    Ok(())
+                } else {
+                    Err(problems.join("\n\n").into())
+                }
+            })
+        })
+        .collect();
+    trials.push(Trial::test(
+        "the corpus uses every decider kind and built-in leaf",
+        move || covers_every_kind(&files),
+    ));
+    libtest_mimic::run(&args, trials).exit();
+}
+
+/// How the scenarios prepare: their trees are in `tests/trees`, so the
+/// content root is `tests`.
+fn options() -> PrepareOptions {
+    PrepareOptions {
+        root: corpus_dir().parent().map(Path::to_path_buf),
+        ..PrepareOptions::default()
+    }
+}
+
+/// Every decider kind and every built-in leaf appears in some scenario.
+fn covers_every_kind(files: &[PathBuf]) -> Result<(), Failed> {
     let mut deciders = BTreeSet::new();
     let mut leaves = BTreeSet::new();
-    for path in &files {
-        let shown = path
-            .strip_prefix(&dir)
-            .unwrap_or(path)
-            .display()
-            .to_string();
-        let prepared = match prepare(path, &options) {
-            Ok(p) => p,
-            Err(report) => {
-                failures.push(format!(
-                    "{shown}: does not prepare:\n{}",
-                    report.render(false)
-                ));
-                continue;
-            }
+    for path in files {
+        // A scenario that does not prepare is its own test's failure.
+        let Ok(prepared) = prepare(path, &options()) else {
+            continue;
         };
         let shape = prepared.program.shape();
         for i in 0..shape.len() {
@@ -221,18 +244,15 @@ fn every_scenario_passes_on_both_interpreters_and_they_agree() {
                 leaves.insert(import.name.to_string());
             }
         }
-        for problem in check_file(&prepared) {
-            failures.push(format!("{shown}: {problem}"));
-        }
     }
-
+    let mut missing = Vec::new();
     let missing_deciders: Vec<&str> = Kind::ALL
         .iter()
         .filter(|k| k.is_decider() && !deciders.contains(k.name()))
         .map(|k| k.name())
         .collect();
     if !missing_deciders.is_empty() {
-        failures.push(format!(
+        missing.push(format!(
             "no scenario uses the decider kinds {missing_deciders:?}"
         ));
     }
@@ -242,20 +262,13 @@ fn every_scenario_passes_on_both_interpreters_and_they_agree() {
         .filter(|l| !leaves.contains(*l))
         .collect();
     if !missing_leaves.is_empty() {
-        failures.push(format!(
+        missing.push(format!(
             "no scenario uses the built-in leaves {missing_leaves:?}"
         ));
     }
-
-    if !failures.is_empty() {
-        for f in &failures {
-            eprintln!("{f}\n");
-        }
-        panic!(
-            "{} problem(s) in the scenario corpus ({} files); see above",
-            failures.len(),
-            files.len()
-        );
+    if missing.is_empty() {
+        Ok(())
+    } else {
+        Err(missing.join("\n").into())
     }
-    println!("{} scenarios pass on both interpreters", files.len());
 }

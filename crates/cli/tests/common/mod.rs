@@ -6,31 +6,26 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// A temporary directory for one test, removed when dropped.
-pub struct TempDir(PathBuf);
+pub struct TempDir(tempfile::TempDir);
 
 impl TempDir {
-    /// A fresh directory named after the test and this process.
+    /// A fresh directory named after the test.
     pub fn new(test: &str) -> TempDir {
-        let dir = std::env::temp_dir().join(format!("treebeard-cli-{}-{test}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("a temporary directory");
+        let dir = tempfile::Builder::new()
+            .prefix(&format!("treebeard-cli-{test}-"))
+            .tempdir()
+            .expect("a temporary directory");
         TempDir(dir)
     }
 
     /// The directory.
-    pub fn root(&self) -> &std::path::Path {
-        &self.0
+    pub fn root(&self) -> &Path {
+        self.0.path()
     }
 
     /// The file `name` in it.
     pub fn path(&self, name: &str) -> PathBuf {
-        self.0.join(name)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
+        self.0.path().join(name)
     }
 }
 
