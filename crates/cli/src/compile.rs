@@ -1,10 +1,12 @@
 //! `treebeard compile TREE --rust OUT.rs`: a tree file as a compiled tree
-//! (docs/engines.md), against the built-in leaves.
+//! (docs/engines.md), against the built-in leaves, or an application's
+//! leaf set from its manifest (`--leaves`).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use treebeard_codegen::{Form, Generator};
 use treebeard_scenario::builtin_leaves;
+use treebeard_shape::Catalog;
 
 /// What to generate, besides the tree.
 pub struct CompileArgs {
@@ -15,6 +17,10 @@ pub struct CompileArgs {
     /// Fail unless the tree compiles straight (no node hosted on the
     /// interpreter).
     pub strict: bool,
+    /// With a manifest: the application's blackboard type's path.
+    pub blackboard: Option<String>,
+    /// With a manifest: the application's leaf set's path.
+    pub leaf_set: Option<String>,
 }
 
 /// Loads `file` (see `load`), generates its code against the built-in
@@ -22,7 +28,13 @@ pub struct CompileArgs {
 /// (or that keep a tree on the interpreter) are notes (warnings) with their
 /// paths and locations; with `strict`, errors, unless the tree compiles
 /// straight. Exit codes as `check`'s.
-pub fn run(file: &Path, load: &treebeard_load::Load, color: bool, args: &CompileArgs) -> ExitCode {
+pub fn run(
+    file: &Path,
+    load: &treebeard_load::Load,
+    manifest: Option<&Catalog>,
+    color: bool,
+    args: &CompileArgs,
+) -> ExitCode {
     let loaded = match crate::loaded(load, color) {
         Ok(loaded) => loaded,
         Err(code) => return code,
@@ -31,13 +43,25 @@ pub fn run(file: &Path, load: &treebeard_load::Load, color: bool, args: &Compile
         file.file_stem()
             .map_or("tree".into(), |s| s.to_string_lossy().into_owned())
     });
-    let generated = match Generator::new(&loaded.shape, &builtin_leaves())
-        .name(&name)
-        .blackboard("treebeard_scenario::Agent")
-        .leaf_set("treebeard_scenario::leaves::Builtin")
-        .runtime("::treebeard_vm")
-        .generate()
-    {
+    let generator = match (manifest, &args.blackboard, &args.leaf_set) {
+        (None, ..) => Generator::new(&loaded.shape, &builtin_leaves())
+            .blackboard("treebeard_scenario::Agent")
+            .leaf_set("treebeard_scenario::leaves::Builtin")
+            .runtime("::treebeard_vm"),
+        (Some(catalog), Some(blackboard), Some(leaf_set)) => {
+            Generator::with_catalog(&loaded.shape, catalog)
+                .blackboard(blackboard)
+                .leaf_set(leaf_set)
+        }
+        (Some(_), ..) => {
+            eprintln!(
+                "error: code for the leaves of a manifest names the application's types: \
+                 give `--blackboard PATH` and `--leaf-set PATH` (e.g. `crate::Guard`, `crate::GuardLeaves`)"
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let generated = match generator.name(&name).generate() {
         Ok(generated) => generated,
         Err(e) => {
             eprintln!("error: {e}");

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use treebeard_load::{Load, LoadOptions, Loader, StubStatus};
 use treebeard_scenario::{PrepareOptions, builtin_leaves};
+use treebeard_shape::{Catalog, LeafCatalog};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -140,6 +141,14 @@ enum Command {
         /// on the interpreter's tick.
         #[arg(long)]
         strict: bool,
+        /// With `--leaves`: the Rust path of the application's blackboard
+        /// type, as the crate that includes the code names it.
+        #[arg(long, value_name = "PATH", requires = "leaves")]
+        blackboard: Option<String>,
+        /// With `--leaves`: the Rust path of the application's `leaf_set!`
+        /// type, whose functions the manifest names.
+        #[arg(long, value_name = "PATH", requires = "leaves")]
+        leaf_set: Option<String>,
     },
     /// Write a tree file of any dialect as BehaviorTree.CPP v4 XML, with a
     /// TreeNodesModel of its nodes' ports, for Groot2 and BT.CPP: one
@@ -170,6 +179,10 @@ enum Command {
         /// As JSON.
         #[arg(long)]
         json: bool,
+        /// The application's leaves from its leaf manifest, instead of the
+        /// built-in test leaves.
+        #[arg(long, value_name = "FILE")]
+        leaves: Option<PathBuf>,
     },
     /// Run scenario files; print a diff of the first unmet expectation.
     ///
@@ -242,6 +255,11 @@ struct TreeArgs {
     /// warning, and the node keeps a fallback value; strict by default.
     #[arg(long)]
     compat: bool,
+    /// The application's leaves, fields and events from its leaf manifest
+    /// (`Leaves::manifest`, docs/trees.md), instead of the built-in test
+    /// leaves.
+    #[arg(long, value_name = "FILE")]
+    leaves: Option<PathBuf>,
 }
 
 /// What stubbed leaves return (`--stub-status`).
@@ -340,10 +358,19 @@ fn main() -> ExitCode {
             rust,
             name,
             strict,
+            blackboard,
+            leaf_set,
         } => {
             let load = load(&file, &tree);
-            let args = compile::CompileArgs { rust, name, strict };
-            compile::run(&file, &load, color, &args)
+            let catalog = manifest(tree.leaves.as_deref()).ok().flatten();
+            let args = compile::CompileArgs {
+                rust,
+                name,
+                strict,
+                blackboard,
+                leaf_set,
+            };
+            compile::run(&file, &load, catalog.as_ref(), color, &args)
         }
         Command::Export {
             file,
@@ -356,13 +383,19 @@ fn main() -> ExitCode {
             let args = export::ExportArgs { output, name };
             export::run(&file, &load, color, &args)
         }
-        Command::Nodes { json } => {
-            let leaves = builtin_leaves();
-            out(if json {
-                nodes::json(&leaves)
-            } else {
-                nodes::text(&leaves)
-            });
+        Command::Nodes { json, leaves } => {
+            let list = |catalog: &dyn LeafCatalog| {
+                out(if json {
+                    nodes::json(catalog)
+                } else {
+                    nodes::text(catalog)
+                });
+            };
+            match manifest(leaves.as_deref()) {
+                Err(failed) => return loaded(&failed, color).err().unwrap_or(ExitCode::FAILURE),
+                Ok(Some(catalog)) => list(&catalog),
+                Ok(None) => list(&builtin_leaves()),
+            }
             ExitCode::SUCCESS
         }
         Command::Run {
@@ -428,11 +461,37 @@ fn loaded(load: &Load, color: bool) -> Result<&treebeard_load::Loaded, ExitCode>
     }
 }
 
+/// Loads `file` against the leaves `--leaves` names, or the built-in
+/// ones. A manifest with mistakes is a failed load of its own, whose
+/// diagnostics are the manifest's.
 fn load(file: &Path, tree: &TreeArgs) -> Load {
-    let leaves = builtin_leaves();
-    let mut loader = Loader::new(&leaves, tree.options(file));
-    loader.add_file(file);
-    loader.finish()
+    let load_with = |catalog: &dyn LeafCatalog| {
+        let mut loader = Loader::new(catalog, tree.options(file));
+        loader.add_file(file);
+        loader.finish()
+    };
+    match manifest(tree.leaves.as_deref()) {
+        Err(failed) => *failed,
+        Ok(Some(catalog)) => load_with(&catalog),
+        Ok(None) => load_with(&builtin_leaves()),
+    }
+}
+
+/// The leaf manifest at `path`, if one is named: its catalog, or a failed
+/// load that holds its mistakes (exit code 2 when it could not be read).
+fn manifest(path: Option<&Path>) -> Result<Option<Catalog>, Box<Load>> {
+    let Some(path) = path else {
+        return Ok(None);
+    };
+    let read = treebeard_load::manifest::read_path(path);
+    match read.catalog {
+        Some(catalog) => Ok(Some(catalog)),
+        None => Err(Box::new(Load {
+            map: read.map,
+            diagnostics: read.diagnostics,
+            loaded: None,
+        })),
+    }
 }
 
 /// Whether a load failed for want of a readable file (exit code 2).

@@ -1,8 +1,7 @@
 //! `treebeard nodes`: the node kinds and the registered leaves.
 
 use std::fmt::Write;
-use treebeard_shape::{Kind, KindParam, KindParamType, ParamValue};
-use treebeard_vm::Leaves;
+use treebeard_shape::{Kind, KindParam, KindParamType, LeafCatalog, ParamValue};
 
 /// What a registered name is: its leaf kind, or `Scope` for a scope's hooks.
 fn kind_name(schema: &treebeard_shape::LeafSchema) -> &'static str {
@@ -40,7 +39,7 @@ fn default_text(v: &Option<ParamValue>) -> Option<String> {
 }
 
 /// The listing as text.
-pub fn text<B>(leaves: &Leaves<B>) -> String {
+pub fn text(leaves: &dyn LeafCatalog) -> String {
     let mut out = String::from("Built-in nodes (children):\n");
     for &kind in Kind::ALL.iter().filter(|k| k.is_decider()) {
         let params: Vec<String> = kind.params().iter().map(kind_param).collect();
@@ -59,7 +58,7 @@ pub fn text<B>(leaves: &Leaves<B>) -> String {
     }
     out.push_str("\nLeaves:\n");
     for name in leaves.names() {
-        let Some(schema) = leaves.schema(name) else {
+        let Some(schema) = leaves.leaf(name) else {
             continue;
         };
         let params: Vec<String> = schema
@@ -88,7 +87,7 @@ pub fn text<B>(leaves: &Leaves<B>) -> String {
 }
 
 /// The listing as JSON: `{"deciders": [...], "leaves": [...]}`.
-pub fn json<B>(leaves: &Leaves<B>) -> String {
+pub fn json(leaves: &dyn LeafCatalog) -> String {
     let deciders: Vec<serde_json::Value> = Kind::ALL
         .iter()
         .filter(|k| k.is_decider())
@@ -116,8 +115,9 @@ pub fn json<B>(leaves: &Leaves<B>) -> String {
         .collect();
     let leaf_list: Vec<serde_json::Value> = leaves
         .names()
+        .into_iter()
         .filter_map(|name| {
-            let schema = leaves.schema(name)?;
+            let schema = leaves.leaf(name)?;
             let params: Vec<serde_json::Value> = schema
                 .params
                 .iter()

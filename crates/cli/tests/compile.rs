@@ -15,7 +15,7 @@ const STATIC: &str = r#"(type: "Sequence", name: "root", children: [
 ])
 "#;
 
-/// A tree with a concurrent decider, a kind that does not compile yet.
+/// A tree with a concurrent decider, which compiles hosted.
 const PARALLEL: &str = r#"(type: "Sequence", name: "root", children: [
     (type: "ParallelAll", name: "both", children: [
         (type: "Succeed", name: "step"),

@@ -52,7 +52,7 @@ mod emit;
 
 use std::collections::BTreeMap;
 use std::fmt;
-use treebeard_shape::{Kind, NodeIdx, Shape};
+use treebeard_shape::{Catalog, Kind, NodeIdx, Shape};
 use treebeard_vm::Leaves;
 
 /// Writes the Rust code of one tree.
@@ -60,7 +60,7 @@ use treebeard_vm::Leaves;
 pub struct Generator<'s> {
     shape: &'s Shape,
     /// Per leaf import name, the leaf set's function (when declared).
-    rust_fns: BTreeMap<Box<str>, &'static str>,
+    rust_fns: BTreeMap<Box<str>, Box<str>>,
     name: String,
     blackboard: String,
     leaf_set: String,
@@ -191,11 +191,25 @@ impl<'s> Generator<'s> {
     /// built by a [`leaf_set!`](treebeard_vm::leaf_set!), which names the
     /// function of each leaf).
     pub fn new<B>(shape: &'s Shape, leaves: &Leaves<B>) -> Generator<'s> {
+        Generator::with_functions(shape, |name| leaves.rust_fn(name))
+    }
+
+    /// A generator for `shape`, whose leaves' functions are those a leaf
+    /// manifest names (`treebeard_load::manifest`, from the application's
+    /// `Leaves::manifest`).
+    pub fn with_catalog(shape: &'s Shape, catalog: &Catalog) -> Generator<'s> {
+        Generator::with_functions(shape, |name| catalog.function_of(name))
+    }
+
+    fn with_functions<'f>(
+        shape: &'s Shape,
+        function: impl Fn(&str) -> Option<&'f str>,
+    ) -> Generator<'s> {
         let mut rust_fns = BTreeMap::new();
         for kind in Kind::LEAVES {
             for import in shape.imports(kind) {
-                if let Some(f) = leaves.rust_fn(&import.name) {
-                    rust_fns.insert(import.name.clone(), f);
+                if let Some(f) = function(&import.name) {
+                    rust_fns.insert(import.name.clone(), f.into());
                 }
             }
         }

@@ -63,6 +63,7 @@ mod escapes;
 pub mod files;
 pub mod limits;
 mod loader;
+pub mod manifest;
 pub mod native;
 mod recover;
 pub mod resolve;

@@ -129,12 +129,17 @@ pub trait LeafCatalog {
     }
 }
 
-/// A list of leaf schemas and blackboard fields, without functions.
-#[derive(Clone, Debug, Default)]
+/// A list of leaf schemas and blackboard fields, without functions: what
+/// tools need to compile trees without running them, and what a leaf
+/// manifest file holds (`treebeard_load::manifest`). It may name, for each
+/// leaf, the function that implements it in the application's leaf set
+/// (`leaf_set!`), which generated code calls.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Catalog {
     leaves: BTreeMap<Box<str>, LeafSchema>,
     fields: Vec<FieldDecl>,
     events: Vec<Box<str>>,
+    functions: BTreeMap<Box<str>, Box<str>>,
 }
 
 impl Catalog {
@@ -163,6 +168,23 @@ impl Catalog {
             self.events.push(name.into());
         }
         self
+    }
+
+    /// Names `function`, a function of the application's leaf set, as the
+    /// one that implements the leaf `name`.
+    pub fn function(&mut self, name: &str, function: &str) -> &mut Catalog {
+        self.functions.insert(name.into(), function.into());
+        self
+    }
+
+    /// The leaf set's function that implements the leaf `name`, if named.
+    pub fn function_of(&self, name: &str) -> Option<&str> {
+        self.functions.get(name).map(|f| &**f)
+    }
+
+    /// Every declared leaf with its schema, by name.
+    pub fn leaves(&self) -> impl Iterator<Item = (&str, &LeafSchema)> {
+        self.leaves.iter().map(|(name, schema)| (&**name, schema))
     }
 }
 

@@ -48,7 +48,8 @@ use std::ops::Deref;
 use treebeard_shape::params::{ENTRY_REF, FIELD_REF};
 use treebeard_shape::tree::Node;
 use treebeard_shape::{
-    BuildError, FieldDecl, LeafCatalog, LeafSchema, NodeIdx, ParamSpec, ParamType, ShapeItem,
+    BuildError, Catalog, FieldDecl, LeafCatalog, LeafSchema, NodeIdx, ParamSpec, ParamType,
+    ShapeItem,
 };
 
 /// A condition: a test of the blackboard. It cannot change the blackboard
@@ -879,6 +880,28 @@ impl<B> Leaves<B> {
     /// Registered names, in order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.entries.keys().map(|k| &**k)
+    }
+
+    /// The table without its functions: every leaf's schema, the function
+    /// of the leaf set that implements it (for leaves declared with
+    /// [`crate::leaf_set!`]), the blackboard's fields and the events. What
+    /// a leaf manifest file holds, for the command line and editors
+    /// (`treebeard_load::manifest::to_json` writes it).
+    pub fn manifest(&self) -> Catalog {
+        let mut catalog = Catalog::new();
+        for (name, leaf) in &self.entries {
+            catalog.declare(name, leaf.decl.clone());
+            if let Some(f) = leaf.rust_fn {
+                catalog.function(name, f);
+            }
+        }
+        for field in &self.fields {
+            catalog.field(field.clone());
+        }
+        for event in &self.events {
+            catalog.event(event);
+        }
+        catalog
     }
 
     /// Compiles `tree` against this table and links the result: the usual

@@ -520,7 +520,7 @@ impl Emitter<'_, '_> {
     ) -> (String, Vec<String>) {
         let shape = self.shape;
         let import = shape.import(node).map_or("", |i| &i.name);
-        let f = self.g.rust_fns.get(import).copied().unwrap_or("missing");
+        let f = self.g.rust_fns.get(import).map_or("missing", |f| &**f);
         let call_args = args;
         let mut args = vec![bb.to_owned(), context.to_owned()];
         for w in shape.params(node) {
