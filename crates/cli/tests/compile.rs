@@ -76,7 +76,7 @@ fn hosted_nodes_are_located_notes_or_errors_with_strict() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("the interpreter ticks this ParallelAll and its sub-tree"),
+        stderr.contains("the interpreter's helpers decide this ParallelAll"),
         "{stderr}"
     );
     assert!(stdout.contains("CompiledTree::hosted("), "{stdout}");

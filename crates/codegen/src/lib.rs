@@ -39,10 +39,13 @@
 //! at run time (a concurrent decider, a Spore group, a crowd's gate or
 //! team, a child-tree connector, a scope, a monitor) compiles *hosted*: its
 //! code walks the tree on the interpreter's tick, calls the leaves
-//! directly, and has the interpreter tick those nodes' sub-trees
-//! ([`Generated::interpreted_nodes`] names them). Only a tree whose leaves
-//! were not declared in a leaf set is generated as a
-//! `CompiledTree::interpreted` that says why, and runs on the interpreter.
+//! directly, and has the interpreter's steps decide those nodes: around
+//! their compiled children for the nodes that only guard them, whole for
+//! the others ([`Generated::interpreted_nodes`] names them; a leaf the leaf
+//! set does not declare is called through the program's table). Only a
+//! tree the hosted walk cannot enter (none that validation admits today)
+//! is generated as a `CompiledTree::interpreted` that says why, and runs on
+//! the interpreter.
 //!
 //! [`leaf_set!`]: treebeard_vm::leaf_set!
 //! [`Program::with_compiled`]: treebeard_vm::Program::with_compiled
@@ -80,8 +83,8 @@ pub enum Form {
     Straight,
     /// Code that walks the tree on the interpreter's tick, in place of its
     /// loop: the static deciders are Rust's control flow, the leaves are
-    /// called directly, and the interpreter ticks the sub-trees of the
-    /// other nodes ([`Generated::interpreted_nodes`]).
+    /// called directly, and the interpreter's steps decide the other nodes
+    /// ([`Generated::interpreted_nodes`]).
     Hosted,
     /// No code for the tree: it runs on the interpreter
     /// ([`Generated::uncompiled`] says why).
@@ -125,8 +128,7 @@ pub(crate) struct Plan {
     pub(crate) form: Form,
     /// Why the tree runs on the interpreter (for [`Form::Interpreted`]).
     pub(crate) uncompiled: Vec<Uncompiled>,
-    /// The nodes whose sub-trees the interpreter ticks (for
-    /// [`Form::Hosted`]).
+    /// What the interpreter does for a hosted tree (for [`Form::Hosted`]).
     pub(crate) interpreted: Vec<Uncompiled>,
 }
 
@@ -153,8 +155,10 @@ impl Generated {
         &self.plan.uncompiled
     }
 
-    /// In a hosted tree, the nodes whose sub-trees the interpreter ticks
-    /// for the compiled code (their behaviour is data at run time).
+    /// In a hosted tree, what the interpreter does for the compiled code:
+    /// the nodes its steps decide (their behaviour is data at run time),
+    /// the sub-trees it ticks whole, and the leaves it calls through the
+    /// program's table (not declared in the leaf set).
     pub fn interpreted_nodes(&self) -> &[Uncompiled] {
         &self.plan.interpreted
     }
@@ -294,6 +298,14 @@ impl<'s> Generator<'s> {
                         node,
                         format!(
                             "the {kind} `{name}` has no function that compiled code can call, and is called through the program's table (declare it in a `leaf_set!`)"
+                        ),
+                    ));
+                    i += 1;
+                } else if emit::guards(kind) {
+                    interpreted.push(note(
+                        node,
+                        format!(
+                            "the interpreter's helpers decide this {kind}; its children are compiled"
                         ),
                     ));
                     i += 1;

@@ -59,6 +59,8 @@ fn the_form_follows_the_kinds_and_the_leaves() {
         "{}",
         nodes[0].reason
     );
-    assert!(generated.source().contains("h.interpret(2)"));
+    // The interpreter decides the ParallelAll; its children are compiled.
+    assert!(generated.source().contains("h.enter_guarded(2)"));
+    assert!(generated.source().contains("3 => n3(h),"));
     assert!(generated.source().contains("CompiledTree::hosted("));
 }

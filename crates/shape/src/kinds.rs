@@ -601,7 +601,7 @@ impl Kind {
     /// straight; one with any other kind (whose behaviour is data at run
     /// time: concurrent deciders, scopes, monitors, Spore groups, a crowd's
     /// gates and teams, child trees) compiles hosted, on the interpreter's
-    /// tick, which ticks those nodes, and the generator names them.
+    /// tick, whose steps decide those nodes, and the generator names them.
     #[inline]
     pub const fn compiles(self) -> bool {
         matches!(

@@ -3,9 +3,10 @@
 //!
 //! The static deciders become Rust's control flow, with the resume points
 //! and the running statuses the interpreter's loop keeps; the leaves are
-//! called directly, through the interpreter's own leaf steps; every other
-//! node is handed over: the interpreter ticks it and its sub-tree, and its
-//! status comes back.
+//! called directly, through the interpreter's own leaf steps; a node that
+//! guards its children is decided by the interpreter's steps around its
+//! compiled children; every other node is handed over: the interpreter
+//! ticks it and its sub-tree, and its status comes back.
 
 use super::{Emitter, Uses, goes_on};
 use treebeard_shape::{Kind, NodeIdx};
@@ -35,6 +36,33 @@ pub(crate) const fn hosts(kind: Kind) -> bool {
             | Kind::AlwaysSuccess
             | Kind::AlwaysFailure
     ) || kind.tests_on_entry()
+        || guards(kind)
+}
+
+/// Whether hosted code walks the children of a node of `kind` itself,
+/// the node's decisions the interpreter's (`Hosted::enter_guarded`,
+/// `Hosted::child_returned`): the dynamic deciders that tick only their
+/// own children. (A Spore group, a child-tree connector and a `Repeat`
+/// go to the interpreter whole: their deciders, injected trees and
+/// resume points are more than their children.)
+pub(crate) const fn guards(kind: Kind) -> bool {
+    matches!(
+        kind,
+        Kind::Concurrent
+            | Kind::ParallelAll
+            | Kind::Loop
+            | Kind::LoopUntilSuccess
+            | Kind::Timeout
+            | Kind::Cooldown
+            | Kind::Scope
+            | Kind::ScriptWrapper
+            | Kind::Gate
+            | Kind::GlobalCooldown
+            | Kind::Team
+            | Kind::SequenceWithMemory
+            | Kind::AsyncSequence
+            | Kind::AsyncSelector
+    )
 }
 
 /// Whether hosted code can hand a node of `kind` to the interpreter: a
@@ -257,22 +285,61 @@ impl Emitter<'_, '_> {
                 self.line(2, &format!("None => n{}(h),", children[0]));
                 self.line(1, "}");
             }
-            Kind::Condition => {
-                let item = self.item(node);
-                let call = self.leaf_call_with(node, "bb", "args", "args");
-                self.line(1, &format!("h.condition({i}, {item}, |bb, args| {{"));
-                self.call_line(2, "", call, "");
-                self.line(1, "})");
-            }
-            Kind::Action => {
-                let item = self.item(node);
-                let call = self.leaf_call_with(node, "bb", "call", "args");
-                self.line(1, &format!("h.action({i}, {item}, |bb, call| {{"));
-                if shape.item(node).params().len > 0 {
-                    self.line(2, "let args = call.leaf_args();");
+            kind if guards(kind) => {
+                // Its decisions are the interpreter's; its children are
+                // this code's.
+                self.line(1, &format!("let mut next = h.enter_guarded({i});"));
+                self.line(1, "loop {");
+                self.line(2, "let child = match next {");
+                self.line(3, "Ok(child) => child,");
+                self.line(3, "Err(status) => return status,");
+                self.line(2, "};");
+                self.line(2, "let status = match child {");
+                for &c in &children {
+                    self.line(3, &format!("{c} => n{c}(h),"));
                 }
-                self.call_line(2, "", call, "");
-                self.line(1, "})");
+                self.line(
+                    3,
+                    &format!("_ => unreachable!(\"item {i} ticks only its children\"),"),
+                );
+                self.line(2, "};");
+                if self.uses.groups {
+                    self.line(2, "if h.aborted() {");
+                    self.line(3, "return Status::Failure;");
+                    self.line(2, "}");
+                }
+                self.line(2, "next = h.child_returned(status);");
+                self.line(1, "}");
+            }
+            Kind::Condition | Kind::Action => {
+                let item = self.item(node);
+                let (step, context) = if kind == Kind::Condition {
+                    ("condition", "args")
+                } else {
+                    ("action", "call")
+                };
+                let call = self.leaf_call_with(node, "bb", context, "args");
+                // An action's parameters read the arguments its call holds.
+                let reads_args = kind == Kind::Action && shape.item(node).params().len > 0;
+                let start = format!("h.{step}({i}, {item}, |bb, {context}| ");
+                let arguments = format!(
+                    "{i}, {item}, |bb, {context}| {}({})",
+                    call.0,
+                    call.1.join(", ")
+                );
+                let one = format!("h.{step}({arguments})");
+                // rustfmt writes a call on one line when its arguments take
+                // at most 60 columns (`fn_call_width`) and the line fits.
+                if !reads_args && arguments.len() <= 60 && 4 + one.len() <= 100 {
+                    self.line(1, &one);
+                } else {
+                    self.line(1, &format!("{start}{{"));
+                    if reads_args {
+                        self.line(2, "let args = call.leaf_args();");
+                    }
+                    self.call_line(2, "", call, "");
+                    self.line(1, "})");
+                }
             }
             Kind::Deferred => {
                 let item = self.item(node);

@@ -7,7 +7,7 @@
 mod hosted;
 mod node;
 
-pub(crate) use hosted::{hands_over, hosts};
+pub(crate) use hosted::{guards, hands_over, hosts};
 
 use crate::{Form, Generator, Plan, Uncompiled};
 use std::fmt::{self, Write};

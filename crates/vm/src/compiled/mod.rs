@@ -66,8 +66,9 @@
 //! interpreter's tick, on its state cursors and buffers, in place of the
 //! interpreter's walk of the stream. The static deciders are its control
 //! flow and the leaves are called directly, each through the interpreter's
-//! own step ([`Hosted`]); the interpreter ticks the other nodes and their
-//! sub-trees ([`Hosted::interpret`]). Such a tree reads any actor, and its
+//! own step ([`Hosted`]); the interpreter's steps decide the other nodes,
+//! around their compiled children ([`Hosted::enter_guarded`]) or ticking
+//! their sub-trees whole ([`Hosted::interpret`]). Such a tree reads any actor, and its
 //! ticks are the interpreter's, step for step. Only a tree the generator
 //! could not walk at all is a [`CompiledTree::interpreted`] that says why,
 //! and runs on the interpreter (see `docs/engines.md`).

@@ -10,8 +10,11 @@
 //! next-state buffers and its guard stack. The generated code replaces the
 //! walk of the stream for the static deciders (their control flow is Rust's)
 //! and calls the leaves directly, through [`Hosted`]'s steps, each one the
-//! interpreter's own; a node of any other kind is [`Hosted::interpret`]ed:
-//! the interpreter's loop runs its sub-tree, from its entry until its guard
+//! interpreter's own. A node that guards its children is decided by the
+//! interpreter's steps ([`Hosted::enter_guarded`], then
+//! [`Hosted::child_returned`] after each child) while its children stay
+//! compiled code; a node of any other kind is [`Hosted::interpret`]ed: the
+//! interpreter's loop runs its sub-tree, from its entry until its guard
 //! returns, and hands the status back.
 //!
 //! The steps keep the loop's order exactly: a leaf first ends the previous
@@ -211,6 +214,58 @@ impl<'r, B> Hosted<'_, 'r, '_, B> {
                 let status = b.run(self.agent, child);
                 b.floor = floor;
                 status
+            }
+        }
+    }
+
+    /// Enters the node at `node`, whose decider guards its children (a
+    /// concurrent decider, a loop, a scope, a crowd's gate...): `Ok` with
+    /// the child it ticks first, its guard pushed, or `Err` with the status
+    /// it returns at once. Its children are the compiled code's; each
+    /// child's status goes to [`Hosted::child_returned`].
+    #[inline(never)]
+    pub fn enter_guarded(&mut self, node: u32) -> Result<u32, Status> {
+        self.reach(node);
+        let b = &mut *self.batch;
+        let item = b.item(node);
+        let Some(kind) = item.kind() else {
+            unreachable!("validated shapes hold only known kinds")
+        };
+        let depth = b.b.guards.len();
+        let decision = match kind {
+            Kind::Concurrent | Kind::ParallelAll => b.enter_concurrent(self.agent, node, item),
+            _ => b.configured(self.agent, node, item, kind),
+        };
+        match decision {
+            Decision::Descend(child) => {
+                debug_assert_eq!(b.b.guards.len(), depth + 1, "its guard is pushed");
+                Ok(child)
+            }
+            Decision::Return(status) => Err(status),
+        }
+    }
+
+    /// The child of the guarded node entered last ([`Hosted::enter_guarded`])
+    /// returned `status`: `Ok` with the child it ticks next, or `Err` with
+    /// its own status, its guard gone and the work left in it ended, as the
+    /// interpreter's loop does when a status reaches a guard.
+    #[inline(never)]
+    pub fn child_returned(&mut self, status: Status) -> Result<u32, Status> {
+        let b = &mut *self.batch;
+        let Some(g) = b.b.guards.last().copied() else {
+            unreachable!("a guarded node's child returns to its guard")
+        };
+        match b.child_returned(self.agent, g, status) {
+            Decision::Descend(child) => Ok(child),
+            Decision::Return(_) if b.b.aborted => {
+                // A group's redecide limit: every node above returns at
+                // once (`Hosted::aborted`), the root fails.
+                b.b.guards.clear();
+                Err(Status::Failure)
+            }
+            Decision::Return(left) => {
+                b.leave_guard(self.agent, g);
+                Err(left)
             }
         }
     }
