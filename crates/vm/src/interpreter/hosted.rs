@@ -184,33 +184,26 @@ impl<'r, B> Hosted<'_, 'r, '_, B> {
         self.reach(node);
         let b = &mut *self.batch;
         let item = b.item(node);
-        let Some(kind) = item.kind() else {
-            unreachable!("validated shapes hold only known kinds")
-        };
-        let depth = b.b.guards.len();
-        let decision = match kind {
-            Kind::Concurrent | Kind::ParallelAll => b.enter_concurrent(self.agent, node, item),
+        match item.kind() {
             // A leaf the leaf set did not declare: through the function
             // table.
-            Kind::Condition => return b.condition(self.agent, node, item),
-            Kind::Action => {
+            Some(Kind::Condition) => return b.condition(self.agent, node, item),
+            Some(Kind::Action) => {
                 let (signal, state) = match b.take_action(self.agent, node) {
                     Some(e) => (Signal::Tick, e.value()),
                     None => (Signal::Start, 0),
                 };
                 return b.call_action(self.agent, node, item, signal, state);
             }
-            _ => b.configured(self.agent, node, item, kind),
-        };
-        match decision {
-            Decision::Return(status) => status,
-            Decision::Descend(child) => {
-                debug_assert_eq!(
-                    b.b.guards.len(),
-                    depth + 1,
-                    "a node the interpreter ticks for compiled code guards its sub-tree"
-                );
-                let floor = std::mem::replace(&mut b.floor, depth + 1);
+            _ => {}
+        }
+        match self.entry(node) {
+            Err(status) => status,
+            Ok(child) => {
+                // The loop returns when the status leaves this node's
+                // guard, the top one.
+                let b = &mut *self.batch;
+                let floor = std::mem::replace(&mut b.floor, b.b.guards.len());
                 let status = b.run(self.agent, child);
                 b.floor = floor;
                 status
@@ -226,6 +219,13 @@ impl<'r, B> Hosted<'_, 'r, '_, B> {
     #[inline(never)]
     pub fn enter_guarded(&mut self, node: u32) -> Result<u32, Status> {
         self.reach(node);
+        self.entry(node)
+    }
+
+    /// The entry of the dynamic decider (or interpreted leaf) at `node`:
+    /// `Ok` with the child it descends to, its guard pushed, or `Err` with
+    /// its status.
+    fn entry(&mut self, node: u32) -> Result<u32, Status> {
         let b = &mut *self.batch;
         let item = b.item(node);
         let Some(kind) = item.kind() else {
