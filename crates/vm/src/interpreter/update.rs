@@ -1,0 +1,563 @@
+//! The update loop (see the interpreter's module docs): one agent's tick,
+//! its passes, and steps 1 to 4 over the stream, with the guard stack's
+//! entries and returns and the status climb.
+
+use super::*;
+
+impl<'r, B, T: Tracer> Batch<'r, B, T> {
+    /// The item at `ip`, which the caller got by following the stream's
+    /// structure: the root, a decider's first child, a resume point inside a
+    /// decider's sub-stream, or a destination of the flow table.
+    #[inline(always)]
+    pub(super) fn item(&self, ip: u32) -> ShapeItem {
+        debug_assert!((ip as usize) < self.items.len());
+        // SAFETY: the validator guarantees that deciders have children and
+        // that sub-streams nest within the stream, so every index the loop
+        // derives from the structure as described above is below
+        // `items.len()`: flow destinations are next siblings inside a
+        // parent's sub-stream, and resume points read from actors are
+        // checked to lie inside their sequence before they are followed.
+        // PERF: unchecked, the loop keeps the stream's length out of its
+        // registers (crowd bench: 56.5 -> 52 ns per agent-tick).
+        unsafe { *self.items.get_unchecked(ip as usize) }
+    }
+
+    /// The flow links of the item at `ip` (same bounds as [`Batch::item`]).
+    #[inline(always)]
+    pub(super) fn link(&self, ip: u32) -> Link {
+        debug_assert_eq!(self.links.len(), self.items.len());
+        // SAFETY: the flow has one link per item, and `ip` is an item index
+        // as for `Batch::item`.
+        // PERF: unchecked (crowd bench: 53 -> 49 ns per agent-tick, with the
+        // dense tags).
+        unsafe { *self.links.get_unchecked(ip as usize) }
+    }
+
+    /// One agent's tick: steps 1 to 4 of the update loop, and again while a
+    /// node asks for it (see [`MAX_PASSES`]).
+    #[inline]
+    pub(super) fn tick(
+        &mut self,
+        words: &mut [u32],
+        layout: ActorLayout,
+        bb: &mut B,
+        agent: AgentId,
+        requests: &mut Vec<Request>,
+    ) -> Status {
+        let status = self.pass(words, layout, bb, agent, requests);
+        if self.b.again {
+            return self.tick_again(status, words, layout, bb, agent, requests);
+        }
+        status
+    }
+
+    /// The passes after the first of a tick in which a node asked for the
+    /// agent's tree to be ticked again at once (a BehaviorTree.CPP loop's
+    /// wake-up): at the tick's time, covering no time, until a pass ends
+    /// without asking, the root finishes, or the tick has made
+    /// [`MAX_PASSES`] passes.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn tick_again(
+        &mut self,
+        mut status: Status,
+        words: &mut [u32],
+        layout: ActorLayout,
+        bb: &mut B,
+        agent: AgentId,
+        requests: &mut Vec<Request>,
+    ) -> Status {
+        let dt = self.args.frame.dt;
+        self.args.frame.dt = 0.0;
+        let mut passes = 1;
+        while status == Status::Running && self.b.again && passes < MAX_PASSES {
+            self.b.again = false;
+            status = self.pass(words, layout, bb, agent, requests);
+            passes += 1;
+        }
+        self.b.again = false;
+        self.args.frame.dt = dt;
+        status
+    }
+
+    /// One pass of an agent's tick: steps 1 to 4 of the update loop.
+    #[inline(always)]
+    pub(super) fn pass(
+        &mut self,
+        words: &mut [u32],
+        layout: ActorLayout,
+        bb: &mut B,
+        agent: AgentId,
+        requests: &mut Vec<Request>,
+    ) -> Status {
+        self.args.agent = agent;
+        let status = {
+            let mut a = Agent::new(words, layout, bb);
+            if self.entry_words != 0 {
+                self.tell_entries(a.memory);
+            }
+            if let Some(root) = self.hosted
+                && let Some(batch) = T::untraced(self)
+            {
+                batch.run_hosted(&mut a, root)
+            } else if self.monitors {
+                self.run_monitored(&mut a)
+            } else {
+                self.run(&mut a, 0)
+            }
+        };
+        self.complete(words, layout, agent, requests);
+        status
+    }
+
+    /// Step 4 of the update loop: hand the tick's results to the actor and
+    /// the caller, and clear the scratch for the next agent.
+    #[inline(always)]
+    pub(super) fn complete(
+        &mut self,
+        words: &mut [u32],
+        layout: ActorLayout,
+        agent: AgentId,
+        requests: &mut Vec<Request>,
+    ) {
+        let b = &mut *self.b;
+        debug_assert!(b.guards.is_empty());
+        let next = &mut b.next;
+        sort_by_item(&mut next.entries[..next.deciders]);
+        if !self.globals.is_empty() {
+            // A crowd node's ticket outlives its node's failure, so a group
+            // that chooses an earlier decider after it records states out
+            // of item order.
+            let actions = next.deciders_cap..next.deciders_cap + next.actions;
+            sort_by_item(&mut next.entries[actions]);
+        }
+        let region = &next.entries[..next.deciders_cap + next.actions];
+        ActorMut::block(words, layout).store(
+            region,
+            next.deciders,
+            next.actions,
+            &b.persistent_changes,
+        );
+        next.deciders = 0;
+        next.actions = 0;
+        b.persistent_changes.clear();
+        if !b.cancels.is_empty() || !b.launches.is_empty() || !b.sent.is_empty() {
+            // A launch is traced as its request leaves: one that a
+            // concurrent rolled back, or a redecide limit dropped, never
+            // was.
+            for p in &b.launches {
+                self.trace.launch(p.node);
+            }
+            b.emit_requests(agent, requests);
+        }
+    }
+
+    /// Steps 1 to 3 of the update loop from the item at `ip`, until the root
+    /// returns (or, for a monitor's query tested before the tree, the
+    /// monitor).
+    #[inline(always)]
+    pub(super) fn run(&mut self, a: &mut Agent<'_, B>, mut ip: u32) -> Status {
+        'execute: loop {
+            // Step 1: execute items until a leaf, or a concurrent decider
+            // that decides on entry, returns a status.
+            let (mut status, mut at) = loop {
+                let item = self.item(ip);
+                self.trace.enter(ip);
+                let Some(kind) = item.kind() else {
+                    unreachable!("validated shapes hold only known kinds")
+                };
+                match kind {
+                    Kind::Sequence => match self.take_resume(a, ip) {
+                        Some(child) if child > ip && child < item.end() => {
+                            ip = if item.a() == 0 {
+                                child
+                            } else {
+                                self.resume_through_repeats(a, ip + 1, child)
+                            }
+                        }
+                        _ => {
+                            ip += 1;
+                            // PERF: a sequence entered at its first child
+                            // tests a leading condition in the same step, so
+                            // a guard condition costs one dispatch, not two
+                            // (crowd bench).
+                            let first = self.item(ip);
+                            if first.kind() == Some(Kind::Condition) {
+                                self.trace.enter(ip);
+                                break (self.condition(a, ip, first), ip);
+                            }
+                        }
+                    },
+                    Kind::Selector => match self.take_resume(a, ip) {
+                        Some(child) if child > ip && child < item.end() => {
+                            ip = if item.a() == 0 {
+                                child
+                            } else {
+                                self.resume_through_repeats(a, ip + 1, child)
+                            }
+                        }
+                        _ => ip += 1,
+                    },
+                    // Its condition, or the branch that ran last tick.
+                    Kind::IfThenElse => match self.take_resume(a, ip) {
+                        Some(child) if child > ip && child < item.end() => ip = child,
+                        _ => ip += 1,
+                    },
+                    // Their decisions are all in the flow table.
+                    Kind::PrioritySelector
+                    | Kind::ReactiveSequence
+                    | Kind::WhileDoElse
+                    | Kind::Inverter
+                    | Kind::ForceSuccess
+                    | Kind::ForceFailure
+                    | Kind::StoredState => ip += 1,
+                    Kind::Concurrent | Kind::ParallelAll => {
+                        match self.enter_concurrent(a, ip, item) {
+                            Decision::Descend(child) => ip = child,
+                            Decision::Return(status) => break (status, ip),
+                        }
+                    }
+                    // PERF: every configured node behind one cold call keeps
+                    // the loop small (crowd bench: 585 -> 576 instructions
+                    // per agent-tick).
+                    Kind::Wait
+                    | Kind::Loop
+                    | Kind::LoopUntilSuccess
+                    | Kind::Timeout
+                    | Kind::Cooldown
+                    | Kind::Scope
+                    | Kind::ScriptWrapper
+                    | Kind::ScriptGate
+                    | Kind::IfCondition
+                    | Kind::IfTime
+                    | Kind::Script
+                    | Kind::AssertScript
+                    | Kind::AssertCondition
+                    | Kind::WaitUntilTime
+                    | Kind::WaitForEvent
+                    | Kind::SendEvent
+                    | Kind::PostStimulus
+                    | Kind::Repeat
+                    | Kind::Monitor
+                    | Kind::Group
+                    | Kind::Gate
+                    | Kind::GlobalCooldown
+                    | Kind::Team
+                    | Kind::Sync
+                    | Kind::ChildTree
+                    | Kind::SequenceWithMemory
+                    | Kind::AsyncSequence
+                    | Kind::AsyncSelector => match self.configured(a, ip, item, kind) {
+                        Decision::Descend(child) => ip = child,
+                        Decision::Return(status) => break (status, ip),
+                    },
+                    Kind::Condition => break (self.condition(a, ip, item), ip),
+                    Kind::AlwaysSuccess => break (Status::Success, ip),
+                    Kind::AlwaysFailure => break (Status::Failure, ip),
+                    Kind::Action => {
+                        let (signal, state) = match self.take_action(a, ip) {
+                            Some(e) => (Signal::Tick, e.value()),
+                            None => (Signal::Start, 0),
+                        };
+                        break (self.call_action(a, ip, item, signal, state), ip);
+                    }
+                    Kind::Deferred => break (self.deferred(a, ip, item), ip),
+                    Kind::Decider => match self.enter_decider(a, ip) {
+                        Decision::Descend(child) => ip = child,
+                        Decision::Return(status) => break (status, ip),
+                    },
+                    Kind::Decide => unreachable!("a Decide leaf is asked by its group, never run"),
+                }
+            };
+            // Step 2: the item at `at` returned `status`; find the next item.
+            loop {
+                let next = match status {
+                    Status::Success => self.link(at).on_success,
+                    Status::Failure => {
+                        if T::ON {
+                            // The guards scanned below report their own exits.
+                            self.trace_exits(a, at, status, self.link(at).on_failure);
+                        }
+                        match self.scan_guards(a, self.link(at).on_failure) {
+                            Scan::Execute(next) => next,
+                            Scan::Decided(decided, guard) => {
+                                (status, at) = (decided, guard);
+                                continue;
+                            }
+                        }
+                    }
+                    Status::Running => self.climb(at),
+                };
+                if T::ON && status == Status::Success {
+                    self.trace_exits(a, at, status, next);
+                }
+                if is_item(next) {
+                    // Step 3: cancel what this tick passed over.
+                    if a.next_action < next {
+                        self.trace.at(next);
+                        self.flush_actions_below(a, next);
+                    }
+                    ip = next;
+                    continue 'execute;
+                }
+                // The status left the static deciders, changed by any
+                // decorators on the way: to the top guard, or out of the root.
+                if next != UP {
+                    status = if next == LEAVE_SUCCESS {
+                        Status::Success
+                    } else {
+                        Status::Failure
+                    };
+                }
+                let Some(g) = self.b.guards.last().copied() else {
+                    if a.next_action != u32::MAX {
+                        self.trace.at(0);
+                        self.flush_actions_below(a, u32::MAX);
+                    }
+                    return status;
+                };
+                match self.child_returned(a, g, status) {
+                    Decision::Descend(child) => {
+                        ip = child;
+                        continue 'execute;
+                    }
+                    Decision::Return(left) => {
+                        if self.b.aborted {
+                            // A hosted tree's nodes above see it, and
+                            // return too (see `hosted`).
+                            if self.floor == 0 {
+                                self.b.aborted = false;
+                            }
+                            self.b.guards.clear();
+                            return Status::Failure;
+                        }
+                        self.leave_guard(a, g);
+                        if g.after == Some(UP) || self.b.guards.len() < self.floor {
+                            return left;
+                        }
+                        status = left;
+                        at = g.node;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The child of the top guard `g` returned `status`: the work left
+    /// below the child ends, and the guard's decider decides (another
+    /// child, or its own status).
+    // PERF: out of the loop, as the deciders that guard are (crowd bench,
+    // instructions per agent-tick: 570.5 inlined, 569.3 out of line; 568.4
+    // with the steps written in the loop, which hosted code cannot share).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn child_returned(
+        &mut self,
+        a: &mut Agent<'_, B>,
+        g: Guard,
+        status: Status,
+    ) -> Decision {
+        let child_end = self.subtree_end(g.child);
+        if a.next_action < child_end {
+            self.trace.at(g.child);
+            self.flush_actions_below(a, child_end);
+        }
+        if matches!(g.kind, Kind::Concurrent | Kind::ParallelAll) {
+            self.concurrent_returned(a, status, child_end)
+        } else {
+            self.decorator_returned(a, status)
+        }
+    }
+
+    /// The top guard `g` returned: it goes, and the work left in its
+    /// sub-tree ends.
+    #[inline]
+    pub(super) fn leave_guard(&mut self, a: &mut Agent<'_, B>, g: Guard) {
+        self.b.guards.pop();
+        if a.next_action < g.end {
+            self.trace.at(g.node);
+            self.flush_actions_below(a, g.end);
+        }
+    }
+
+    /// After a failure whose flow goes on at `next`: while `next` is a
+    /// sequence entered afresh whose first child is a condition, tests that
+    /// condition here, and on failure goes on to where it fails to. Returns
+    /// the item to execute, or the condition that decided.
+    // PERF: a reactive selector re-tests the guards of its higher-priority
+    // children on every tick; testing them in this loop, without a dispatch
+    // per sequence and per condition, is the largest saving of the crowd
+    // bench. The order of calls and cancellations is unchanged.
+    #[inline(always)]
+    pub(super) fn scan_guards(&mut self, a: &mut Agent<'_, B>, mut next: u32) -> Scan {
+        while is_item(next) {
+            let sequence = self.item(next);
+            if sequence.kind() != Some(Kind::Sequence) || self.resumes(a, next) {
+                break;
+            }
+            let guard = next + 1;
+            let first = self.item(guard);
+            if first.kind() != Some(Kind::Condition) {
+                break;
+            }
+            if a.next_action < guard {
+                self.trace.at(guard);
+                self.flush_actions_below(a, guard);
+            }
+            self.trace.enter(next);
+            self.trace.enter(guard);
+            if self.condition(a, guard, first) == Status::Success {
+                return Scan::Decided(Status::Success, guard);
+            }
+            let failed = guard;
+            next = self.link(guard).on_failure;
+            if !is_item(next) {
+                return Scan::Decided(Status::Failure, guard);
+            }
+            if T::ON {
+                self.trace_exits(a, failed, Status::Failure, next);
+            }
+        }
+        Scan::Execute(next)
+    }
+
+    /// Whether the sequence at `node` stopped at a child last tick (without
+    /// consuming the state, which its execution will).
+    #[inline]
+    pub(super) fn resumes(&mut self, a: &mut Agent<'_, B>, node: u32) -> bool {
+        if a.next_decider > node {
+            return false;
+        }
+        while a.next_decider < node {
+            a.dcur += 1;
+            a.next_decider = head(a.prev_deciders, a.dcur);
+        }
+        a.next_decider == node && a.prev_deciders[a.dcur].tag() == decider_tag::RESUME
+    }
+
+    /// A running status climbs from `at` through the static deciders above
+    /// it: each sequence past its first child records where to resume. The
+    /// status then leaves them ([`UP`]): running never moves sideways.
+    #[inline]
+    pub(super) fn climb(&mut self, at: u32) -> u32 {
+        let mut child = at;
+        loop {
+            let parent = self.link(child).parent;
+            if parent == UP {
+                return UP;
+            }
+            let Some(kind) = self.item(parent).kind() else {
+                unreachable!("validated shapes hold only known kinds")
+            };
+            match kind {
+                kind if kind.keeps_resume() => {
+                    if child != parent + 1 {
+                        let resume = StateEntry::new(parent, decider_tag::RESUME, child);
+                        self.b.next.push_decider(resume);
+                    }
+                }
+                // Reactive deciders start from their first child every tick;
+                // a gate whose child runs passes without testing again.
+                Kind::PrioritySelector
+                | Kind::ReactiveSequence
+                | Kind::WhileDoElse
+                | Kind::Inverter
+                | Kind::ForceSuccess
+                | Kind::ForceFailure => {}
+                kind if kind.passes_through() => {}
+                // A dynamic decider: its guard takes the status.
+                kind if kind.is_dynamic() => return UP,
+                kind => unreachable!("{kind} has no children"),
+            }
+            child = parent;
+        }
+    }
+
+    /// Tracing only: the item at `at` finished with `status` and the flow
+    /// goes on at `next`. Reports its end and that of every static decider
+    /// above it that the status leaves (those not holding `next`), each after
+    /// cancelling the abandoned work inside it, as its decision does.
+    #[cold]
+    pub(super) fn trace_exits(&mut self, a: &mut Agent<'_, B>, at: u32, status: Status, next: u32) {
+        self.trace.end(at, status);
+        let (mut child, mut status) = (at, status);
+        loop {
+            let parent = self.link(child).parent;
+            if parent == UP {
+                return;
+            }
+            let end = self.subtree_end(parent);
+            if is_item(next) && parent < next && next < end {
+                return;
+            }
+            status = match self.item(parent).kind() {
+                Some(Kind::Inverter) => match status {
+                    Status::Success => Status::Failure,
+                    _ => Status::Success,
+                },
+                Some(Kind::ForceSuccess) => Status::Success,
+                Some(Kind::ForceFailure) => Status::Failure,
+                // A dynamic decider takes the status through its guard.
+                Some(kind) if kind.is_dynamic() => return,
+                _ => status,
+            };
+            if a.next_action < end {
+                self.trace.at(parent);
+                self.flush_actions_below(a, end);
+            }
+            self.trace.end(parent, status);
+            child = parent;
+        }
+    }
+
+    /// The item of the child at `position` (from 0) of the decider at `ip`
+    /// that ends at `end`; `None` past its last child.
+    /// Pushes the guard of the decider `kind` at `ip`, which goes on at its
+    /// child at `position` (the first, for a position past its children:
+    /// state from another shape), abandoning the work of the children
+    /// before it; the descent, and the position taken.
+    pub(super) fn descend_at_position(
+        &mut self,
+        a: &mut Agent<'_, B>,
+        ip: u32,
+        item: ShapeItem,
+        kind: Kind,
+        position: u32,
+    ) -> (Decision, u32) {
+        let (child, position) = match self.child_at(ip, item.end(), position) {
+            Some(child) => (child, position),
+            None => (ip + 1, 0),
+        };
+        if a.next_action < child {
+            self.trace.at(ip);
+            self.flush_actions_below(a, child);
+        }
+        let descend = self.push_decorator(ip, item, kind, position, None);
+        if let Some(guard) = self.b.guards.last_mut() {
+            guard.child = child;
+        }
+        debug_assert!(matches!(descend, Decision::Descend(_)));
+        (Decision::Descend(child), position)
+    }
+
+    pub(super) fn child_at(&self, ip: u32, end: u32, position: u32) -> Option<u32> {
+        let mut child = ip + 1;
+        for _ in 0..position {
+            child = self.subtree_end(child);
+            if child >= end {
+                return None;
+            }
+        }
+        Some(child)
+    }
+
+    #[inline]
+    pub(super) fn subtree_end(&self, node: u32) -> u32 {
+        let item = self.item(node);
+        if is_leaf_tag(item.tag()) {
+            node + 1
+        } else {
+            item.end()
+        }
+    }
+}
