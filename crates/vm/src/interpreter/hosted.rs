@@ -72,12 +72,6 @@ impl<'r, B> Batch<'r, B, Quiet> {
 }
 
 impl<'r, B> Hosted<'_, 'r, '_, B> {
-    /// The agent's blackboard, for the leaf calls.
-    #[inline(always)]
-    pub fn bb(&mut self) -> &mut B {
-        self.agent.bb
-    }
-
     /// The tick reaches the item at `node`: the previous tick's work below
     /// it that this tick passed over ends, as when the loop's flow moves to
     /// an item.
