@@ -593,7 +593,7 @@ impl Emitter<'_, '_> {
             let resumes = self.resumes(node);
             self.line(
                 indent,
-                &format!("t.ran({i}, status, call.state(), {resumes})"),
+                &format!("t.ran::<P>({i}, status, call.state(), {resumes})"),
             );
         }
     }

@@ -197,7 +197,7 @@ impl Emitter<'_, '_> {
                     }
                     e.line(
                         indent,
-                        &format!("t.ran({i}, Status::Running, runs, {resumes})"),
+                        &format!("t.ran::<P>({i}, Status::Running, runs, {resumes})"),
                     );
                 };
                 if limit == 0 {
@@ -249,7 +249,7 @@ impl Emitter<'_, '_> {
                 let resumes = self.resumes(node);
                 self.line(
                     3,
-                    &format!("t.ran({i}, Status::Running, at + 1, {resumes})"),
+                    &format!("t.ran::<P>({i}, Status::Running, at + 1, {resumes})"),
                 );
                 self.line(2, "}");
                 self.line(2, "status => status,");
@@ -369,7 +369,9 @@ impl Emitter<'_, '_> {
                 let resumes = self.resumes(node);
                 self.line(
                     1,
-                    &format!("t.ran({i}, Status::Running, (since + t.dt()).to_bits(), {resumes})"),
+                    &format!(
+                        "t.ran::<P>({i}, Status::Running, (since + t.dt()).to_bits(), {resumes})"
+                    ),
                 );
             }
             Kind::ScriptGate | Kind::IfCondition | Kind::IfTime => {
@@ -432,7 +434,10 @@ impl Emitter<'_, '_> {
                 self.line(2, "return Status::Success;");
                 self.line(1, "}");
                 let resumes = self.resumes(node);
-                self.line(1, &format!("t.ran({i}, Status::Running, 0, {resumes})"));
+                self.line(
+                    1,
+                    &format!("t.ran::<P>({i}, Status::Running, 0, {resumes})"),
+                );
             }
             _ => unreachable!("the generator compiles only kinds that `Kind::compiles`"),
         }

@@ -295,7 +295,7 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
     /// The immediate action at `node` ran: with `status` running, it keeps
     /// `state`, and the tick's decider states are `resumes`.
     #[inline(always)]
-    pub fn ran(
+    pub fn ran<const P: u32>(
         &mut self,
         node: u32,
         status: Status,
@@ -303,7 +303,16 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
         resumes: &'static [StateEntry],
     ) -> Status {
         if status == Status::Running {
-            self.store(StateEntry::new(node, action_tag::RUNNING, state), resumes);
+            if P == node {
+                // PERF: the leaf that ran is the one the dispatch found
+                // running, after checking that the actor holds its state
+                // and `resumes`: only the state's value changes. (A
+                // `VALUE` entry's value is the node's to keep, after.)
+                self.stored = true;
+                self.words[self.layout.actions_at() + 1] = state;
+            } else {
+                self.store(StateEntry::new(node, action_tag::RUNNING, state), resumes);
+            }
         }
         status
     }

@@ -188,7 +188,7 @@ fn n3<const P: u32>(t: &mut Tick<'_, '_, B>) -> Status {
     let args = t.args(3, 0x0000000000000004);
     let mut call = Call::compiled(&args, signal, state, None);
     let status = L::flee(t.bb, &mut call);
-    t.ran(3, status, call.state(), RESUMES_3)
+    t.ran::<P>(3, status, call.state(), RESUMES_3)
 }
 
 /// Sequence `eat` at item 4: `crowd/eat`.
@@ -239,7 +239,7 @@ fn n6<const P: u32>(t: &mut Tick<'_, '_, B>) -> Status {
     let args = t.args(6, 0x0000000100010004);
     let mut call = Call::compiled(&args, signal, state, None);
     let status = L::find_food(t.bb, &mut call);
-    t.ran(6, status, call.state(), RESUMES_6)
+    t.ran::<P>(6, status, call.state(), RESUMES_6)
 }
 
 /// The decider states of the path to item 7 while it runs.
@@ -256,7 +256,7 @@ fn n7<const P: u32>(t: &mut Tick<'_, '_, B>) -> Status {
     let args = t.args(7, 0x0000000100020004);
     let mut call = Call::compiled(&args, signal, state, None);
     let status = L::eat(t.bb, &mut call);
-    t.ran(7, status, call.state(), RESUMES_7)
+    t.ran::<P>(7, status, call.state(), RESUMES_7)
 }
 
 /// Sequence `rest` at item 8: `crowd/rest`.
@@ -301,7 +301,7 @@ fn n10<const P: u32>(t: &mut Tick<'_, '_, B>) -> Status {
     let args = t.args(10, 0x0000000200030004);
     let mut call = Call::compiled(&args, signal, state, None);
     let status = L::sleep(t.bb, &mut call);
-    t.ran(10, status, call.state(), RESUMES_10)
+    t.ran::<P>(10, status, call.state(), RESUMES_10)
 }
 
 /// Sequence `social` at item 11: `crowd/social`.
@@ -388,7 +388,7 @@ fn n16<const P: u32>(t: &mut Tick<'_, '_, B>) -> Status {
     let args = t.args(16, 0x0000000300040004);
     let mut call = Call::compiled(&args, signal, state, None);
     let status = L::share(t.bb, &mut call);
-    t.ran(16, status, call.state(), RESUMES_16)
+    t.ran::<P>(16, status, call.state(), RESUMES_16)
 }
 
 /// The decider states of the path to item 17 while it runs.
@@ -405,7 +405,7 @@ fn n17<const P: u32>(t: &mut Tick<'_, '_, B>) -> Status {
     let args = t.args(17, 0x0000000300050004);
     let mut call = Call::compiled(&args, signal, state, None);
     let status = L::chat(t.bb, &mut call);
-    t.ran(17, status, call.state(), RESUMES_17)
+    t.ran::<P>(17, status, call.state(), RESUMES_17)
 }
 
 /// Sequence `wander` at item 18: `crowd/wander`.
@@ -441,7 +441,7 @@ fn n19<const P: u32>(t: &mut Tick<'_, '_, B>) -> Status {
     let args = t.args(19, 0x0000000300060004);
     let mut call = Call::compiled(&args, signal, state, None);
     let status = L::pick_spot(t.bb, &mut call);
-    t.ran(19, status, call.state(), &[])
+    t.ran::<P>(19, status, call.state(), &[])
 }
 
 /// The decider states of the path to item 20 while it runs.
@@ -458,7 +458,7 @@ fn n20<const P: u32>(t: &mut Tick<'_, '_, B>) -> Status {
     let args = t.args(20, 0x0000000300070004);
     let mut call = Call::compiled(&args, signal, state, None);
     let status = L::walk(t.bb, &mut call);
-    t.ran(20, status, call.state(), RESUMES_20)
+    t.ran::<P>(20, status, call.state(), RESUMES_20)
 }
 
 /// The decider states of the path to item 21 while it runs.
@@ -475,5 +475,5 @@ fn n21<const P: u32>(t: &mut Tick<'_, '_, B>) -> Status {
     let args = t.args(21, 0x0000000300080004);
     let mut call = Call::compiled(&args, signal, state, None);
     let status = L::look_around(t.bb, &mut call);
-    t.ran(21, status, call.state(), RESUMES_21)
+    t.ran::<P>(21, status, call.state(), RESUMES_21)
 }
