@@ -347,7 +347,7 @@ fn btcpp_switch_is_a_chain_of_while_do_else() {
 fn btcpp_scripts_and_reserved_attributes() {
     let text = r#"<root BTCPP_format="4">
   <BehaviorTree ID="T">
-    <Sequence _skipIf="hungry" _autoremap="true">
+    <Sequence _autoremap="true">
       <Eat _onHalted="fed := true" name="eat" amount="{=}"/>
     </Sequence>
   </BehaviorTree>
@@ -356,19 +356,17 @@ fn btcpp_scripts_and_reserved_attributes() {
     assert_eq!(
         strict.diags(),
         [
-            "error 3:24 BehaviorTree.CPP's pre-condition `_skipIf` is not supported yet",
-            "error 3:44 BehaviorTree.CPP's reserved attribute `_autoremap` is not supported yet",
+            "error 3:27 BehaviorTree.CPP's reserved attribute `_autoremap` is not supported yet",
             "error 4:23 BehaviorTree.CPP's post-condition `_onHalted` is not supported yet",
         ]
     );
-    // With stubs, the unknown reserved attribute is ignored; the pre- and
-    // post-conditions, BT.CPP's own behaviour, are errors still.
+    // With stubs, the unknown reserved attribute is ignored; the
+    // post-condition, BT.CPP's own behaviour, is an error still.
     let stub = read("t.xml", text, STUB);
     assert_eq!(
         stub.diags(),
         [
-            "error 3:24 BehaviorTree.CPP's pre-condition `_skipIf` is not supported yet",
-            "warning 3:44 BehaviorTree.CPP's reserved attribute `_autoremap` is not supported yet and is ignored",
+            "warning 3:27 BehaviorTree.CPP's reserved attribute `_autoremap` is not supported yet and is ignored",
             "error 4:23 BehaviorTree.CPP's post-condition `_onHalted` is not supported yet",
         ]
     );
@@ -532,5 +530,95 @@ fn btcpp_treebeard_elements_are_treebeard_s_own_kinds_with_their_parameters() {
     assert_eq!(
         l.outline(&root.children[1]),
         "Loop[count=2, again=false](A)"
+    );
+}
+
+#[test]
+fn btcpp_skipped_nodes_go_on_as_their_parent_goes_on() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Fallback>
+      <Sequence name="s">
+        <A _skipIf="k"/>
+        <Inverter><B _while="w"/></Inverter>
+      </Sequence>
+      <C _failureIf="f" _skipIf="k"/>
+      <D/>
+    </Fallback>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert!(l.diags.is_empty(), "{:?}", l.diags());
+    assert_eq!(
+        l.outline_of("T"),
+        "Selector(\
+         IfThenElse#SKIPPED(\
+         Sequence#SKIPPED(Script#SKIPPED[script=_skipped_0_70 := 0], Sequence#s(\
+         IfThenElse#_skipIf(AssertScript[test=k], \
+         Script#SKIPPED[script=_skipped_0_70 = _skipped_0_70 + 1], A), \
+         WhileDoElse#_while(AssertScript[test=w], Inverter(B), \
+         Script#SKIPPED[script=_skipped_0_70 = _skipped_0_70 + 1]))), \
+         IfThenElse#SKIPPED(AssertScript#SKIPPED[test=_skipped_0_70 == 2], \
+         AlwaysFailure#SKIPPED, AlwaysSuccess#SKIPPED), \
+         AlwaysFailure#SKIPPED), \
+         IfThenElse#_skipIf(Sequence(Inverter(AssertScript[test=f]), AssertScript[test=k]), \
+         AlwaysFailure#SKIPPED, \
+         IfThenElse#_failureIf(AssertScript[test=f], AlwaysFailure, C)), \
+         D)"
+    );
+}
+
+#[test]
+fn btcpp_a_skip_no_parent_goes_on_past_is_an_error() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Parallel>
+      <A _skipIf="k"/>
+      <Sequence><B _while="w"/></Sequence>
+      <Repeat num_cycles="2"><Inverter><C _skipIf="k"/></Inverter></Repeat>
+    </Parallel>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert_eq!(
+        l.diags(),
+        [
+            "error 4:10 BehaviorTree.CPP would skip this node under `Parallel`, which treebeard does not run skipped children under yet",
+            "error 5:8 BehaviorTree.CPP would skip this node under `Parallel`, which treebeard does not run skipped children under yet",
+            "error 6:43 BehaviorTree.CPP would skip this node under `Repeat`, which treebeard does not run skipped children under yet",
+        ]
+    );
+}
+
+#[test]
+fn btcpp_a_root_bt_cpp_would_skip_is_a_warning() {
+    // BT.CPP's tree returns SKIPPED; treebeard's succeeds (its own
+    // `_skipIf`) or returns what the root returns with its children
+    // skipped (a fallback's failure).
+    let text = r#"<root BTCPP_format="4" main_tree_to_execute="A">
+  <BehaviorTree ID="A">
+    <Sequence _skipIf="k"><Work/></Sequence>
+  </BehaviorTree>
+  <BehaviorTree ID="B">
+    <Fallback><Work _skipIf="k"/><Work _while="w"/></Fallback>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert_eq!(
+        l.diags(),
+        [
+            "warning 3:6 where BehaviorTree.CPP's tree would return SKIPPED, treebeard's succeeds",
+            "warning 6:6 where BehaviorTree.CPP's tree would return SKIPPED, treebeard's fails",
+        ]
+    );
+    assert_eq!(
+        l.outline_of("A"),
+        "IfThenElse#_skipIf(AssertScript[test=k], AlwaysSuccess#SKIPPED, Sequence(Work))"
+    );
+    assert_eq!(
+        l.outline_of("B"),
+        "Selector(\
+         IfThenElse#_skipIf(AssertScript[test=k], AlwaysFailure#SKIPPED, Work), \
+         WhileDoElse#_while(AssertScript[test=w], Work, AlwaysFailure#SKIPPED))"
     );
 }

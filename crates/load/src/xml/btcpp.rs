@@ -21,8 +21,8 @@
 //! (parameters), `{=}` standing for the blackboard key of the port's own
 //! name; the pre- and post-condition scripts `_failureIf`, `_successIf`,
 //! `_onSuccess`, `_onFailure` and `_post` wrap their node in treebeard's
-//! nodes (`super::expand`), and `_skipIf`, `_while` and `_onHalted` are not
-//! supported yet. Any node may carry log messages in MBT's reserved
+//! nodes (`super::expand`), `_skipIf` and `_while` too, for BT.CPP's
+//! SKIPPED status (`super::skips`), and `_onHalted` is not supported yet. Any node may carry log messages in MBT's reserved
 //! attributes, `_startLog`, `_successLog` and `_failureLog`
 //! ([`super::LOG_ATTRIBUTES`]): BT.CPP has no log attributes of its own. `<SubTree ID="X" .../>` uses tree X, remapping its
 //! ports; `<Action ID="X"/>`, `<Condition>`, `<Control>` and `<Decorator>`
@@ -364,6 +364,7 @@ fn tree(r: &mut Reader, element: Node, trees: usize) -> Option<TreeDecl> {
         return None;
     };
     let mut root = r.tree(first, node);
+    super::skips::skips(r, &mut root);
     super::expand::expand(r, &mut root);
     if let Some(&second) = nodes.get(1) {
         r.diags.push(
@@ -459,7 +460,10 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
             ("success_count", Some(p)) => p.succeed = count(r, name, value, span, children),
             ("failure_count", Some(p)) => p.fail = count(r, name, value, span, children),
             // Run by the nodes the expansion wraps the node in.
-            (condition, _) if super::expand::CONDITIONS.contains(&condition) => {
+            (condition, _)
+                if super::expand::CONDITIONS.contains(&condition)
+                    || super::skips::SKIPS.contains(&condition) =>
+            {
                 decl.attrs.push(Attr {
                     name: condition.into(),
                     value: ParamValue::Str(bt_script(value)),

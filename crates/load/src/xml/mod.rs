@@ -24,6 +24,7 @@ pub mod export;
 pub mod mbt;
 mod models;
 mod quotes;
+mod skips;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::document::{Document, NodeDecl, PolicyDecl, What};
