@@ -322,7 +322,8 @@ impl Checker<'_> {
     /// condition, `children[0]`, can never choose. A branch that only
     /// returns a constant status is no work lost (the node without it
     /// returns the same), and is how the pre- and post-condition
-    /// attributes pass a status through: it is not reported.
+    /// attributes pass a status through: it is not reported, and nor is a
+    /// reader's bookkeeping ([`crate::document::ADDED`]).
     fn branches(&mut self, children: &[Node], path: &str) {
         let Some(condition) = children.first() else {
             return;
@@ -333,11 +334,12 @@ impl Checker<'_> {
             (2, o.failure, "never fails"),
         ];
         for (i, chosen, why) in never {
+            // A reader's bookkeeping is no work of the tree's.
             let constant = |b: &&Node| {
                 matches!(
                     self.kind(b),
                     Some(Kind::AlwaysSuccess | Kind::AlwaysFailure)
-                )
+                ) || b.name() == Some(crate::document::ADDED)
             };
             let Some(branch) = children.get(i).filter(|b| !chosen && !constant(b)) else {
                 continue;

@@ -15,6 +15,12 @@
 //! load, in file order, into the loaded tree's.
 
 use crate::source::{FileId, Span};
+
+/// The name of the nodes a reader adds to run what a dialect has and
+/// treebeard's nodes do not (BT.CPP's SKIPPED, a RunOnce's record of its
+/// run): their branches are bookkeeping, which the checks do not report
+/// as unreachable.
+pub const ADDED: &str = "SKIPPED";
 use treebeard_shape::tree::Count;
 use treebeard_shape::{Kind, LogMessages, ParamValue};
 

@@ -622,3 +622,43 @@ fn btcpp_a_root_bt_cpp_would_skip_is_a_warning() {
          WhileDoElse#_while(AssertScript[test=w], Work, AlwaysFailure#SKIPPED))"
     );
 }
+
+#[test]
+fn btcpp_run_once_records_its_run_in_an_entry() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Sequence>
+      <RunOnce><Init/></RunOnce>
+      <RunOnce name="probe" then_skip="false"><Probe/></RunOnce>
+      <RunOnce then_skip="{skip}"><Init/></RunOnce>
+      <RunOnce><Init/><Init/></RunOnce>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert_eq!(
+        l.diags(),
+        [
+            "error 6:27 `then_skip` of `RunOnce` is `true` or `false`",
+            "error 7:8 `RunOnce` has 2 children; it takes one",
+        ]
+    );
+    let outline = l.outline_of("T");
+    let first = outline.split("), IfThenElse#probe").next().unwrap();
+    assert_eq!(
+        first,
+        "Sequence(\
+         IfThenElse#RunOnce(AssertScript#SKIPPED[test=_once_0_70 != 0], AlwaysSuccess#SKIPPED, \
+         IfThenElse#RunOnce(Init, Script#SKIPPED[script=_once_0_70 := 1], \
+         ForceFailure#SKIPPED(Script#SKIPPED[script=_once_0_70 := 2]))"
+    );
+    assert!(
+        outline.contains(
+            "IfThenElse#probe(AssertScript#SKIPPED[test=_once_0_103 == 0], \
+             IfThenElse#probe(Probe, Script#SKIPPED[script=_once_0_103 := 1], \
+             ForceFailure#SKIPPED(Script#SKIPPED[script=_once_0_103 := 2])), \
+             AssertScript#SKIPPED[test=_once_0_103 == 1])"
+        ),
+        "{outline}"
+    );
+}

@@ -207,3 +207,37 @@ fn the_validator_refuses_two_string_words_of_one_text() {
         "{e}"
     );
 }
+
+#[test]
+fn a_script_may_read_an_entry_a_later_script_creates() {
+    let catalog = Catalog::new();
+    let script = |source: &str| decider_of(Kind::Script, []).arg("script", source);
+    let test = |source: &str| decider_of(Kind::AssertScript, []).arg("test", source);
+    // `ran` is read before the script that creates it, and `b` by the
+    // script that creates `a`, before `b`'s: numbered as the stream
+    // creates them, `b` first.
+    let tree = sequence([
+        test("!ran"),
+        script("a := b + 1"),
+        script("b := 2; ran := true"),
+    ]);
+    let shape = compile(&tree, &catalog).unwrap();
+    assert_eq!(
+        shape.entries(),
+        [
+            entry("b", ScriptType::Int),
+            entry("ran", ScriptType::Bool),
+            entry("a", ScriptType::Int),
+        ]
+    );
+    // An entry no script creates is unknown still, and so is one read with
+    // another type than a script gives it.
+    let unknown = compile(&sequence([test("!never")]), &catalog).unwrap_err();
+    assert!(
+        unknown.to_string().contains("unknown name `never`"),
+        "{unknown}"
+    );
+    let mistyped = sequence([test("n"), script("n := 1")]);
+    let e = compile(&mistyped, &catalog).unwrap_err();
+    assert!(e.to_string().contains("bool"), "{e}");
+}

@@ -109,10 +109,8 @@ const NODES: &[(&str, Map)] = &[
     ),
     // Expanded into a Sequence of a Wait and the child (`expand`).
     ("Delay", Map::Decider(Kind::Sequence)),
-    (
-        "RunOnce",
-        Map::BuiltIn("BehaviorTree.CPP's RunOnce decorator"),
-    ),
+    // Rewritten with its skip (`skips`).
+    ("RunOnce", Map::Decider(Kind::Sequence)),
     (
         "LoopInt",
         Map::BuiltIn("BehaviorTree.CPP's LoopInt decorator"),
@@ -188,6 +186,7 @@ const PORTS: &[(&str, Ports)] = &[
     ("Script", &[("code", "script", Unit::Code)]),
     ("ScriptCondition", &[("code", "test", Unit::Code)]),
     ("Delay", &[("delay_msec", "seconds", Unit::Msec)]),
+    ("RunOnce", &[("then_skip", "then_skip", Unit::Raw)]),
     (
         "SetBlackboard",
         &[

@@ -34,6 +34,9 @@
 //! so the skip tests of their child are made above them, and a count below
 //! them is read above them.
 //!
+//! A `RunOnce` that has run is skipped the same way, its test reading the
+//! tree entry in which it records the run ([`run_once`]).
+//!
 //! A skip the rewriting cannot place is an error at the skipped node:
 //! under a parent other than those above (a Parallel, a Repeat, a
 //! SubTree's root, ...), where BT.CPP's SKIPPED would mean something
@@ -71,7 +74,7 @@ const THROUGH: [&str; 3] = ["Inverter", "ForceSuccess", "ForceFailure"];
 /// The name of the nodes that run a skip (the status that goes on, the
 /// count), in paths and traces. Each is written as what it runs for: the
 /// skip attribute, or the node whose skipped children it counts.
-const SKIPPED: &str = "SKIPPED";
+const SKIPPED: &str = crate::document::ADDED;
 
 /// Where a node the rewriting adds is written: the attribute or the node
 /// it runs for (its written type, and where that is).
@@ -230,8 +233,69 @@ fn rewrite(r: &mut Reader, node: &mut NodeDecl, cares: Cares) -> Skips {
                 );
             }
         }
+        if decider && &*node.written == "RunOnce" {
+            run_once(r, node, &mut skips);
+        }
     }
     skips
+}
+
+/// BT.CPP's `RunOnce` (read as a Sequence holding its `then_skip`): runs
+/// its child until it finishes, once per agent, then is skipped
+/// (`then_skip`, the default) or returns what the child returned, on every
+/// tick after. Whether and how the child finished is a tree entry
+/// `_once_<file>_<offset>` (0 not yet, 1 succeeded, 2 failed), which a
+/// halt leaves as it is, as BT.CPP's node keeps it.
+fn run_once(r: &mut Reader, node: &mut NodeDecl, skips: &mut Skips) {
+    let then_skip = match node.attrs.iter().position(|a| &*a.name == "then_skip") {
+        None => true,
+        Some(at) => {
+            let a = node.attrs.remove(at);
+            match &a.value {
+                ParamValue::Str(v) if matches!(v.trim(), "true" | "1") => true,
+                ParamValue::Str(v) if matches!(v.trim(), "false" | "0") => false,
+                _ => {
+                    r.diags.push(
+                        Diagnostic::error("`then_skip` of `RunOnce` is `true` or `false`")
+                            .at(a.span)
+                            .help("write then_skip=\"true\" (skip it after its run) or \"false\" (return the child's status again)"),
+                    );
+                    true
+                }
+            }
+        }
+    };
+    let written = node.written.clone();
+    let at = At(&written, node.span);
+    let n = node.children.len();
+    let Some(child) = node.children.pop().filter(|_| n == 1) else {
+        r.diags.push(
+            Diagnostic::error(format!("`RunOnce` has {n} children; it takes one"))
+                .at(node.span)
+                .help("give it one child (wrap several in a <Sequence>)"),
+        );
+        return;
+    };
+    let entry = format!("_once_{}_{}", node.span.file.0, node.span.start);
+    let ends =
+        |status: u8| script_node(Kind::Script, "script", &format!("{entry} := {status}"), at);
+    let mut body = made(
+        Kind::IfThenElse,
+        at,
+        vec![child, ends(1), made(Kind::ForceFailure, at, vec![ends(2)])],
+    );
+    body.name = node.name.clone().or_else(|| Some(written.clone()));
+    if then_skip {
+        let ran = script_node(Kind::AssertScript, "test", &format!("{entry} != 0"), at);
+        skips.layers.push(Layer::Test(ran));
+        *node = body;
+    } else {
+        let first = script_node(Kind::AssertScript, "test", &format!("{entry} == 0"), at);
+        let again = script_node(Kind::AssertScript, "test", &format!("{entry} == 1"), at);
+        let mut once = made(Kind::IfThenElse, at, vec![first, body, again]);
+        once.name = once.children.get(1).and_then(|b| b.name.clone());
+        *node = once;
+    }
 }
 
 /// Takes `node`'s `_skipIf` and `_while` into tests, after its

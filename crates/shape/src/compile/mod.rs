@@ -583,6 +583,7 @@ pub fn compile_reporting(
         script_texts: HashMap::new(),
     };
     c.declare(&options.declarations);
+    c.find_entries(tree);
     if c.emit(tree, 0).is_ok() {
         while let Some(top) = c.stack.last_mut() {
             let node = top.node;

@@ -1,12 +1,20 @@
 //! Scripts in the compiler: each script parameter compiles, in stream
-//! order, in the tree's scope (its variables, the entries earlier scripts
-//! created, the string texts they hold, the blackboard's fields), and what
-//! it creates joins the tree for the scripts and leaves after it.
+//! order, in the tree's scope (its variables, its entries, the string texts
+//! they hold, the blackboard's fields).
+//!
+//! A tree's entries are those its scripts create (`name := value`), found
+//! before any script compiles for the stream ([`Compiler::find_entries`]),
+//! so that a script may read an entry that a script after it in the stream
+//! creates, as BT.CPP's scripts read an entry written later in the file
+//! (before its first write, treebeard's reads the type's zero). Entries
+//! are numbered in the order the stream creates them.
 
 use super::{Compiler, Unbuildable};
+use crate::ParamValue;
 use crate::declare::Script;
 use crate::kinds::{Kind, KindParamType};
 use crate::script::{self, ScriptError, ScriptType};
+use crate::tree::{Node, What};
 use std::collections::HashMap;
 
 /// The scope scripts compile in: the tree's variables, entries and strings
@@ -44,6 +52,59 @@ impl script::Scope for TreeScope<'_> {
 }
 
 impl Compiler<'_, '_> {
+    /// Finds the entries the scripts of `tree` create, in stream order:
+    /// pass after pass while one finds more, since a script that reads an
+    /// entry a later script creates compiles only once that one has.
+    /// Scripts that do not compile are left to [`Compiler::script`], which
+    /// reports them where they are.
+    pub(super) fn find_entries(&mut self, tree: &Node) {
+        let mut pending = script_sources(tree);
+        let variables: Vec<Box<str>> = self
+            .parts
+            .variables
+            .iter()
+            .map(|v| v.name.clone())
+            .collect();
+        let variables: Vec<&str> = variables.iter().map(|v| &**v).collect();
+        loop {
+            let before = self.parts.entries.len();
+            pending.retain(|source| {
+                let fields = script::Names {
+                    fields: &self.parts.fields,
+                    ..script::Names::default()
+                };
+                let scope = TreeScope {
+                    names: &self.script_names,
+                    texts: &self.script_texts,
+                    fields,
+                    all: script::Names {
+                        variables: &variables,
+                        entries: &self.parts.entries,
+                        ..fields
+                    },
+                    next_entry: self.parts.entries.len() as u32,
+                    next_string: self.parts.strings.len() as u64 + 1,
+                };
+                let Ok(code) = script::compile(source, &scope) else {
+                    return true;
+                };
+                for entry in code.created {
+                    let index = self.parts.entries.len() as u32;
+                    let name = script::Name::Entry {
+                        index,
+                        ty: entry.ty,
+                    };
+                    self.script_names.entry(entry.name.clone()).or_insert(name);
+                    self.parts.entries.push(entry);
+                }
+                false
+            });
+            if self.parts.entries.len() == before || pending.is_empty() {
+                return;
+            }
+        }
+    }
+
     /// Compiles a script parameter into the script table; its index.
     pub(super) fn script(
         &mut self,
@@ -103,4 +164,33 @@ impl Compiler<'_, '_> {
         });
         Ok(self.parts.scripts.len() as u64 - 1)
     }
+}
+
+/// The sources of the script parameters of `tree`'s kinds that may create
+/// an entry (those with a `:=`), in stream order.
+fn script_sources(tree: &Node) -> Vec<&str> {
+    let mut sources = Vec::new();
+    // Pre-order, without recursion: the last child pushed first.
+    let mut stack = vec![tree];
+    while let Some(node) = stack.pop() {
+        if let What::Decider { kind, .. } = node.what {
+            for (slot, p) in kind.params().iter().enumerate() {
+                if p.ty != KindParamType::Script && p.ty != KindParamType::Test {
+                    continue;
+                }
+                let given = node.params.iter().filter(|q| q.name.is_none()).nth(slot);
+                let named = node
+                    .params
+                    .iter()
+                    .find(|q| q.name.as_deref() == Some(p.name));
+                if let Some(ParamValue::Str(source)) = given.or(named).map(|q| &q.value)
+                    && source.contains(":=")
+                {
+                    sources.push(&**source);
+                }
+            }
+        }
+        stack.extend(node.children.iter().rev());
+    }
+    sources
 }
