@@ -95,26 +95,26 @@ fn btcpp_built_in_decorators_and_actions() {
 fn btcpp_built_ins_treebeard_lacks_keep_children_and_ports() {
     let text = r#"<root BTCPP_format="4">
   <BehaviorTree ID="T">
-    <WaitValueUpdate entry="{x}">
-      <Decorator ID="SkipUnlessUpdated"> <Sleep msec="100"/> </Decorator>
-    </WaitValueUpdate>
+    <LoopInt queue="{q}">
+      <Decorator ID="ConsumeQueue"> <Sleep msec="100"/> </Decorator>
+    </LoopInt>
   </BehaviorTree>
 </root>"#;
     let l = read("t.xml", text, STRICT);
     assert!(l.diags.is_empty(), "{:?}", l.diags());
     assert_eq!(
         l.outline_of("T"),
-        "!WaitValueUpdate[entry={x}](!SkipUnlessUpdated(Wait[seconds=100ms]))"
+        "!LoopInt[queue={q}](!ConsumeQueue(Wait[seconds=100ms]))"
     );
     let root = &l.tree("T").root;
     // Built-ins: never stubbed (see the resolver's tests).
     assert_eq!(
         root.what,
-        What::BuiltIn("BehaviorTree.CPP's WaitValueUpdate decorator")
+        What::BuiltIn("BehaviorTree.CPP's LoopInt decorator")
     );
     assert_eq!(
         root.children[0].what,
-        What::BuiltIn("BehaviorTree.CPP's SkipUnlessUpdated decorator")
+        What::BuiltIn("BehaviorTree.CPP's ConsumeQueue decorator")
     );
 }
 
@@ -658,6 +658,42 @@ fn btcpp_run_once_records_its_run_in_an_entry() {
              IfThenElse#probe(Probe, Script#SKIPPED[script=_once_0_103 := 1], \
              ForceFailure#SKIPPED(Script#SKIPPED[script=_once_0_103 := 2])), \
              AssertScript#SKIPPED[test=_once_0_103 == 1])"
+        ),
+        "{outline}"
+    );
+}
+
+#[test]
+fn btcpp_entry_update_nodes_keep_the_value_they_saw() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Sequence>
+      <WasEntryUpdated entry="{goal}"/>
+      <SkipUnlessUpdated entry="@goal"><Go/></SkipUnlessUpdated>
+      <WaitValueUpdate entry="goal"><Go/></WaitValueUpdate>
+      <WasEntryUpdated entry="{not a key}"/>
+      <WaitValueUpdate/>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert_eq!(
+        l.diags(),
+        [
+            "error 7:31 `entry` of `WasEntryUpdated` is not a blackboard key",
+            "error 8:8 `WaitValueUpdate` needs port `entry`",
+        ]
+    );
+    let outline = l.outline_of("T");
+    assert!(
+        outline.starts_with(
+            "Sequence(Sequence(AssertScript[test=!_looked_0_70 || goal != _seen_0_70], \
+             Script[script=_looked_0_70 := true; _seen_0_70 := goal]), \
+             IfThenElse#SkipUnlessUpdated(AssertScript[test=_looked_0_110 && goal == _seen_0_110], \
+             AlwaysSuccess#SKIPPED, \
+             Sequence(Script[script=_looked_0_110 := true; _seen_0_110 := goal], Go)), \
+             Sequence(ForceSuccess(Loop(AssertScript[test=_looked_0_175 && goal == _seen_0_175])), \
+             Script[script=_looked_0_175 := true; _seen_0_175 := goal], Go), "
         ),
         "{outline}"
     );

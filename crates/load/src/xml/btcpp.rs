@@ -131,18 +131,10 @@ const NODES: &[(&str, Map)] = &[
         "ConsumeQueue",
         Map::BuiltIn("BehaviorTree.CPP's ConsumeQueue decorator"),
     ),
-    (
-        "SkipUnlessUpdated",
-        Map::BuiltIn("BehaviorTree.CPP's SkipUnlessUpdated decorator"),
-    ),
-    (
-        "WaitValueUpdate",
-        Map::BuiltIn("BehaviorTree.CPP's WaitValueUpdate decorator"),
-    ),
-    (
-        "WasEntryUpdated",
-        Map::BuiltIn("BehaviorTree.CPP's WasEntryUpdated condition"),
-    ),
+    // Rewritten with what they watch (`updated`, `skips`).
+    ("SkipUnlessUpdated", Map::Decider(Kind::Sequence)),
+    ("WaitValueUpdate", Map::Decider(Kind::Sequence)),
+    ("WasEntryUpdated", Map::Decider(Kind::Sequence)),
 ];
 
 /// How a port's value becomes a parameter's.
@@ -187,6 +179,9 @@ const PORTS: &[(&str, Ports)] = &[
     ("ScriptCondition", &[("code", "test", Unit::Code)]),
     ("Delay", &[("delay_msec", "seconds", Unit::Msec)]),
     ("RunOnce", &[("then_skip", "then_skip", Unit::Raw)]),
+    ("SkipUnlessUpdated", &[("entry", "entry", Unit::Raw)]),
+    ("WaitValueUpdate", &[("entry", "entry", Unit::Raw)]),
+    ("WasEntryUpdated", &[("entry", "entry", Unit::Raw)]),
     (
         "SetBlackboard",
         &[

@@ -19,6 +19,8 @@
 //!   resets both, so the next tick starts at the first try child.
 //!   (`catch_on_halt="true"`, which runs the catch child inside a halt, is
 //!   an error.)
+//! - `<WasEntryUpdated entry>` and `<WaitValueUpdate entry>` watch their
+//!   entry (`super::updated`).
 //! - `<SetBlackboard value="v" output_key="k"/>` is the Script `k = v`,
 //!   for a value that is a number, a bool or a `{key}` entry (copied).
 //! - The pre- and post-condition attributes `_failureIf`, `_successIf`,
@@ -63,6 +65,7 @@ pub(super) fn expand(r: &mut Reader, root: &mut NodeDecl) {
                 false
             }
             None if &*node.written == "TryCatch" => try_catch(r, node),
+            None if updated(&node.written) => super::updated::expand(r, node),
             None => &*node.written == "Delay" && delay(r, node),
         };
         let Some(node) = conditions.wrap(node) else {
@@ -78,11 +81,24 @@ pub(super) fn expand(r: &mut Reader, root: &mut NodeDecl) {
                     children.extend(part.children.iter_mut());
                 }
             }
+            // The child as written is the last, after the nodes that
+            // watch the entry.
+            None if expanded && updated(&node.written) => {
+                if &*node.written == "WaitValueUpdate" {
+                    children.extend(node.children.last_mut());
+                }
+            }
             None if expanded => children.extend(node.children.iter_mut().skip(1)),
             _ => children.extend(node.children.iter_mut()),
         }
         stack.extend(children.into_iter().rev());
     }
+}
+
+/// Whether `written` is one of BT.CPP's nodes expanded by
+/// [`super::updated`] (SkipUnlessUpdated is a skip: `super::skips`).
+fn updated(written: &str) -> bool {
+    matches!(written, "WasEntryUpdated" | "WaitValueUpdate")
 }
 
 /// BT.CPP's pre- and post-condition attributes that treebeard runs.

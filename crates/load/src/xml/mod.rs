@@ -25,6 +25,7 @@ pub mod mbt;
 mod models;
 mod quotes;
 mod skips;
+mod updated;
 
 use crate::diagnostic::{Diagnostic, Diagnostics};
 use crate::document::{Document, NodeDecl, PolicyDecl, What};

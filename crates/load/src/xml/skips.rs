@@ -45,6 +45,7 @@
 //! children skipped: success for a sequence, failure for a fallback.
 
 use super::Reader;
+use super::updated::Watch;
 use crate::diagnostic::Diagnostic;
 use crate::document::{Attr, NodeDecl, What};
 use crate::source::Span;
@@ -236,8 +237,35 @@ fn rewrite(r: &mut Reader, node: &mut NodeDecl, cares: Cares) -> Skips {
         if decider && &*node.written == "RunOnce" {
             run_once(r, node, &mut skips);
         }
+        if decider && &*node.written == "SkipUnlessUpdated" {
+            skip_unless_updated(r, node, &mut skips);
+        }
     }
     skips
+}
+
+/// BT.CPP's `SkipUnlessUpdated` (read as a Sequence holding its `entry`):
+/// skipped unless its entry was updated since it last looked
+/// ([`super::updated`]); a running child is ticked again without looking.
+fn skip_unless_updated(r: &mut Reader, node: &mut NodeDecl, skips: &mut Skips) {
+    let Some(watch) = Watch::take(r, node) else {
+        return;
+    };
+    let n = node.children.len();
+    let Some(child) = node.children.pop().filter(|_| n == 1) else {
+        r.diags.push(
+            Diagnostic::error(format!(
+                "`SkipUnlessUpdated` has {n} children; it takes one"
+            ))
+            .at(node.span)
+            .help("give it one child (wrap several in a <Sequence>)"),
+        );
+        return;
+    };
+    let mut body = watch.node(Kind::Sequence, vec![watch.record(), child]);
+    body.name = node.name.take();
+    skips.layers.push(Layer::Test(watch.unchanged()));
+    *node = body;
 }
 
 /// BT.CPP's `RunOnce` (read as a Sequence holding its `then_skip`): runs

@@ -123,10 +123,12 @@ impl Loaded {
                             || &*a.name == "again" && written.starts_with("Re")
                             || value == written.replace("&gt;", ">").replace("&amp;", "&")
                             || written == "LuaWrapper" && value == "true"
-                            // A skip's count and a RunOnce's record, which
-                            // BT.CPP keeps in the node: written at it.
+                            // A skip's count, a RunOnce's record and what an
+                            // update watch saw, which BT.CPP keeps in the
+                            // node: written at it.
                             || value.starts_with("_skipped_")
                             || value.starts_with("_once_")
+                            || value.contains("_seen_")
                             // A Switch's case test, made of its ports.
                             || node.written.starts_with("Switch") && &*a.name == "test"
                             || written == "LimitConcurrentUsers" && &*a.name == "wait",
