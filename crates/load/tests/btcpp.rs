@@ -95,22 +95,22 @@ fn btcpp_built_in_decorators_and_actions() {
 fn btcpp_built_ins_treebeard_lacks_keep_children_and_ports() {
     let text = r#"<root BTCPP_format="4">
   <BehaviorTree ID="T">
-    <LoopInt queue="{q}">
-      <Decorator ID="ConsumeQueue"> <Sleep msec="100"/> </Decorator>
-    </LoopInt>
+    <ManualSelector repeat_last_selection="true">
+      <Decorator ID="ConsumeQueue" queue="{q}"> <Sleep msec="100"/> </Decorator>
+    </ManualSelector>
   </BehaviorTree>
 </root>"#;
     let l = read("t.xml", text, STRICT);
     assert!(l.diags.is_empty(), "{:?}", l.diags());
     assert_eq!(
         l.outline_of("T"),
-        "!LoopInt[queue={q}](!ConsumeQueue(Wait[seconds=100ms]))"
+        "!ManualSelector[repeat_last_selection=true](!ConsumeQueue[queue={q}](Wait[seconds=100ms]))"
     );
     let root = &l.tree("T").root;
     // Built-ins: never stubbed (see the resolver's tests).
     assert_eq!(
         root.what,
-        What::BuiltIn("BehaviorTree.CPP's LoopInt decorator")
+        What::BuiltIn("BehaviorTree.CPP's ManualSelector control")
     );
     assert_eq!(
         root.children[0].what,
@@ -695,6 +695,53 @@ fn btcpp_entry_update_nodes_keep_the_value_they_saw() {
              Sequence(ForceSuccess(Loop(AssertScript[test=_looked_0_175 && goal == _seen_0_175])), \
              Script[script=_looked_0_175 := true; _seen_0_175 := goal], Go), "
         ),
+        "{outline}"
+    );
+}
+
+#[test]
+fn btcpp_queue_loops_take_their_queue_as_literals() {
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Sequence>
+      <LoopDouble queue="0.5;2" value="{x}"><Go/></LoopDouble>
+      <LoopString queue="a;it's" value="{s}" if_empty="FAILURE"><Go/></LoopString>
+      <LoopBool queue="1;false"><Go/></LoopBool>
+      <LoopInt queue="{q}" value="{i}"><Go/></LoopInt>
+      <LoopInt queue="1;two" value="{i}"><Go/></LoopInt>
+      <LoopInt queue="1" if_empty="SKIPPED"><Go/></LoopInt>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert_eq!(
+        l.diags(),
+        [
+            "error 7:23 the `queue` of `LoopInt` is a blackboard key",
+            "error 8:23 `two` in the `queue` of `LoopInt` is not its type's",
+            "error 9:36 `if_empty=\"SKIPPED\"` of `LoopInt` is not supported",
+        ]
+    );
+    let outline = l.outline_of("T");
+    assert!(
+        outline.starts_with(
+            "Sequence(Sequence(Script[script=_at_0_70 := 0], Loop[count=3](\
+             IfThenElse(AssertScript[test=_at_0_70 < 2], Sequence(\
+             IfThenElse(AssertScript[test=_at_0_70 == 0], Script[script=x := 0.5], \
+             IfThenElse(AssertScript[test=_at_0_70 == 1], Script[script=x := 2.0], AlwaysSuccess)), \
+             Script[script=_at_0_70 = _at_0_70 + 1], Go), AlwaysSuccess))), "
+        ),
+        "{outline}"
+    );
+    assert!(
+        outline.contains("Script[script=s := 'a']")
+            && outline.contains("Script[script=s := \"it's\"]")
+            && outline.contains("AlwaysFailure)))"),
+        "{outline}"
+    );
+    // Without `value`, the values go nowhere.
+    assert!(
+        outline.contains("Sequence(AlwaysSuccess, Script[script=_at_0_"),
         "{outline}"
     );
 }

@@ -111,22 +111,11 @@ const NODES: &[(&str, Map)] = &[
     ("Delay", Map::Decider(Kind::Sequence)),
     // Rewritten with its skip (`skips`).
     ("RunOnce", Map::Decider(Kind::Sequence)),
-    (
-        "LoopInt",
-        Map::BuiltIn("BehaviorTree.CPP's LoopInt decorator"),
-    ),
-    (
-        "LoopDouble",
-        Map::BuiltIn("BehaviorTree.CPP's LoopDouble decorator"),
-    ),
-    (
-        "LoopString",
-        Map::BuiltIn("BehaviorTree.CPP's LoopString decorator"),
-    ),
-    (
-        "LoopBool",
-        Map::BuiltIn("BehaviorTree.CPP's LoopBool decorator"),
-    ),
+    // Rewritten over their queue (`queue_loops`).
+    ("LoopInt", Map::Decider(Kind::Sequence)),
+    ("LoopDouble", Map::Decider(Kind::Sequence)),
+    ("LoopString", Map::Decider(Kind::Sequence)),
+    ("LoopBool", Map::Decider(Kind::Sequence)),
     (
         "ConsumeQueue",
         Map::BuiltIn("BehaviorTree.CPP's ConsumeQueue decorator"),
@@ -182,6 +171,10 @@ const PORTS: &[(&str, Ports)] = &[
     ("SkipUnlessUpdated", &[("entry", "entry", Unit::Raw)]),
     ("WaitValueUpdate", &[("entry", "entry", Unit::Raw)]),
     ("WasEntryUpdated", &[("entry", "entry", Unit::Raw)]),
+    ("LoopInt", LOOP_PORTS),
+    ("LoopDouble", LOOP_PORTS),
+    ("LoopString", LOOP_PORTS),
+    ("LoopBool", LOOP_PORTS),
     (
         "SetBlackboard",
         &[
@@ -206,6 +199,13 @@ const PORTS: &[(&str, Ports)] = &[
         ],
     ),
     ("TryCatch", &[("catch_on_halt", "", Unit::Only("false"))]),
+];
+
+/// The ports of the queue loops (`queue_loops`).
+const LOOP_PORTS: Ports = &[
+    ("queue", "queue", Unit::Raw),
+    ("value", "value", Unit::Raw),
+    ("if_empty", "if_empty", Unit::Raw),
 ];
 
 /// The loops that, as BT.CPP's, ask for the tree to be ticked again at once
@@ -567,6 +567,23 @@ pub(super) fn port_value(port: &str, value: &str) -> Box<str> {
 /// columns stay those of the file. (`:=` is the script language's own.)
 fn bt_script(code: &str) -> Box<str> {
     code.replace('@', " ").into()
+}
+
+/// The blackboard key a port names, `{key}`, `{@key}`, `@key` or `key`
+/// (BT.CPP reads a port of a key by either form), if it is a name.
+pub(super) fn port_key(text: &str) -> Option<&str> {
+    let text = text.trim();
+    let key = text
+        .strip_prefix('{')
+        .and_then(|t| t.strip_suffix('}'))
+        .unwrap_or(text);
+    let key = key.strip_prefix('@').unwrap_or(key);
+    let mut chars = key.chars();
+    let name = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    name.then_some(key)
 }
 
 /// The ports of the built-in node `element`.

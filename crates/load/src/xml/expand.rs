@@ -20,7 +20,8 @@
 //!   (`catch_on_halt="true"`, which runs the catch child inside a halt, is
 //!   an error.)
 //! - `<WasEntryUpdated entry>` and `<WaitValueUpdate entry>` watch their
-//!   entry (`super::updated`).
+//!   entry (`super::updated`); `<LoopInt queue>` and its kin loop over
+//!   their queue (`super::queue_loops`).
 //! - `<SetBlackboard value="v" output_key="k"/>` is the Script `k = v`,
 //!   for a value that is a number, a bool or a `{key}` entry (copied).
 //! - The pre- and post-condition attributes `_failureIf`, `_successIf`,
@@ -66,6 +67,9 @@ pub(super) fn expand(r: &mut Reader, root: &mut NodeDecl) {
             }
             None if &*node.written == "TryCatch" => try_catch(r, node),
             None if updated(&node.written) => super::updated::expand(r, node),
+            None if super::queue_loops::is_queue_loop(&node.written) => {
+                super::queue_loops::expand(r, node)
+            }
             None => &*node.written == "Delay" && delay(r, node),
         };
         let Some(node) = conditions.wrap(node) else {
@@ -87,6 +91,9 @@ pub(super) fn expand(r: &mut Reader, root: &mut NodeDecl) {
                 if &*node.written == "WaitValueUpdate" {
                     children.extend(node.children.last_mut());
                 }
+            }
+            None if expanded && super::queue_loops::is_queue_loop(&node.written) => {
+                children.extend(super::queue_loops::child_of(node));
             }
             None if expanded => children.extend(node.children.iter_mut().skip(1)),
             _ => children.extend(node.children.iter_mut()),

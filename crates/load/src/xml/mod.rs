@@ -23,6 +23,7 @@ mod expand;
 pub mod export;
 pub mod mbt;
 mod models;
+mod queue_loops;
 mod quotes;
 mod skips;
 mod updated;

@@ -44,20 +44,10 @@ impl Watch {
         };
         let a = node.attrs.remove(at);
         let text = match &a.value {
-            ParamValue::Str(text) => text.trim(),
+            ParamValue::Str(text) => text,
             _ => "",
         };
-        let key = text
-            .strip_prefix('{')
-            .and_then(|t| t.strip_suffix('}'))
-            .unwrap_or(text);
-        let key = key.strip_prefix('@').unwrap_or(key);
-        let mut chars = key.chars();
-        let name = chars
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-            && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !name {
+        let Some(key) = super::btcpp::port_key(text) else {
             r.diags.push(
                 Diagnostic::error(format!(
                     "`entry` of `{}` is not a blackboard key",
@@ -67,7 +57,7 @@ impl Watch {
                 .help("write entry=\"{key}\", naming a blackboard field or an entry of the tree"),
             );
             return None;
-        }
+        };
         let (file, start) = (node.span.file.0, node.span.start);
         Some(Watch {
             key: key.into(),

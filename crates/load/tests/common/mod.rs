@@ -123,12 +123,11 @@ impl Loaded {
                             || &*a.name == "again" && written.starts_with("Re")
                             || value == written.replace("&gt;", ">").replace("&amp;", "&")
                             || written == "LuaWrapper" && value == "true"
-                            // A skip's count, a RunOnce's record and what an
-                            // update watch saw, which BT.CPP keeps in the
-                            // node: written at it.
-                            || value.starts_with("_skipped_")
-                            || value.starts_with("_once_")
-                            || value.contains("_seen_")
+                            // A value the reader made for a node that keeps
+                            // what BT.CPP's node keeps in itself (a skip's
+                            // count, a RunOnce's record, what an update watch
+                            // saw, a queue loop's place): written at the node.
+                            || written == &*node.written
                             // A Switch's case test, made of its ports.
                             || node.written.starts_with("Switch") && &*a.name == "test"
                             || written == "LimitConcurrentUsers" && &*a.name == "wait",
