@@ -575,7 +575,8 @@ fn btcpp_a_skip_no_parent_goes_on_past_is_an_error() {
     <Parallel>
       <A _skipIf="k"/>
       <Sequence><B _while="w"/></Sequence>
-      <Repeat num_cycles="2"><Inverter><C _skipIf="k"/></Inverter></Repeat>
+      <KeepRunningUntilFailure><Inverter><C _skipIf="k"/></Inverter></KeepRunningUntilFailure>
+      <IfThenElse><D _skipIf="k"/><E/></IfThenElse>
     </Parallel>
   </BehaviorTree>
 </root>"#;
@@ -585,7 +586,8 @@ fn btcpp_a_skip_no_parent_goes_on_past_is_an_error() {
         [
             "error 4:10 BehaviorTree.CPP would skip this node under `Parallel`, which treebeard does not run skipped children under yet",
             "error 5:8 BehaviorTree.CPP would skip this node under `Parallel`, which treebeard does not run skipped children under yet",
-            "error 6:43 BehaviorTree.CPP would skip this node under `Repeat`, which treebeard does not run skipped children under yet",
+            "error 6:45 BehaviorTree.CPP would skip this node under `KeepRunningUntilFailure`, which treebeard does not run skipped children under yet",
+            "error 7:22 BehaviorTree.CPP would skip this node under `IfThenElse`, which treebeard does not run skipped children under yet",
         ]
     );
 }

@@ -58,8 +58,12 @@ pub(super) fn expand(r: &mut Reader, root: &mut NodeDecl) {
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
         let conditions = Conditions::take(node);
-        let cases = switch_cases(&node.written);
+        // The nodes `super::skips` added are written as the node they run
+        // for (a Switch3's count), and are no such node.
+        let added = node.name.as_deref() == Some(crate::document::ADDED);
+        let cases = switch_cases(&node.written).filter(|_| !added);
         let expanded = match cases {
+            None if added => false,
             Some(cases) => switch(r, node, cases),
             None if &*node.written == "SetBlackboard" => {
                 set_blackboard(r, node);

@@ -29,18 +29,21 @@
 //! skipped itself, and its parent must know when it was: it counts its
 //! skipped children in a tree entry (`GoOn` adds one; the count starts at
 //! zero when the node starts, or on every tick for the reactive ones), and
-//! its parent reads a count equal to its children's as a skip. Inverter,
-//! ForceSuccess and ForceFailure do nothing before they tick their child,
-//! so the skip tests of their child are made above them, and a count below
-//! them is read above them.
+//! its parent reads a count equal to its children's as a skip. A node that
+//! returns its child's status (an IfThenElse's branch, a Switch's case,
+//! Timeout, Delay, Precondition, Repeat, RetryUntilSuccessful) is skipped
+//! with its child: the same count, of one, with a `GoOn` that makes it
+//! return at once. Inverter, ForceSuccess and ForceFailure do nothing
+//! before they tick their child, so the skip tests of their child are made
+//! above them, and a count below them is read above them.
 //!
 //! A `RunOnce` that has run is skipped the same way, its test reading the
 //! tree entry in which it records the run ([`run_once`]).
 //!
 //! A skip the rewriting cannot place is an error at the skipped node:
-//! under a parent other than those above (a Parallel, a Repeat, a
-//! SubTree's root, ...), where BT.CPP's SKIPPED would mean something
-//! treebeard's nodes do not do yet. At a tree's root, where BT.CPP's tree
+//! under a parent other than those above (a Parallel, a TryCatch, an
+//! IfThenElse's condition, ...), where BT.CPP's SKIPPED would mean
+//! something treebeard's nodes do not do yet. At a tree's root, where BT.CPP's tree
 //! returns SKIPPED, the tree returns what its root node returns with its
 //! children skipped: success for a sequence, failure for a fallback.
 
@@ -54,19 +57,51 @@ use treebeard_shape::{Kind, ParamValue};
 /// The pre-conditions that skip their node.
 pub(super) const SKIPS: [&str; 2] = ["_skipIf", "_while"];
 
-/// The controls that go on past a skipped child, with the status that
-/// goes on (their own status when every child was skipped) and whether
-/// they tick every child on every tick (so that their count starts again
-/// on every tick).
-const GO_ON: [(&str, Kind, bool); 7] = [
-    ("Sequence", Kind::AlwaysSuccess, false),
-    ("SequenceWithMemory", Kind::AlwaysSuccess, false),
-    ("AsyncSequence", Kind::AlwaysSuccess, false),
-    ("ReactiveSequence", Kind::AlwaysSuccess, true),
-    ("Fallback", Kind::AlwaysFailure, false),
-    ("AsyncFallback", Kind::AlwaysFailure, false),
-    ("ReactiveFallback", Kind::AlwaysFailure, true),
-];
+/// What a parent does with a skipped child.
+struct Parent {
+    /// The status a skipped child is replaced with: the one the parent
+    /// goes on after (a sequence's success, a fallback's failure), or, for
+    /// a parent skipped with its child, one it returns at once.
+    go_on: Kind,
+    /// Skipped when all its children were (a sequence's, a fallback's),
+    /// or when one was (a decorator's, a branch's: it returns its child's
+    /// status, SKIPPED included).
+    all: bool,
+    /// Ticks every child on every tick, so that its count starts again on
+    /// every tick.
+    reactive: bool,
+    /// Its children before this one are not skipped through it (an
+    /// IfThenElse's condition, whose skip BT.CPP refuses).
+    first: usize,
+}
+
+/// How the BT.CPP node `written` treats a skipped child, if it goes on
+/// past it or returns it.
+fn parent_of(written: &str) -> Option<Parent> {
+    let (go_on, all, reactive, first) = match written {
+        "Sequence" | "SequenceWithMemory" | "AsyncSequence" => {
+            (Kind::AlwaysSuccess, true, false, 0)
+        }
+        "ReactiveSequence" => (Kind::AlwaysSuccess, true, true, 0),
+        "Fallback" | "AsyncFallback" => (Kind::AlwaysFailure, true, false, 0),
+        "ReactiveFallback" => (Kind::AlwaysFailure, true, true, 0),
+        "IfThenElse" | "WhileDoElse" => (Kind::AlwaysSuccess, false, false, 1),
+        "Timeout" | "Delay" | "Precondition" => (Kind::AlwaysSuccess, false, false, 0),
+        _ if super::expand::switch_cases(written).is_some() => {
+            (Kind::AlwaysSuccess, false, false, 0)
+        }
+        // A loop ends at once with the status that ends it.
+        "Repeat" => (Kind::AlwaysFailure, false, false, 0),
+        "RetryUntilSuccessful" | "RetryUntilSuccesful" => (Kind::AlwaysSuccess, false, false, 0),
+        _ => return None,
+    };
+    Some(Parent {
+        go_on,
+        all,
+        reactive,
+        first,
+    })
+}
 
 /// The decorators that tick their child before anything else, and pass its
 /// skip through.
@@ -158,19 +193,41 @@ fn rewrite(r: &mut Reader, node: &mut NodeDecl, cares: Cares) -> Skips {
     let mut skips = Skips::default();
     own_tests(node, &mut skips);
     let decider = matches!(node.what, What::Decider(..));
-    let control = GO_ON.iter().find(|(w, ..)| decider && **w == *node.written);
-    if let Some(&(_, go_on, reactive)) = control {
+    let parent = decider.then(|| parent_of(&node.written)).flatten();
+    if let Some(Parent {
+        go_on,
+        all,
+        reactive,
+        first,
+    }) = parent
+    {
+        let written = node.written.clone();
         let kids: Vec<Skips> = node
             .children
             .iter_mut()
-            .map(|child| rewrite(r, child, Cares::Yes))
+            .enumerate()
+            .map(|(i, child)| {
+                let kid = rewrite(r, child, if i < first { Cares::No } else { Cares::Yes });
+                if i < first {
+                    report(r, &written, &kid);
+                    return Skips::default();
+                }
+                kid
+            })
             .collect();
-        let all = !kids.is_empty() && kids.iter().all(|k| !k.layers.is_empty());
+        let skipped = |k: &Skips| !k.layers.is_empty();
+        // Skipped when all its children were (a sequence's, a fallback's),
+        // or the one it ran was (a decorator's, a branch's).
+        let can_skip = if all {
+            !kids.is_empty() && kids.iter().all(skipped)
+        } else {
+            kids.iter().any(skipped)
+        };
         // Counted where a parent reads the count; under a parent that does
         // not go on past a skip, reported there.
         let entry: Option<Box<str>> =
-            all.then(|| format!("_skipped_{}_{}", node.span.file.0, node.span.start).into());
-        let n = node.children.len();
+            can_skip.then(|| format!("_skipped_{}_{}", node.span.file.0, node.span.start).into());
+        let n = if all { node.children.len() } else { 1 };
         for (child, kid) in node.children.iter_mut().zip(kids) {
             if kid.layers.is_empty() {
                 continue;
@@ -179,7 +236,6 @@ fn rewrite(r: &mut Reader, node: &mut NodeDecl, cares: Cares) -> Skips {
             wrap(child, kid.layers, &|at| go_on_node(go_on, entry, at));
         }
         if let Some(entry) = entry {
-            let written = node.written.clone();
             if cares == Cares::Yes {
                 start_count(node, &entry, reactive);
             }
@@ -217,22 +273,10 @@ fn rewrite(r: &mut Reader, node: &mut NodeDecl, cares: Cares) -> Skips {
             });
         }
     } else {
+        let written = node.written.clone();
         for child in &mut node.children {
             let kid = rewrite(r, child, Cares::No);
-            if let Some(first) = kid.layers.first() {
-                let span = match first {
-                    Layer::Test(test) | Layer::While(test) => test.span,
-                    Layer::All { span, .. } => *span,
-                };
-                r.diags.push(
-                    Diagnostic::error(format!(
-                        "BehaviorTree.CPP would skip this node under `{}`, which treebeard does not run skipped children under yet",
-                        node.written
-                    ))
-                    .at(span)
-                    .help("skip it under a Sequence, Fallback or one of their reactive, async or memory forms, or test the condition in a node of its own"),
-                );
-            }
+            report(r, &written, &kid);
         }
         if decider && &*node.written == "RunOnce" {
             run_once(r, node, &mut skips);
@@ -324,6 +368,24 @@ fn run_once(r: &mut Reader, node: &mut NodeDecl, skips: &mut Skips) {
         once.name = once.children.get(1).and_then(|b| b.name.clone());
         *node = once;
     }
+}
+
+/// Reports a skip `kid` under `parent`, which does not go on past it.
+fn report(r: &mut Reader, parent: &str, kid: &Skips) {
+    let Some(first) = kid.layers.first() else {
+        return;
+    };
+    let span = match first {
+        Layer::Test(test) | Layer::While(test) => test.span,
+        Layer::All { span, .. } => *span,
+    };
+    r.diags.push(
+        Diagnostic::error(format!(
+            "BehaviorTree.CPP would skip this node under `{parent}`, which treebeard does not run skipped children under yet"
+        ))
+        .at(span)
+        .help("skip it under a Sequence, Fallback or one of their reactive, async or memory forms, a decorator or a branch, or test the condition in a node of its own"),
+    );
 }
 
 /// Takes `node`'s `_skipIf` and `_while` into tests, after its
