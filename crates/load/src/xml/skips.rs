@@ -33,7 +33,7 @@
 //! returns its child's status (an IfThenElse's branch, a Switch's case,
 //! Timeout, Delay, Precondition, Repeat, RetryUntilSuccessful) is skipped
 //! with its child: the same count, of one, with a `GoOn` that makes it
-//! return at once. Inverter, ForceSuccess and ForceFailure do nothing
+//! return at once. A TryCatch counts its try children as a sequence does. Inverter, ForceSuccess and ForceFailure do nothing
 //! before they tick their child, so the skip tests of their child are made
 //! above them, and a count below them is read above them.
 //!
@@ -41,8 +41,8 @@
 //! tree entry in which it records the run ([`run_once`]).
 //!
 //! A skip the rewriting cannot place is an error at the skipped node:
-//! under a parent other than those above (a Parallel, a TryCatch, an
-//! IfThenElse's condition, ...), where BT.CPP's SKIPPED would mean
+//! under a parent other than those above (a Parallel, a
+//! KeepRunningUntilFailure, an IfThenElse's condition, ...), where BT.CPP's SKIPPED would mean
 //! something treebeard's nodes do not do yet. At a tree's root, where BT.CPP's tree
 //! returns SKIPPED, the tree returns what its root node returns with its
 //! children skipped: success for a sequence, failure for a fallback.
@@ -73,13 +73,16 @@ struct Parent {
     /// Its children before this one are not skipped through it (an
     /// IfThenElse's condition, whose skip BT.CPP refuses).
     first: usize,
+    /// Its last child is apart: a TryCatch's catch, whose skip ends it as
+    /// the catch's end does (a failure), and is not counted.
+    last_apart: bool,
 }
 
 /// How the BT.CPP node `written` treats a skipped child, if it goes on
 /// past it or returns it.
 fn parent_of(written: &str) -> Option<Parent> {
     let (go_on, all, reactive, first) = match written {
-        "Sequence" | "SequenceWithMemory" | "AsyncSequence" => {
+        "Sequence" | "SequenceWithMemory" | "AsyncSequence" | "TryCatch" => {
             (Kind::AlwaysSuccess, true, false, 0)
         }
         "ReactiveSequence" => (Kind::AlwaysSuccess, true, true, 0),
@@ -100,6 +103,7 @@ fn parent_of(written: &str) -> Option<Parent> {
         all,
         reactive,
         first,
+        last_apart: written == "TryCatch",
     })
 }
 
@@ -199,6 +203,7 @@ fn rewrite(r: &mut Reader, node: &mut NodeDecl, cares: Cares) -> Skips {
         all,
         reactive,
         first,
+        last_apart,
     }) = parent
     {
         let written = node.written.clone();
@@ -216,23 +221,26 @@ fn rewrite(r: &mut Reader, node: &mut NodeDecl, cares: Cares) -> Skips {
             })
             .collect();
         let skipped = |k: &Skips| !k.layers.is_empty();
+        let counted = kids.len() - usize::from(last_apart && !kids.is_empty());
         // Skipped when all its children were (a sequence's, a fallback's),
         // or the one it ran was (a decorator's, a branch's).
         let can_skip = if all {
-            !kids.is_empty() && kids.iter().all(skipped)
+            counted > 0 && kids.iter().take(counted).all(skipped)
         } else {
-            kids.iter().any(skipped)
+            kids.iter().take(counted).any(skipped)
         };
         // Counted where a parent reads the count; under a parent that does
         // not go on past a skip, reported there.
         let entry: Option<Box<str>> =
             can_skip.then(|| format!("_skipped_{}_{}", node.span.file.0, node.span.start).into());
-        let n = if all { node.children.len() } else { 1 };
-        for (child, kid) in node.children.iter_mut().zip(kids) {
+        let n = if all { counted } else { 1 };
+        for (i, (child, kid)) in node.children.iter_mut().zip(kids).enumerate() {
             if kid.layers.is_empty() {
                 continue;
             }
-            let entry = entry.as_deref().filter(|_| cares == Cares::Yes);
+            let entry = entry
+                .as_deref()
+                .filter(|_| cares == Cares::Yes && i < counted);
             wrap(child, kid.layers, &|at| go_on_node(go_on, entry, at));
         }
         if let Some(entry) = entry {
