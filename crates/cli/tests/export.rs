@@ -73,7 +73,7 @@ fn treebeard_s_own_kinds_are_written_as_treebeard_elements_that_load_back() {
     assert!(xml.is_empty());
     let xml = std::fs::read_to_string(dir.path("rest.xml")).expect("written");
     for line in [
-        r#"<treebeard.Cooldown name="breather" seconds="2000ms">"#,
+        r#"<treebeard.Cooldown name="breather" seconds="2s">"#,
         r#"</treebeard.Cooldown>"#,
         r#"<Decorator ID="treebeard.Cooldown">"#,
         r#"<input_port name="seconds" type="double"/>"#,
@@ -85,27 +85,27 @@ fn treebeard_s_own_kinds_are_written_as_treebeard_elements_that_load_back() {
 }
 
 #[test]
-fn a_tree_bt_cpp_cannot_express_is_a_located_error() {
+fn what_a_tree_declares_is_written_in_treebeard_sections_that_load_back() {
     let dir = TempDir::new("export-memory");
     std::fs::write(
         dir.path("alert.json"),
         r#"{
-  "variables": [{"name": "Alert"}],
+  "variables": [{"name": "Alert", "initial": true}],
   "trees": [{"name": "alert", "root": {"type": "AssertCondition", "name": "calm", "params": {"condition": "!Alert"}}}]
 }
 "#,
     )
     .expect("writable");
-    let (code, stdout, stderr) = tb(dir.root(), &["export", "--btcpp", "alert.json"]);
-    assert_eq!(code, 1, "{stderr}");
-    assert!(stdout.is_empty());
-    assert!(stderr.contains("error: `calm` (alert.json:3:"), "{stderr}");
-    assert!(
-        stderr.contains("the tree declares variables, timestamps or stimuli (MBT's memory), which BehaviorTree.CPP lacks"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("alert.json cannot be written as BehaviorTree.CPP XML (1 node)"),
-        "{stderr}"
-    );
+    let (code, xml, stderr) = tb(dir.root(), &["export", "--btcpp", "alert.json"]);
+    assert_eq!(code, 0, "{stderr}");
+    for line in [
+        "<treebeard.Variables>",
+        r#"<Variable name="Alert" value="true"/>"#,
+        r#"<treebeard.AssertCondition name="calm" condition="!Alert"/>"#,
+    ] {
+        assert!(xml.contains(line), "{line} in\n{xml}");
+    }
+    std::fs::write(dir.path("alert.xml"), &xml).expect("writable");
+    let (code, _, stderr) = tb(dir.root(), &["check", "alert.xml"]);
+    assert_eq!(code, 0, "the export loads: {stderr}");
 }

@@ -747,3 +747,30 @@ fn btcpp_queue_loops_take_their_queue_as_literals() {
         "{outline}"
     );
 }
+
+#[test]
+fn btcpp_files_read_treebeard_declaration_sections() {
+    let text = r#"<root BTCPP_format="4">
+  <treebeard.Variables> <Variable name="Seen" value="true"/> </treebeard.Variables>
+  <treebeard.SignalVariables> <Signal name="OnSight" variable="Seen" value="true"/> </treebeard.SignalVariables>
+  <treebeard.Timestamps> <Timestamp name="Spotted" setOnEvent="OnSight"/> </treebeard.Timestamps>
+  <treebeard.Stimuli> <Stimulus name="noise" seconds="2.5"/> <Stimulus name="bad" seconds="-1"/> </treebeard.Stimuli>
+  <BehaviorTree ID="T"> <Work port.name="x"/> </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert_eq!(
+        l.diags(),
+        ["error 5:92 `seconds` must be a number of seconds, not `-1`"]
+    );
+    let d = &l.doc().declarations;
+    assert_eq!(
+        (d.variables.len(), d.signals.len(), d.timestamps.len()),
+        (1, 1, 1)
+    );
+    assert!(d.variables[0].initial);
+    assert_eq!(&*d.stimuli[0].name.0, "noise");
+    assert_eq!(d.stimuli[0].seconds.0, 2.5);
+    assert_eq!(d.stimuli.len(), 1);
+    // A port named as BT.CPP's own attribute.
+    assert_eq!(l.outline_of("T"), "Work[name=x]");
+}

@@ -1,8 +1,8 @@
-//! `treebeard export --btcpp` over the corpus: every scenario's tree that
-//! BehaviorTree.CPP can express is written as BT.CPP XML, and loading that
-//! file back (against the same leaves, with the same options) gives the
-//! same shape, behaviour hash for behaviour hash, with the same node
-//! names. The trees of other kinds name the nodes BT.CPP lacks.
+//! `treebeard export --btcpp` over the corpus: every scenario's tree is
+//! written as BT.CPP XML (treebeard's own kinds and declarations in its
+//! extension elements), and loading that file back (against the same
+//! leaves, with the same options) gives the same shape, behaviour hash for
+//! behaviour hash, with the same node names.
 
 use std::path::Path;
 use treebeard_load::xml::export;
@@ -10,13 +10,13 @@ use treebeard_load::{LoadOptions, load_str};
 use treebeard_scenario::{PrepareOptions, leaves, prepare, scenario_files};
 
 #[test]
-fn every_tree_bt_cpp_can_express_round_trips_through_its_xml() {
+fn every_tree_round_trips_through_its_xml() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/scenarios");
     let options = PrepareOptions {
         root: dir.parent().map(Path::to_path_buf),
         ..PrepareOptions::default()
     };
-    let (mut written, mut refused, mut btcpp) = (0, 0, 0);
+    let (mut written, mut btcpp) = (0, 0);
     for path in scenario_files(&dir).expect("the corpus is readable") {
         let Ok(prepared) = prepare(&path, &options) else {
             continue;
@@ -29,20 +29,8 @@ fn every_tree_bt_cpp_can_express_round_trips_through_its_xml() {
         let from_btcpp = std::fs::read_to_string(&path)
             .is_ok_and(|text| text.contains(".xml\"") && text.contains("btcpp"));
         btcpp += usize::from(from_btcpp);
-        let xml = match export::btcpp(shape, "Main") {
-            Ok(xml) => xml,
-            Err(nodes) => {
-                assert!(!nodes.is_empty());
-                assert!(
-                    !from_btcpp,
-                    "{name}: a BT.CPP tree that cannot be written back: {}",
-                    nodes[0]
-                );
-                eprintln!("{name}: {}", nodes[0]);
-                refused += 1;
-                continue;
-            }
-        };
+        let xml = export::btcpp(shape, "Main")
+            .unwrap_or_else(|nodes| panic!("{name}: a tree that cannot be written: {}", nodes[0]));
         let catalog = leaves::builtin(&s.keys, &s.events);
         let load_options = LoadOptions {
             stub_unknown: s.stub_unknown,
@@ -73,12 +61,7 @@ fn every_tree_bt_cpp_can_express_round_trips_through_its_xml() {
         }
         written += 1;
     }
-    eprintln!(
-        "{written} trees written and loaded back ({btcpp} from BT.CPP files), {refused} refused"
-    );
+    eprintln!("{written} trees written and loaded back ({btcpp} from BT.CPP files)");
     assert!(btcpp >= 10, "the corpus has BT.CPP trees ({btcpp})");
-    assert!(
-        written >= btcpp && refused > 0,
-        "{written} written, {refused} refused"
-    );
+    assert!(written > 100, "the corpus has its trees ({written})");
 }

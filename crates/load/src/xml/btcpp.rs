@@ -289,6 +289,12 @@ pub(crate) fn read(r: &mut Reader, root: Node) -> Option<Document> {
             "include" => include(r, section, &mut doc),
             "BehaviorTree" => doc.trees.extend(tree(r, section, trees)),
             "TreeNodesModel" => doc.models.extend(super::models::read(r, section)),
+            // What `treebeard export --btcpp` writes of a tree's
+            // declarations, in MBT's elements (`super::export`).
+            "treebeard.Variables" => super::mbt::variables(r, section, &mut doc.declarations),
+            "treebeard.SignalVariables" => super::mbt::signals(r, section, &mut doc.declarations),
+            "treebeard.Timestamps" => super::mbt::timestamps(r, section, &mut doc.declarations),
+            "treebeard.Stimuli" => super::mbt::stimuli(r, section, &mut doc.declarations),
             other => r.cannot_honour(format!("BehaviorTree.CPP's `<{other}>` section"), span),
         }
     }
@@ -484,6 +490,9 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
                 }
             }
             _ => {
+                // `port.name`: a port named as BT.CPP's own attribute
+                // (`treebeard export --btcpp` writes it so).
+                let name = name.strip_prefix(super::export::PORT).unwrap_or(name);
                 let value = port_value(name, value);
                 decl.attrs.push(Attr {
                     name: name.into(),

@@ -15,14 +15,18 @@
 //! gates and teams, monitors, MBT's nodes, treebeard's own `Repeat`, ...)
 //! are written as `<treebeard.Kind>` elements with their parameters as
 //! attributes, which the reader reads back, and declared in the model for
-//! Groot2. What cannot be written (a tree with MBT variables, timestamps or
-//! stimuli, a scope's hook, a leaf parameter named `name` or `ID` that is
-//! not empty) [`btcpp`] names, node by node.
+//! Groot2. A scope is written as its hook, `<Decorator ID="Hook">`; a leaf
+//! port named as BT.CPP's own attribute (`name`, `ID`) as `port.name`; and
+//! what the tree declares beside its nodes (MBT's variables, signals and
+//! timestamps, stimuli) in `<treebeard.Variables>`, `<treebeard.SignalVariables>`,
+//! `<treebeard.Timestamps>` and `<treebeard.Stimuli>` sections of MBT's
+//! elements. What still cannot be written (a value the shape does not
+//! hold) [`btcpp`] names, node by node.
 
 use super::btcpp::NATIVE;
 use std::fmt::{self, Write};
 use treebeard_shape::params::{ENTRY_REF, FIELD_REF};
-use treebeard_shape::{FieldType, ImportParam, Kind, KindParamType, NodeIdx, ParamType, Shape};
+use treebeard_shape::{FieldType, Import, ImportParam, Kind, NodeIdx, ParamType, Shape};
 
 /// A node [`btcpp`] cannot write, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,22 +59,13 @@ pub fn btcpp(shape: &Shape, name: &str) -> Result<String, Vec<Unwritable>> {
         unwritable: Vec::new(),
         natives: Vec::new(),
     };
-    if !shape.variables().is_empty()
-        || !shape.timestamps().is_empty()
-        || !shape.stimuli().is_empty()
-    {
-        w.unwritable.push(Unwritable {
-            path: w.paths.first().cloned().unwrap_or_default(),
-            location: shape.location(NodeIdx::ROOT).map(|l| l.to_string()),
-            reason: "the tree declares variables, timestamps or stimuli (MBT's memory), which BehaviorTree.CPP lacks".into(),
-        });
-    }
     let name = escape(name);
     let _ = writeln!(w.out, "<?xml version=\"1.0\"?>");
     let _ = writeln!(
         w.out,
         "<root BTCPP_format=\"4\" main_tree_to_execute=\"{name}\">"
     );
+    w.declarations();
     let _ = writeln!(w.out, "  <BehaviorTree ID=\"{name}\">");
     if !shape.is_empty() {
         w.node(NodeIdx::ROOT, 2);
@@ -95,6 +90,84 @@ struct Writer<'s> {
 }
 
 impl Writer<'_> {
+    /// Writes what the tree declares beside its nodes (MBT's variables,
+    /// signals and timestamps, Spore's stimuli), which BT.CPP lacks, in
+    /// treebeard's sections: `<treebeard.Variables>` and its kin hold the
+    /// elements of MBT's sections, and the reader reads them back.
+    fn declarations(&mut self) {
+        let shape = self.shape;
+        let events = shape.events();
+        let event = |i: u32| events.get(i as usize).map_or("", |e| &**e);
+        let section = |out: &mut String, tag: &str, items: Vec<String>| {
+            if items.is_empty() {
+                return;
+            }
+            let _ = writeln!(out, "  <treebeard.{tag}>");
+            for item in items {
+                let _ = writeln!(out, "    {item}");
+            }
+            let _ = writeln!(out, "  </treebeard.{tag}>");
+        };
+        let variables = shape
+            .variables()
+            .iter()
+            .map(|v| {
+                format!(
+                    "<Variable name=\"{}\" value=\"{}\"/>",
+                    escape(&v.name),
+                    v.initial
+                )
+            })
+            .collect();
+        section(&mut self.out, "Variables", variables);
+        let signals = shape
+            .signals()
+            .iter()
+            .map(|s| {
+                let variable = shape
+                    .variables()
+                    .get(s.variable as usize)
+                    .map_or("", |v| &*v.name);
+                format!(
+                    "<Signal name=\"{}\" variable=\"{}\" value=\"{}\"/>",
+                    escape(event(s.event)),
+                    escape(variable),
+                    s.value
+                )
+            })
+            .collect();
+        section(&mut self.out, "SignalVariables", signals);
+        let timestamps = shape.timestamps();
+        let stamps = timestamps
+            .iter()
+            .map(|t| {
+                let exclusive = t
+                    .exclusive
+                    .and_then(|x| timestamps.get(x as usize))
+                    .map(|x| format!(" exclusiveTo=\"{}\"", escape(&x.name)))
+                    .unwrap_or_default();
+                format!(
+                    "<Timestamp name=\"{}\" setOnEvent=\"{}\"{exclusive}/>",
+                    escape(&t.name),
+                    escape(event(t.event))
+                )
+            })
+            .collect();
+        section(&mut self.out, "Timestamps", stamps);
+        let stimuli = shape
+            .stimuli()
+            .iter()
+            .map(|s| {
+                format!(
+                    "<Stimulus name=\"{}\" seconds=\"{}\"/>",
+                    escape(&s.name),
+                    s.seconds
+                )
+            })
+            .collect();
+        section(&mut self.out, "Stimuli", stimuli);
+    }
+
     /// Writes `node` and its sub-tree at `depth` levels of indentation.
     fn node(&mut self, node: NodeIdx, depth: usize) {
         let shape = self.shape;
@@ -229,22 +302,7 @@ impl Writer<'_> {
                 let Some(import) = shape.import(node) else {
                     return Err("a leaf without an import".into());
                 };
-                for (p, &w) in import.params.iter().zip(params) {
-                    let value = self.value(&p.ty, w)?;
-                    if matches!(&*p.name, "name" | "ID") {
-                        // BT.CPP reads these as the node's: only the
-                        // empty default, which its reader leaves, is
-                        // written (as nothing).
-                        if value.is_empty() {
-                            continue;
-                        }
-                        return Err(format!(
-                            "the parameter `{}` is the node's own attribute in BehaviorTree.CPP XML, and this one is not empty",
-                            p.name
-                        ));
-                    }
-                    attrs.push((p.name.to_string(), value));
-                }
+                self.ports(import, params, attrs)?;
                 let element = if kind == Kind::Condition {
                     "Condition"
                 } else {
@@ -252,12 +310,46 @@ impl Writer<'_> {
                 };
                 return Ok(format!("{element} ID=\"{}\"", escape(&import.name)));
             }
+            // A scope is its hook, a decorator of the application's, as
+            // the reader reads it: its parameters after the hook's index.
+            Kind::Scope => {
+                let Some(import) = shape.import(node) else {
+                    return Err("a scope without its hook".into());
+                };
+                self.ports(import, params.get(1..).unwrap_or_default(), attrs)?;
+                return Ok(format!("Decorator ID=\"{}\"", escape(&import.name)));
+            }
             other => {
                 self.native_params(node, other, attrs)?;
                 return Ok(format!("{NATIVE}{}", other.name()));
             }
         };
         Ok(element.into())
+    }
+
+    /// The ports of a leaf or a scope's hook, `import`, with the parameter
+    /// words `params`.
+    fn ports(
+        &self,
+        import: &Import,
+        params: &[u64],
+        attrs: &mut Vec<(String, String)>,
+    ) -> Result<(), String> {
+        for (p, &w) in import.params.iter().zip(params) {
+            let value = self.value(&p.ty, w)?;
+            if matches!(&*p.name, "name" | "ID") {
+                // BT.CPP reads these as the node's: the empty default,
+                // which its reader leaves, is written as nothing, and
+                // another value as treebeard's spelling of such a port,
+                // `port.name`.
+                if !value.is_empty() {
+                    attrs.push((format!("{PORT}{}", p.name), value));
+                }
+                continue;
+            }
+            attrs.push((p.name.to_string(), value));
+        }
+        Ok(())
     }
 
     /// The parameters of treebeard's own kind `kind` at `node`, by name,
@@ -279,10 +371,6 @@ impl Writer<'_> {
                     .get(w as usize)
                     .ok_or("a script the shape lacks")?;
                 script.source.to_string()
-            } else if p.ty == KindParamType::Hook {
-                return Err(format!(
-                    "a {kind}'s hook has no BehaviorTree.CPP form yet; the tree cannot be written as BehaviorTree.CPP XML"
-                ));
             } else {
                 self.value(&p.ty.written_as(shape.events(), &timestamps, &stimuli), w)?
             };
@@ -325,7 +413,10 @@ impl Writer<'_> {
             ParamType::Int => (w as i64).to_string(),
             ParamType::Count => w.to_string(),
             ParamType::Float => f64::from_bits(w).to_string(),
-            ParamType::Duration => format!("{}ms", msec(w)),
+            // Seconds as their shortest decimal, which reads back to the
+            // same bits (milliseconds would round: 0.35 s is not 350 ms
+            // read back).
+            ParamType::Duration => format!("{}s", f64::from_bits(w)),
             ParamType::Bool => (w != 0).to_string(),
             ParamType::Str => shape
                 .strings()
@@ -351,9 +442,7 @@ impl Writer<'_> {
                 "Action"
             };
             for import in shape.imports(kind) {
-                if import.scope {
-                    continue;
-                }
+                let element = if import.scope { "Decorator" } else { element };
                 let id = escape(&import.name);
                 if import.params.is_empty() {
                     let _ = writeln!(models, "    <{element} ID=\"{id}\"/>");
@@ -417,6 +506,10 @@ fn port_model(p: &ImportParam) -> String {
 
 /// Seconds (`f64` bits) as milliseconds, as BT.CPP's `msec` ports write
 /// them.
+/// How a leaf's port named as one of BT.CPP's own attributes (`name`,
+/// `ID`) is written: `port.name`, which the reader reads as the port.
+pub(super) const PORT: &str = "port.";
+
 fn msec(seconds: u64) -> String {
     (f64::from_bits(seconds) * 1000.0).to_string()
 }

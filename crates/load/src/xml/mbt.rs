@@ -46,8 +46,8 @@
 use super::{Map, Reader};
 use crate::diagnostic::Diagnostic;
 use crate::document::{
-    Attr, Declared, DeclaredSignal, DeclaredTimestamp, DeclaredVariable, Dialect, Document,
-    NodeDecl, TreeDecl, What,
+    Attr, Declared, DeclaredSignal, DeclaredStimulus, DeclaredTimestamp, DeclaredVariable, Dialect,
+    Document, NodeDecl, TreeDecl, What,
 };
 use crate::source::Span;
 use roxmltree::Node;
@@ -495,7 +495,7 @@ fn flag(r: &mut Reader, attribute: Option<(&str, Span)>, name: &str) -> Option<b
 
 /// `<Variables>`: `<Variable name=".." value="true|false"/>`, false unless
 /// given.
-fn variables(r: &mut Reader, section: Node, out: &mut Declared) {
+pub(super) fn variables(r: &mut Reader, section: Node, out: &mut Declared) {
     for (element, [name, value]) in items(r, section, "Variable", &["name", "value"]) {
         let name = required(r, element, name, "name");
         let initial = flag(r, value, "value");
@@ -510,7 +510,7 @@ fn variables(r: &mut Reader, section: Node, out: &mut Declared) {
 }
 
 /// `<SignalVariables>`: `<Signal name="EVENT" variable=".." value=".."/>`.
-fn signals(r: &mut Reader, section: Node, out: &mut Declared) {
+pub(super) fn signals(r: &mut Reader, section: Node, out: &mut Declared) {
     const ALLOWED: &[&str; 3] = &["name", "variable", "value"];
     for (element, [event, variable, value]) in items(r, section, "Signal", ALLOWED) {
         let event = required(r, element, event, "name");
@@ -530,9 +530,41 @@ fn signals(r: &mut Reader, section: Node, out: &mut Declared) {
     }
 }
 
+/// treebeard's `<Stimuli>` (BT.CPP files: `<treebeard.Stimuli>`):
+/// `<Stimulus name=".." seconds=".."/>`, how long a posted stimulus stays
+/// active.
+pub(super) fn stimuli(r: &mut Reader, section: Node, out: &mut Declared) {
+    for (element, [name, seconds]) in items(r, section, "Stimulus", &["name", "seconds"]) {
+        let name = required(r, element, name, "name");
+        let seconds = required(r, element, seconds, "seconds").and_then(|(text, span)| match text
+            .trim()
+            .parse::<f64>()
+        {
+            Ok(s) if s.is_finite() && s >= 0.0 => Some((s, span)),
+            _ => {
+                r.diags.push(
+                    Diagnostic::error(format!(
+                        "`seconds` must be a number of seconds, not `{text}`"
+                    ))
+                    .at(span)
+                    .help("write a number, 0 or more"),
+                );
+                None
+            }
+        });
+        if let (Some(name), Some(seconds)) = (name, seconds) {
+            out.stimuli.push(DeclaredStimulus {
+                span: r.tag_span(element),
+                name,
+                seconds,
+            });
+        }
+    }
+}
+
 /// `<Timestamps>`: `<Timestamp name=".." setOnEvent="EVENT"
 /// exclusiveTo=".."/>`.
-fn timestamps(r: &mut Reader, section: Node, out: &mut Declared) {
+pub(super) fn timestamps(r: &mut Reader, section: Node, out: &mut Declared) {
     const ALLOWED: &[&str; 3] = &["name", "setOnEvent", "exclusiveTo"];
     for (element, [name, event, exclusive_to]) in items(r, section, "Timestamp", ALLOWED) {
         let name = required(r, element, name, "name");
