@@ -575,7 +575,7 @@ fn btcpp_a_skip_no_parent_goes_on_past_is_an_error() {
     <Parallel>
       <A _skipIf="k"/>
       <Sequence><B _while="w"/></Sequence>
-      <KeepRunningUntilFailure><Inverter><C _skipIf="k"/></Inverter></KeepRunningUntilFailure>
+      <RunOnce><Inverter><C _skipIf="k"/></Inverter></RunOnce>
       <IfThenElse><D _skipIf="k"/><E/></IfThenElse>
     </Parallel>
   </BehaviorTree>
@@ -586,7 +586,9 @@ fn btcpp_a_skip_no_parent_goes_on_past_is_an_error() {
         [
             "error 4:10 BehaviorTree.CPP would skip this node under `Parallel`, which treebeard does not run skipped children under yet",
             "error 5:8 BehaviorTree.CPP would skip this node under `Parallel`, which treebeard does not run skipped children under yet",
-            "error 6:45 BehaviorTree.CPP would skip this node under `KeepRunningUntilFailure`, which treebeard does not run skipped children under yet",
+            "error 6:29 BehaviorTree.CPP would skip this node under `RunOnce`, which treebeard does not run skipped children under yet",
+            // The RunOnce itself, once it has run.
+            "error 6:8 BehaviorTree.CPP would skip this node under `Parallel`, which treebeard does not run skipped children under yet",
             "error 7:22 BehaviorTree.CPP would skip this node under `IfThenElse`, which treebeard does not run skipped children under yet",
         ]
     );
@@ -773,4 +775,24 @@ fn btcpp_files_read_treebeard_declaration_sections() {
     assert_eq!(d.stimuli.len(), 1);
     // A port named as BT.CPP's own attribute.
     assert_eq!(l.outline_of("T"), "Work[name=x]");
+}
+
+#[test]
+fn btcpp_keep_running_until_failure_runs_on_past_a_skip() {
+    // BT.CPP's returns running for a skipped child, as for a success, and
+    // is never skipped itself.
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Fallback>
+      <KeepRunningUntilFailure><Work _skipIf="k"/></KeepRunningUntilFailure>
+      <Other/>
+    </Fallback>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert!(l.diags.is_empty(), "{:?}", l.diags());
+    assert_eq!(
+        l.outline_of("T"),
+        "Selector(Loop(IfThenElse#_skipIf(AssertScript[test=k], AlwaysSuccess#SKIPPED, Work)), Other)"
+    );
 }

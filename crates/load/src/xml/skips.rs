@@ -33,7 +33,8 @@
 //! returns its child's status (an IfThenElse's branch, a Switch's case,
 //! Timeout, Delay, Precondition, Repeat, RetryUntilSuccessful) is skipped
 //! with its child: the same count, of one, with a `GoOn` that makes it
-//! return at once. A TryCatch counts its try children as a sequence does. Inverter, ForceSuccess and ForceFailure do nothing
+//! return at once. A TryCatch counts its try children as a sequence does;
+//! a KeepRunningUntilFailure runs on past a skip as past a success. Inverter, ForceSuccess and ForceFailure do nothing
 //! before they tick their child, so the skip tests of their child are made
 //! above them, and a count below them is read above them.
 //!
@@ -41,8 +42,8 @@
 //! tree entry in which it records the run ([`run_once`]).
 //!
 //! A skip the rewriting cannot place is an error at the skipped node:
-//! under a parent other than those above (a Parallel, a
-//! KeepRunningUntilFailure, an IfThenElse's condition, ...), where BT.CPP's SKIPPED would mean
+//! under a parent other than those above (a Parallel, a RunOnce, an
+//! IfThenElse's condition, ...), where BT.CPP's SKIPPED would mean
 //! something treebeard's nodes do not do yet. At a tree's root, where BT.CPP's tree
 //! returns SKIPPED, the tree returns what its root node returns with its
 //! children skipped: success for a sequence, failure for a fallback.
@@ -63,10 +64,8 @@ struct Parent {
     /// goes on after (a sequence's success, a fallback's failure), or, for
     /// a parent skipped with its child, one it returns at once.
     go_on: Kind,
-    /// Skipped when all its children were (a sequence's, a fallback's),
-    /// or when one was (a decorator's, a branch's: it returns its child's
-    /// status, SKIPPED included).
-    all: bool,
+    /// When it is skipped with its children.
+    with: With,
     /// Ticks every child on every tick, so that its count starts again on
     /// every tick.
     reactive: bool,
@@ -78,29 +77,42 @@ struct Parent {
     last_apart: bool,
 }
 
+/// When a parent is skipped with its children.
+#[derive(Clone, Copy, PartialEq)]
+enum With {
+    /// When all of them were (a sequence, a fallback).
+    All,
+    /// When the one it ran was (a decorator, a branch: it returns its
+    /// child's status, SKIPPED included).
+    One,
+    /// Never: it goes on as after the status (KeepRunningUntilFailure,
+    /// which returns running for a skipped child as for a success).
+    Never,
+}
+
 /// How the BT.CPP node `written` treats a skipped child, if it goes on
 /// past it or returns it.
 fn parent_of(written: &str) -> Option<Parent> {
-    let (go_on, all, reactive, first) = match written {
+    use With::{All, Never, One};
+    let (go_on, with, reactive, first) = match written {
         "Sequence" | "SequenceWithMemory" | "AsyncSequence" | "TryCatch" => {
-            (Kind::AlwaysSuccess, true, false, 0)
+            (Kind::AlwaysSuccess, All, false, 0)
         }
-        "ReactiveSequence" => (Kind::AlwaysSuccess, true, true, 0),
-        "Fallback" | "AsyncFallback" => (Kind::AlwaysFailure, true, false, 0),
-        "ReactiveFallback" => (Kind::AlwaysFailure, true, true, 0),
-        "IfThenElse" | "WhileDoElse" => (Kind::AlwaysSuccess, false, false, 1),
-        "Timeout" | "Delay" | "Precondition" => (Kind::AlwaysSuccess, false, false, 0),
-        _ if super::expand::switch_cases(written).is_some() => {
-            (Kind::AlwaysSuccess, false, false, 0)
-        }
+        "ReactiveSequence" => (Kind::AlwaysSuccess, All, true, 0),
+        "Fallback" | "AsyncFallback" => (Kind::AlwaysFailure, All, false, 0),
+        "ReactiveFallback" => (Kind::AlwaysFailure, All, true, 0),
+        "IfThenElse" | "WhileDoElse" => (Kind::AlwaysSuccess, One, false, 1),
+        "Timeout" | "Delay" | "Precondition" => (Kind::AlwaysSuccess, One, false, 0),
+        _ if super::expand::switch_cases(written).is_some() => (Kind::AlwaysSuccess, One, false, 0),
         // A loop ends at once with the status that ends it.
-        "Repeat" => (Kind::AlwaysFailure, false, false, 0),
-        "RetryUntilSuccessful" | "RetryUntilSuccesful" => (Kind::AlwaysSuccess, false, false, 0),
+        "Repeat" => (Kind::AlwaysFailure, One, false, 0),
+        "RetryUntilSuccessful" | "RetryUntilSuccesful" => (Kind::AlwaysSuccess, One, false, 0),
+        "KeepRunningUntilFailure" => (Kind::AlwaysSuccess, Never, false, 0),
         _ => return None,
     };
     Some(Parent {
         go_on,
-        all,
+        with,
         reactive,
         first,
         last_apart: written == "TryCatch",
@@ -200,7 +212,7 @@ fn rewrite(r: &mut Reader, node: &mut NodeDecl, cares: Cares) -> Skips {
     let parent = decider.then(|| parent_of(&node.written)).flatten();
     if let Some(Parent {
         go_on,
-        all,
+        with,
         reactive,
         first,
         last_apart,
@@ -224,16 +236,16 @@ fn rewrite(r: &mut Reader, node: &mut NodeDecl, cares: Cares) -> Skips {
         let counted = kids.len() - usize::from(last_apart && !kids.is_empty());
         // Skipped when all its children were (a sequence's, a fallback's),
         // or the one it ran was (a decorator's, a branch's).
-        let can_skip = if all {
-            counted > 0 && kids.iter().take(counted).all(skipped)
-        } else {
-            kids.iter().take(counted).any(skipped)
+        let can_skip = match with {
+            With::All => counted > 0 && kids.iter().take(counted).all(skipped),
+            With::One => kids.iter().take(counted).any(skipped),
+            With::Never => false,
         };
         // Counted where a parent reads the count; under a parent that does
         // not go on past a skip, reported there.
         let entry: Option<Box<str>> =
             can_skip.then(|| format!("_skipped_{}_{}", node.span.file.0, node.span.start).into());
-        let n = if all { counted } else { 1 };
+        let n = if with == With::All { counted } else { 1 };
         for (i, (child, kid)) in node.children.iter_mut().zip(kids).enumerate() {
             if kid.layers.is_empty() {
                 continue;
