@@ -147,15 +147,26 @@ fn a_condition_reads_entries_and_cannot_create_one() {
 }
 
 #[test]
-fn reading_an_entry_before_a_script_creates_it_is_an_error_with_a_hint() {
-    // Entries are created in stream order: a read before is no name yet.
+fn an_entry_read_before_the_script_that_creates_it_reads_its_zero() {
+    // Entries are found before the scripts compile: a read before the
+    // creating script knows the entry, and reads the empty string until
+    // that script runs.
     let leaves = leaves();
-    let tree = sequence([assert_script("door == 'open'"), script("door := 'open'")]);
-    let error: BuildError = compile(&tree, &leaves).unwrap_err();
+    let tree = sequence([
+        assert_script("door == ''"),
+        script("door := 'open'"),
+        assert_script("door == 'open'"),
+    ]);
+    let mut agent = Agent::new(&tree, &leaves);
+    assert_eq!(agent.tick(), Success);
+    // Open now: the first test fails.
+    assert_eq!(agent.tick(), Failure);
+    // A name no script creates is unknown still.
+    let error: BuildError = compile(&assert_script("window == ''"), &leaves).unwrap_err();
     let Unbuildable::Script { error: e, .. } = error.problems()[0].what() else {
         panic!("{error}");
     };
-    assert_eq!(e.message, "unknown name `door`");
+    assert_eq!(e.message, "unknown name `window`");
     // `=` never creates; the help says how.
     let error = compile(&script("door = 'open'"), &leaves).unwrap_err();
     let Unbuildable::Script { error: e, .. } = error.problems()[0].what() else {
