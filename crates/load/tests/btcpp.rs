@@ -355,22 +355,22 @@ fn btcpp_scripts_and_reserved_attributes() {
     let strict = read("t.xml", text, STRICT);
     assert_eq!(
         strict.diags(),
-        [
-            "error 3:27 BehaviorTree.CPP's reserved attribute `_autoremap` is not supported yet",
-            "error 4:23 BehaviorTree.CPP's post-condition `_onHalted` is not supported yet",
-        ]
+        ["error 3:27 BehaviorTree.CPP's reserved attribute `_autoremap` is not supported yet"]
     );
-    // With stubs, the unknown reserved attribute is ignored; the
-    // post-condition, BT.CPP's own behaviour, is an error still.
+    // With stubs, the unknown reserved attribute is ignored.
     let stub = read("t.xml", text, STUB);
     assert_eq!(
         stub.diags(),
         [
-            "warning 3:27 BehaviorTree.CPP's reserved attribute `_autoremap` is not supported yet and is ignored",
-            "error 4:23 BehaviorTree.CPP's post-condition `_onHalted` is not supported yet",
+            "warning 3:27 BehaviorTree.CPP's reserved attribute `_autoremap` is not supported yet and is ignored"
         ]
     );
-    assert_eq!(stub.outline_of("T"), "Sequence(Eat#eat[amount={amount}])");
+    // `_onHalted` is the halted script of a wrapper around the node.
+    assert_eq!(
+        stub.outline_of("T"),
+        "Sequence(ScriptWrapper#_onHalted[halted=fed := true, enter=true, exit=true](\
+         Eat#eat[amount={amount}]))"
+    );
 }
 
 #[test]

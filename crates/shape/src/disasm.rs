@@ -69,20 +69,29 @@ impl Disassembly<'_> {
                     shape.timestamps().iter().map(|t| t.name.clone()).collect();
                 let stimuli: Vec<Box<str>> =
                     shape.stimuli().iter().map(|s| s.name.clone()).collect();
-                let args = kind.params().iter().zip(shape.params(node)).map(|(p, &w)| {
-                    let mut value = String::new();
-                    match shape.scripts().get(w as usize) {
-                        // A script is shown as its source.
-                        Some(script) if p.ty.is_script() => {
-                            let _ = write!(value, "{:?}", script.source);
+                // A script not given is left out.
+                let given = |&(p, w): &(&crate::KindParam, &u64)| {
+                    !(p.ty.is_script() && *w == crate::kinds::NO_SCRIPT)
+                };
+                let args = kind
+                    .params()
+                    .iter()
+                    .zip(shape.params(node))
+                    .filter(given)
+                    .map(|(p, &w)| {
+                        let mut value = String::new();
+                        match shape.scripts().get(w as usize) {
+                            // A script is shown as its source.
+                            Some(script) if p.ty.is_script() => {
+                                let _ = write!(value, "{:?}", script.source);
+                            }
+                            _ => {
+                                let ty = p.ty.written_as(shape.events(), &timestamps, &stimuli);
+                                write_word(&mut value, shape, &ty, w);
+                            }
                         }
-                        _ => {
-                            let ty = p.ty.written_as(shape.events(), &timestamps, &stimuli);
-                            write_word(&mut value, shape, &ty, w);
-                        }
-                    }
-                    (p.name, value)
-                });
+                        (p.name, value)
+                    });
                 write_call(&mut out, "", args);
             }
             Layout::Leaf => {

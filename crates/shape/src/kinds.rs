@@ -225,6 +225,17 @@ const fn mask(name: &'static str) -> KindParam {
 
 const HOOK: KindParam = param("hook", KindParamType::Hook);
 
+/// The word of a script parameter that has a default and was not given:
+/// no script, which runs nothing.
+pub const NO_SCRIPT: u64 = u64::MAX;
+
+/// A ScriptWrapper's script on a cancel: by default none ([`NO_SCRIPT`]).
+const HALTED: KindParam = KindParam {
+    name: "halted",
+    ty: KindParamType::Script,
+    default: Some(0),
+};
+
 /// The agent a node addresses when it names none: itself.
 pub const SELF_AGENT: i64 = -1;
 
@@ -385,9 +396,11 @@ node_kinds! {
     /// Succeeds if its bool script holds, else fails (MBT's AssertLua).
     19 => AssertScript: Configured children(0, 0) fields("", "") params[param("test", KindParamType::Test)];
     /// Runs its `enter` script before its child starts and its `exit` script
-    /// exactly once when it ends, however it ends (MBT's LuaWrapper).
+    /// exactly once when it ends, however it ends (MBT's LuaWrapper); when
+    /// it ends by a cancel, its `halted` script (none unless given) runs
+    /// first (BehaviorTree.CPP's `_onHalted`).
     20 => ScriptWrapper: Configured children(1, 1) fields("", "")
-        params[param("enter", KindParamType::Script), param("exit", KindParamType::Script)];
+        params[param("enter", KindParamType::Script), param("exit", KindParamType::Script), HALTED];
     /// Runs its child if its condition (a script that assigns nothing) holds
     /// when it starts, else fails.
     21 => IfCondition: Configured children(1, 1) fields("", "") params[param("condition", KindParamType::Condition)];

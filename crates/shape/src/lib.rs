@@ -97,8 +97,8 @@ pub use item::{
 };
 pub use kinds::{
     GroupPolicy, Kind, KindParam, KindParamType, LEAF_KINDS, LEAF_TAGS, Layout, MAX_CHILDREN,
-    MAX_GROUP_DECIDERS, MAX_SYNC_POINT, MAX_TEAM_SIZE, POLICIES, SELF_AGENT, decider_param,
-    is_leaf_tag,
+    MAX_GROUP_DECIDERS, MAX_SYNC_POINT, MAX_TEAM_SIZE, NO_SCRIPT, POLICIES, SELF_AGENT,
+    decider_param, is_leaf_tag,
 };
 pub use logs::{LogEvent, LogMessages, NodeLogs};
 pub use params::{FieldDecl, FieldType, ParamSpec, ParamType, ParamValue};

@@ -646,7 +646,13 @@ fn check_configured<'p>(
         }));
     }
     for (param, &word) in schema.iter().zip(words) {
-        if let Some(reason) = bad_kind_word(param.ty, word, parts, script_types) {
+        let none = param.ty == KindParamType::Script
+            && param.default.is_some()
+            && word == crate::kinds::NO_SCRIPT;
+        if let Some(reason) = (!none)
+            .then(|| bad_kind_word(param.ty, word, parts, script_types))
+            .flatten()
+        {
             return Err(bad(param.name, word, reason));
         }
     }

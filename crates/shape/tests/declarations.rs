@@ -138,7 +138,11 @@ fn a_script_word_is_its_index_in_the_script_table() {
     assert_eq!(words(&shape, SCRIPT), [0]);
     assert_eq!(words(&shape, SCRIPT_GATE), [1]);
     assert_eq!(words(&shape, ASSERT_SCRIPT), [2]);
-    assert_eq!(words(&shape, SCRIPT_WRAPPER), [3, 4]);
+    // Its `halted`, not given: no script.
+    assert_eq!(
+        words(&shape, SCRIPT_WRAPPER),
+        [3, 4, treebeard_shape::NO_SCRIPT]
+    );
     assert_eq!(words(&shape, IF_CONDITION), [5]);
     assert_eq!(words(&shape, ASSERT_CONDITION), [6]);
     // The code is the script compiled against the fields and variables.

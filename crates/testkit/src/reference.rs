@@ -522,6 +522,9 @@ pub enum RefNode {
         enter: u64,
         /// The script run once when it ends, however it ends.
         exit: u64,
+        /// The script run before `exit` when it is cancelled, or
+        /// `NO_SCRIPT`.
+        halted: u64,
         /// The only child.
         child: Box<RefNode>,
         /// Entered (the enter script did not fault) and not exited.
@@ -3316,11 +3319,16 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
                 cx.world.scope(*node, Some(Ending::Cancelled));
             }
         }
-        RefNode::ScriptWrapper { exit, open, .. } => {
+        RefNode::ScriptWrapper {
+            exit, halted, open, ..
+        } => {
             // As a scope's exit: after the work inside it is cleaned up.
             if *open {
                 *open = false;
                 cx.coverage.wrapper_exits_cancelled += 1;
+                if *halted != treebeard_shape::NO_SCRIPT {
+                    let _ = cx.script(*halted, false);
+                }
                 let _ = cx.script(*exit, false);
             }
         }
@@ -4069,6 +4077,7 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
             node: at,
             enter: shape.params(at)[0],
             exit: shape.params(at)[1],
+            halted: shape.params(at)[2],
             child: Box::new(only()),
             open: false,
         },

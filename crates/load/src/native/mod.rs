@@ -438,6 +438,10 @@ fn one_node(shape: &Shape, node: NodeIdx) -> NodeDef {
         }
     } else {
         for (p, &word) in kind.params().iter().zip(words) {
+            // A script not given is left out, as it was.
+            if p.ty.is_script() && word == treebeard_shape::NO_SCRIPT {
+                continue;
+            }
             def.params
                 .insert(p.name.to_owned(), kind_literal(shape, p.ty, word));
         }

@@ -24,6 +24,8 @@
 //!   their queue (`super::queue_loops`).
 //! - `<SetBlackboard value="v" output_key="k"/>` is the Script `k = v`,
 //!   for a value that is a number, a bool or a `{key}` entry (copied).
+//! - `_onHalted` wraps its node in a ScriptWrapper whose `halted` script
+//!   it is (innermost, so that it runs after the node's work is cancelled).
 //! - The pre- and post-condition attributes `_failureIf`, `_successIf`,
 //!   `_onSuccess`, `_onFailure` and `_post` wrap their node `N` in
 //!   IfThenElse nodes. BT.CPP tests a pre-condition only while its node is
@@ -113,11 +115,12 @@ fn updated(written: &str) -> bool {
 }
 
 /// BT.CPP's pre- and post-condition attributes that treebeard runs.
-pub(super) const CONDITIONS: [&str; 5] = [
+pub(super) const CONDITIONS: [&str; 6] = [
     "_failureIf",
     "_successIf",
     "_onSuccess",
     "_onFailure",
+    "_onHalted",
     "_post",
 ];
 
@@ -150,6 +153,23 @@ impl Conditions {
         let mut inner = std::mem::replace(node, placeholder);
         // Where the node ends up, from the innermost wrapper out.
         let mut path = Vec::new();
+        // Innermost: a cancel of the node's running work runs `_onHalted`
+        // after that work is cleaned up, as BT.CPP's halt does.
+        if let Some(a) = self.get("_onHalted") {
+            let mut wrapper = script(a, Kind::ScriptWrapper, "halted");
+            wrapper.name = Some(a.name.clone());
+            for param in ["enter", "exit"] {
+                wrapper.attrs.push(Attr {
+                    name: param.into(),
+                    value: ParamValue::Str("true".into()),
+                    span: a.name_span,
+                    name_span: a.name_span,
+                });
+            }
+            wrapper.children = vec![inner];
+            inner = wrapper;
+            path.push(0);
+        }
         let pre = [
             ("_successIf", Kind::AlwaysSuccess),
             ("_failureIf", Kind::AlwaysFailure),

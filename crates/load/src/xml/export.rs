@@ -365,6 +365,10 @@ impl Writer<'_> {
         let timestamps = names(shape.timestamps().iter().map(|t| &*t.name).collect());
         let stimuli = names(shape.stimuli().iter().map(|s| &*s.name).collect());
         for (p, &w) in kind.params().iter().zip(shape.params(node)) {
+            // A script not given is left out, as it was.
+            if p.ty.is_script() && w == treebeard_shape::NO_SCRIPT {
+                continue;
+            }
             let value = if p.ty.is_script() {
                 let script = shape
                     .scripts()

@@ -954,6 +954,9 @@ impl<'t> Compiler<'t, '_> {
                     Some(&policy) => spec.default(ParamValue::Str(policy.into())),
                     None => spec.default(ParamValue::Int(d)),
                 },
+                // A script's default is none: the empty text, which the
+                // loop below makes `NO_SCRIPT`.
+                (Some(_), KindParamType::Script) => spec.default(ParamValue::Str("".into())),
                 (Some(d), _) => spec.default(ParamValue::Int(d)),
                 (None, _) => spec,
             });
@@ -982,6 +985,10 @@ impl<'t> Compiler<'t, '_> {
             else {
                 continue;
             };
+            if p.default.is_some() && text.trim().is_empty() {
+                *word = crate::kinds::NO_SCRIPT;
+                continue;
+            }
             match self.script(kind, p.name, p.ty, text) {
                 Ok(index) => *word = index,
                 Err(what) => {

@@ -120,6 +120,8 @@ impl Spec {
                         node,
                         enter,
                         exit,
+                        // Not given: none.
+                        halted: treebeard_shape::NO_SCRIPT,
                         child: Box::new(go(child, next)),
                         open: false,
                     }

@@ -260,11 +260,16 @@ impl<B, T: Tracer> Batch<'_, B, T> {
     }
 
     /// Closes the scope or wrapper at `node` that ended `how`: calls its
-    /// hook's exit or runs its `exit` script (whose fault changes nothing:
-    /// the ending is decided).
+    /// hook's exit or runs its `exit` script, after its `halted` script when
+    /// it was cancelled (whose faults change nothing: the ending is
+    /// decided).
     pub(super) fn close_scope(&mut self, a: &mut Agent<'_, B>, node: u32, how: Ending) {
         let item = self.item(node);
         if item.kind() == Some(Kind::ScriptWrapper) {
+            let halted = self.param(item, 2);
+            if how == Ending::Cancelled && halted != treebeard_shape::NO_SCRIPT {
+                let _ = self.run_script(a, halted, false);
+            }
             let _ = self.run_script(a, self.param(item, 1), false);
             return;
         }
