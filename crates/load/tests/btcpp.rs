@@ -184,6 +184,7 @@ fn btcpp_controls_that_are_treebeard_kinds() {
       <WhileDoElse> <C/> <A/> </WhileDoElse>
       <ParallelAll max_failures="-1"> <A/> <B/> <C/> </ParallelAll>
       <ParallelAll> <A/> </ParallelAll>
+      <SequenceStar> <A/> </SequenceStar>
     </SequenceWithMemory>
   </BehaviorTree>
 </root>"#;
@@ -192,7 +193,7 @@ fn btcpp_controls_that_are_treebeard_kinds() {
     assert_eq!(
         l.outline_of("T"),
         "SequenceWithMemory(IfThenElse#ite(C, A, B), WhileDoElse(C, A), \
-         ParallelAll[max_failures=3](A, B, C), ParallelAll(A))"
+         ParallelAll[max_failures=3](A, B, C), ParallelAll(A), SequenceWithMemory(A))"
     );
     let bad = r#"<root BTCPP_format="4">
   <BehaviorTree ID="T">

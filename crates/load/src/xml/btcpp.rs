@@ -89,6 +89,8 @@ const NODES: &[(&str, Map)] = &[
     // it holds, else returns `else`: with `else="FAILURE"`, a ScriptGate.
     ("Precondition", Map::Decider(Kind::ScriptGate)),
     ("SequenceWithMemory", Map::Decider(Kind::SequenceWithMemory)),
+    // BT.CPP 3's name, which BT.CPP 4 still registers.
+    ("SequenceStar", Map::Decider(Kind::SequenceWithMemory)),
     ("IfThenElse", Map::Decider(Kind::IfThenElse)),
     ("WhileDoElse", Map::Decider(Kind::WhileDoElse)),
     ("ForceSuccess", Map::Decider(Kind::ForceSuccess)),

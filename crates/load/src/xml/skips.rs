@@ -95,7 +95,7 @@ enum With {
 fn parent_of(written: &str) -> Option<Parent> {
     use With::{All, Never, One};
     let (go_on, with, reactive, first) = match written {
-        "Sequence" | "SequenceWithMemory" | "AsyncSequence" | "TryCatch" => {
+        "Sequence" | "SequenceWithMemory" | "SequenceStar" | "AsyncSequence" | "TryCatch" => {
             (Kind::AlwaysSuccess, All, false, 0)
         }
         "ReactiveSequence" => (Kind::AlwaysSuccess, All, true, 0),
