@@ -597,6 +597,32 @@ pub(super) fn port_key(text: &str) -> Option<&str> {
     name.then_some(key)
 }
 
+/// The key the port `a` of `written` names ([`port_key`]); `None`
+/// (reported, with `help`) if it names none.
+pub(super) fn key_port<'a>(
+    r: &mut Reader,
+    a: &'a Attr,
+    written: &str,
+    help: &str,
+) -> Option<&'a str> {
+    let text = match &a.value {
+        ParamValue::Str(text) => text,
+        _ => "",
+    };
+    let key = port_key(text);
+    if key.is_none() {
+        r.diags.push(
+            Diagnostic::error(format!(
+                "`{}` of `{written}` is not a blackboard key",
+                a.name
+            ))
+            .at(a.span)
+            .help(help.to_owned()),
+        );
+    }
+    key
+}
+
 /// The ports of the built-in node `element`.
 fn ports(element: &str) -> Ports {
     PORTS

@@ -273,6 +273,15 @@ fn cases_of<'d>(mut node: &'d mut NodeDecl, cases: usize, out: &mut Vec<&'d mut 
     }
 }
 
+/// Takes the one child of a decorator; `None` (reported) for any other
+/// number.
+pub(super) fn only_child(r: &mut Reader, node: &mut NodeDecl) -> Option<NodeDecl> {
+    if !one_child(r, node) {
+        return None;
+    }
+    node.children.pop()
+}
+
 /// The one child of a decorator, after reporting any other number.
 fn one_child(r: &mut Reader, node: &NodeDecl) -> bool {
     let n = node.children.len();

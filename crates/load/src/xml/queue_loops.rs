@@ -58,20 +58,13 @@ pub(super) fn expand(r: &mut Reader, node: &mut NodeDecl) -> bool {
         return false;
     };
     let target = match &value {
-        Some(a) => match super::btcpp::port_key(text(a)) {
-            Some(key) => Some(key),
-            None => {
-                r.diags.push(
-                    Diagnostic::error(format!(
-                        "`value` of `{}` is not a blackboard key",
-                        node.written
-                    ))
-                    .at(a.span)
-                    .help("write value=\"{key}\": the field or entry each value is written to"),
-                );
+        Some(a) => {
+            let help = "write value=\"{key}\": the field or entry each value is written to";
+            let Some(key) = super::btcpp::key_port(r, a, &node.written, help) else {
                 return false;
-            }
-        },
+            };
+            Some(key)
+        }
         None => None,
     };
     let empty = match if_empty.as_ref().map(|a| (a, text(a).trim())) {
@@ -89,13 +82,7 @@ pub(super) fn expand(r: &mut Reader, node: &mut NodeDecl) -> bool {
             return false;
         }
     };
-    let n = node.children.len();
-    let Some(child) = node.children.pop().filter(|_| n == 1) else {
-        r.diags.push(
-            Diagnostic::error(format!("`{}` has {n} children; it takes one", node.written))
-                .at(node.span)
-                .help("give it one child (wrap several in a <Sequence>)"),
-        );
+    let Some(child) = super::expand::only_child(r, node) else {
         return false;
     };
     let made = Made {

@@ -315,15 +315,7 @@ fn skip_unless_updated(r: &mut Reader, node: &mut NodeDecl, skips: &mut Skips) {
     let Some(watch) = Watch::take(r, node) else {
         return;
     };
-    let n = node.children.len();
-    let Some(child) = node.children.pop().filter(|_| n == 1) else {
-        r.diags.push(
-            Diagnostic::error(format!(
-                "`SkipUnlessUpdated` has {n} children; it takes one"
-            ))
-            .at(node.span)
-            .help("give it one child (wrap several in a <Sequence>)"),
-        );
+    let Some(child) = super::expand::only_child(r, node) else {
         return;
     };
     let mut body = watch.node(Kind::Sequence, vec![watch.record(), child]);
@@ -359,13 +351,7 @@ fn run_once(r: &mut Reader, node: &mut NodeDecl, skips: &mut Skips) {
     };
     let written = node.written.clone();
     let at = At(&written, node.span);
-    let n = node.children.len();
-    let Some(child) = node.children.pop().filter(|_| n == 1) else {
-        r.diags.push(
-            Diagnostic::error(format!("`RunOnce` has {n} children; it takes one"))
-                .at(node.span)
-                .help("give it one child (wrap several in a <Sequence>)"),
-        );
+    let Some(child) = super::expand::only_child(r, node) else {
         return;
     };
     let entry = format!("_once_{}_{}", node.span.file.0, node.span.start);

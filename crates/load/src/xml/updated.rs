@@ -43,21 +43,8 @@ impl Watch {
             return None;
         };
         let a = node.attrs.remove(at);
-        let text = match &a.value {
-            ParamValue::Str(text) => text,
-            _ => "",
-        };
-        let Some(key) = super::btcpp::port_key(text) else {
-            r.diags.push(
-                Diagnostic::error(format!(
-                    "`entry` of `{}` is not a blackboard key",
-                    node.written
-                ))
-                .at(a.span)
-                .help("write entry=\"{key}\", naming a blackboard field or an entry of the tree"),
-            );
-            return None;
-        };
+        let help = "write entry=\"{key}\", naming a blackboard field or an entry of the tree";
+        let key = super::btcpp::key_port(r, &a, &node.written, help)?;
         let (file, start) = (node.span.file.0, node.span.start);
         Some(Watch {
             key: key.into(),

@@ -13,7 +13,7 @@ use super::{Compiler, Unbuildable};
 use crate::ParamValue;
 use crate::declare::Script;
 use crate::kinds::{Kind, KindParamType};
-use crate::script::{self, ScriptError, ScriptType};
+use crate::script::{self, Entry, ScriptError, ScriptType};
 use crate::tree::{Node, What};
 use std::collections::HashMap;
 
@@ -59,49 +59,58 @@ impl Compiler<'_, '_> {
     /// reports them where they are.
     pub(super) fn find_entries(&mut self, tree: &Node) {
         let mut pending = script_sources(tree);
-        let variables: Vec<Box<str>> = self
-            .parts
-            .variables
-            .iter()
-            .map(|v| v.name.clone())
-            .collect();
-        let variables: Vec<&str> = variables.iter().map(|v| &**v).collect();
         loop {
             let before = self.parts.entries.len();
             pending.retain(|source| {
-                let fields = script::Names {
-                    fields: &self.parts.fields,
-                    ..script::Names::default()
-                };
-                let scope = TreeScope {
-                    names: &self.script_names,
-                    texts: &self.script_texts,
-                    fields,
-                    all: script::Names {
-                        variables: &variables,
-                        entries: &self.parts.entries,
-                        ..fields
-                    },
-                    next_entry: self.parts.entries.len() as u32,
-                    next_string: self.parts.strings.len() as u64 + 1,
-                };
-                let Ok(code) = script::compile(source, &scope) else {
+                let variables = self.variable_names();
+                let Ok(code) = script::compile(source, &self.scope(&variables)) else {
                     return true;
                 };
-                for entry in code.created {
-                    let index = self.parts.entries.len() as u32;
-                    let name = script::Name::Entry {
-                        index,
-                        ty: entry.ty,
-                    };
-                    self.script_names.entry(entry.name.clone()).or_insert(name);
-                    self.parts.entries.push(entry);
-                }
+                self.create(code.created);
                 false
             });
             if self.parts.entries.len() == before || pending.is_empty() {
                 return;
             }
+        }
+    }
+
+    /// The tree's variables' names, for a [`TreeScope`].
+    fn variable_names(&self) -> Vec<&str> {
+        self.parts.variables.iter().map(|v| &*v.name).collect()
+    }
+
+    /// The scope a script compiles in now, with the tree's `variables`.
+    fn scope<'a>(&'a self, variables: &'a [&'a str]) -> TreeScope<'a> {
+        let fields = script::Names {
+            fields: &self.parts.fields,
+            ..script::Names::default()
+        };
+        TreeScope {
+            names: &self.script_names,
+            texts: &self.script_texts,
+            fields,
+            all: script::Names {
+                variables,
+                entries: &self.parts.entries,
+                ..fields
+            },
+            next_entry: self.parts.entries.len() as u32,
+            next_string: self.parts.strings.len() as u64 + 1,
+        }
+    }
+
+    /// Makes the entries a script `created` the tree's: later scripts and
+    /// leaves read them.
+    fn create(&mut self, created: Vec<Entry>) {
+        for entry in created {
+            let index = self.parts.entries.len() as u32;
+            let name = script::Name::Entry {
+                index,
+                ty: entry.ty,
+            };
+            self.script_names.entry(entry.name.clone()).or_insert(name);
+            self.parts.entries.push(entry);
         }
     }
 
@@ -113,23 +122,8 @@ impl Compiler<'_, '_> {
         ty: KindParamType,
         source: &str,
     ) -> Result<u64, Unbuildable> {
-        let variables: Vec<&str> = self.parts.variables.iter().map(|v| &*v.name).collect();
-        let fields = script::Names {
-            fields: &self.parts.fields,
-            ..script::Names::default()
-        };
-        let scope = TreeScope {
-            names: &self.script_names,
-            texts: &self.script_texts,
-            fields,
-            all: script::Names {
-                variables: &variables,
-                entries: &self.parts.entries,
-                ..fields
-            },
-            next_entry: self.parts.entries.len() as u32,
-            next_string: self.parts.strings.len() as u64 + 1,
-        };
+        let variables = self.variable_names();
+        let scope = self.scope(&variables);
         let fail = |error| Unbuildable::Script { kind, param, error };
         let code = script::compile(source, &scope).map_err(fail)?;
         let whole = (0, source.len());
@@ -144,15 +138,7 @@ impl Compiler<'_, '_> {
         }
         // What the script created is the tree's from here on: later
         // scripts and leaves read the entries, and find the strings.
-        for entry in code.created {
-            let index = self.parts.entries.len() as u32;
-            let name = script::Name::Entry {
-                index,
-                ty: entry.ty,
-            };
-            self.script_names.entry(entry.name.clone()).or_insert(name);
-            self.parts.entries.push(entry);
-        }
+        self.create(code.created);
         for text in code.strings {
             self.parts.strings.push(text.clone());
             let word = self.parts.strings.len() as u64;
