@@ -241,3 +241,24 @@ fn a_script_may_read_an_entry_a_later_script_creates() {
     let e = compile(&mistyped, &catalog).unwrap_err();
     assert!(e.to_string().contains("bool"), "{e}");
 }
+
+#[test]
+fn a_long_chain_of_entries_read_before_they_are_created_compiles_once_each() {
+    // Script i reads the entry script i + 1 creates: each waits for the one
+    // after it, and compiles again only when that one has created its
+    // entry (a pass over every waiting script per entry found would be
+    // quadratic: 8 million compilations here). 4000 entries: a tree's
+    // scripts create at most `MAX_ENTRIES`, 4096.
+    let n = 4000;
+    let catalog = Catalog::new();
+    let script = |source: &str| decider_of(Kind::Script, []).arg("script", source);
+    let mut scripts: Vec<_> = (0..n)
+        .map(|i| script(&format!("e{i} := e{} + 1", i + 1)))
+        .collect();
+    scripts.push(script(&format!("e{n} := 0")));
+    let shape = compile(&sequence(scripts), &catalog).unwrap();
+    assert_eq!(shape.entries().len(), n + 1);
+    // Created from the end of the chain back.
+    assert_eq!(&*shape.entries()[0].name, format!("e{n}"));
+    assert_eq!(&*shape.entries()[n].name, "e0");
+}

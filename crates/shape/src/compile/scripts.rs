@@ -15,7 +15,7 @@ use crate::declare::Script;
 use crate::kinds::{Kind, KindParamType};
 use crate::script::{self, Entry, ScriptError, ScriptType};
 use crate::tree::{Node, What};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 
 /// The scope scripts compile in: the tree's variables, entries and strings
 /// from the compiler's maps, the blackboard's fields from their schema.
@@ -52,25 +52,34 @@ impl script::Scope for TreeScope<'_> {
 }
 
 impl Compiler<'_, '_> {
-    /// Finds the entries the scripts of `tree` create, in stream order:
-    /// pass after pass while one finds more, since a script that reads an
-    /// entry a later script creates compiles only once that one has.
+    /// Finds the entries the scripts of `tree` create, in stream order. A
+    /// script that reads an entry not yet created waits for it, and
+    /// compiles again once a script creates it (so each compiles at most
+    /// once more per name it waits for: no input makes this quadratic).
     /// Scripts that do not compile are left to [`Compiler::script`], which
     /// reports them where they are.
     pub(super) fn find_entries(&mut self, tree: &Node) {
-        let mut pending = script_sources(tree);
-        loop {
-            let before = self.parts.entries.len();
-            pending.retain(|source| {
-                let variables = self.variable_names();
-                let Ok(code) = script::compile(source, &self.scope(&variables)) else {
-                    return true;
-                };
-                self.create(code.created);
-                false
-            });
-            if self.parts.entries.len() == before || pending.is_empty() {
-                return;
+        let mut queue: VecDeque<&str> = script_sources(tree).into();
+        let mut waiting: HashMap<&str, Vec<&str>> = HashMap::new();
+        while let Some(source) = queue.pop_front() {
+            let variables = self.variable_names();
+            let compiled = script::compile(source, &self.scope(&variables));
+            drop(variables);
+            match compiled {
+                Ok(code) => {
+                    for entry in &code.created {
+                        if let Some(scripts) = waiting.remove(&*entry.name) {
+                            queue.extend(scripts);
+                        }
+                    }
+                    self.create(code.created);
+                }
+                Err(e) if e.message.starts_with("unknown name") => {
+                    if let Some(name) = source.get(e.offset..e.offset + e.len) {
+                        waiting.entry(name).or_default().push(source);
+                    }
+                }
+                Err(_) => {}
             }
         }
     }
