@@ -715,16 +715,20 @@ fn btcpp_queue_loops_take_their_queue_as_literals() {
       <LoopInt queue="{q}" value="{i}"><Go/></LoopInt>
       <LoopInt queue="1;two" value="{i}"><Go/></LoopInt>
       <LoopInt queue="1" if_empty="SKIPPED"><Go/></LoopInt>
+      <LoopBool queue="LONG"><Go/></LoopBool>
     </Sequence>
   </BehaviorTree>
 </root>"#;
-    let l = read("t.xml", text, STRICT);
+    let long = vec!["true"; 1025].join(";");
+    let text = text.replace("LONG", &long);
+    let l = read("t.xml", &text, STRICT);
     assert_eq!(
         l.diags(),
         [
             "error 7:23 the `queue` of `LoopInt` is a blackboard key",
             "error 8:23 `two` in the `queue` of `LoopInt` is not its type's",
             "error 9:36 `if_empty=\"SKIPPED\"` of `LoopInt` is not supported",
+            "error 10:24 the `queue` of `LoopBool` holds more than 1024 values",
         ]
     );
     let outline = l.outline_of("T");
@@ -732,8 +736,8 @@ fn btcpp_queue_loops_take_their_queue_as_literals() {
         outline.starts_with(
             "Sequence(Sequence(Script[script=_at_0_70 := 0], Loop[count=3](\
              IfThenElse(AssertScript[test=_at_0_70 < 2], Sequence(\
-             IfThenElse(AssertScript[test=_at_0_70 == 0], Script[script=x := 0.5], \
-             IfThenElse(AssertScript[test=_at_0_70 == 1], Script[script=x := 2.0], AlwaysSuccess)), \
+             Selector(Sequence(AssertScript[test=_at_0_70 == 0], Script[script=x := 0.5]), \
+             Sequence(AssertScript[test=_at_0_70 == 1], Script[script=x := 2.0])), \
              Script[script=_at_0_70 = _at_0_70 + 1], Go), AlwaysSuccess))), "
         ),
         "{outline}"

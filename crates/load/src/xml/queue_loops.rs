@@ -16,7 +16,9 @@
 //!     IfThenElse(at < n, Sequence(value = queue[at], at += 1, child), if_empty)))
 //! ```
 //!
-//! where `value = queue[at]` is a chain of IfThenElse on `at`. A queue
+//! where `value = queue[at]` is a Selector of one Sequence per value, a
+//! test of `at` and the value's assignment. A queue holds at most
+//! [`MAX_VALUES`] values. A queue
 //! from a blackboard key (BT.CPP's shared deque) is an error: treebeard's
 //! blackboard holds no queues.
 
@@ -25,6 +27,9 @@ use crate::diagnostic::Diagnostic;
 use crate::document::{Attr, NodeDecl, What};
 use crate::source::Span;
 use treebeard_shape::{Kind, ParamValue};
+
+/// The most values a queue written in a file holds.
+pub(super) const MAX_VALUES: usize = 1024;
 
 /// Whether `written` is one of these loops.
 pub(super) fn is_queue_loop(written: &str) -> bool {
@@ -90,21 +95,23 @@ pub(super) fn expand(r: &mut Reader, node: &mut NodeDecl) -> bool {
         span: node.span,
     };
     let at = format!("_at_{}_{}", node.span.file.0, node.span.start);
-    // The value at `at`: a chain of IfThenElse, the last value's the end.
-    let mut pick = made.node(Kind::AlwaysSuccess, Vec::new());
-    if let Some(target) = &target {
-        for (i, v) in values.iter().enumerate().rev() {
-            let set = made.script(Kind::Script, "script", &format!("{target} := {v}"));
-            pick = made.node(
-                Kind::IfThenElse,
-                vec![
-                    made.script(Kind::AssertScript, "test", &format!("{at} == {i}")),
-                    set,
-                    pick,
-                ],
-            );
+    // The value at `at`: the one of a Selector's Sequences whose test
+    // holds sets it (flat, however long the queue).
+    let pick = match &target {
+        Some(target) => {
+            let sets = values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let test = made.script(Kind::AssertScript, "test", &format!("{at} == {i}"));
+                    let set = made.script(Kind::Script, "script", &format!("{target} := {v}"));
+                    made.node(Kind::Sequence, vec![test, set])
+                })
+                .collect();
+            made.node(Kind::Selector, sets)
         }
-    }
+        None => made.node(Kind::AlwaysSuccess, Vec::new()),
+    };
     let count = values.len();
     let next = made.script(Kind::Script, "script", &format!("{at} = {at} + 1"));
     let run = made.node(Kind::Sequence, vec![pick, next, child]);
@@ -147,6 +154,16 @@ fn values(r: &mut Reader, written: &str, queue: &Attr) -> Option<Vec<String>> {
     }
     if text.is_empty() {
         return Some(Vec::new());
+    }
+    if text.split(';').count() > MAX_VALUES {
+        r.diags.push(
+            Diagnostic::error(format!(
+                "the `queue` of `{written}` holds more than {MAX_VALUES} values"
+            ))
+            .at(queue.span)
+            .help("split the loop, or keep the values in a blackboard field the child reads"),
+        );
+        return None;
     }
     let mut values = Vec::new();
     for part in text.split(';') {
