@@ -560,6 +560,7 @@ impl Resolver<'_, '_> {
     /// when not. After a cap on the whole tree (its depth, its size) is
     /// exceeded, nothing more is admitted, so the error comes once and the
     /// rest of the copying is skipped.
+    #[inline(never)]
     fn admit(&mut self, decl: &NodeDecl, tree: &str, path: &str) -> bool {
         if self.stopped {
             return false;
@@ -595,7 +596,9 @@ impl Resolver<'_, '_> {
         false
     }
 
-    /// Gives `node` the parameters written on `decl`.
+    /// Gives `node` the parameters written on `decl`. Out of line: its
+    /// frame would otherwise be part of `try_node`'s, on the recursion.
+    #[inline(never)]
     fn params(&mut self, mut node: Node, decl: &NodeDecl, tree: &str, scope: &Scope) -> Node {
         let kind = match decl.what {
             What::Decider(kind, _) => Some(kind),

@@ -34,19 +34,22 @@
 //! Timeout, Delay, Precondition, Repeat, RetryUntilSuccessful) is skipped
 //! with its child: the same count, of one, with a `GoOn` that makes it
 //! return at once. A TryCatch counts its try children as a sequence does;
-//! a KeepRunningUntilFailure runs on past a skip as past a success. Inverter, ForceSuccess and ForceFailure do nothing
-//! before they tick their child, so the skip tests of their child are made
-//! above them, and a count below them is read above them.
+//! a KeepRunningUntilFailure runs on past a skip as past a success.
+//! Inverter, ForceSuccess and ForceFailure do nothing before they tick
+//! their child, so the skip tests of their child are made above them, and
+//! a count below them is read above them.
 //!
-//! A `RunOnce` that has run is skipped the same way, its test reading the
-//! tree entry in which it records the run ([`run_once`]).
+//! A `RunOnce` that has run, and a `SkipUnlessUpdated` whose entry was not
+//! updated, are skipped the same way: a test of the tree entry in which
+//! they keep what they saw ([`run_once`], [`skip_unless_updated`]).
 //!
 //! A skip the rewriting cannot place is an error at the skipped node:
 //! under a parent other than those above (a Parallel, a RunOnce, an
 //! IfThenElse's condition, ...), where BT.CPP's SKIPPED would mean
-//! something treebeard's nodes do not do yet. At a tree's root, where BT.CPP's tree
-//! returns SKIPPED, the tree returns what its root node returns with its
-//! children skipped: success for a sequence, failure for a fallback.
+//! something treebeard's nodes do not do yet. At a tree's root, where
+//! BT.CPP's tree returns SKIPPED, the tree returns what its root node
+//! returns with its children skipped (success for a sequence, failure for
+//! a fallback), with a warning.
 
 use super::Reader;
 use super::updated::Watch;
