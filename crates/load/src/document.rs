@@ -258,6 +258,19 @@ pub struct Attr {
     pub name_span: Span,
 }
 
+impl Attr {
+    /// A text attribute a reader makes (a rewriting's script, a parameter
+    /// it fills in), written at `span`: no file holds it as such.
+    pub fn made(name: &str, value: &str, span: Span) -> Attr {
+        Attr {
+            name: name.into(),
+            value: ParamValue::Str(value.into()),
+            span,
+            name_span: span,
+        }
+    }
+}
+
 impl NodeDecl {
     /// A node of `what`, written as `written` at `span`, without name,
     /// parameters or children.

@@ -159,12 +159,7 @@ impl Conditions {
             let mut wrapper = script(a, Kind::ScriptWrapper, "halted");
             wrapper.name = Some(a.name.clone());
             for param in ["enter", "exit"] {
-                wrapper.attrs.push(Attr {
-                    name: param.into(),
-                    value: ParamValue::Str("true".into()),
-                    span: a.name_span,
-                    name_span: a.name_span,
-                });
+                wrapper.attrs.push(Attr::made(param, "true", a.name_span));
             }
             wrapper.children = vec![inner];
             inner = wrapper;
@@ -463,12 +458,7 @@ fn switch(r: &mut Reader, node: &mut NodeDecl, cases: usize) -> bool {
         test.name = Some(format!("case_{}", k + 1).into());
         // A script error shows at the variable (the script is not written
         // as read, so at its start).
-        test.attrs.push(Attr {
-            name: "test".into(),
-            value: ParamValue::Str(script.into()),
-            span,
-            name_span: span,
-        });
+        test.attrs.push(Attr::made("test", &script, span));
         let children = vec![test, branch, rest];
         if k == 0 {
             node.children = children;

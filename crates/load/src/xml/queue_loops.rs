@@ -125,7 +125,7 @@ pub(super) fn expand(r: &mut Reader, node: &mut NodeDecl) -> bool {
     );
     let mut runs = made.node(Kind::Loop, vec![body]);
     runs.attrs
-        .push(made.attr("count", &(count + 1).to_string()));
+        .push(Attr::made("count", &(count + 1).to_string(), made.span));
     let start = made.script(Kind::Script, "script", &format!("{at} := 0"));
     let name = node.name.take();
     *node = made.node(Kind::Sequence, vec![start, runs]);
@@ -224,18 +224,9 @@ impl Made {
         node
     }
 
-    fn attr(&self, name: &str, value: &str) -> Attr {
-        Attr {
-            name: name.into(),
-            value: ParamValue::Str(value.into()),
-            span: self.span,
-            name_span: self.span,
-        }
-    }
-
     fn script(&self, kind: Kind, param: &str, code: &str) -> NodeDecl {
         let mut node = self.node(kind, Vec::new());
-        node.attrs.push(self.attr(param, code));
+        node.attrs.push(Attr::made(param, code, self.span));
         node
     }
 }

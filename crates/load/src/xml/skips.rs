@@ -496,12 +496,7 @@ fn go_on_node(go_on: Kind, entry: Option<&str>, at: At) -> NodeDecl {
 /// A `kind` node (Script or AssertScript) running `code` as its `param`.
 fn script_node(kind: Kind, param: &str, code: &str, at: At) -> NodeDecl {
     let mut node = made(kind, at, Vec::new());
-    node.attrs.push(Attr {
-        name: param.into(),
-        value: ParamValue::Str(code.into()),
-        span: at.1,
-        name_span: at.1,
-    });
+    node.attrs.push(Attr::made(param, code, at.1));
     node
 }
 

@@ -18,7 +18,7 @@ use super::Reader;
 use crate::diagnostic::Diagnostic;
 use crate::document::{Attr, NodeDecl, What};
 use crate::source::Span;
-use treebeard_shape::{Kind, ParamValue};
+use treebeard_shape::Kind;
 
 /// What one node watches: the key, and the entries it keeps.
 pub(super) struct Watch {
@@ -94,12 +94,7 @@ impl Watch {
 
     fn script(&self, kind: Kind, param: &str, code: &str) -> NodeDecl {
         let mut node = self.node(kind, Vec::new());
-        node.attrs.push(Attr {
-            name: param.into(),
-            value: ParamValue::Str(code.into()),
-            span: self.span,
-            name_span: self.span,
-        });
+        node.attrs.push(Attr::made(param, code, self.span));
         node
     }
 }
