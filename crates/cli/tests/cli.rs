@@ -1198,6 +1198,7 @@ const LEAVES: &[(&str, &str)] = &[
     ("Succeed", "Action"),
     ("WaitEvent", "Action"),
     ("WaitTicks", "Action"),
+    ("Write", "Action"),
 ];
 
 #[test]

@@ -148,13 +148,14 @@ fn btcpp_built_in_port_errors() {
 }
 
 #[test]
-fn btcpp_precondition_is_a_script_gate_that_fails() {
+fn btcpp_precondition_is_a_script_gate_and_its_else_a_branch_or_a_skip() {
     let text = r#"<root BTCPP_format="4">
   <BehaviorTree ID="T">
     <Sequence>
       <Precondition if="ready" else="FAILURE"> <A/> </Precondition>
       <Precondition if="ready"> <A/> </Precondition>
       <Precondition if="ready" else="SUCCESS"> <A/> </Precondition>
+      <Precondition if="ready" else="RUNNING"> <A/> </Precondition>
       <Precondition> <A/> </Precondition>
     </Sequence>
   </BehaviorTree>
@@ -163,15 +164,40 @@ fn btcpp_precondition_is_a_script_gate_that_fails() {
     assert_eq!(
         l.diags(),
         [
-            "error 6:38 `else=\"SUCCESS\"` of `Precondition` is not supported yet",
-            "error 7:8 `Precondition` needs port `if`",
+            "error 7:38 `else=\"RUNNING\"` of `Precondition` is not supported",
+            "error 8:8 `Precondition` needs port `if`",
         ]
     );
     assert!(
-        l.outline_of("T")
-            .starts_with("Sequence(ScriptGate[test=ready](A), ScriptGate[test=ready](A)"),
+        l.outline_of("T").starts_with(
+            "Sequence(ScriptGate[test=ready](A), ScriptGate[test=ready](A), \
+             IfThenElse(AssertScript[test=ready], A, AlwaysSuccess)"
+        ),
         "{}",
         l.outline_of("T")
+    );
+    // SKIPPED: the node is skipped where `if` does not hold, as with a
+    // `_skipIf` of its negation (after its own).
+    let text = r#"<root BTCPP_format="4">
+  <BehaviorTree ID="T">
+    <Sequence>
+      <Precondition if="ready" else="SKIPPED"> <A/> </Precondition>
+      <Precondition if="ready" else="SKIPPED" _skipIf="tired"> <A/> </Precondition>
+      <B/>
+    </Sequence>
+  </BehaviorTree>
+</root>"#;
+    let l = read("t.xml", text, STRICT);
+    assert_eq!(l.diags(), Vec::<String>::new());
+    let outline = l.outline_of("T");
+    assert!(
+        outline.starts_with(
+            "Sequence(IfThenElse#else(AssertScript[test=!(ready)], AlwaysSuccess#SKIPPED, \
+             ScriptGate[test=ready](A)), IfThenElse#_skipIf(AssertScript[test=tired], \
+             AlwaysSuccess#SKIPPED, IfThenElse#else(AssertScript[test=!(ready)], \
+             AlwaysSuccess#SKIPPED, ScriptGate[test=ready](A))), B)"
+        ),
+        "{outline}"
     );
 }
 

@@ -27,7 +27,7 @@ use treebeard_load::{Stub, StubStatus};
 use treebeard_shape::{FieldDecl, FieldType, NodeIdx, ParamSpec, ParamType, Shape, suggest};
 use treebeard_vm::script::FieldAccess;
 use treebeard_vm::{
-    Args, Behavior, Blackboard, Call, DecideCall, Ending, EventId, In, LeafParam, Leaves,
+    Args, Behavior, Blackboard, Call, DecideCall, Ending, EventId, In, LeafParam, Leaves, Out,
     ScopeHooks, Signal, Status, Value,
 };
 
@@ -233,6 +233,23 @@ impl Builtin {
         Status::Running
     }
 
+    /// `Write(value, to)`: writes the int `value` (a literal, a key, or a
+    /// tree's entry) into its output `to` (a key, or a tree's entry, which
+    /// naming it creates); succeeds, or fails when the value does not fit.
+    pub fn write(
+        agent: &mut Agent,
+        _: &mut Call<'_>,
+        value: In<'_, i64>,
+        to: Out<'_, i64>,
+    ) -> Status {
+        let value = value.read(&agent.blackboard);
+        if to.write(&mut agent.blackboard, value) {
+            Status::Success
+        } else {
+            Status::Failure
+        }
+    }
+
     /// `Statuses(statuses)`: the next status of its list. A cancel call is
     /// not a step of the script.
     pub fn statuses(agent: &mut Agent, call: &mut Call<'_>, _statuses: &str) -> Status {
@@ -287,11 +304,13 @@ struct Holding;
 
 impl ScopeHooks<Agent> for Holding {
     fn enter(agent: &mut Agent, args: &Args<'_>) {
-        agent.blackboard.set(args.output(0), Value::Bool(true));
+        args.output(0)
+            .write(&mut agent.blackboard, Value::Bool(true));
     }
 
     fn exit(agent: &mut Agent, args: &Args<'_>, _how: Ending) {
-        agent.blackboard.set(args.output(0), Value::Bool(false));
+        args.output(0)
+            .write(&mut agent.blackboard, Value::Bool(false));
     }
 }
 
@@ -371,9 +390,19 @@ pub fn builtin(keys: &[FieldDecl], events: &[String]) -> Leaves<Agent> {
     .never_fails()
     .rust_fn("wait_ticks")
     .describe("runs `ticks` ticks, then succeeds");
+    l.action("Write", |a, call| {
+        let args = call.leaf_args();
+        let value = In::from_word(args.word(0), args);
+        let to = Out::from_word(args.word(1), args);
+        Builtin::write(a, call, value, to)
+    })
+    .param("value", <In<'_, i64>>::param_type())
+    .param("to", <Out<'_, i64>>::param_type())
+    .rust_fn("write")
+    .describe("writes the int `value` into its output `to`, succeeds");
     l.scope::<Holding>("Holding")
         .param("flag", ParamType::Output(FieldType::Bool))
-        .describe("a scope: sets the bool key `flag` while open, clears it when it ends");
+        .describe("a scope: sets the bool output `flag` while open, clears it when it ends");
     l.action("Statuses", |a, call| Builtin::statuses(a, call, ""))
         .param("statuses", ParamType::Str)
         .persistent()

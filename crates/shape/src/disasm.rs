@@ -155,7 +155,7 @@ fn write_word(out: &mut String, shape: &Shape, ty: &ParamType, w: u64) {
                 None => write!(out, "{{#{index}}}"),
             }
         }
-        ParamType::Input(_) if w & ENTRY_REF != 0 => {
+        ParamType::Input(_) | ParamType::Output(_) if w & ENTRY_REF != 0 => {
             let index = (w & !ENTRY_REF) as usize;
             match shape.entries().get(index) {
                 Some(e) => write!(out, "{{{}}}", e.name),

@@ -18,7 +18,7 @@
 //! | `Str` | index into the shape's string table |
 //! | `Enum` | index of the variant |
 //! | `Input(t)` | a field reference (see [`FIELD_REF`]), or the offset in the parameter table of a literal of type `t` |
-//! | `Output(t)` | a field reference |
+//! | `Output(t)` | a field reference, or an entry reference (see [`ENTRY_REF`]) |
 //!
 //! An input's literal lives in a word of its own after the leaf's words,
 //! so that every `i64` and `f64` stays representable: the flag bit of a field
@@ -41,7 +41,8 @@ use std::fmt;
 pub const FIELD_REF: u64 = 1 << 63;
 
 /// Set (without [`FIELD_REF`]) in an input parameter's word that reads a
-/// tree entry (see [`crate::Entry`]); the low 32 bits are the entry's index.
+/// tree entry (see [`crate::Entry`]), or an output's that writes one; the
+/// low 32 bits are the entry's index.
 pub const ENTRY_REF: u64 = 1 << 62;
 
 /// The type of a blackboard field.
@@ -448,7 +449,7 @@ pub struct EntryRefs<'a> {
 
 /// Encodes `value` as a parameter of type `ty`. Strings are appended to
 /// `strings` (the shape's string table); fields are looked up in `fields`,
-/// then, for an input, the tree's entries in `entries`.
+/// then, for an input or an output, the tree's entries in `entries`.
 pub fn encode(
     ty: &ParamType,
     value: &ParamValue,
@@ -563,10 +564,13 @@ pub fn encode(
             }
         }
         ParamType::Output(want) => match named_field {
-            Some(name) if entry(name).is_some() => Err(Mismatch::Entry {
-                name: name.into(),
-                why: "a leaf's output writes a blackboard field; declare the field in the blackboard",
-            }),
+            Some(name) if *want == FieldType::Str && entry(name).is_some() => {
+                Err(Mismatch::Entry {
+                    name: name.into(),
+                    why: "a leaf cannot write a string into a tree entry, whose strings are the tree's own texts; declare the field in the blackboard",
+                })
+            }
+            Some(name) if let Some(e) = entry(name) => entry_ref(e, name, *want).map(Encoded::Word),
             Some(name) => field_ref(name, *want).map(Encoded::Word),
             None => Err(wrong()),
         },

@@ -562,6 +562,12 @@ fn check_import_words(
             ParamType::Input(want) if word & ENTRY_REF != 0 && word & FIELD_REF == 0 => {
                 bad_entry(*want, word, parts, entries)
             }
+            ParamType::Output(FieldType::Str) if word & ENTRY_REF != 0 && word & FIELD_REF == 0 => {
+                Some("writes a string into a tree entry, whose strings are the tree's own")
+            }
+            ParamType::Output(want) if word & ENTRY_REF != 0 && word & FIELD_REF == 0 => {
+                bad_entry(*want, word, parts, entries)
+            }
             ty => bad_word(ty, word, parts),
         };
         if let Some(reason) = reason {
@@ -817,8 +823,9 @@ fn check_declarations(parts: &ShapeParts) -> Result<Vec<ScriptType>, ValidationE
     Ok(types)
 }
 
-/// Why `word`, an input's entry reference, cannot read a tree entry of
-/// type `want` in `parts` (or any, unless `allowed`), if it cannot.
+/// Why `word`, an input's or an output's entry reference, cannot read or
+/// write a tree entry of type `want` in `parts` (or any, unless
+/// `allowed`), if it cannot.
 fn bad_entry(
     want: FieldType,
     word: u64,
@@ -830,7 +837,7 @@ fn bad_entry(
         .entries
         .get(usize::try_from(index).unwrap_or(usize::MAX))
     {
-        _ if !allowed => Some("reads a tree entry, which only conditions, actions and scopes may"),
+        _ if !allowed => Some("names a tree entry, which only conditions, actions and scopes may"),
         _ if index > u64::from(u32::MAX) => Some("is not an entry reference"),
         None => Some("refers past the shape's entries"),
         Some(e) if FieldType::from(e.ty) != want => Some("refers to an entry of another type"),

@@ -76,6 +76,9 @@ pub trait RefLeaves {
     /// leaves called from here on may read: told before a tick, after each
     /// script, and before an event's hooks.
     fn entries(&mut self, _words: &[u32]) {}
+    /// Copies into `words` the agent's tree entries as the leaves' outputs
+    /// left them (two words each): after each leaf call.
+    fn written(&self, _words: &mut [u32]) {}
     /// Whether the passes from here on are a tick's passes after its first
     /// (a loop asked for the tree to be ticked again at once): they cover
     /// no time, so the clock the leaves see has a `dt` of 0.
@@ -248,6 +251,12 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
     fn entries(&mut self, words: &[u32]) {
         self.entries.clear();
         self.entries.extend_from_slice(words);
+    }
+
+    fn written(&self, words: &mut [u32]) {
+        if words.len() == self.entries.len() {
+            words.copy_from_slice(&self.entries);
+        }
     }
 
     fn again(&mut self, again: bool) {
@@ -2096,6 +2105,7 @@ impl Reference {
                 delivered += 1;
             }
         });
+        world.written(&mut self.entries);
         delivered
     }
 
@@ -2731,6 +2741,7 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
         RefNode::Scope { node, child, open } => {
             if !*open {
                 cx.world.scope(*node, None);
+                cx.world.written(cx.entries);
                 *open = true;
             }
             let status = tick(child, cx);
@@ -2742,6 +2753,7 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
                     Ending::Failure
                 };
                 cx.world.scope(*node, Some(how));
+                cx.world.written(cx.entries);
             }
             status
         }
@@ -2927,7 +2939,9 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             Status::Success
         }
         RefNode::Condition { node } => {
-            if cx.world.condition(*node) {
+            let holds = cx.world.condition(*node);
+            cx.world.written(cx.entries);
+            if holds {
                 Status::Success
             } else {
                 Status::Failure
@@ -2953,6 +2967,7 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             let status = cx
                 .world
                 .action(*node, signal, &mut state, persistent.as_mut());
+            cx.world.written(cx.entries);
             if status == Status::Running {
                 *running = Some(state);
             }
@@ -3317,6 +3332,7 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
                 *open = false;
                 cx.coverage.scope_exits_cancelled += 1;
                 cx.world.scope(*node, Some(Ending::Cancelled));
+                cx.world.written(cx.entries);
             }
         }
         RefNode::ScriptWrapper {
@@ -3377,6 +3393,7 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
                 let _ = cx
                     .world
                     .action(*node, Signal::Cancel, &mut state, persistent.as_mut());
+                cx.world.written(cx.entries);
                 cx.coverage.cancel_calls += 1;
             }
         }

@@ -763,6 +763,15 @@ impl<'a> ActorMut<'a> {
         }
     }
 
+    /// The words of the tree's entries, to change in place (what an event
+    /// hook's outputs wrote).
+    pub(crate) fn entry_words_mut(&mut self, shape: &Shape) -> &mut [u32] {
+        let at = self.layout.memory_at() + shape.variables().len().div_ceil(32);
+        self.words
+            .get_mut(at..at + 2 * shape.entries().len())
+            .unwrap_or_default()
+    }
+
     /// The action states, to change in place (an event hook's state).
     pub(crate) fn action_entries_mut(&mut self) -> &mut [StateEntry] {
         let (_, n) = header(self.words);

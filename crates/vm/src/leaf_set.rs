@@ -59,7 +59,7 @@
 //! runs it).
 
 use crate::blackboard::{Blackboard, Value};
-use crate::leaves::{Args, Input};
+use crate::leaves::{Args, Input, Output};
 use std::marker::PhantomData;
 use treebeard_shape::{FieldType, ParamType};
 
@@ -261,13 +261,96 @@ impl<'a> LeafParam<'a> for In<'a, &'a str> {
     }
 }
 
-/// The value types an [`In`] reads: `i64`, `f64` and `bool`.
+/// An output parameter of a leaf-set leaf (a port the leaf writes): a
+/// blackboard field, or a tree entry that the tree creates by naming it
+/// (BehaviorTree.CPP's output port `{key}`, where the blackboard has no
+/// field `key`), written as a `T` (`i64`, `f64`, `bool`). It declares the
+/// parameter as [`ParamType::Output`] of `T`'s field type:
+///
+/// ```
+/// use treebeard_vm::{Call, Out, Status, leaf_set};
+/// # use treebeard_vm::{Blackboard, FieldId, Value};
+/// # use treebeard_shape::{FieldDecl, FieldType};
+/// pub struct Guard { ammo: i64 }
+/// # impl Blackboard for Guard {
+/// #     fn fields() -> Vec<FieldDecl> { vec![FieldDecl::new("ammo", FieldType::Int)] }
+/// #     fn get(&self, _: FieldId) -> Value<'_> { Value::Int(self.ammo) }
+/// #     fn set(&mut self, _: FieldId, _: Value<'_>) -> bool { false }
+/// # }
+///
+/// fn count_rounds(g: &mut Guard, _: &mut Call<'_>, into: Out<'_, i64>) -> Status {
+///     into.write(g, g.ammo * 2);
+///     Status::Success
+/// }
+///
+/// leaf_set! {
+///     pub struct GuardLeaves for Guard {
+///         action "CountRounds" => count_rounds(into: Out<'_, i64>);
+///     }
+/// }
+///
+/// use treebeard_shape::tree::{Node, act, decider_of, sequence};
+/// use treebeard_shape::Kind;
+/// // `{rounds}` is no field: the tree creates the entry, which the
+/// // script then reads.
+/// let tree = sequence([
+///     act("CountRounds").arg("into", "{rounds}"),
+///     decider_of(Kind::AssertScript, []).arg("test", "rounds == 6"),
+/// ]);
+/// let program = GuardLeaves::leaves().compile(&tree).map_err(|e| e.to_string())?;
+/// # let mut actor = treebeard_vm::Actor::for_shape(program.shape());
+/// # let status = treebeard_vm::Interpreter::new().tick(&program, &Default::default(),
+/// #     treebeard_vm::AgentId(0), &mut actor.as_mut(), &mut Guard { ammo: 3 }, &mut Vec::new());
+/// # assert_eq!(status, treebeard_vm::Status::Success);
+/// # Ok::<(), String>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Out<'a, T> {
+    output: Output<'a>,
+    ty: PhantomData<fn(T)>,
+}
+
+impl<T: InputType> Out<'_, T> {
+    /// Writes `value` into the field of `bb` or into the entry; false, and
+    /// nothing written, where it does not fit (a field of another type,
+    /// which a blackboard declared to the compiler does not hold).
+    #[inline]
+    pub fn write<B: Blackboard>(&self, bb: &mut B, value: T) -> bool {
+        self.output.write(bb, value.value())
+    }
+
+    /// Where the value goes.
+    #[inline]
+    pub fn output(&self) -> Output<'_> {
+        self.output
+    }
+}
+
+impl<'a, T: InputType> LeafParam<'a> for Out<'a, T> {
+    fn param_type() -> ParamType {
+        ParamType::Output(T::FIELD)
+    }
+
+    #[inline(always)]
+    fn from_word(word: u64, args: &Args<'a>) -> Out<'a, T> {
+        Out {
+            output: Output::of(word, args.entries, args.entry_types),
+            ty: PhantomData,
+        }
+    }
+}
+
+/// The value types an [`In`] reads and an [`Out`] writes: `i64`, `f64`
+/// and `bool`.
 pub trait InputType: Copy + Default {
     /// The field type the parameter declares.
     const FIELD: FieldType;
 
     /// The value, if it is of this type.
     fn of(value: Value<'_>) -> Option<Self>;
+
+    /// The value of this type as a [`Value`].
+    fn value(self) -> Value<'static>;
 }
 
 /// `InputType` for a type, reading the values of one variant.
@@ -282,6 +365,11 @@ macro_rules! input_type {
                     Value::$field(v) => Some(v),
                     _ => None,
                 }
+            }
+
+            #[inline]
+            fn value(self) -> Value<'static> {
+                Value::$field(self)
             }
         }
     )*};

@@ -36,7 +36,7 @@
 //! ```
 
 use crate::actor::stimulus_datum;
-use crate::blackboard::{FieldId, Value};
+use crate::blackboard::{Blackboard, FieldId, Value};
 use crate::frame::Frame;
 use crate::program::Program;
 use crate::request::AgentId;
@@ -46,9 +46,10 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::ops::Deref;
 use treebeard_shape::params::{ENTRY_REF, FIELD_REF};
+use treebeard_shape::script::ScriptType;
 use treebeard_shape::tree::Node;
 use treebeard_shape::{
-    BuildError, Catalog, FieldDecl, LeafCatalog, LeafSchema, NodeIdx, ParamSpec, ParamType,
+    BuildError, Catalog, Entry, FieldDecl, LeafCatalog, LeafSchema, NodeIdx, ParamSpec, ParamType,
     ShapeItem,
 };
 
@@ -89,6 +90,8 @@ pub struct Args<'a> {
     /// the interpreter fills once per agent, so that a leaf call costs
     /// nothing more for them.
     pub(crate) entries: &'a [Cell<u32>],
+    /// The tree's entries (their types, for outputs that write them).
+    pub(crate) entry_types: &'a [Entry],
     pub(crate) item: ShapeItem,
     pub(crate) node: u32,
     pub(crate) agent: AgentId,
@@ -188,13 +191,14 @@ impl<'a> Args<'a> {
         Input::of(self.word(i), self.table, self.strings, self.entries)
     }
 
-    /// Parameter `i`, an output: the blackboard field to write.
+    /// Parameter `i`, an output: the blackboard field or the tree entry
+    /// to write ([`Output::write`]).
     ///
     /// # Panics
     /// If `i` is not below the leaf's declared number of parameters.
     #[inline]
-    pub fn output(&self, i: usize) -> FieldId {
-        FieldId((self.word(i) & !FIELD_REF) as u32)
+    pub fn output(&self, i: usize) -> Output<'a> {
+        Output::of(self.word(i), self.entries, self.entry_types)
     }
 
     /// The leaf's item in the shape.
@@ -230,6 +234,100 @@ pub enum Input<'a> {
     /// read as the parameter's type (a string's word is one more than its
     /// index in the shape's string table, given here; 0 is empty).
     Entry(u64, &'a [Box<str>]),
+}
+
+/// An output parameter: where the leaf writes its value.
+///
+/// ```
+/// # use treebeard_vm::{Args, Blackboard, Output, Value};
+/// /// Writes the number of enemies in sight into its output `count`.
+/// fn count_enemies<B: Blackboard>(bb: &mut B, args: &Args<'_>, seen: i64) {
+///     args.output(0).write(bb, Value::Int(seen));
+/// }
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub enum Output<'a> {
+    /// A blackboard field.
+    Field(FieldId),
+    /// One of the agent's tree entries (see `treebeard_shape::Entry`):
+    /// BehaviorTree.CPP's output port `{key}` where the blackboard has no
+    /// field `key`, which creates the entry it writes.
+    Entry(EntryOut<'a>),
+}
+
+impl<'a> Output<'a> {
+    /// The output an output parameter's `word` names (validation checked
+    /// that an entry reference is a condition's, an action's or a
+    /// scope's, whose calls get the agent's `entries`, and names an entry
+    /// of the output's type, not a string).
+    #[inline]
+    pub(crate) fn of(word: u64, entries: &'a [Cell<u32>], types: &[Entry]) -> Output<'a> {
+        if word & ENTRY_REF != 0 && word & FIELD_REF == 0 {
+            let index = (word & !ENTRY_REF) as usize;
+            let at = 2 * index;
+            Output::Entry(EntryOut {
+                cells: entries.get(at..at + 2).unwrap_or_default(),
+                ty: types.get(index).map_or(ScriptType::Str, |e| e.ty),
+            })
+        } else {
+            Output::Field(FieldId((word & !FIELD_REF) as u32))
+        }
+    }
+
+    /// Writes `value`: into the field of `bb` (see [`Blackboard::set`]),
+    /// or into the entry ([`EntryOut::set`]); false, and nothing written,
+    /// when the value does not fit.
+    #[inline]
+    pub fn write<B: Blackboard>(&self, bb: &mut B, value: Value<'_>) -> bool {
+        match self {
+            Output::Field(field) => bb.set(*field, value),
+            Output::Entry(entry) => entry.set(value),
+        }
+    }
+}
+
+/// A tree entry as a leaf's output writes it: its two words in the cells
+/// the agent's leaves read, which the tick stores back into the agent's
+/// actor when the leaf returns.
+#[derive(Clone, Copy, Debug)]
+pub struct EntryOut<'a> {
+    cells: &'a [Cell<u32>],
+    ty: ScriptType,
+}
+
+impl EntryOut<'_> {
+    /// Writes `value`, converted as a blackboard field of the entry's type
+    /// converts it (an int into a float entry; a float with no fraction
+    /// into an int entry); false, and nothing written, when it does not
+    /// fit. Strings never fit: an entry's strings are the tree's own texts
+    /// (the compiler refuses a string output naming an entry).
+    #[inline]
+    pub fn set(&self, value: Value<'_>) -> bool {
+        let word = match (self.ty, value) {
+            (ScriptType::Bool, Value::Bool(b)) => u64::from(b),
+            (ScriptType::Int, Value::Int(i)) => i as u64,
+            (ScriptType::Int, Value::Float(f))
+                if f.fract() == 0.0 && (-9.2e18..9.2e18).contains(&f) =>
+            {
+                f as i64 as u64
+            }
+            (ScriptType::Float, Value::Float(f)) => f.to_bits(),
+            (ScriptType::Float, Value::Int(i)) => (i as f64).to_bits(),
+            _ => return false,
+        };
+        let [lo, hi] = self.cells else {
+            return false;
+        };
+        lo.set(word as u32);
+        hi.set((word >> 32) as u32);
+        true
+    }
+
+    /// The entry's type.
+    #[inline]
+    pub fn ty(&self) -> ScriptType {
+        self.ty
+    }
 }
 
 /// The value of a built-in node's int input parameter `word` in a shape's

@@ -95,10 +95,10 @@ pub use compiled::{CompiledTree, Engine, EngineError};
 pub use frame::Frame;
 pub use globals::{Globals, Team};
 pub use interpreter::{Interpreter, MAX_PASSES, random_draw};
-pub use leaf_set::{In, InputType, LeafParam};
+pub use leaf_set::{In, InputType, LeafParam, Out};
 pub use leaves::{
     ActionFn, Args, Behavior, Call, ConditionFn, DecideCall, DecideFn, DecisionFlagsFn, Ending,
-    EventFn, EventId, Input, Leaves, Registered, ScopeHooks,
+    EntryOut, EventFn, EventId, Input, Leaves, Output, Registered, ScopeHooks,
 };
 #[cfg(feature = "log")]
 pub use logs::LogCrate;

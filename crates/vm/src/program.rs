@@ -450,6 +450,7 @@ impl<B> Program<B> {
             table: self.shape.param_table(),
             strings: self.shape.strings(),
             entries,
+            entry_types: self.shape.entries(),
             item,
             node: node.get(),
             agent,

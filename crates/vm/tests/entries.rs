@@ -8,7 +8,7 @@
 use treebeard_shape::tree::{Node, act, decider_of, leaf, priority, sequence};
 use treebeard_shape::{BuildError, FieldType, Kind, ParamType, Unbuildable, compile};
 use treebeard_vm::Status::{Failure, Running, Success};
-use treebeard_vm::{Args, Call, Leaves, Status, Value};
+use treebeard_vm::{Args, Call, Leaves, Output, Signal, Status, Value};
 
 mod common;
 use common::Agent;
@@ -41,6 +41,36 @@ fn above(bb: &Bb, args: &Args<'_>) -> bool {
     matches!(args.input(0).read(bb, FieldType::Int), Value::Int(n) if n > 2)
 }
 
+/// `Count into`: counts its calls in `walks`, writes the count into its
+/// output, succeeds.
+fn count(bb: &mut Bb, call: &mut Call<'_>) -> Status {
+    bb.walks += 1;
+    call.leaf_args().output(0).write(bb, Value::Int(bb.walks));
+    Status::Success
+}
+
+/// `Tally into`: runs, writing the ticks it has run into its output; a
+/// cancel writes -1.
+fn tally(bb: &mut Bb, call: &mut Call<'_>) -> Status {
+    let out = call.leaf_args().output(0);
+    if call.signal() == Signal::Cancel {
+        out.write(bb, Value::Int(-1));
+        return Failure;
+    }
+    *call.state_mut() += 1;
+    out.write(bb, Value::Int(i64::from(call.state())));
+    Running
+}
+
+/// `Mark flag`: a condition that writes true into its output, which must
+/// be an entry (a condition cannot change the blackboard), and holds.
+fn mark(_: &Bb, args: &Args<'_>) -> bool {
+    match args.output(0) {
+        Output::Entry(entry) => entry.set(Value::Bool(true)),
+        Output::Field(_) => false,
+    }
+}
+
 fn leaves() -> Leaves<Bb> {
     let mut leaves = Leaves::new();
     leaves.action("Walk", walk);
@@ -54,8 +84,20 @@ fn leaves() -> Leaves<Bb> {
         .deferred("Go")
         .param("to", ParamType::Input(FieldType::Str));
     leaves
-        .action("Count", walk)
+        .action("Count", count)
         .param("into", ParamType::Output(FieldType::Int));
+    leaves
+        .action("Tally", tally)
+        .param("into", ParamType::Output(FieldType::Int));
+    leaves
+        .condition("Mark", mark)
+        .param("flag", ParamType::Output(FieldType::Bool));
+    leaves
+        .action("Name", walk)
+        .param("into", ParamType::Output(FieldType::Str));
+    leaves
+        .deferred("Find")
+        .param("found", ParamType::Output(FieldType::Int));
     leaves.blackboard();
     leaves
 }
@@ -225,10 +267,10 @@ fn a_leafs_input_reads_an_entry_as_the_agent_holds_it() {
 }
 
 #[test]
-fn leaves_called_outside_the_tick_and_outputs_cannot_name_an_entry() {
+fn leaves_called_outside_the_tick_cannot_name_an_entry() {
     let leaves = leaves();
     let error = |tree: &Node| compile(tree, &leaves).unwrap_err().to_string();
-    let made = script("place := 'home'; n := 1");
+    let made = script("place := 'home'; n := 1; speed := 0.5");
     let go = sequence([made.clone(), leaf("Go").arg("to", "{place}")]);
     assert!(
         error(&go).contains(
@@ -237,16 +279,87 @@ fn leaves_called_outside_the_tick_and_outputs_cannot_name_an_entry() {
         "{}",
         error(&go)
     );
-    let count = sequence([made.clone(), leaf("Count").arg("into", "{n}")]);
+    let find = sequence([made.clone(), leaf("Find").arg("found", "{n}")]);
     assert!(
-        error(&count).contains("`n` is a tree entry: a leaf's output writes a blackboard field"),
+        error(&find).contains("`n` is a tree entry: a deferred action's game system"),
         "{}",
-        error(&count)
+        error(&find)
     );
-    let wrong = sequence([made, leaf("Above").arg("limit", "{place}")]);
+    let wrong = sequence([made.clone(), leaf("Above").arg("limit", "{place}")]);
     assert!(
         error(&wrong).contains("tree entry `place` holds string values, but int is needed"),
         "{}",
         error(&wrong)
     );
+    // An output writes the entry's type: an int output into a float entry
+    // is an error, as a string output into any entry is.
+    let float = sequence([made.clone(), leaf("Count").arg("into", "{speed}")]);
+    assert!(
+        error(&float).contains("tree entry `speed` holds float values, but int is needed"),
+        "{}",
+        error(&float)
+    );
+    let name = sequence([made, leaf("Name").arg("into", "{place}")]);
+    assert!(
+        error(&name)
+            .contains("`place` is a tree entry: a leaf cannot write a string into a tree entry"),
+        "{}",
+        error(&name)
+    );
+}
+
+#[test]
+fn an_output_naming_no_field_creates_the_entry_it_writes() {
+    // BT.CPP's output ports create their entries: `{seen}` is no field and
+    // no script creates it; the script before the leaf reads it already.
+    let tree = sequence([
+        assert_script("seen == 0"),
+        leaf("Count").arg("into", "{seen}"),
+        assert_script("seen == 1"),
+        leaf("Count").arg("into", "{seen}"),
+        leaf("Above").arg("limit", "{seen}"),
+        leaf("Count").arg("into", "{seen}"),
+        leaf("Above").arg("limit", "{seen}"),
+        leaf("Mark").arg("flag", "{marked}"),
+        assert_script("marked && seen == 3"),
+    ]);
+    let mut agent = Agent::new(&tree, &leaves());
+    let types: Vec<String> = agent
+        .program
+        .shape()
+        .entries()
+        .iter()
+        .map(|e| format!("{} {}", e.ty, e.name))
+        .collect();
+    assert_eq!(types, ["int seen", "bool marked"]);
+    // `Above` reads 2 after the second count: the sequence fails there.
+    assert_eq!(agent.tick(), Failure);
+    assert_eq!(entry(&agent, "seen"), Value::Int(2));
+    assert_eq!(entry(&agent, "marked"), Value::Bool(false));
+    let text = agent.program.shape().disassemble().to_string();
+    assert!(text.contains("into={seen}"), "{text}");
+    // A field of that name is written instead, and no entry is made.
+    let tree = sequence([leaf("Count").arg("into", "{walks}")]);
+    let mut agent = Agent::new(&tree, &leaves());
+    assert!(agent.program.shape().entries().is_empty());
+    assert_eq!(agent.tick(), Success);
+    assert_eq!(agent.bb.walks, 1);
+}
+
+#[test]
+fn an_output_writes_a_scripts_entry_while_running_and_when_cancelled() {
+    let tree = priority([
+        sequence([assert_script("t >= 2"), act("Walk")]),
+        sequence([script("t := 0"), act("Tally").arg("into", "{t}")]),
+    ]);
+    let mut agent = Agent::new(&tree, &leaves());
+    assert_eq!(agent.program.shape().entries().len(), 1);
+    assert_eq!(agent.tick(), Running);
+    assert_eq!(entry(&agent, "t"), Value::Int(1));
+    assert_eq!(agent.tick(), Running);
+    assert_eq!(entry(&agent, "t"), Value::Int(2));
+    // The first branch holds now: Tally is cancelled, and writes -1.
+    assert_eq!(agent.tick(), Running);
+    assert_eq!(agent.bb.walks, 1);
+    assert_eq!(entry(&agent, "t"), Value::Int(-1));
 }

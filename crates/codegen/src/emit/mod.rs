@@ -303,9 +303,19 @@ impl Emitter<'_, '_> {
         self.line(0, "/// root's status.");
         self.line(0, "#[inline(always)]");
         self.line(0, &format!("fn root<const P: u32>({TICK}) -> Status {{"));
-        if runs {
+        let entries = !self.shape.entries().is_empty();
+        if runs || entries {
             self.line(1, "let status = n0::<P>(t);");
-            self.line(1, "pass::<P>(t, u32::MAX);");
+            if runs {
+                self.line(1, "pass::<P>(t, u32::MAX);");
+            }
+            if entries {
+                self.line(
+                    1,
+                    "// What the leaves' outputs wrote into the tree's entries.",
+                );
+                self.line(1, "t.keep_entries();");
+            }
             self.line(1, "status");
         } else {
             self.line(1, "n0::<P>(t)");

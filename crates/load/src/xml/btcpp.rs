@@ -195,10 +195,7 @@ const PORTS: &[(&str, Ports)] = &[
     ("Switch6", SWITCH.split_at(7).0),
     (
         "Precondition",
-        &[
-            ("if", "test", Unit::Code),
-            ("else", "", Unit::Only("FAILURE")),
-        ],
+        &[("if", "test", Unit::Code), ("else", "else", Unit::Raw)],
     ),
     ("TryCatch", &[("catch_on_halt", "", Unit::Only("false"))]),
 ];
@@ -505,6 +502,9 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
             }
         }
     }
+    if written == "Precondition" {
+        precondition_else(r, &mut decl);
+    }
     if let Some(kind) = built_in {
         required_ports(r, element, written, kind, &decl);
         if AGAIN.contains(&written) {
@@ -621,6 +621,33 @@ pub(super) fn key_port<'a>(
         );
     }
     key
+}
+
+/// `Precondition`'s `else`, the status it returns when `if` does not hold
+/// as it starts: `FAILURE` (the default) is its ScriptGate's failure;
+/// `SKIPPED` stays for [`super::skips`], which skips the node where `if`
+/// does not hold, and `SUCCESS` for the expansion to make the node an
+/// IfThenElse ([`super::expand`]). Others are reported.
+fn precondition_else(r: &mut Reader, decl: &mut NodeDecl) {
+    let Some(at) = decl.attrs.iter().position(|a| &*a.name == "else") else {
+        return;
+    };
+    let attr = decl.attrs.remove(at);
+    let status = match &attr.value {
+        ParamValue::Str(text) => text.trim().to_owned(),
+        other => other.to_string(),
+    };
+    match &*status {
+        "FAILURE" => {}
+        "SUCCESS" | "SKIPPED" => decl.attrs.push(attr),
+        other => r.diags.push(
+            Diagnostic::error(format!(
+                "`else=\"{other}\"` of `Precondition` is not supported"
+            ))
+            .at(attr.span)
+            .help("write else=\"FAILURE\" (the default), \"SUCCESS\" or \"SKIPPED\": RUNNING, which would test `if` again on every tick, and a status from the blackboard are not supported"),
+        ),
+    }
 }
 
 /// The ports of the built-in node `element`.

@@ -22,6 +22,9 @@
 //! - `<WasEntryUpdated entry>` and `<WaitValueUpdate entry>` watch their
 //!   entry (`super::updated`); `<LoopInt queue>` and its kin loop over
 //!   their queue (`super::queue_loops`).
+//! - `<Precondition if="c" else="SUCCESS">child</Precondition>` is
+//!   `IfThenElse(c, child, AlwaysSuccess)` (`else="FAILURE"`, the default,
+//!   is a ScriptGate; `"SKIPPED"` a `_skipIf`: see `super::btcpp`).
 //! - `<SetBlackboard value="v" output_key="k"/>` is the Script `k = v`,
 //!   for a value that is a number, a bool or a `{key}` entry (copied).
 //! - `_onHalted` wraps its node in a ScriptWrapper whose `halted` script
@@ -72,6 +75,7 @@ pub(super) fn expand(r: &mut Reader, root: &mut NodeDecl) {
                 false
             }
             None if &*node.written == "TryCatch" => try_catch(r, node),
+            None if &*node.written == "Precondition" => precondition(node),
             None if updated(&node.written) => super::updated::expand(r, node),
             None if super::queue_loops::is_queue_loop(&node.written) => {
                 super::queue_loops::expand(r, node)
@@ -329,6 +333,38 @@ fn try_catch(r: &mut Reader, node: &mut NodeDecl) -> bool {
     let tried = part(Kind::Sequence, std::mem::take(&mut node.children));
     let caught = part(Kind::ForceFailure, vec![catch]);
     node.children = vec![tried, caught];
+    true
+}
+
+/// `Precondition else="SUCCESS"` (read as a ScriptGate): an IfThenElse of
+/// an AssertScript of its `if`, its child, and AlwaysSuccess. BT.CPP tests
+/// `if` only while the child is not running, as the IfThenElse tests its
+/// condition only while its branch is not. False where it is not expanded
+/// (the default `else`, which the ScriptGate runs, or a child count the
+/// compiler reports).
+fn precondition(node: &mut NodeDecl) -> bool {
+    let Some(at) = node.attrs.iter().position(|a| &*a.name == "else") else {
+        return false;
+    };
+    if node.children.len() != 1 {
+        return false;
+    }
+    node.attrs.remove(at);
+    let test = std::mem::take(&mut node.attrs);
+    let mut condition = NodeDecl::new(
+        What::Decider(Kind::AssertScript, None),
+        &node.written,
+        node.span,
+    );
+    condition.attrs = test;
+    let otherwise = NodeDecl::new(
+        What::Decider(Kind::AlwaysSuccess, None),
+        &node.written,
+        node.span,
+    );
+    node.what = What::Decider(Kind::IfThenElse, None);
+    node.children.insert(0, condition);
+    node.children.push(otherwise);
     true
 }
 

@@ -392,7 +392,7 @@ impl Writer<'_> {
                 let field = shape.fields().get(index).ok_or("a field the shape lacks")?;
                 format!("{{{}}}", field.name)
             }
-            ParamType::Input(_) if w & ENTRY_REF != 0 => {
+            ParamType::Input(_) | ParamType::Output(_) if w & ENTRY_REF != 0 => {
                 let index = (w & !ENTRY_REF) as usize;
                 let entry = shape
                     .entries()
@@ -431,7 +431,9 @@ impl Writer<'_> {
                 .get(w as usize)
                 .map(ToString::to_string)
                 .ok_or("a variant the type lacks")?,
-            ParamType::Output(_) => return Err("an output port that names no field".into()),
+            ParamType::Output(_) => {
+                return Err("an output port that names no field or entry".into());
+            }
         })
     }
 

@@ -39,7 +39,9 @@
 //! their child, so the skip tests of their child are made above them, and
 //! a count below them is read above them.
 //!
-//! A `RunOnce` that has run, and a `SkipUnlessUpdated` whose entry was not
+//! A `Precondition else="SKIPPED"` whose `if` does not hold as it starts
+//! is skipped as by a `_skipIf` of `!(if)`, tested after its own. A
+//! `RunOnce` that has run, and a `SkipUnlessUpdated` whose entry was not
 //! updated, are skipped the same way: a test of the tree entry in which
 //! they keep what they saw ([`run_once`], [`skip_unless_updated`]).
 //!
@@ -405,11 +407,13 @@ fn own_tests(node: &mut NodeDecl, skips: &mut Skips) {
         Some(node.attrs.remove(at))
     };
     let (skip_if, while_) = (take(node, "_skipIf"), take(node, "_while"));
+    let otherwise = precondition_skip(node);
     let decides: Vec<Attr> = ["_failureIf", "_successIf"]
         .iter()
         .filter_map(|name| node.attrs.iter().find(|a| *a.name == **name).cloned())
         .collect();
-    if let Some(k) = skip_if {
+    // `_skipIf`, then a Precondition's `else`: skipped if either holds.
+    for k in skip_if.into_iter().chain(otherwise) {
         // Neither decides, and k holds.
         let mut parts: Vec<NodeDecl> = decides
             .iter()
@@ -428,6 +432,27 @@ fn own_tests(node: &mut NodeDecl, skips: &mut Skips) {
             .layers
             .push(Layer::While(all_of(Kind::Selector, &w, parts)));
     }
+}
+
+/// The skip test of a `Precondition else="SKIPPED"` (taken from `node`):
+/// its `if` does not hold, as an attribute written as the `else`.
+fn precondition_skip(node: &mut NodeDecl) -> Option<Attr> {
+    if &*node.written != "Precondition" {
+        return None;
+    }
+    let at = node.attrs.iter().position(|a| {
+        &*a.name == "else" && matches!(&a.value, ParamValue::Str(s) if s.trim() == "SKIPPED")
+    })?;
+    let otherwise = node.attrs.remove(at);
+    let test = node.attrs.iter().find(|a| &*a.name == "test");
+    // Without `if`, reported as a missing port.
+    let ParamValue::Str(test) = &test?.value else {
+        return None;
+    };
+    Some(Attr {
+        value: ParamValue::Str(format!("!({test})").into()),
+        ..otherwise
+    })
 }
 
 /// An AssertScript of the condition attribute `a`, named after it.

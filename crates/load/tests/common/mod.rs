@@ -128,6 +128,8 @@ impl Loaded {
                             // count, a RunOnce's record, what an update watch
                             // saw, a queue loop's place): written at the node.
                             || written == &*node.written
+                            // A Precondition's skip: `!(if)`, at `else`.
+                            || written == "SKIPPED" && value.starts_with("!(")
                             // A Switch's case test, made of its ports.
                             || node.written.starts_with("Switch") && &*a.name == "test"
                             || written == "LimitConcurrentUsers" && &*a.name == "wait",

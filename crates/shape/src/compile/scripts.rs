@@ -7,12 +7,15 @@
 //! so that a script may read an entry that a script after it in the stream
 //! creates, as BT.CPP's scripts read an entry written later in the file
 //! (before its first write, treebeard's reads the type's zero). Entries
-//! are numbered in the order the stream creates them.
+//! are numbered in the order the stream creates them. A leaf's output
+//! (`{key}`) naming nothing else creates the entry it writes too, typed by
+//! the output, numbered after the scripts' entries.
 
 use super::{Compiler, Unbuildable};
 use crate::ParamValue;
 use crate::declare::Script;
 use crate::kinds::{Kind, KindParamType};
+use crate::params::{ParamType, field_name};
 use crate::script::{self, Entry, ScriptError, ScriptType};
 use crate::tree::{Node, What};
 use std::collections::{HashMap, VecDeque};
@@ -61,6 +64,27 @@ impl Compiler<'_, '_> {
     pub(super) fn find_entries(&mut self, tree: &Node) {
         let mut queue: VecDeque<&str> = script_sources(tree).into();
         let mut waiting: HashMap<&str, Vec<&str>> = HashMap::new();
+        self.compile_queued(&mut queue, &mut waiting);
+        // Then the entries only leaves' outputs write, and the scripts that
+        // wait for them.
+        let written = self.output_entries(tree);
+        for entry in &written {
+            if let Some(scripts) = waiting.remove(&*entry.name) {
+                queue.extend(scripts);
+            }
+        }
+        self.create(written);
+        self.compile_queued(&mut queue, &mut waiting);
+    }
+
+    /// Compiles the scripts in `queue` for the entries they create; one
+    /// that reads a name no one has created yet goes to `waiting`, under
+    /// that name.
+    fn compile_queued<'t>(
+        &mut self,
+        queue: &mut VecDeque<&'t str>,
+        waiting: &mut HashMap<&'t str, Vec<&'t str>>,
+    ) {
         while let Some(source) = queue.pop_front() {
             let variables = self.variable_names();
             let compiled = script::compile(source, &self.scope(&variables));
@@ -82,6 +106,54 @@ impl Compiler<'_, '_> {
                 Err(_) => {}
             }
         }
+    }
+
+    /// The entries that leaves' output parameters (`{key}`) write and
+    /// nothing else names (no field, variable or script's entry), typed by
+    /// the output, in stream order: BT.CPP's output ports create the
+    /// entries they write. Outputs that may not write an entry (a deferred
+    /// action's, a string) are refused where their parameters encode.
+    fn output_entries(&self, tree: &Node) -> Vec<Entry> {
+        let mut written: Vec<Entry> = Vec::new();
+        let mut stack = vec![tree];
+        while let Some(node) = stack.pop() {
+            stack.extend(node.children.iter().rev());
+            let What::Leaf { leaf, .. } = &node.what else {
+                continue;
+            };
+            let Some(schema) = self.catalog.leaf(leaf) else {
+                continue;
+            };
+            for (slot, spec) in schema.params.iter().enumerate() {
+                let ParamType::Output(ty) = spec.ty else {
+                    continue;
+                };
+                let given = node.params.iter().filter(|q| q.name.is_none()).nth(slot);
+                let named = node
+                    .params
+                    .iter()
+                    .find(|q| q.name.as_deref() == Some(&*spec.name));
+                let value = given.or(named).map(|q| &q.value).or(spec.default.as_ref());
+                let name = match value {
+                    Some(ParamValue::Field(name)) => &**name,
+                    Some(ParamValue::Str(text)) => match field_name(text) {
+                        Some(name) => name,
+                        None => continue,
+                    },
+                    _ => continue,
+                };
+                let known = self.parts.fields.iter().any(|f| &*f.name == name)
+                    || self.script_names.contains_key(name)
+                    || written.iter().any(|e| &*e.name == name);
+                if !known {
+                    written.push(Entry {
+                        name: name.into(),
+                        ty: ScriptType::from(ty),
+                    });
+                }
+            }
+        }
+        written
     }
 
     /// The tree's variables' names, for a [`TreeScope`].

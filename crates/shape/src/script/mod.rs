@@ -218,6 +218,17 @@ impl From<ScriptType> for FieldType {
     }
 }
 
+impl From<FieldType> for ScriptType {
+    fn from(ty: FieldType) -> ScriptType {
+        match ty {
+            FieldType::Bool => ScriptType::Bool,
+            FieldType::Int => ScriptType::Int,
+            FieldType::Float => ScriptType::Float,
+            FieldType::Str => ScriptType::Str,
+        }
+    }
+}
+
 impl fmt::Display for ScriptType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

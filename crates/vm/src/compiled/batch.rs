@@ -210,6 +210,7 @@ fn base_args<'r, B>(
         table: shape.param_table(),
         strings: shape.strings(),
         entries,
+        entry_types: shape.entries(),
         item: ShapeItem::from_bits(0),
         node: 0,
         agent: first,

@@ -41,6 +41,7 @@ impl<B> Tick<'_, '_, B> {
     /// module): out of line, as the evaluator is.
     #[inline(never)]
     fn run_script(&mut self, word: u64, read_only: bool) -> Result<ScriptValue, Fault> {
+        self.keep_entries();
         let program = self.program;
         let initial = &*program.initial;
         let at = self.layout.memory_at();
@@ -65,14 +66,27 @@ impl<B> Tick<'_, '_, B> {
     }
 
     /// Copies the agent's tree entries from its memory into the cells its
-    /// leaves' inputs read: at the start of its tick, in a tree with
-    /// entries, and after each script that may assign.
+    /// leaves' inputs read and their outputs write: at the start of its
+    /// tick, in a tree with entries, and after each script that may
+    /// assign.
     #[inline]
     pub fn tell_entries(&self) {
         let at = self.layout.memory_at() + self.program.initial.len();
         let words = self.words.get(at..).unwrap_or_default();
         for (cell, &word) in self.base.entries.iter().zip(words) {
             cell.set(word);
+        }
+    }
+
+    /// Stores the cells of the agent's entries, which its leaves' outputs
+    /// may have written, back into its memory: before each script, and
+    /// when the tick ends, in a tree with entries.
+    #[inline]
+    pub fn keep_entries(&mut self) {
+        let at = self.layout.memory_at() + self.program.initial.len();
+        let words = self.words.get_mut(at..).unwrap_or_default();
+        for (word, cell) in words.iter_mut().zip(self.base.entries) {
+            *word = cell.get();
         }
     }
 

@@ -40,6 +40,9 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         read_only: bool,
     ) -> Result<ScriptValue, Fault> {
         let code = self.shape.script(word);
+        if self.entry_words != 0 {
+            self.keep_entries(a.memory);
+        }
         let n = self.initial.len();
         let vars = &mut self.b.vars[..n];
         for ((v, &stored), &initial) in vars.iter_mut().zip(&*a.memory).zip(self.initial) {
@@ -67,13 +70,29 @@ impl<B, T: Tracer> Batch<'_, B, T> {
     }
 
     /// Copies the agent's entry words from its `memory` into the cells its
-    /// leaves' inputs read (`Args`).
+    /// leaves' inputs read and their outputs write (`Args`): while a pass
+    /// runs, the cells hold the entries' values, and the memory is brought
+    /// up to date before each script ([`Batch::keep_entries`]).
     #[cold]
     pub(super) fn tell_entries(&self, memory: &[u32]) {
         let at = self.initial.len();
         let words = memory.get(at..at + self.entry_words).unwrap_or_default();
         for (cell, &word) in self.args.entries.iter().zip(words) {
             cell.set(word);
+        }
+    }
+
+    /// Stores the cells of the agent's entry words, which its leaves'
+    /// outputs may have written, back into its `memory`: before each
+    /// script (which reads the memory) and when a pass ends.
+    #[cold]
+    pub(super) fn keep_entries(&self, memory: &mut [u32]) {
+        let at = self.initial.len();
+        let words = memory
+            .get_mut(at..at + self.entry_words)
+            .unwrap_or_default();
+        for (word, cell) in words.iter_mut().zip(self.args.entries) {
+            *word = cell.get();
         }
     }
 
@@ -398,6 +417,7 @@ impl Interpreter {
         for (cell, &word) in entries.iter().zip(entry_words) {
             cell.set(word);
         }
+        let entries_written = !entries.is_empty();
         let mut delivered = 0;
         let count = actor.as_ref().action_entries().len();
         for i in 0..count {
@@ -440,6 +460,13 @@ impl Interpreter {
                     }
                 }
                 _ => {}
+            }
+        }
+        if entries_written {
+            // What the hooks' outputs wrote.
+            let words = actor.entry_words_mut(shape);
+            for (word, cell) in words.iter_mut().zip(entries) {
+                *word = cell.get();
             }
         }
         delivered

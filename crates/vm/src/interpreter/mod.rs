@@ -548,7 +548,13 @@ impl Interpreter {
         let words = actor.words_mut();
         {
             let mut a = Agent::new(words, layout, blackboard);
+            if batch.entry_words != 0 {
+                batch.tell_entries(a.memory);
+            }
             batch.flush_actions_below(&mut a, u32::MAX);
+            if batch.entry_words != 0 {
+                batch.keep_entries(a.memory);
+            }
         }
         batch.complete(words, layout, agent, requests);
     }
@@ -730,6 +736,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                 strings: shape.strings(),
                 // Filled for each agent (`Batch::tell_entries`).
                 entries,
+                entry_types: shape.entries(),
                 item: ShapeItem::from_bits(0),
                 node: 0,
                 agent: AgentId(0),

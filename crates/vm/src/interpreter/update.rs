@@ -96,7 +96,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             if self.entry_words != 0 {
                 self.tell_entries(a.memory);
             }
-            if let Some(root) = self.hosted
+            let status = if let Some(root) = self.hosted
                 && let Some(batch) = T::untraced(self)
             {
                 batch.run_hosted(&mut a, root)
@@ -104,7 +104,11 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                 self.run_monitored(&mut a)
             } else {
                 self.run(&mut a, 0)
+            };
+            if self.entry_words != 0 {
+                self.keep_entries(a.memory);
             }
+            status
         };
         self.complete(words, layout, agent, requests);
         status
