@@ -46,6 +46,11 @@ pub struct LoadOptions {
     /// error (see `treebeard_shape::compat`). Strict (`false`) by default,
     /// as CI wants.
     pub compat: bool,
+    /// MBT's Lua nodes (`ExecuteLua`, `AssertLua`, `LuaGate`,
+    /// `LuaWrapper`) run as Lua, through the leaves `treebeard_lua::register`
+    /// adds to the registry, instead of as treebeard's scripts; with the
+    /// `lua` feature, each code's syntax is checked when the tree loads.
+    pub lua: bool,
 }
 
 /// A file a file includes.
@@ -366,6 +371,7 @@ impl<'c> Loader<'c> {
             Some(Dialect::Mbt | Dialect::BtCpp) => {
                 let options = XmlOptions {
                     stub_unknown: self.options.stub_unknown,
+                    lua: self.options.lua,
                 };
                 xml::read(&self.map, file, &options, &mut self.diags)
             }

@@ -541,7 +541,10 @@ proptest! {
         body in "[<>/=\"' \u{201C}\u{201D}a-zA-Z_{}!?-]{0,120}",
         stub in any::<bool>(),
     ) {
-        let options = XmlOptions { stub_unknown: stub };
+        let options = XmlOptions {
+            stub_unknown: stub,
+            lua: false,
+        };
         for text in [
             body.clone(),
             format!("<root BTCPP_format=\"4\"><BehaviorTree ID=\"T\">{body}</BehaviorTree></root>"),

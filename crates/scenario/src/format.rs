@@ -32,6 +32,9 @@ pub struct Scenario {
     pub stub_unknown: bool,
     /// Load the tree in compatibility mode (see `LoadOptions::compat`).
     pub compat: bool,
+    /// Run MBT's Lua nodes as Lua (see `LoadOptions::lua`; needs the
+    /// `lua` feature).
+    pub lua: bool,
     /// What the stubs return, if the scenario says.
     pub stub_status: Option<StubStatus>,
     /// Agents ticked in order, numbered from 0.
@@ -159,6 +162,7 @@ const TOP: &[&str] = &[
     "stub_unknown",
     "stub_status",
     "compat",
+    "lua",
     "agents",
     "ticks",
     "seed",
@@ -352,7 +356,7 @@ impl Decoder<'_> {
             },
             None => false,
         };
-        let (stub_unknown, compat) = (flag("stub_unknown"), flag("compat"));
+        let (stub_unknown, compat, lua) = (flag("stub_unknown"), flag("compat"), flag("lua"));
         let stub_status = match f.get("stub_status") {
             Some(s) => match s.as_str().and_then(StubStatus::from_name) {
                 Some(status) => Some(status),
@@ -459,6 +463,7 @@ impl Decoder<'_> {
             main,
             stub_unknown,
             compat,
+            lua,
             stub_status,
             agents,
             ticks: ticks.unwrap_or(0),

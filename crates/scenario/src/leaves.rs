@@ -60,6 +60,8 @@ pub(crate) struct Setup {
     pub(crate) seed: u64,
     /// The int key holding the agents' decision flags, if declared.
     pub(crate) decision_flags: Option<usize>,
+    /// The keys' names, by index (Lua's `entity`).
+    pub(crate) keys: Vec<Box<str>>,
 }
 
 /// A built-in leaf's parsed parameters.
@@ -295,6 +297,58 @@ impl Builtin {
             ^ mix(u64::from(agent.index))
             ^ mix(f.index << 20 | u64::from(args.node().get())));
         (roll % 100) < percent.clamp(0, 100) as u64
+    }
+}
+
+/// Lua code in a scenario (`lua: true`): `entity.key` is the agent's key,
+/// and a call `F(...)` is the key `F`'s: a bool key answers its value; an
+/// int key answers its value too, and a call from an `ExecuteLua` or a
+/// `LuaWrapper` counts one more (`DoSomething()`).
+#[cfg(feature = "lua")]
+impl treebeard_lua::LuaHost for Agent {
+    fn field(&self, name: &str) -> Option<treebeard_vm::FieldId> {
+        let i = self.setup.keys.iter().position(|k| &**k == name)?;
+        Some(treebeard_vm::FieldId(i as u32))
+    }
+
+    fn get(&self, field: treebeard_vm::FieldId) -> Value<'_> {
+        self.blackboard.get(field)
+    }
+
+    fn set(&mut self, field: treebeard_vm::FieldId, value: Value<'_>) -> bool {
+        self.blackboard.set(field, value)
+    }
+
+    fn has_function(&self, name: &str) -> bool {
+        self.setup.keys.iter().any(|k| &**k == name)
+    }
+
+    fn query(
+        &self,
+        name: &str,
+        _: &[treebeard_lua::LuaValue],
+    ) -> Option<Result<treebeard_lua::LuaValue, String>> {
+        use treebeard_lua::LuaValue;
+        let field = treebeard_lua::LuaHost::field(self, name)?;
+        Some(Ok(match self.blackboard.get(field) {
+            Value::Bool(b) => LuaValue::Bool(b),
+            Value::Int(i) => LuaValue::Int(i),
+            Value::Float(f) => LuaValue::Float(f),
+            Value::Str(s) => LuaValue::Str(s.to_owned()),
+        }))
+    }
+
+    fn command(
+        &mut self,
+        name: &str,
+        args: &[treebeard_lua::LuaValue],
+    ) -> Option<Result<treebeard_lua::LuaValue, String>> {
+        let field = treebeard_lua::LuaHost::field(self, name)?;
+        if let Value::Int(n) = self.blackboard.get(field) {
+            self.blackboard.set(field, Value::Int(n + 1));
+            return Some(Ok(treebeard_lua::LuaValue::Nil));
+        }
+        treebeard_lua::LuaHost::query(self, name, args)
     }
 }
 
@@ -771,6 +825,7 @@ mod tests {
             nodes: vec![Config::Test(t)],
             seed: 0,
             decision_flags: None,
+            keys: Vec::new(),
         };
         let check = |text: &str| setup(parse_test(text, &keys()).unwrap()).test(NodeIdx::ROOT, &bb);
         assert!(check("hunger >= 70"));

@@ -176,8 +176,23 @@ fn prepare_text(
         return Err(Report::one(map, diags));
     };
     // The tree, against the built-in leaves over the scenario's keys.
-    let catalog = leaves::builtin(&scenario.keys, &scenario.events);
+    #[allow(unused_mut)]
+    let mut catalog = leaves::builtin(&scenario.keys, &scenario.events);
+    if scenario.lua {
+        #[cfg(feature = "lua")]
+        treebeard_lua::register(&mut catalog);
+        #[cfg(not(feature = "lua"))]
+        {
+            diags.push(
+                Diagnostic::error("this scenario runs Lua (`lua: true`)")
+                    .at(Span::new(file, 0, 0))
+                    .help("build with the `lua` feature (treebeard-scenario's, or the command line's)"),
+            );
+            return Err(Report::one(map, diags));
+        }
+    }
     let load_options = LoadOptions {
+        lua: scenario.lua,
         stub_unknown: scenario.stub_unknown || options.stub_unknown,
         compat: scenario.compat || options.compat,
         stub_status: scenario.stub_status.unwrap_or(options.stub_status),
@@ -262,6 +277,7 @@ fn prepare_text(
             nodes,
             seed: scenario.seed,
             decision_flags: leaves::decision_flags_key(&scenario.keys),
+            keys: scenario.keys.iter().map(|k| k.name.clone()).collect(),
         },
         Err(errors) => {
             let (tree_map, mut tree_diags) = warnings.parts.into_iter().next().unwrap_or_default();

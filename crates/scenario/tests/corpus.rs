@@ -196,6 +196,9 @@ fn main() {
                 .unwrap_or(&path)
                 .display()
                 .to_string();
+            // Scenarios that run Lua need the `lua` feature (which
+            // `cargo test --workspace` has: the command line turns it on).
+            let lua = std::fs::read_to_string(&path).is_ok_and(|t| t.contains("lua: true"));
             Trial::test(shown, move || {
                 let prepared = prepare(&path, &options())
                     .map_err(|report| format!("does not prepare:\n{}", report.render(false)))?;
@@ -206,6 +209,7 @@ fn main() {
                     Err(problems.join("\n\n").into())
                 }
             })
+            .with_ignored_flag(lua && !cfg!(feature = "lua"))
         })
         .collect();
     trials.push(Trial::test(

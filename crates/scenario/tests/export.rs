@@ -31,7 +31,13 @@ fn every_tree_round_trips_through_its_xml() {
         btcpp += usize::from(from_btcpp);
         let xml = export::btcpp(shape, "Main")
             .unwrap_or_else(|nodes| panic!("{name}: a tree that cannot be written: {}", nodes[0]));
-        let catalog = leaves::builtin(&s.keys, &s.events);
+        #[allow(unused_mut)]
+        let mut catalog = leaves::builtin(&s.keys, &s.events);
+        // The Lua nodes are the leaves of that name in BT.CPP XML.
+        #[cfg(feature = "lua")]
+        if s.lua {
+            treebeard_lua::register(&mut catalog);
+        }
         let load_options = LoadOptions {
             stub_unknown: s.stub_unknown,
             compat: s.compat,

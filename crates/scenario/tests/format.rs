@@ -1252,7 +1252,7 @@ fn json_scenarios_are_checked_the_same_way() {
                 "u.json:8:3",
                 "a scenario has no field `extra`",
                 Some(
-                    "the fields are name, description, tree, main, stub_unknown, stub_status, compat, agents, ticks, seed, dt, blackboard, events, script, expect"
+                    "the fields are name, description, tree, main, stub_unknown, stub_status, compat, lua, agents, ticks, seed, dt, blackboard, events, script, expect"
                 )
             ),
         ]

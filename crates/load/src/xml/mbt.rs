@@ -240,6 +240,9 @@ fn document(r: &Reader, root: NodeDecl, file_name: &str, span: Span) -> Document
 /// Converts one element, without its children.
 fn node(r: &mut Reader, element: Node) -> NodeDecl {
     let written = element.tag_name().name();
+    if r.options.lua && LUA.contains(&written) {
+        return lua(r, element, written);
+    }
     let (what, mut policy) = super::what(NODES, written);
     let mut decl = NodeDecl::new(what, written, r.tag_span(element));
     decl.extent = r.element_span(element);
@@ -273,6 +276,73 @@ fn node(r: &mut Reader, element: Node) -> NodeDecl {
     }
     decl
 }
+
+/// MBT's Lua nodes, which run as Lua with [`XmlOptions::lua`](super::XmlOptions::lua).
+const LUA: [&str; 4] = ["ExecuteLua", "AssertLua", "LuaGate", "LuaWrapper"];
+
+/// A Lua node as the leaves of `treebeard_lua`: `ExecuteLua`, `AssertLua`
+/// and `LuaWrapper` are the leaves of their names, their attributes their
+/// parameters; `<LuaGate code>child</LuaGate>` is a Sequence of an
+/// `AssertLua` of the code and the child, which runs the child if the code
+/// returns a true value, tested when the child is not running. With the
+/// `lua` feature, each code's syntax is checked here.
+fn lua(r: &mut Reader, element: Node, written: &str) -> NodeDecl {
+    let span = r.tag_span(element);
+    let gate = written == "LuaGate";
+    let leaf = if gate { "AssertLua" } else { written };
+    let mut decl = NodeDecl::new(What::Leaf(leaf.into()), written, span);
+    decl.extent = r.element_span(element);
+    for a in element.attributes() {
+        if r.log_attribute(&mut decl, &a) {
+            continue;
+        }
+        let (name, value, span) = (a.name(), a.value(), r.value_span(&a));
+        if name.starts_with('_') {
+            r.cannot_honour(format!("MBT's reserved attribute `{name}`"), span);
+            continue;
+        }
+        if matches!(name, "code" | "onEnter" | "onExit") {
+            check_lua(r, written, name, value, span);
+        }
+        decl.attrs.push(Attr {
+            name: name.into(),
+            value: ParamValue::Str(value.into()),
+            span,
+            name_span: r.name_span(&a),
+        });
+    }
+    if !gate {
+        return decl;
+    }
+    // The gate: a Sequence (with the node's name and logs) of the test and
+    // the child, which the reader appends.
+    let mut sequence = NodeDecl::new(What::Decider(Kind::Sequence, None), written, span);
+    sequence.extent = decl.extent;
+    sequence.name = decl.name.take();
+    sequence.logs = std::mem::take(&mut decl.logs);
+    sequence.children.push(decl);
+    sequence
+}
+
+/// Reports Lua `code` (attribute `attribute` of `written`) that does not
+/// compile, at its value.
+#[cfg(feature = "lua")]
+fn check_lua(r: &mut Reader, written: &str, attribute: &str, code: &str, span: Span) {
+    if let Err(message) = treebeard_lua::check(code) {
+        r.diags.push(
+            Diagnostic::error(format!(
+                "the Lua code `{attribute}` of `{written}` does not compile: {message}"
+            ))
+            .at(span)
+            .help("`code:N:` is the line in the attribute's code"),
+        );
+    }
+}
+
+/// Without the `lua` feature, the code's syntax is checked when it first
+/// runs.
+#[cfg(not(feature = "lua"))]
+fn check_lua(_: &mut Reader, _: &str, _: &str, _: &str, _: Span) {}
 
 /// A `<Parallel>` mode: how many children must succeed or fail.
 fn mode(r: &mut Reader, value: &str, span: Span) -> Option<Count> {

@@ -42,6 +42,9 @@ pub struct XmlOptions {
     /// Sections and attributes treebeard cannot honour are ignored with a
     /// warning instead of an error (`--stub-unknown`).
     pub stub_unknown: bool,
+    /// MBT's Lua nodes run as Lua: the leaves `treebeard_lua::register`
+    /// adds (see [`LoadOptions::lua`](crate::LoadOptions::lua)).
+    pub lua: bool,
 }
 
 /// The log attributes any node may carry, and the event each logs on

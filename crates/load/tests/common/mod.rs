@@ -14,8 +14,12 @@ pub use treebeard_shape::{Kind, LogEvent, ParamValue};
 
 pub const STRICT: XmlOptions = XmlOptions {
     stub_unknown: false,
+    lua: false,
 };
-pub const STUB: XmlOptions = XmlOptions { stub_unknown: true };
+pub const STUB: XmlOptions = XmlOptions {
+    stub_unknown: true,
+    lua: false,
+};
 
 /// One file read.
 pub struct Loaded {
