@@ -110,6 +110,16 @@ fn assert_script(test: &str) -> Node {
     decider_of(Kind::AssertScript, []).arg("test", test)
 }
 
+/// The tree's entries, as `type name`, in their order.
+fn entry_types(agent: &Agent<Bb>) -> Vec<String> {
+    let shape = agent.program.shape();
+    shape
+        .entries()
+        .iter()
+        .map(|e| format!("{} {}", e.ty, e.name))
+        .collect()
+}
+
 /// The agent's entry `name`.
 fn entry<'a>(agent: &'a Agent<Bb>, name: &str) -> Value<'a> {
     let shape = agent.program.shape();
@@ -127,14 +137,10 @@ fn an_entry_takes_the_type_of_its_first_value_and_keeps_it_between_ticks() {
         act("Walk"),
     ]);
     let mut agent = Agent::new(&tree, &leaves());
-    let types: Vec<String> = agent
-        .program
-        .shape()
-        .entries()
-        .iter()
-        .map(|e| format!("{} {}", e.ty, e.name))
-        .collect();
-    assert_eq!(types, ["int n", "string name", "float speed", "bool seen"]);
+    assert_eq!(
+        entry_types(&agent),
+        ["int n", "string name", "float speed", "bool seen"]
+    );
     assert_eq!(agent.tick(), Running);
     assert_eq!(agent.bb.walks, 1);
     assert_eq!(entry(&agent, "n"), Value::Int(1));
@@ -324,14 +330,7 @@ fn an_output_naming_no_field_creates_the_entry_it_writes() {
         assert_script("marked && seen == 3"),
     ]);
     let mut agent = Agent::new(&tree, &leaves());
-    let types: Vec<String> = agent
-        .program
-        .shape()
-        .entries()
-        .iter()
-        .map(|e| format!("{} {}", e.ty, e.name))
-        .collect();
-    assert_eq!(types, ["int seen", "bool marked"]);
+    assert_eq!(entry_types(&agent), ["int seen", "bool marked"]);
     // `Above` reads 2 after the second count: the sequence fails there.
     assert_eq!(agent.tick(), Failure);
     assert_eq!(entry(&agent, "seen"), Value::Int(2));
