@@ -134,6 +134,7 @@ pub fn json(leaves: &dyn LeafCatalog) -> String {
                 "kind": kind_name(schema),
                 "params": params,
                 "persistent": schema.persistent,
+                "memory_words": schema.memory,
                 "never_fails": schema.never_fails,
                 "description": &*schema.description,
             }))

@@ -1190,12 +1190,14 @@ const LEAVES: &[(&str, &str)] = &[
     ("Condition", "Condition"),
     ("Deferred", "Deferred"),
     ("Fail", "Action"),
+    ("Give", "Decide"),
     ("Holding", "Scope"),
     ("Running", "Action"),
     ("Score", "Decide"),
     ("Set", "Action"),
     ("Statuses", "Action"),
     ("Succeed", "Action"),
+    ("Tally", "Action"),
     ("WaitEvent", "Action"),
     ("WaitTicks", "Action"),
     ("Write", "Action"),
@@ -1316,6 +1318,12 @@ fn nodes_json_has_the_expected_fields() {
         for field in ["persistent", "never_fails"] {
             assert!(l[field].is_boolean(), "{field} of {l}");
         }
+        let memory = l["memory_words"].as_u64().expect("memory_words");
+        assert_eq!(
+            memory > 0,
+            ["Give", "Tally"].contains(&l["name"].as_str().unwrap()),
+            "{l}"
+        );
         assert!(l["description"].is_string(), "{l}");
         for p in l["params"].as_array().expect("params") {
             assert!(p["name"].is_string() && p["type"].is_string(), "{p}");

@@ -52,7 +52,8 @@ fn removing_an_agent_cancels_its_work_and_hands_the_requests_to_the_caller() {
     let launch = launch_of(crowd.requests(), AgentId(1));
     assert_eq!(launch.node, NodeIdx::new(1));
     assert!(!crowd.actor(AgentId(1)).is_idle());
-    assert_eq!(crowd.actor(AgentId(1)).persistent(), &[1]);
+    // `p`'s persistent slot (its memory block's words follow it).
+    assert_eq!(crowd.actor(AgentId(1)).persistent()[0], 1);
     crowd.blackboards_mut()[1].clear_log();
 
     let mut cancels = vec![];
@@ -165,14 +166,15 @@ fn a_joining_agent_takes_the_lowest_vacant_id_and_starts_idle() {
     for _ in 0..3 {
         crowd.tick(0.1);
     }
-    assert_eq!(crowd.actor(AgentId(1)).persistent(), &[1]);
+    // `p`'s persistent slot (its memory block's words follow it).
+    assert_eq!(crowd.actor(AgentId(1)).persistent()[0], 1);
     crowd.set_tick_rate(AgentId(1), 4).unwrap();
     crowd.remove(AgentId(3), &mut vec![]);
     crowd.remove(AgentId(1), &mut vec![]);
     assert_eq!(crowd.spawn(busy_world()), AgentId(1));
     let reused = crowd.actor(AgentId(1));
     assert!(reused.is_idle());
-    assert_eq!(reused.persistent(), &[0], "a reused slot starts cleared");
+    assert_eq!(reused.persistent(), &[0; 3], "a reused slot starts cleared");
     assert_eq!(crowd.tick_rate(AgentId(1)).unwrap(), 1);
     assert_eq!(crowd.spawn(busy_world()), AgentId(3));
     assert_eq!(crowd.spawn(busy_world()), AgentId(5));

@@ -12,6 +12,8 @@
 //! | `Chance` | condition | `percent` | succeeds with that chance, decided by the scenario's seed, the agent, the tick and the node |
 //! | `Deferred` | deferred | `label` = "" (a label), `ticks` = -1, `outcome` = success | a game-system action: the scenario's script completes it, or it completes by itself `ticks` ticks after its launch |
 //! | `WaitEvent` | action | `event` | runs until the named event is sent to the agent, then succeeds (an event hook) |
+//! | `Tally` | action | `ticks` (an int input), `to` (an int output) | a behaviour with a memory block (`given`, `count`): counts its calls, writes `given × 100 + count` to `to` on each and succeeds on the `ticks`-th; cancelled, writes the negative; its memory starts as zeros or as its decider's `Give` block |
+//! | `Give` | decide | `give` (an int) | a Spore Decide that always accepts; its decider block (`given`) holds `give` |
 //! | `Score` | decide | `test` = "", `score` = "1", `block` = 0, `stimulus` = "" | a Spore Decide: `score` (a number or `{key}`) when `test` holds (no test: always), else 0; its decider block is `block`, or, with a `stimulus`, that stimulus's datum, and it scores 0 while the stimulus is not active |
 //!
 //! An int key named `decision_flags`, when the scenario declares one, holds
@@ -30,6 +32,28 @@ use treebeard_vm::{
     Args, Behavior, Blackboard, Call, DecideCall, Ending, EventId, In, LeafParam, Leaves, Out,
     ScopeHooks, Signal, Status, Value,
 };
+
+/// The memory block of [`Builtin::tally`]: what its decider's
+/// `Give` gave (a Decide's block is copied into the start
+/// of the memory, so the words both hold come first), and its calls since
+/// it started.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub struct TallyMemory {
+    /// The `give` of the decider's `Give`, or 0.
+    pub given: u32,
+    /// Calls since the action started (cancel calls aside).
+    pub count: u32,
+}
+
+/// The decider block of the Decide `Give`: the prefix of [`TallyMemory`]
+/// it fills.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub struct GiveBlock {
+    /// The `give` parameter.
+    pub given: u32,
+}
 
 /// One scenario agent: its blackboard, and what the built-in leaves share.
 #[derive(Clone, Debug)]
@@ -249,6 +273,33 @@ impl Builtin {
             Status::Success
         } else {
             Status::Failure
+        }
+    }
+
+    /// `Tally(ticks, to)`: a behaviour with a memory block
+    /// ([`TallyMemory`]): counts its calls in it, writes `given × 100 +
+    /// count` into its output `to` on each, and succeeds on its `ticks`-th
+    /// call. Cancelled, it writes the negative of that, from the memory it
+    /// kept. Its memory starts as zeros, or as the decider block of its
+    /// decider's `Give` (the `given` word).
+    pub fn tally(
+        agent: &mut Agent,
+        call: &mut Call<'_>,
+        ticks: In<'_, i64>,
+        to: Out<'_, i64>,
+    ) -> Status {
+        let cancel = call.signal() == Signal::Cancel;
+        let memory = call.memory::<TallyMemory>();
+        if !cancel {
+            memory.count += 1;
+        }
+        let (given, count) = (i64::from(memory.given), i64::from(memory.count));
+        let mark = given * 100 + count;
+        to.write(&mut agent.blackboard, if cancel { -mark } else { mark });
+        if count >= ticks.read(&agent.blackboard) {
+            Status::Success
+        } else {
+            Status::Running
         }
     }
 
@@ -490,6 +541,25 @@ pub fn builtin(keys: &[FieldDecl], events: &[String]) -> Leaves<Agent> {
         .param("event", event)
         .never_fails()
         .describe("runs until the named event is sent to the agent");
+    l.action("Tally", |a, call| {
+        let args = call.leaf_args();
+        let ticks = In::from_word(args.word(0), args);
+        let to = Out::from_word(args.word(1), args);
+        Builtin::tally(a, call, ticks, to)
+    })
+    .param("ticks", <In<'_, i64>>::param_type())
+    .param("to", <Out<'_, i64>>::param_type())
+    .memory::<TallyMemory>()
+    .rust_fn("tally")
+    .describe("counts its calls in its memory block, writes given × 100 + count into `to`");
+    l.decide("Give", |_, call| {
+        let give = call.int(0);
+        call.memory::<GiveBlock>().given = give as u32;
+        1.0
+    })
+    .param("give", ParamType::Int)
+    .memory::<GiveBlock>()
+    .describe("a Spore Decide that always accepts, its decider block holding `give`");
     l.decide("Score", |a, call| a.setup.score(&a.blackboard, call))
         .with(ParamSpec::new("test", ParamType::Str).default(""))
         .with(ParamSpec::new("score", ParamType::Str).default("1"))

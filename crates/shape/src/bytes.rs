@@ -613,11 +613,18 @@ impl Shape {
                 let name = r.string("import table")?;
                 let at = r.pos;
                 let flags = r.u8("import table")?;
-                if flags > 3 {
+                if flags > 7 {
                     let what = "import flags";
                     return Err(r.fail_at(at, Undecodable::Tag { what, found: flags }));
                 }
                 let (persistent, scope) = (flags & 1 != 0, flags & 2 != 0);
+                // Bit 2: a memory block, whose words follow (the validator
+                // checks how many).
+                let memory = if flags & 4 != 0 {
+                    r.u8("import table")?
+                } else {
+                    0
+                };
                 let count = r.count(5, "import table")?;
                 let mut import_params = Vec::with_capacity(count);
                 for _ in 0..count {
@@ -629,6 +636,7 @@ impl Shape {
                     name,
                     params: import_params,
                     persistent,
+                    memory,
                     scope,
                 });
             }
@@ -732,7 +740,13 @@ impl Shape {
             w.count(table.len());
             for import in table {
                 w.string(&import.name);
-                w.u8(u8::from(import.persistent) | (u8::from(import.scope) << 1));
+                let memory = import.memory > 0;
+                w.u8(u8::from(import.persistent)
+                    | u8::from(import.scope) << 1
+                    | u8::from(memory) << 2);
+                if memory {
+                    w.u8(import.memory);
+                }
                 w.count(import.params.len());
                 for p in &import.params {
                     w.string(&p.name);

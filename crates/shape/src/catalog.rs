@@ -26,6 +26,9 @@ pub struct LeafSchema {
     /// Whether the leaf owns a persistent state slot: a 32-bit word per agent
     /// that survives cancellation and restarts (counters, timers).
     pub persistent: bool,
+    /// The words of the leaf's memory block (0: none): see
+    /// [`crate::Import::memory`].
+    pub memory: u8,
     /// Whether the leaf never returns failure (for the loader's reachability
     /// warnings only; nothing checks it at run time).
     pub never_fails: bool,
@@ -43,6 +46,7 @@ impl LeafSchema {
             kind,
             params: Vec::new(),
             persistent: false,
+            memory: 0,
             never_fails: false,
             description: "".into(),
             scope: false,
@@ -93,6 +97,13 @@ impl LeafSchema {
     /// The same schema, owning a persistent state slot.
     pub fn persistent(mut self) -> LeafSchema {
         self.persistent = true;
+        self
+    }
+
+    /// The same schema, owning a memory block of `words` 32-bit words (at
+    /// most [`crate::MAX_MEMORY_WORDS`]; the validator checks).
+    pub fn memory(mut self, words: u8) -> LeafSchema {
+        self.memory = words;
         self
     }
 

@@ -102,8 +102,13 @@ impl Disassembly<'_> {
                 write_call(&mut out, &import.name, args);
             }
         }
-        if let Some(slot) = shape.persistent_slot(node) {
-            let _ = write!(out, " [persistent {slot}]");
+        let slots = shape.slots_of(node);
+        let memory = shape.memory_slots(node).unwrap_or(slots.end..slots.end);
+        if slots.start < memory.start {
+            let _ = write!(out, " [persistent {}]", slots.start);
+        }
+        if !memory.is_empty() {
+            let _ = write!(out, " [memory {}..{}]", memory.start, memory.end);
         }
         out
     }

@@ -4,6 +4,7 @@
 //! offset) and what is wrong. They are build-time errors; a tick never fails
 //! with one.
 
+use crate::item::MAX_MEMORY_WORDS;
 use crate::kinds::Kind;
 use std::fmt;
 
@@ -166,6 +167,16 @@ pub enum Invalid {
         leaf: Box<str>,
         /// What the import declares.
         declared: bool,
+    },
+    /// An import declares a memory block it cannot have: too large, or on
+    /// a leaf that keeps no state between calls.
+    MemoryBlock {
+        /// The import's leaf kind.
+        kind: Kind,
+        /// The import's name.
+        name: Box<str>,
+        /// The words it declares.
+        words: u8,
     },
     /// An action import of a scope's hooks used as a leaf, or a leaf's as
     /// a scope's hook.
@@ -336,6 +347,11 @@ impl fmt::Display for Invalid {
                 } else {
                     "does not declare"
                 }
+            ),
+            Invalid::MemoryBlock { kind, name, words } => write!(
+                f,
+                "{kind:?} import `{name}` declares a memory block of {words} words; only \
+                 immediate actions and Decide leaves have one, of 1 to {MAX_MEMORY_WORDS} words"
             ),
             Invalid::ScopeHook { name, scope: true } => {
                 write!(f, "`{name}` is a scope's hooks, not a leaf")

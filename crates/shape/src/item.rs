@@ -26,7 +26,13 @@ pub const MAX_PARAM_WORDS: usize = 1 << 24;
 /// Most parameter words one leaf may have.
 pub const MAX_LEAF_PARAMS: usize = u8::MAX as usize;
 
-/// Leaf flag: the leaf owns a persistent state slot (see [`crate::Shape::persistent_slot`]).
+/// Most words of a leaf's memory block (see [`crate::Import::memory`]):
+/// 64 bytes, as much as a behaviour's working set should hold; larger data
+/// belongs in the blackboard.
+pub const MAX_MEMORY_WORDS: usize = 16;
+
+/// Leaf flag: the leaf owns persistent state slots: a persistent slot, a
+/// memory block, or both (see [`crate::Shape::slots_of`]).
 pub const FLAG_PERSISTENT: u8 = 1 << 0;
 /// Every leaf flag bit that has a meaning; the validator rejects the others.
 pub const KNOWN_FLAGS: u8 = FLAG_PERSISTENT;

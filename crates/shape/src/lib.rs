@@ -92,8 +92,8 @@ pub use error::{Invalid, ValidationError};
 pub use identity::NodeMap;
 pub use ids::{ActionId, NodeId, NodeIdx};
 pub use item::{
-    FLAG_PERSISTENT, KNOWN_FLAGS, MAX_ITEMS, MAX_LEAF_PARAMS, MAX_PARAM_WORDS, ParamRange,
-    ShapeItem,
+    FLAG_PERSISTENT, KNOWN_FLAGS, MAX_ITEMS, MAX_LEAF_PARAMS, MAX_MEMORY_WORDS, MAX_PARAM_WORDS,
+    ParamRange, ShapeItem,
 };
 pub use kinds::{
     GroupPolicy, Kind, KindParam, KindParamType, LEAF_KINDS, LEAF_TAGS, Layout, MAX_CHILDREN,

@@ -21,6 +21,12 @@ pub struct Import {
     pub params: Vec<ImportParam>,
     /// Whether each use owns a persistent state slot.
     pub persistent: bool,
+    /// The words of each use's memory block (0: none; at most
+    /// [`crate::MAX_MEMORY_WORDS`]): an immediate action's working memory,
+    /// reset when it starts, or a Decide's decider block, reset when its
+    /// decider is asked. Kept in persistent slots, after the persistent
+    /// slot if the import has one.
+    pub memory: u8,
     /// Whether the import is a scope's hooks (an action used only as the
     /// `hook` of [`Kind::Scope`] nodes), not a leaf.
     pub scope: bool,
@@ -30,6 +36,12 @@ impl Import {
     /// Parameter words every use supplies.
     pub fn arity(&self) -> usize {
         self.params.len()
+    }
+
+    /// The persistent slots each use owns: its persistent slot, then its
+    /// memory block's words.
+    pub fn slots(&self) -> usize {
+        usize::from(self.persistent) + usize::from(self.memory)
     }
 }
 
@@ -360,16 +372,35 @@ impl Shape {
     }
 
     /// The persistent-state map: the items owning persistent slots, in
-    /// stream order; an actor's slot `i` belongs to item `map[i]`.
+    /// stream order; an actor's slot `i` belongs to item `map[i]`. An item
+    /// owning several (a leaf with a memory block) appears once per slot,
+    /// in a row.
     #[inline]
     pub fn persistent_map(&self) -> &[NodeIdx] {
         &self.persistent
     }
 
-    /// The persistent slot of a leaf that owns one.
+    /// The first persistent slot of a node that owns slots: a leaf's
+    /// persistent slot, or its memory block's first word if it declares
+    /// none (see [`Shape::memory_slots`]).
     #[inline]
     pub fn persistent_slot(&self, node: NodeIdx) -> Option<usize> {
-        self.persistent.binary_search(&node).ok()
+        let first = self.persistent.partition_point(|&n| n < node);
+        (self.persistent.get(first) == Some(&node)).then_some(first)
+    }
+
+    /// Every persistent slot of `node`, in order (empty if it owns none).
+    pub fn slots_of(&self, node: NodeIdx) -> std::ops::Range<usize> {
+        let first = self.persistent.partition_point(|&n| n < node);
+        first..self.persistent.partition_point(|&n| n <= node)
+    }
+
+    /// The slots of a leaf's memory block (see [`Import::memory`]), if it
+    /// declares one.
+    pub fn memory_slots(&self, node: NodeIdx) -> Option<std::ops::Range<usize>> {
+        let import = self.import(node).filter(|i| i.memory > 0)?;
+        let slots = self.slots_of(node);
+        Some(slots.start + usize::from(import.persistent)..slots.end)
     }
 
     /// The string table, indexed by `Str` parameter words.

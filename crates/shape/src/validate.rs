@@ -19,7 +19,9 @@ use crate::capacity::CapacitySpec;
 use crate::declare::MAX_STIMULI;
 use crate::error::{Invalid, ValidationError};
 use crate::ids::NodeIdx;
-use crate::item::{FLAG_PERSISTENT, KNOWN_FLAGS, MAX_ITEMS, MAX_PARAM_WORDS, ShapeItem};
+use crate::item::{
+    FLAG_PERSISTENT, KNOWN_FLAGS, MAX_ITEMS, MAX_MEMORY_WORDS, MAX_PARAM_WORDS, ShapeItem,
+};
 use crate::kinds::{
     Kind, KindParamType, Layout, MAX_SYNC_POINT, MAX_TEAM_SIZE, POLICIES, decider_param,
 };
@@ -439,7 +441,12 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
             Layout::Leaf => {
                 let bound = check_leaf(parts, i, kind, item)?;
                 if item.flags() & FLAG_PERSISTENT != 0 {
-                    persistent.push(NodeIdx::new(i));
+                    // Its persistent slot and its memory block's words
+                    // (`check_leaf` found the import).
+                    let slots = imports(parts, kind)
+                        .get(item.import() as usize)
+                        .map_or(0, Import::slots);
+                    persistent.extend(std::iter::repeat_n(NodeIdx::new(i), slots));
                 }
                 match stack.last_mut() {
                     Some(parent) => parent.add_child(bound, kind),
@@ -527,10 +534,10 @@ fn check_leaf(
             scope: true,
         }));
     }
-    if (flags & FLAG_PERSISTENT != 0) != import.persistent {
+    if (flags & FLAG_PERSISTENT != 0) != (import.slots() > 0) {
         return Err(err(Invalid::PersistentFlag {
             leaf: import.name.clone(),
-            declared: import.persistent,
+            declared: import.slots() > 0,
         }));
     }
     Ok(match kind {
@@ -901,6 +908,16 @@ fn check_imports(parts: &ShapeParts) -> Result<(), ValidationError> {
                 return Err(ValidationError::whole(Invalid::DuplicateImport {
                     kind,
                     name: import.name.clone(),
+                }));
+            }
+            // Only what keeps state between calls has a memory block: an
+            // immediate action (not a scope's hooks) and a Decide.
+            let holds = matches!(kind, Kind::Action | Kind::Decide) && !import.scope;
+            if import.memory > 0 && (!holds || usize::from(import.memory) > MAX_MEMORY_WORDS) {
+                return Err(ValidationError::whole(Invalid::MemoryBlock {
+                    kind,
+                    name: import.name.clone(),
+                    words: import.memory,
                 }));
             }
         }

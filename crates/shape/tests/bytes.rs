@@ -615,9 +615,10 @@ fn a_lead_byte_without_its_continuation_is_not_utf8() {
 fn persistent_byte_other_than_zero_or_one() {
     let (_, mut bytes) = sample();
     let at = layout(&bytes).imports[1][1].persistent_at;
-    // Bit 0 is the persistent flag, bit 1 the scope flag; no other bit.
-    bytes[at] = 4;
-    assert_eq!(failure(&bytes), (at, tag("import flags", 4)));
+    // Bit 0 is the persistent flag, bit 1 the scope flag, bit 2 a memory
+    // block's; no other bit.
+    bytes[at] = 8;
+    assert_eq!(failure(&bytes), (at, tag("import flags", 8)));
 }
 
 #[test]

@@ -175,6 +175,39 @@ fn each_use_of_a_persistent_leaf_owns_its_own_slot() {
 }
 
 #[test]
+fn memory_blocks_take_slots_after_their_leaf_s_persistent_slot() {
+    // 0 sequence, 1 Plan (memory 2), 2 Counter, 3 Pace (persistent and
+    // memory 3), 4 Shoot
+    let tree = sequence([act("Plan"), act("Counter"), act("Pace"), act("Shoot")]);
+    let shape = build(&tree);
+    let map: Vec<u32> = shape.persistent_map().iter().map(|n| n.get()).collect();
+    assert_eq!(map, [1, 1, 2, 3, 3, 3, 3]);
+    assert_eq!(
+        shape.spec().persistent_states,
+        7,
+        "the actor holds every word"
+    );
+    let n = NodeIdx::new;
+    assert_eq!(shape.slots_of(n(1)), 0..2);
+    assert_eq!(shape.memory_slots(n(1)), Some(0..2));
+    assert_eq!(shape.persistent_slot(n(2)), Some(2));
+    assert_eq!(shape.memory_slots(n(2)), None);
+    assert_eq!(shape.slots_of(n(3)), 3..7);
+    assert_eq!(
+        shape.memory_slots(n(3)),
+        Some(4..7),
+        "after its persistent slot"
+    );
+    assert_eq!(shape.slots_of(n(4)), 7..7);
+    let listing = shape.disassemble().to_string();
+    assert!(
+        listing.contains("Pace [persistent 3] [memory 4..7]"),
+        "{listing}"
+    );
+    assert!(listing.contains("Plan [memory 0..2]"), "{listing}");
+}
+
+#[test]
 fn merged_specs_cover_each_shape() {
     let a = *build(&creature()).spec();
     let b = *build(&concurrent([

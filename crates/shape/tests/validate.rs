@@ -5,8 +5,8 @@ mod common;
 
 use common::{action, conc, count, import, launch, parts, pri, ready, seq, timer, walk};
 use treebeard_shape::{
-    FLAG_PERSISTENT, Invalid, Kind, Limits, MAX_CHILDREN, NodeId, NodeIdx, ParamRange, Shape,
-    ShapeItem, ShapeParts, Source, ValidationError,
+    FLAG_PERSISTENT, Invalid, Kind, Limits, MAX_CHILDREN, MAX_MEMORY_WORDS, NodeId, NodeIdx,
+    ParamRange, Shape, ShapeItem, ShapeParts, Source, ValidationError,
 };
 
 fn reject(p: ShapeParts) -> ValidationError {
@@ -437,6 +437,51 @@ fn duplicate_import_names_within_a_kind() {
         name: "walk".into(),
     };
     assert_eq!(e.what(), &want);
+}
+
+#[test]
+fn memory_blocks_only_on_actions_and_decides_and_at_most_sixteen_words() {
+    // Imports 0 are conditions, 1 actions, 2 deferred actions: a condition's
+    // memory block, a deferred action's, and an action's of 17 words.
+    let cases = [
+        (0, Kind::Condition, 1),
+        (2, Kind::Deferred, 2),
+        (1, Kind::Action, MAX_MEMORY_WORDS as u8 + 1),
+    ];
+    for (table, kind, words) in cases {
+        let mut p = parts(vec![action()]);
+        let mut bad = import("keep", 0, false);
+        bad.memory = words;
+        p.imports[table].push(bad);
+        let e = reject(p);
+        assert_eq!(e.item(), None);
+        let want = Invalid::MemoryBlock {
+            kind,
+            name: "keep".into(),
+            words,
+        };
+        assert_eq!(e.what(), &want);
+        assert!(
+            e.to_string()
+                .contains("only immediate actions and Decide leaves"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn a_leaf_with_a_memory_block_has_the_slots_flag() {
+    // The flag says the leaf owns slots: its import's memory block counts.
+    let mut p = parts(vec![action()]);
+    p.imports[1][0].memory = 2;
+    let e = reject(p);
+    assert_eq!(
+        e.what(),
+        &Invalid::PersistentFlag {
+            leaf: "act".into(),
+            declared: true
+        }
+    );
 }
 
 #[test]

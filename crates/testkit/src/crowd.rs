@@ -508,8 +508,9 @@ mod tests {
             signal: Signal,
             state: &mut u32,
             persistent: Option<&mut u32>,
+            memory: Option<&mut treebeard_vm::MemoryBlock>,
         ) -> Status {
-            self.world.action(node, signal, state, persistent)
+            self.world.action(node, signal, state, persistent, memory)
         }
 
         fn clock(&self) -> Frame {

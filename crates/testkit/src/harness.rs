@@ -50,7 +50,8 @@ use treebeard_shape::{Kind, NodeIdx, Shape};
 use treebeard_vm::script::{Fault, Memory as TreeMemory, ScriptValue};
 use treebeard_vm::{
     ActionState, ActorLayout, ActorRef, Actors, AgentId, Ending, EventId, Frame, Interpreter,
-    Observer, Outcome, Program, Request, RequestKind, Signal, Stale, Status, TraceEvent,
+    MemoryBlock, Observer, Outcome, Program, Request, RequestKind, Signal, Stale, Status,
+    TraceEvent,
 };
 
 /// The reference's leaves in a differential run: the scripted [`World`]
@@ -78,17 +79,23 @@ impl RefLeaves for RefWorld<'_> {
         signal: Signal,
         state: &mut u32,
         persistent: Option<&mut u32>,
+        memory: Option<&mut MemoryBlock>,
     ) -> Status {
-        self.world.action(node, signal, state, persistent)
+        self.world.action(node, signal, state, persistent, memory)
     }
 
     fn scope(&mut self, node: NodeIdx, how: Option<Ending>) {
         self.world.scope(node, how);
     }
 
-    fn decide(&mut self, node: NodeIdx, stimuli: &[u32]) -> (f32, u32) {
+    fn decide(
+        &mut self,
+        node: NodeIdx,
+        stimuli: &[u32],
+        memory: Option<&mut MemoryBlock>,
+    ) -> (f32, u32) {
         let stimuli = crate::script::stimulus_data(stimuli, self.frame.time);
-        self.world.score(node, stimuli)
+        self.world.score_with_memory(node, stimuli, memory)
     }
 
     fn decision_flags(&self) -> u32 {

@@ -37,13 +37,13 @@ use crate::crowd::CrowdState;
 use std::collections::BTreeMap;
 use treebeard_shape::tree::{Count, Policy};
 use treebeard_shape::{
-    ActionId, FLAG_PERSISTENT, GroupPolicy, Kind, NodeIdx, SELF_AGENT, Shape, Signal as SignalDecl,
-    Timestamp, decider_param,
+    ActionId, GroupPolicy, Kind, NodeIdx, SELF_AGENT, Shape, Signal as SignalDecl, Timestamp,
+    decider_param,
 };
 use treebeard_vm::script::{Fault, Memory as TreeMemory, ScriptValue};
 use treebeard_vm::{
-    ActionState, AgentId, DeciderState, Ending, EventId, Frame, Outcome, Request, RequestKind,
-    Seat, Signal, Stale, Status, TraceEvent,
+    ActionState, AgentId, DeciderState, Ending, EventId, Frame, MemoryBlock, Outcome, Request,
+    RequestKind, Seat, Signal, Stale, Status, TraceEvent,
 };
 
 /// The leaves a reference tree calls, by the leaf's item: the scripted
@@ -51,13 +51,15 @@ use treebeard_vm::{
 pub trait RefLeaves {
     /// Tests the condition at `node`.
     fn condition(&mut self, node: NodeIdx) -> bool;
-    /// Calls the immediate action at `node`.
+    /// Calls the immediate action at `node`, with its persistent slot and
+    /// memory block if it has them.
     fn action(
         &mut self,
         node: NodeIdx,
         signal: Signal,
         state: &mut u32,
         persistent: Option<&mut u32>,
+        memory: Option<&mut MemoryBlock>,
     ) -> Status;
     /// Delivers `event` to the running action at `node`; whether a hook ran.
     fn event(
@@ -66,6 +68,7 @@ pub trait RefLeaves {
         _event: EventId,
         _state: &mut u32,
         _persistent: Option<&mut u32>,
+        _memory: Option<&mut MemoryBlock>,
     ) -> bool {
         false
     }
@@ -117,7 +120,12 @@ pub trait RefLeaves {
     ///
     /// # Panics
     /// By default: leaves that know no Decide functions.
-    fn decide(&mut self, node: NodeIdx, _stimuli: &[u32]) -> (f32, u32) {
+    fn decide(
+        &mut self,
+        node: NodeIdx,
+        _stimuli: &[u32],
+        _memory: Option<&mut MemoryBlock>,
+    ) -> (f32, u32) {
         panic!("these leaves cannot call the Decide leaf {node}")
     }
     /// The agent's decision flags (0 by default, as without
@@ -205,6 +213,7 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
         signal: Signal,
         state: &mut u32,
         persistent: Option<&mut u32>,
+        memory: Option<&mut MemoryBlock>,
     ) -> Status {
         self.program.call_action(
             node,
@@ -214,6 +223,7 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
             signal,
             state,
             persistent,
+            memory,
             cells(&mut self.entries),
         )
     }
@@ -224,6 +234,7 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
         event: EventId,
         state: &mut u32,
         persistent: Option<&mut u32>,
+        memory: Option<&mut MemoryBlock>,
     ) -> bool {
         self.program.call_event(
             node,
@@ -233,6 +244,7 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
             event,
             state,
             persistent,
+            memory,
             cells(&mut self.entries),
         )
     }
@@ -281,9 +293,20 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
         self.program.input_int(word, self.blackboard)
     }
 
-    fn decide(&mut self, node: NodeIdx, stimuli: &[u32]) -> (f32, u32) {
-        self.program
-            .call_decide(node, self.blackboard, self.agent, self.frame, stimuli)
+    fn decide(
+        &mut self,
+        node: NodeIdx,
+        stimuli: &[u32],
+        memory: Option<&mut MemoryBlock>,
+    ) -> (f32, u32) {
+        self.program.call_decide(
+            node,
+            self.blackboard,
+            self.agent,
+            self.frame,
+            stimuli,
+            memory,
+        )
     }
 
     fn decision_flags(&self) -> u32 {
@@ -702,6 +725,8 @@ pub enum RefNode {
     },
     /// A `Decide` leaf: only asked, through its decider, never ticked.
     Decide {
+        /// Its decider block, if its leaf declares one.
+        memory: Option<MemoryBlock>,
         /// The node's pre-order index.
         node: NodeIdx,
     },
@@ -718,6 +743,8 @@ pub enum RefNode {
         running: Option<u32>,
         /// The persistent slot's value, for `p` leaves.
         persistent: Option<u32>,
+        /// Its memory block, if its leaf declares one.
+        memory: Option<MemoryBlock>,
     },
     /// A deferred action (`d`), run by a game system through requests.
     Deferred {
@@ -1094,7 +1121,17 @@ impl RefNode {
             node,
             running: None,
             persistent: persistent.then_some(0),
+            memory: None,
         }
+    }
+
+    /// The same immediate action or Decide, owning a memory block of
+    /// `words` words (none for 0), as its leaf declares.
+    pub fn with_memory(mut self, words: usize) -> RefNode {
+        if let RefNode::Action { memory, .. } | RefNode::Decide { memory, .. } = &mut self {
+            *memory = (words > 0).then(|| MemoryBlock::zeroed(words));
+        }
+        self
     }
 
     /// A deferred action at `node`, requested as `action`.
@@ -1145,7 +1182,7 @@ impl RefNode {
             | RefNode::Group { node, .. }
             | RefNode::ChildTree { node, .. }
             | RefNode::Decider { node, .. }
-            | RefNode::Decide { node }
+            | RefNode::Decide { node, .. }
             | RefNode::Condition { node }
             | RefNode::Action { node, .. }
             | RefNode::Deferred { node, .. } => *node,
@@ -1263,11 +1300,22 @@ impl RefNode {
         }
     }
 
-    /// The persistent slots of the subtree's `p` leaves, in pre-order.
+    /// The persistent slots of the subtree's `p` leaves, then its memory
+    /// blocks' words, in pre-order.
     fn persistent_values(&self) -> Vec<u32> {
         let mut nodes = Vec::new();
         self.walk(&mut nodes);
-        nodes
+        let blocks = nodes.iter().flat_map(|n| match n {
+            RefNode::Action {
+                memory: Some(m), ..
+            }
+            | RefNode::Decide {
+                memory: Some(m), ..
+            } => m.words(),
+            _ => &[],
+        });
+        let blocks: Vec<u32> = blocks.copied().collect();
+        let mut values: Vec<u32> = nodes
             .iter()
             .filter_map(|n| match n {
                 RefNode::Action { persistent, .. }
@@ -1283,7 +1331,9 @@ impl RefNode {
                 } => Some(*ready),
                 _ => None,
             })
-            .collect()
+            .collect();
+        values.extend(blocks);
+        values
     }
 
     /// Puts back slot values taken by [`RefNode::persistent_values`].
@@ -1306,6 +1356,21 @@ impl RefNode {
                 *slot = *values
                     .next()
                     .expect("the snapshot holds one value per persistent leaf");
+            }
+        });
+        self.walk_mut(&mut |n| {
+            if let RefNode::Action {
+                memory: Some(m), ..
+            }
+            | RefNode::Decide {
+                memory: Some(m), ..
+            } = n
+            {
+                for word in m.words_mut() {
+                    *word = *values
+                        .next()
+                        .expect("the snapshot holds every memory block's words");
+                }
             }
         });
     }
@@ -1599,6 +1664,9 @@ struct Tick<'w> {
     /// The decider block an immediate action started next by a newly
     /// chosen decider gets as its state (0 otherwise).
     block: u32,
+    /// The decider block (of its decider's Decide) that an immediate
+    /// action with a memory block started next starts its memory from.
+    block_memory: Option<MemoryBlock>,
     /// The `redecide` deciders whose group children are running, innermost
     /// last.
     redeciders: Vec<Redecider>,
@@ -1638,6 +1706,8 @@ struct Redecider {
     params: DeciderParams,
     decide: Option<NodeIdx>,
     slot: Option<u32>,
+    /// Its Decide's decider block, as asking it again leaves it.
+    memory: Option<MemoryBlock>,
 }
 
 /// The unwinding payload that stops a tick at a group's redecide limit.
@@ -1809,6 +1879,7 @@ impl Reference {
             stimuli: &mut self.stimuli,
             tested: Vec::new(),
             block: 0,
+            block_memory: None,
             redeciders: Vec::new(),
             found_nothing: None,
             violated: false,
@@ -1838,9 +1909,11 @@ impl Reference {
                 }
                 // The timers of the deciders the groups held stay as asked.
                 for r in std::mem::take(&mut cx.redeciders) {
-                    if let Some(RefNode::Decider { slot, .. }) = find_mut(&mut self.root, r.decider)
+                    if let Some(RefNode::Decider { slot, children, .. }) =
+                        find_mut(&mut self.root, r.decider)
                     {
                         *slot = r.slot;
+                        restore_decide_memory(children, r.memory);
                     }
                 }
                 // The root fails (the tick's status); the rest is cancelled.
@@ -1904,6 +1977,7 @@ impl Reference {
             stimuli: &mut self.stimuli,
             tested: Vec::new(),
             block: 0,
+            block_memory: None,
             redeciders: Vec::new(),
             found_nothing: None,
             violated: false,
@@ -1961,38 +2035,59 @@ impl Reference {
         found
     }
 
-    /// The persistent slots of the `p` leaves, by item.
+    /// The persistent slots of the `p` leaves, by item, each node's
+    /// persistent slot before its memory block's words (as the VM lays
+    /// them out).
     pub fn persistent(&self) -> Vec<(NodeIdx, u32)> {
         let mut nodes = Vec::new();
         self.root.walk(&mut nodes);
         nodes
             .iter()
-            .filter_map(|n| match n {
-                RefNode::Action {
-                    node,
-                    persistent: Some(v),
-                    ..
-                }
-                | RefNode::Group {
-                    node,
-                    slot: Some(v),
-                    ..
-                }
-                | RefNode::Decider {
-                    node,
-                    slot: Some(v),
-                    ..
-                }
-                | RefNode::Cooldown { node, ready: v, .. }
-                | RefNode::SequenceWithMemory {
-                    node, position: v, ..
-                }
-                | RefNode::ChildTree {
-                    node, injected: v, ..
-                } => Some((*node, *v)),
-                _ => None,
+            .flat_map(|n| {
+                let memory = match n {
+                    RefNode::Action {
+                        node,
+                        memory: Some(m),
+                        ..
+                    }
+                    | RefNode::Decide {
+                        node,
+                        memory: Some(m),
+                    } => m.words().iter().map(|&w| (*node, w)).collect(),
+                    _ => Vec::new(),
+                };
+                Self::slot_of(n).into_iter().chain(memory)
             })
             .collect()
+    }
+
+    /// A node's persistent slot (its memory block aside), with its item.
+    fn slot_of(n: &RefNode) -> Option<(NodeIdx, u32)> {
+        match n {
+            RefNode::Action {
+                node,
+                persistent: Some(v),
+                ..
+            }
+            | RefNode::Group {
+                node,
+                slot: Some(v),
+                ..
+            }
+            | RefNode::Decider {
+                node,
+                slot: Some(v),
+                ..
+            }
+            | RefNode::Cooldown { node, ready: v, .. }
+            | RefNode::SequenceWithMemory {
+                node, position: v, ..
+            }
+            | RefNode::ChildTree {
+                node, injected: v, ..
+            } => Some((*node, *v)),
+            _ => None,
+        }
     }
 
     /// Everything the tree remembers for the next tick, the agent's tickets
@@ -2099,8 +2194,9 @@ impl Reference {
                 node,
                 running: Some(state),
                 persistent,
+                memory,
             } = n
-                && world.event(*node, event, state, persistent.as_mut())
+                && world.event(*node, event, state, persistent.as_mut(), memory.as_mut())
             {
                 delivered += 1;
             }
@@ -2884,11 +2980,13 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             // Its child runs; a newly chosen immediate action gets the block.
             let block = std::mem::take(&mut cx.block);
             let decide = decide_leaf(children);
+            let decide_block = decide_memory(children);
             let Some(child) = children.last_mut() else {
                 unreachable!("a decider has a child")
             };
             if matches!(child, RefNode::Action { .. }) {
                 cx.block = block;
+                cx.block_memory = decide_block;
             }
             let redecider = params.redecide && matches!(child, RefNode::Group { .. });
             if redecider {
@@ -2898,16 +2996,19 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
                     params: *params,
                     decide,
                     slot: *slot,
+                    memory: decide_block,
                 });
             }
             cx.found_nothing = None;
+            let child_at = child.index();
             let status = tick(child, cx);
             if redecider && let Some(r) = cx.redeciders.pop() {
                 *slot = r.slot;
+                restore_decide_memory(children, r.memory);
             }
             // It accepted, and its group found none of its deciders to:
             // Spore's subset rule is broken (docs/nodes.md).
-            if cx.found_nothing.take() == Some(child.index()) {
+            if cx.found_nothing.take() == Some(child_at) {
                 let report = cx.request(*node, ActionId(0), RequestKind::SubsetRule);
                 cx.events.push(report);
                 cx.violated = true;
@@ -2951,22 +3052,34 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
             node,
             running,
             persistent,
+            memory,
         } => {
             // A newly chosen decider's immediate action starts with its
-            // decider block.
+            // decider block, and its memory with its decider's Decide's.
             let block = std::mem::take(&mut cx.block);
+            let block_memory = cx.block_memory.take();
             let (signal, mut state) = match running.take() {
                 Some(state) => (Signal::Tick, state),
                 None => {
                     if block != 0 {
                         cx.coverage.decider_blocks += 1;
                     }
+                    if let Some(m) = memory.as_mut() {
+                        *m = MemoryBlock::zeroed(m.words().len());
+                        if let Some(from) = &block_memory {
+                            m.copy_from(from);
+                        }
+                    }
                     (Signal::Start, block)
                 }
             };
-            let status = cx
-                .world
-                .action(*node, signal, &mut state, persistent.as_mut());
+            let status = cx.world.action(
+                *node,
+                signal,
+                &mut state,
+                persistent.as_mut(),
+                memory.as_mut(),
+            );
             cx.world.written(cx.entries);
             if status == Status::Running {
                 *running = Some(state);
@@ -3387,12 +3500,17 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
             node,
             running,
             persistent,
+            memory,
         } => {
             if let Some(mut state) = running.take() {
                 // The return value of a cancel call is ignored.
-                let _ = cx
-                    .world
-                    .action(*node, Signal::Cancel, &mut state, persistent.as_mut());
+                let _ = cx.world.action(
+                    *node,
+                    Signal::Cancel,
+                    &mut state,
+                    persistent.as_mut(),
+                    memory.as_mut(),
+                );
                 cx.world.written(cx.entries);
                 cx.coverage.cancel_calls += 1;
             }
@@ -3431,11 +3549,41 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
     }
 }
 
+/// The words of the memory block of the leaf at `node` in `shape`.
+fn memory_words(shape: &Shape, node: NodeIdx) -> usize {
+    shape.memory_slots(node).map_or(0, |m| m.len())
+}
+
 /// The `Decide` leaf of a decider's children, if it has one.
 fn decide_leaf(children: &[RefNode]) -> Option<NodeIdx> {
     match children {
-        [RefNode::Decide { node }, _] => Some(*node),
+        [RefNode::Decide { node, .. }, _] => Some(*node),
         _ => None,
+    }
+}
+
+/// The `Decide` leaf of a decider's children and its decider block, if it
+/// has one.
+fn decide_parts(children: &mut [RefNode]) -> Option<(NodeIdx, Option<&mut MemoryBlock>)> {
+    match children {
+        [RefNode::Decide { node, memory }, _] => Some((*node, memory.as_mut())),
+        _ => None,
+    }
+}
+
+/// The decider block of a decider's Decide leaf, if it declares one.
+fn decide_memory(children: &[RefNode]) -> Option<MemoryBlock> {
+    match children {
+        [RefNode::Decide { memory, .. }, _] => *memory,
+        _ => None,
+    }
+}
+
+/// Puts back a decider block (kept by a redecider) into `children`'s
+/// Decide leaf.
+fn restore_decide_memory(children: &mut [RefNode], block: Option<MemoryBlock>) {
+    if let [RefNode::Decide { memory, .. }, _] = children {
+        *memory = block;
     }
 }
 
@@ -3476,7 +3624,7 @@ fn flags_pass(flags: u32, [all, any, none]: [u32; 3]) -> bool {
 /// deciders", step 1 and 2.
 fn ask_own(
     params: &DeciderParams,
-    decide: Option<NodeIdx>,
+    decide: Option<(NodeIdx, Option<&mut MemoryBlock>)>,
     slot: &mut Option<u32>,
     cx: &mut Tick<'_>,
 ) -> Asked {
@@ -3507,9 +3655,13 @@ fn ask_own(
     if params.delegate {
         return Asked::Delegates;
     }
-    let Some(leaf) = decide else {
+    let Some((leaf, mut memory)) = decide else {
         return Asked::Accepted(1.0, 0);
     };
+    // Its decider block starts each call as zeros.
+    if let Some(m) = memory.as_deref_mut() {
+        *m = MemoryBlock::zeroed(m.words().len());
+    }
     let stimuli: Vec<u32> = cx
         .stimuli
         .iter()
@@ -3518,7 +3670,7 @@ fn ask_own(
     if active_stimuli(cx.stimuli, cx.world.clock().time) != 0 {
         cx.coverage.decides_with_stimuli += 1;
     }
-    let (score, block) = cx.world.decide(leaf, &stimuli);
+    let (score, block) = cx.world.decide(leaf, &stimuli, memory);
     if score > 0.0 {
         Asked::Accepted(score, block)
     } else {
@@ -3537,7 +3689,7 @@ fn ask(decider: &mut RefNode, cx: &mut Tick<'_>) -> Option<(f32, u32)> {
     else {
         unreachable!("a group's children after its behavior are deciders")
     };
-    match ask_own(params, decide_leaf(children), slot, cx) {
+    match ask_own(params, decide_parts(children), slot, cx) {
         Asked::Rejected => None,
         Asked::Accepted(score, block) => Some((score, block)),
         Asked::Delegates => {
@@ -3920,7 +4072,8 @@ fn tick_group(group: &mut RefNode, cx: &mut Tick<'_>) -> Status {
         // A group whose decider has `redecide` asks that decider again.
         if let Some(at) = cx.redeciders.iter().rposition(|r| r.group == node) {
             let mut r = cx.redeciders.remove(at);
-            let accepts = match ask_own(&r.params, r.decide, &mut r.slot, cx) {
+            let decide = r.decide.map(|n| (n, r.memory.as_mut()));
+            let accepts = match ask_own(&r.params, decide, &mut r.slot, cx) {
                 Asked::Rejected => false,
                 Asked::Accepted(..) => true,
                 Asked::Delegates => {
@@ -4136,9 +4289,16 @@ fn ref_node(shape: &Shape, at: NodeIdx) -> RefNode {
             registered: false,
         },
         Kind::Condition => RefNode::condition(at),
-        Kind::Action => RefNode::action(at, item.flags() & FLAG_PERSISTENT != 0),
+        Kind::Action => {
+            let persistent = shape.import(at).is_some_and(|i| i.persistent);
+            RefNode::action(at, persistent).with_memory(memory_words(shape, at))
+        }
         Kind::Deferred => RefNode::deferred(at, ActionId(item.import())),
-        Kind::Decide => RefNode::Decide { node: at },
+        Kind::Decide => RefNode::Decide {
+            node: at,
+            memory: None,
+        }
+        .with_memory(memory_words(shape, at)),
         Kind::Group => {
             let params = shape.params(at);
             let children = children();
@@ -4220,7 +4380,14 @@ mod tests {
             false
         }
 
-        fn action(&mut self, _: NodeIdx, _: Signal, _: &mut u32, _: Option<&mut u32>) -> Status {
+        fn action(
+            &mut self,
+            _: NodeIdx,
+            _: Signal,
+            _: &mut u32,
+            _: Option<&mut u32>,
+            _: Option<&mut MemoryBlock>,
+        ) -> Status {
             Status::Failure
         }
 

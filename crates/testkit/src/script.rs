@@ -11,10 +11,10 @@
 //! | --- | --- | --- |
 //! | `c` | condition | returns the scripted outcome (running counts as failure) |
 //! | `a` | immediate action | returns the scripted outcome; while running its state counts its ticks |
-//! | `p` | immediate action with a persistent slot | like `a`, and adds 1 to its slot on every success |
+//! | `p` | immediate action with a persistent slot and a memory block of two words | like `a`, and adds 1 to its slot on every success; its memory counts its calls and folds in its states (see [`World::action`]) |
 //! | `d` | deferred action | runs in a test "game system" through requests and completions |
 //! | `s` | scope hooks | log the scope's enter and exit |
-//! | `score` | Decide (Spore) | logs the call; returns the scripted score ([`World::score`], which the agent's active stimuli 0 and 1 and their data change) and sets a decider block |
+//! | `score` | Decide (Spore) | logs the call; returns the scripted score ([`World::score`], which the agent's active stimuli 0 and 1 and their data change) and sets a decider block, and a one-word memory block ([`score_memory`]) that a `p` its decider starts begins its memory with |
 //!
 //! The agent's decision flags (`Leaves::decision_flags`) are
 //! [`World::decision_flags`]: two bits, scripted per tick.
@@ -30,8 +30,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use treebeard_shape::{FieldDecl, FieldType, NodeIdx};
 use treebeard_vm::{
-    Args, Blackboard, Call, Completion, Ending, FieldId, Leaves, Outcome, Request, RequestKind,
-    ScopeHooks, Signal, Status, Value,
+    Args, Blackboard, Call, Completion, Ending, FieldId, Leaves, MemoryBlock, Outcome, Request,
+    RequestKind, ScopeHooks, Signal, Status, Value,
 };
 
 /// One leaf call, as a test sees it.
@@ -151,14 +151,27 @@ impl World {
 
     /// The test action: logs the call; unless cancelled, returns the
     /// scripted outcome, counting ticks in `state` while running and adding
-    /// one to `persistent` (if given) on success.
+    /// one to `persistent` (if given) on success. A memory block (`p`'s
+    /// two words) counts the calls in its first word and folds the states
+    /// into its second; a cancel call adds 7 to the second.
     pub fn action(
         &mut self,
         node: NodeIdx,
         signal: Signal,
         state: &mut u32,
         persistent: Option<&mut u32>,
+        memory: Option<&mut MemoryBlock>,
     ) -> Status {
+        if let Some(memory) = memory
+            && let [calls, fold, ..] = memory.words_mut()
+        {
+            if signal == Signal::Cancel {
+                *fold = fold.wrapping_add(7);
+            } else {
+                *calls += 1;
+                *fold = fold.wrapping_mul(3).wrapping_add(*state);
+            }
+        }
         let status = match signal {
             Signal::Cancel => Status::Failure,
             Signal::Start | Signal::Tick => self.outcome(node, *state),
@@ -178,6 +191,21 @@ impl World {
             }
         }
         status
+    }
+
+    /// [`World::score`], which also fills the Decide's memory block, if
+    /// given, with [`score_memory`] of the decider block.
+    pub fn score_with_memory(
+        &self,
+        node: NodeIdx,
+        stimuli: [Option<u32>; 2],
+        memory: Option<&mut MemoryBlock>,
+    ) -> (f32, u32) {
+        let (score, block) = self.score(node, stimuli);
+        if let Some(memory) = memory {
+            *memory.get::<u32>() = score_memory(block);
+        }
+        (score, block)
     }
 
     /// The test Decide `score` at `node`: logs the call and returns its
@@ -316,7 +344,13 @@ fn scripted_action(w: &mut World, call: &mut Call<'_>) -> Status {
     let signal = call.signal();
     let mut state = call.state();
     let mut persistent = call.persistent().copied();
-    let status = w.action(node, signal, &mut state, persistent.as_mut());
+    let status = w.action(
+        node,
+        signal,
+        &mut state,
+        persistent.as_mut(),
+        call.memory_block(),
+    );
     *call.state_mut() = state;
     if let (Some(slot), Some(value)) = (call.persistent(), persistent) {
         *slot = value;
@@ -340,6 +374,12 @@ impl ScopeHooks<World> for TestScope {
 /// The events the standard test leaves declare, in event id order.
 pub const EVENTS: [&str; 3] = ["e0", "e1", "e2"];
 
+/// The decider block `score` writes into its memory block, from the
+/// block it sets: what a `p` its decider starts begins its memory with.
+pub fn score_memory(block: u32) -> u32 {
+    block.wrapping_mul(5) + 1
+}
+
 fn scripted_condition(w: &World, args: &Args<'_>) -> bool {
     w.condition(args.node())
 }
@@ -354,7 +394,7 @@ treebeard_vm::leaf_set! {
     pub struct TestLeaves for World {
         condition "c" => scripted_condition;
         action "a" => scripted_action;
-        persistent_action "p" => scripted_persistent;
+        persistent_action "p" => scripted_persistent memory [u32; 2];
         deferred "d";
     }
 }
@@ -364,11 +404,14 @@ treebeard_vm::leaf_set! {
 pub fn leaves() -> Leaves<World> {
     let mut leaves = TestLeaves::leaves();
     leaves.scope::<TestScope>("s");
-    leaves.decide("score", |w, call| {
-        let (score, block) = w.score(call.node(), [call.stimulus(0), call.stimulus(1)]);
-        call.set_block(block);
-        score
-    });
+    leaves
+        .decide("score", |w, call| {
+            let (score, block) = w.score(call.node(), [call.stimulus(0), call.stimulus(1)]);
+            call.set_block(block);
+            *call.memory::<u32>() = score_memory(block);
+            score
+        })
+        .memory::<u32>();
     leaves.decision_flags(World::decision_flags);
     for event in EVENTS {
         leaves.event(event);
@@ -388,8 +431,9 @@ impl crate::reference::RefLeaves for World {
         signal: Signal,
         state: &mut u32,
         persistent: Option<&mut u32>,
+        memory: Option<&mut MemoryBlock>,
     ) -> Status {
-        World::action(self, node, signal, state, persistent)
+        World::action(self, node, signal, state, persistent, memory)
     }
 
     fn scope(&mut self, node: NodeIdx, how: Option<Ending>) {
@@ -398,8 +442,13 @@ impl crate::reference::RefLeaves for World {
 
     /// The score of [`World::score`] with the active stimuli at the
     /// default clock's time 0 (these leaves know no other).
-    fn decide(&mut self, node: NodeIdx, stimuli: &[u32]) -> (f32, u32) {
-        self.score(node, stimulus_data(stimuli, 0.0))
+    fn decide(
+        &mut self,
+        node: NodeIdx,
+        stimuli: &[u32],
+        memory: Option<&mut MemoryBlock>,
+    ) -> (f32, u32) {
+        self.score_with_memory(node, stimulus_data(stimuli, 0.0), memory)
     }
 
     fn decision_flags(&self) -> u32 {

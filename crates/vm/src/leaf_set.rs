@@ -56,7 +56,10 @@
 //!
 //! The kinds are `condition`, `action`, `persistent_action` (an action
 //! owning a persistent slot) and `deferred` (no function: a game system
-//! runs it).
+//! runs it). An action followed by `memory Type` owns a memory block of
+//! that plain-old-data type ([`Registered::memory`](crate::Registered::memory),
+//! [`Call::memory`](crate::Call::memory)):
+//! `action "Patrol" => patrol(speed: f64) memory PatrolMemory;`.
 
 use crate::blackboard::{Blackboard, Value};
 use crate::leaves::{Args, Input, Output};
@@ -385,7 +388,8 @@ macro_rules! leaf_set {
         $(#[$meta:meta])*
         $vis:vis struct $set:ident for $bb:ty {
             $(
-                $kind:ident $name:literal $(=> $f:ident)? $(( $($p:ident : $t:ty),* $(,)? ))? ;
+                $kind:ident $name:literal $(=> $f:ident)? $(( $($p:ident : $t:ty),* $(,)? ))?
+                    $(memory $m:ty)? ;
             )*
         }
     ) => {
@@ -399,7 +403,7 @@ macro_rules! leaf_set {
             pub fn leaves() -> $crate::Leaves<$bb> {
                 let mut leaves = $crate::Leaves::<$bb>::new();
                 $(
-                    $crate::leaf_set!(@register leaves $bb, $kind $name $(=> $f)? ( $($($p : $t),*)? ));
+                    $crate::leaf_set!(@register leaves $bb, $kind $name $(=> $f)? ( $($($p : $t),*)? ) [$($m)?]);
                 )*
                 leaves
             }
@@ -410,7 +414,7 @@ macro_rules! leaf_set {
         }
     };
 
-    (@register $leaves:ident $bb:ty, condition $name:literal => $f:ident ( $($p:ident : $t:ty),* )) => {
+    (@register $leaves:ident $bb:ty, condition $name:literal => $f:ident ( $($p:ident : $t:ty),* ) []) => {
         $leaves
             .condition($name, |bb, args| {
                 #[allow(unused_mut)]
@@ -420,11 +424,14 @@ macro_rules! leaf_set {
             $(.param(stringify!($p), <$t as $crate::LeafParam>::param_type()))*
             .rust_fn(stringify!($f));
     };
-    (@register $leaves:ident $bb:ty, action $name:literal => $f:ident ( $($p:ident : $t:ty),* )) => {
-        $crate::leaf_set!(@action $leaves $name => $f ( $($p : $t),* ));
+    (@register $leaves:ident $bb:ty, action $name:literal => $f:ident ( $($p:ident : $t:ty),* ) [$($m:ty)?]) => {
+        $crate::leaf_set!(@action $leaves $name => $f ( $($p : $t),* ))
+            $(.memory::<$m>())?;
     };
-    (@register $leaves:ident $bb:ty, persistent_action $name:literal => $f:ident ( $($p:ident : $t:ty),* )) => {
-        $crate::leaf_set!(@action $leaves $name => $f ( $($p : $t),* )).persistent();
+    (@register $leaves:ident $bb:ty, persistent_action $name:literal => $f:ident ( $($p:ident : $t:ty),* ) [$($m:ty)?]) => {
+        $crate::leaf_set!(@action $leaves $name => $f ( $($p : $t),* ))
+            .persistent()
+            $(.memory::<$m>())?;
     };
     (@action $leaves:ident $name:literal => $f:ident ( $($p:ident : $t:ty),* )) => {
         $leaves
@@ -438,7 +445,7 @@ macro_rules! leaf_set {
             $(.param(stringify!($p), <$t as $crate::LeafParam>::param_type()))*
             .rust_fn(stringify!($f))
     };
-    (@register $leaves:ident $bb:ty, deferred $name:literal ( $($p:ident : $t:ty),* )) => {
+    (@register $leaves:ident $bb:ty, deferred $name:literal ( $($p:ident : $t:ty),* ) []) => {
         $leaves
             .deferred($name)
             $(.param(stringify!($p), <$t as $crate::LeafParam>::param_type()))*;

@@ -38,10 +38,12 @@
 use crate::actor::stimulus_datum;
 use crate::blackboard::{Blackboard, FieldId, Value};
 use crate::frame::Frame;
+use crate::memory_block::MemoryBlock;
 use crate::program::Program;
 use crate::request::AgentId;
 use crate::script::FieldAccess;
 use crate::status::{Signal, Status};
+use bytemuck::Pod;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::ops::Deref;
@@ -414,13 +416,15 @@ impl<'a> Input<'a> {
 }
 
 /// One call of an immediate action: [`Args`], the signal, the action's
-/// running state and, if the leaf owns one, its persistent slot.
+/// running state and, if the leaf owns them, its persistent slot and its
+/// memory block.
 #[derive(Debug)]
 pub struct Call<'a> {
     pub(crate) args: &'a Args<'a>,
     pub(crate) signal: Signal,
     pub(crate) state: u32,
     pub(crate) persistent: Option<u32>,
+    pub(crate) memory: Option<&'a mut MemoryBlock>,
 }
 
 impl<'a> Call<'a> {
@@ -459,6 +463,27 @@ impl<'a> Call<'a> {
     pub fn persistent(&mut self) -> Option<&mut u32> {
         self.persistent.as_mut()
     }
+
+    /// The leaf's memory block as `M`, the type it declared
+    /// ([`Registered::memory`]): reset when the action starts (to zeros,
+    /// or to its decider's block), kept while it runs. Changes are kept as
+    /// a persistent slot's are.
+    ///
+    /// # Panics
+    /// If the leaf declared no memory block, or a smaller one than `M`.
+    #[inline]
+    pub fn memory<M: Pod>(&mut self) -> &mut M {
+        match self.memory.as_deref_mut() {
+            Some(block) => block.get(),
+            None => panic!("the leaf declared no memory block (`Registered::memory`)"),
+        }
+    }
+
+    /// The leaf's memory block as words, if it declared one.
+    #[inline]
+    pub fn memory_block(&mut self) -> Option<&mut MemoryBlock> {
+        self.memory.as_deref_mut()
+    }
 }
 
 impl<'a> Deref for Call<'a> {
@@ -478,6 +503,8 @@ pub struct DecideCall<'a> {
     /// its datum.
     pub(crate) stimuli: &'a [u32],
     pub(crate) block: u32,
+    /// The Decide's own decider block, if it declared one.
+    pub(crate) memory: Option<&'a mut MemoryBlock>,
 }
 
 impl<'a> DecideCall<'a> {
@@ -496,6 +523,21 @@ impl<'a> DecideCall<'a> {
     /// immediate action, the action starts with the block as its state.
     pub fn set_block(&mut self, block: u32) {
         self.block = block;
+    }
+
+    /// The decider block as `M`, the type the Decide declared
+    /// ([`Registered::memory`]; Spore's DBlock): zeroed before each call;
+    /// if this decider is chosen and runs an immediate action with a
+    /// memory block, that action starts with this block's words as its
+    /// memory.
+    ///
+    /// # Panics
+    /// If the Decide declared no memory block, or a smaller one than `M`.
+    pub fn memory<M: Pod>(&mut self) -> &mut M {
+        match self.memory.as_deref_mut() {
+            Some(block) => block.get(),
+            None => panic!("the Decide declared no memory block (`Registered::memory`)"),
+        }
     }
 }
 
@@ -782,6 +824,58 @@ impl<B> Registered<'_, B> {
     /// call for this leaf; [`crate::leaf_set!`] declares it.
     pub fn rust_fn(self, name: &'static str) -> Self {
         self.leaf.rust_fn = Some(name);
+        self
+    }
+
+    /// Every use of the leaf owns a memory block of type `M` (see
+    /// [`Call::memory`] and, for a Decide, [`DecideCall::memory`]): Spore's
+    /// behaviour memory and decider blocks, up to 64 bytes, counted in the
+    /// actor's size.
+    ///
+    /// ```
+    /// use treebeard_shape::tree::act;
+    /// use treebeard_vm::{Actor, AgentId, Frame, Interpreter, Leaves, Status};
+    ///
+    /// #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+    /// #[repr(C)]
+    /// struct Patrol {
+    ///     leg: u32,
+    ///     distance: f32,
+    /// }
+    ///
+    /// let mut leaves = Leaves::<Vec<u32>>::new();
+    /// leaves
+    ///     .action("Patrol", |legs, call| {
+    ///         let patrol = call.memory::<Patrol>(); // zeros when it starts
+    ///         patrol.leg += 1;
+    ///         legs.push(patrol.leg);
+    ///         Status::Running
+    ///     })
+    ///     .memory::<Patrol>();
+    /// let program = leaves.compile(&act("Patrol"))?;
+    /// assert_eq!(program.shape().spec().persistent_states, 2, "two words per agent");
+    ///
+    /// let (mut actor, mut legs) = (Actor::for_shape(program.shape()), Vec::new());
+    /// let mut interpreter = Interpreter::new();
+    /// for _ in 0..3 {
+    ///     let frame = Frame::default();
+    ///     let mut requests = Vec::new();
+    ///     interpreter.tick(&program, &frame, AgentId(0), &mut actor.as_mut(), &mut legs, &mut requests);
+    /// }
+    /// assert_eq!(legs, [1, 2, 3]);
+    /// # Ok::<(), treebeard_shape::BuildError>(())
+    /// ```
+    ///
+    /// # Panics
+    /// For conditions, deferred actions and scopes' hooks, which keep no
+    /// state between calls; for an `M` larger than 64 bytes or aligned to
+    /// more than 8.
+    pub fn memory<M: Pod>(self) -> Self {
+        assert!(
+            matches!(self.leaf.f, LeafFn::Action(_) | LeafFn::Decide(_)) && !self.leaf.decl.scope,
+            "only immediate actions and Decide leaves own memory blocks"
+        );
+        self.leaf.decl.memory = MemoryBlock::words_of::<M>();
         self
     }
 

@@ -76,6 +76,7 @@ mod interpreter;
 pub mod leaf_set;
 mod leaves;
 mod logs;
+mod memory_block;
 pub mod observe;
 mod program;
 pub mod recording;
@@ -103,6 +104,7 @@ pub use leaves::{
 #[cfg(feature = "log")]
 pub use logs::LogCrate;
 pub use logs::{LogHistory, LogRecord, LogSink, LoggedMessage, Logs};
+pub use memory_block::MemoryBlock;
 pub use observe::{Answer, NodeState, NodeStates, Observer};
 pub use program::{LinkError, Program};
 pub use recording::{Recorder, Recording, RecordingError};

@@ -9,6 +9,7 @@ use crate::leaves::{
     ActionFn, Args, Call, ConditionFn, DecideCall, DecideFn, DecisionFlagsFn, Ending, EventFn,
     EventId, LeafFn, Leaves, int_input, scope_call,
 };
+use crate::memory_block::MemoryBlock;
 use crate::request::{AgentId, Request};
 use crate::script::{Fault, FieldAccess, Memory, ScriptValue};
 use crate::status::{Signal, Status};
@@ -37,6 +38,9 @@ pub struct Program<B> {
     /// tick indexes it instead of searching the persistent map. Empty if
     /// the shape has no persistent slots.
     pub(crate) slots: Arc<[u32]>,
+    /// Per item: its memory block's first slot and words (`first << 8 |
+    /// words`; 0 for none). Empty if no leaf has a memory block.
+    pub(crate) memory: Arc<[u32]>,
     /// How scripts reach the blackboard's fields.
     pub(crate) access: Option<FieldAccess<B>>,
     /// The variables' initial values, 32 a word: an actor stores each
@@ -62,6 +66,7 @@ impl<B> Clone for Program<B> {
             decision_flags: self.decision_flags,
             on_event: self.on_event.clone(),
             slots: Arc::clone(&self.slots),
+            memory: Arc::clone(&self.memory),
             access: self.access,
             initial: Arc::clone(&self.initial),
             globals: self.globals.clone(),
@@ -275,10 +280,20 @@ impl<B> Program<B> {
             on_event.clear();
         }
         let mut slots = Vec::new();
+        let mut memory = Vec::new();
         if !shape.persistent_map().is_empty() {
             slots = vec![u32::MAX; shape.len()];
-            for (slot, node) in shape.persistent_map().iter().enumerate() {
-                slots[node.index()] = slot as u32;
+            for (slot, &node) in shape.persistent_map().iter().enumerate() {
+                // A node's first slot is its persistent slot, but for a
+                // leaf with only a memory block.
+                let owns = shape.import(node).is_none_or(|i| i.persistent);
+                if owns && slots[node.index()] == u32::MAX {
+                    slots[node.index()] = slot as u32;
+                }
+                if let Some(block) = shape.memory_slots(node) {
+                    memory.resize(shape.len(), 0);
+                    memory[node.index()] = (block.start as u32) << 8 | block.len() as u32;
+                }
             }
         }
         Ok(Program {
@@ -291,6 +306,7 @@ impl<B> Program<B> {
             decision_flags: leaves.decision_flags_fn(),
             on_event: on_event.into_boxed_slice(),
             slots: slots.into(),
+            memory: memory.into(),
             access,
             initial: initial.into(),
             compiled: None,
@@ -377,6 +393,15 @@ impl<B> Program<B> {
             .get(node as usize)
             .filter(|&&s| s != u32::MAX)
             .map(|&s| s as usize)
+    }
+
+    /// The slots of the memory block of the leaf at item `node`, if it
+    /// declares one.
+    #[inline]
+    pub(crate) fn memory_slots(&self, node: u32) -> Option<std::ops::Range<usize>> {
+        let packed = *self.memory.get(node as usize)?;
+        let first = (packed >> 8) as usize;
+        (packed != 0).then(|| first..first + (packed & 0xFF) as usize)
     }
 
     /// The shape.
@@ -481,8 +506,8 @@ impl<B> Program<B> {
         (self.conditions[args.item.import() as usize])(blackboard, &args)
     }
 
-    /// Calls the immediate action at `node` as a tick would, with its state
-    /// and persistent slot (see [`Program::call_condition`]).
+    /// Calls the immediate action at `node` as a tick would, with its state,
+    /// persistent slot and memory block (see [`Program::call_condition`]).
     ///
     /// # Panics
     /// If `node` is not an immediate action.
@@ -496,6 +521,7 @@ impl<B> Program<B> {
         signal: Signal,
         state: &mut u32,
         persistent: Option<&mut u32>,
+        memory: Option<&mut MemoryBlock>,
         entries: &[Cell<u32>],
     ) -> Status {
         let args = self.args(node, agent, frame, Kind::Action, entries);
@@ -504,6 +530,7 @@ impl<B> Program<B> {
             signal,
             state: *state,
             persistent: persistent.as_deref().copied(),
+            memory,
         };
         let status = (self.actions[args.item.import() as usize])(blackboard, &mut call);
         *state = call.state;
@@ -535,6 +562,7 @@ impl<B> Program<B> {
             signal,
             state,
             persistent: None,
+            memory: None,
         };
         (self.actions[item.import() as usize])(blackboard, &mut call);
     }
@@ -542,7 +570,8 @@ impl<B> Program<B> {
     /// Calls the Decide leaf at `node` as its group would ask it, with the
     /// agent's stimuli `stimuli` (per declared stimulus its expiry, `f32`
     /// bits, and its datum, as [`crate::ActorRef`] keeps them): its score
-    /// and the decider block it set (see [`Program::call_condition`]).
+    /// and the decider block it set (see [`Program::call_condition`]); a
+    /// Decide with a memory block fills `memory`.
     ///
     /// # Panics
     /// If `node` is not a Decide leaf.
@@ -553,6 +582,7 @@ impl<B> Program<B> {
         agent: AgentId,
         frame: &Frame,
         stimuli: &[u32],
+        memory: Option<&mut MemoryBlock>,
     ) -> (f32, u32) {
         // Decide functions read no entries (the compiler refuses them).
         let args = self.args(node, agent, frame, Kind::Decide, &[]);
@@ -560,6 +590,7 @@ impl<B> Program<B> {
             args: &args,
             stimuli,
             block: 0,
+            memory,
         };
         let score = (self.decides[args.item.import() as usize])(blackboard, &mut call);
         (score, call.block)
@@ -625,6 +656,7 @@ impl<B> Program<B> {
         event: EventId,
         state: &mut u32,
         persistent: Option<&mut u32>,
+        memory: Option<&mut MemoryBlock>,
         entries: &[Cell<u32>],
     ) -> bool {
         let args = self.args(node, agent, frame, Kind::Action, entries);
@@ -636,6 +668,7 @@ impl<B> Program<B> {
             signal: Signal::Tick,
             state: *state,
             persistent: persistent.as_deref().copied(),
+            memory,
         };
         hook(blackboard, &mut call, event);
         *state = call.state;

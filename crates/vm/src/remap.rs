@@ -104,7 +104,7 @@ use crate::program::Program;
 use crate::request::{AgentId, Request, RequestKind};
 use std::collections::HashMap;
 use std::fmt;
-use std::ops::AddAssign;
+use std::ops::{AddAssign, Range};
 use treebeard_shape::script::{self, ScriptType};
 use treebeard_shape::{ActionId, Kind, NodeIdx, NodeMap, Shape};
 
@@ -301,14 +301,27 @@ impl<B> Remap<B> {
         let slots = to
             .persistent_map()
             .iter()
-            .map(|&n| {
+            .enumerate()
+            .map(|(slot, &n)| {
                 let Some(o) = nodes.old_of(n) else {
                     return NONE;
                 };
                 let same_policy = to.kind(n) != Kind::Group || from.params(o) == to.params(n);
-                match from.persistent_slot(o) {
-                    Some(slot) if same_policy => slot as u32,
-                    _ => NONE,
+                // A persistent slot carries the old one, a memory block's
+                // word the old block's word at its place.
+                let ((persistent, memory), (old_persistent, old_memory)) =
+                    (owned_slots(to, n), owned_slots(from, o));
+                let old = if persistent.contains(&slot) {
+                    old_persistent.start + (slot - persistent.start)
+                } else {
+                    old_memory.start + (slot - memory.start)
+                };
+                let carried = old_persistent.contains(&old) && persistent.contains(&slot)
+                    || old_memory.contains(&old) && memory.contains(&slot);
+                if same_policy && carried {
+                    old as u32
+                } else {
+                    NONE
                 }
             })
             .collect();
@@ -837,4 +850,12 @@ fn by_name<'a, I: Iterator<Item = &'a str>>(
 ) -> Box<[u32]> {
     new.map(|name| old().position(|o| o == name).map_or(NONE, |i| i as u32))
         .collect()
+}
+
+/// The persistent slots `node` owns in `shape`: its persistent slots, and
+/// its memory block's words.
+fn owned_slots(shape: &Shape, node: NodeIdx) -> (Range<usize>, Range<usize>) {
+    let slots = shape.slots_of(node);
+    let memory = shape.memory_slots(node).unwrap_or(slots.end..slots.end);
+    (slots.start..memory.start, memory)
 }

@@ -764,3 +764,45 @@ fn entries_carry_by_name_and_type_and_strings_by_text() {
         "a text no script writes"
     );
 }
+
+/// Runs forever, counting its calls in its memory block (and by hundreds
+/// in its persistent slot).
+fn pace(log: &mut Log, call: &mut Call<'_>) -> Status {
+    note(log, call, "Pace");
+    if call.signal() != Signal::Cancel {
+        let memory = call.memory::<[u32; 2]>();
+        memory[0] += 1;
+        memory[1] += 10;
+        if let Some(slot) = call.persistent() {
+            *slot += 100;
+        }
+    }
+    Status::Running
+}
+
+#[test]
+fn memory_blocks_follow_their_node() {
+    let mut leaves = leaves();
+    leaves
+        .action("Pace", pace)
+        .persistent()
+        .memory::<[u32; 2]>();
+    let link = |tree: &Node| {
+        let shape = compile_with(tree, &leaves, &Options::default()).unwrap();
+        Program::link(shape, &leaves).unwrap()
+    };
+    let old = sequence([act("Pace").named("p")]).named("s");
+    let mut agent = Agent::new(link(&old));
+    agent.tick();
+    agent.tick();
+    // Its persistent slot, then its memory block's two words.
+    assert_eq!(agent.actor().persistent(), [200, 2, 20]);
+    // A new leaf with a slot before it: its slots move by one, and its
+    // persistent slot and memory words keep their places among them.
+    let new = sequence([act("Count").named("c"), act("Pace").named("p")]).named("s");
+    let (c, _) = agent.reload(link(&new));
+    assert_eq!(c.cancelled, 0, "{c:?}");
+    assert_eq!(agent.actor().persistent(), [0, 200, 2, 20]);
+    agent.tick();
+    assert_eq!(agent.actor().persistent(), [0, 300, 3, 30]);
+}

@@ -80,6 +80,11 @@ impl Rig {
         leaves.decide("score", score);
         leaves.action("a", a);
         leaves.decision_flags(|bb: &Bb| bb.flags);
+        Rig::with(tree, &leaves)
+    }
+
+    /// A rig for `tree` over `leaves`.
+    fn with(tree: Node, leaves: &Leaves<Bb>) -> Rig {
         let program = leaves.compile(&tree).unwrap_or_else(|e| panic!("{e}"));
         Rig {
             actor: Actor::for_shape(program.shape()),
@@ -716,4 +721,64 @@ fn spore_kinds_out_of_place_are_compile_errors_at_their_node() {
         let error = leaves.compile(&tree).expect_err(message).to_string();
         assert!(error.contains(message), "{error}");
     }
+}
+
+/// A Decide's decider block as a memory block (Spore's DBlock, S8): filled
+/// when its decider is asked, and copied into the memory block of the
+/// behavior its decider starts.
+#[test]
+fn a_decider_block_starts_its_behavior_s_memory() {
+    #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+    #[repr(C)]
+    struct Target {
+        x: f32,
+        y: f32,
+    }
+    #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+    #[repr(C)]
+    struct Approach {
+        target: Target,
+        steps: u32,
+    }
+    fn pick(bb: &Bb, call: &mut DecideCall<'_>) -> f32 {
+        let node = call.node().get();
+        bb.log.borrow_mut().push(Decide(node, 1.0));
+        *call.memory::<Target>() = Target {
+            x: bb.flags as f32,
+            y: 2.0,
+        };
+        1.0
+    }
+    fn approach(bb: &mut Bb, call: &mut Call<'_>) -> Status {
+        let node = call.node().get();
+        let memory = call.memory::<Approach>();
+        memory.steps += 1;
+        let (x, steps) = (memory.target.x, memory.steps);
+        bb.log
+            .borrow_mut()
+            .push(Act(node, call.signal(), x as u32 * 100 + steps, Running));
+        Running
+    }
+    let mut leaves = Leaves::new();
+    leaves.decide("pick", pick).memory::<Target>();
+    leaves.action("approach", approach).memory::<Approach>();
+    leaves.action("a", a);
+    // 0 Group { 1 Decider { 2 pick, 3 approach }, 4 Decider { 5 a } }
+    let tree = group(
+        "prioritized",
+        [
+            decider_with(decide("pick"), act("approach")),
+            decider(act("a")),
+        ],
+    );
+    let mut r = Rig::with(tree, &leaves);
+    r.bb.flags = 4;
+    // The block's target (4, 2) starts the behavior's memory; its steps
+    // count from 1.
+    let (_, log, _) = r.tick();
+    assert_eq!(log, [Decide(2, 1.0), Act(3, Start, 401, Running)]);
+    // Hysteresis: not asked again while active; the memory goes on.
+    r.bb.flags = 9;
+    let (_, log, _) = r.tick();
+    assert_eq!(log, [Act(3, Tick, 402, Running)]);
 }

@@ -568,9 +568,11 @@ impl Emitter<'_, '_> {
         let keep = on == "t";
         let shape = self.shape;
         let i = node.get();
-        let slot = (shape.item(node).flags() & FLAG_PERSISTENT != 0)
+        let owns = shape.item(node).flags() & FLAG_PERSISTENT != 0;
+        let slot = (owns && shape.import(node).is_some_and(|i| i.persistent))
             .then(|| shape.persistent_slot(node))
             .flatten();
+        let memory = shape.memory_slots(node).filter(|_| owns);
         self.line(
             indent,
             &format!("let args = {on}.args({i}, {});", self.item(node)),
@@ -582,15 +584,32 @@ impl Emitter<'_, '_> {
             }
             None => "None",
         };
+        let binding = if memory.is_some() { "call" } else { "mut call" };
         self.line(
             indent,
-            &format!("let mut call = Call::compiled(&args, {signal}, {state}, {persistent});"),
+            &format!("let {binding} = Call::compiled(&args, {signal}, {state}, {persistent});"),
         );
+        if let Some(memory) = &memory {
+            // Its memory block: zeros when it starts, else what it kept.
+            let (first, words) = (memory.start, memory.len());
+            self.line(
+                indent,
+                &format!("let mut memory = {on}.memory({first}, {words}, {signal});"),
+            );
+            self.line(indent, "let mut call = call.with_memory(&mut memory);");
+        }
         let call = self.leaf_call(node, on, "&mut call");
         if keep {
             self.call_line(indent, "let status = ", call, ";");
         } else {
             self.call_line(indent, "", call, ";");
+        }
+        if let Some(memory) = &memory {
+            let first = memory.start;
+            self.line(
+                indent,
+                &format!("{on}.keep_memory({first}, call.memory_words());"),
+            );
         }
         if let Some(slot) = slot {
             self.line(indent, "if let Some(after) = call.persistent_value()");

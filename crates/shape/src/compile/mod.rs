@@ -1287,6 +1287,7 @@ impl<'t> Compiler<'t, '_> {
                 })
                 .collect(),
             persistent: schema.persistent,
+            memory: schema.memory,
             scope: schema.scope,
         });
         index.insert(name.into(), i);
@@ -1389,7 +1390,7 @@ impl<'t> Compiler<'t, '_> {
         };
         let import = self.import(node, position, name, schema)?;
         let params = self.append_params(node, position, &words, &constants)?;
-        let flags = if schema.persistent {
+        let flags = if schema.persistent || schema.memory > 0 {
             FLAG_PERSISTENT
         } else {
             0

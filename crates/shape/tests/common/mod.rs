@@ -45,6 +45,8 @@ pub fn catalog() -> Catalog {
         .declare("Walk", LeafSchema::action().param("speed", ParamType::Int))
         .declare("Eat", LeafSchema::action())
         .declare("Counter", LeafSchema::action().persistent())
+        .declare("Plan", LeafSchema::action().memory(2))
+        .declare("Pace", LeafSchema::action().persistent().memory(3))
         .declare("FindFood", LeafSchema::deferred())
         .declare(
             "MoveTo",
@@ -147,6 +149,7 @@ pub fn samples() -> Vec<Node> {
         decorated(),
         typed(),
         priority([typed(), decorated(), creature()]),
+        sequence([act("Plan"), act("Counter"), act("Pace"), act("Plan")]),
     ]
 }
 
@@ -256,6 +259,7 @@ pub fn import(name: &str, arity: u8, persistent: bool) -> Import {
             })
             .collect(),
         persistent,
+        memory: 0,
         scope: false,
     }
 }

@@ -261,7 +261,12 @@ pub fn layout(bytes: &[u8]) -> Layout {
         for _ in 0..r.u32() {
             let name = r.string();
             let persistent_at = r.pos;
-            assert!(r.u8() <= 1, "persistent byte");
+            let flags = r.u8();
+            assert!(flags <= 1 || flags == 4 || flags == 5, "import flags");
+            // A memory block's words follow its flag.
+            if flags & 4 != 0 {
+                r.u8();
+            }
             let params_count_at = r.pos;
             let params = (0..r.u32())
                 .map(|_| ParamAt {

@@ -84,7 +84,9 @@ impl Spec {
                 }
                 Spec::Cond => RefNode::condition(node),
                 Spec::Act => RefNode::action(node, false),
-                Spec::Persistent => RefNode::action(node, true),
+                // The test leaf `p` has a memory block of two words, and
+                // `score` one of one.
+                Spec::Persistent => RefNode::action(node, true).with_memory(2),
                 Spec::Deferred => RefNode::deferred(node, DEFERRED_ACTION),
                 Spec::Always(succeeds) => RefNode::Always {
                     node,
@@ -197,7 +199,7 @@ impl Spec {
                     children: kids(children),
                     slot: (params.every > 0).then_some(0),
                 },
-                Spec::Decide => RefNode::Decide { node },
+                Spec::Decide => RefNode::Decide { node, memory: None }.with_memory(1),
                 Spec::Gate(max, child) => RefNode::Crowd {
                     node,
                     rule: CrowdRule::Gate {

@@ -300,8 +300,10 @@ fn both_forms_number_nodes_alike() {
         assert_eq!(ref_node.children().len(), node.children().len(), "{idx}");
     }
     assert_eq!(shape.action_id("d"), Some(DEFERRED_ACTION));
-    assert_eq!(shape.persistent_map(), &[NodeIdx::new(6)]);
-    assert_eq!(reference.persistent(), vec![(NodeIdx::new(6), 0)]);
+    // `p` owns a persistent slot and a memory block of two words.
+    let p = NodeIdx::new(6);
+    assert_eq!(shape.persistent_map(), &[p, p, p]);
+    assert_eq!(reference.persistent(), vec![(p, 0), (p, 0), (p, 0)]);
     assert_eq!(
         format!("{spec:?}"),
         "seq(c, pri(a, d), con[S=all F=1](p, d), sel(inv(c), fsucc(a), ffail(d)))"

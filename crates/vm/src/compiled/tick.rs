@@ -23,6 +23,7 @@
 use crate::actor::{ActorLayout, StateEntry, action_tag, decider_tag};
 use crate::frame::Frame;
 use crate::leaves::{Args, Call};
+use crate::memory_block::MemoryBlock;
 use crate::program::Program;
 use crate::request::{AgentId, Request, RequestKind};
 use crate::status::{Signal, Status};
@@ -165,7 +166,13 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
             let same = if resumes[i].tag() == decider_tag::VALUE {
                 self.words.get(at) == Some(&resumes[i].key())
             } else {
-                self.words.get(at..at + 2) == Some(&[resumes[i].key(), resumes[i].value()])
+                // As one 64-bit comparison with a constant.
+                match self.words.get(at..at + 2) {
+                    Some(&[key, value]) => {
+                        pair(key, value) == pair(resumes[i].key(), resumes[i].value())
+                    }
+                    _ => false,
+                }
             };
             if !same {
                 return false;
@@ -292,6 +299,21 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
         self.words[at] = value;
     }
 
+    /// The memory block of `words` words from persistent slot `first`, for
+    /// a call with `signal`: zeros when the leaf starts, else what it kept.
+    #[inline]
+    pub fn memory(&self, first: usize, words: usize, signal: Signal) -> MemoryBlock {
+        let at = self.layout.persistent_at() + first;
+        block_of(&self.words[at..at + words], signal)
+    }
+
+    /// Keeps a memory block's words from persistent slot `first`.
+    #[inline]
+    pub fn keep_memory(&mut self, first: usize, words: &[u32]) {
+        let at = self.layout.persistent_at() + first;
+        self.words[at..at + words.len()].copy_from_slice(words);
+    }
+
     /// The immediate action at `node` ran: with `status` running, it keeps
     /// `state`, and the tick's decider states are `resumes`.
     #[inline(always)]
@@ -388,6 +410,12 @@ impl<'t, 'r, B> Tick<'t, 'r, B> {
     }
 }
 
+/// Two words as one, for a single comparison.
+#[inline(always)]
+const fn pair(low: u32, high: u32) -> u64 {
+    low as u64 | (high as u64) << 32
+}
+
 /// Appends `request` (a cancel or a launch) to the agent's requests,
 /// before the events its tick sent from `*sent` on, if any.
 #[inline]
@@ -434,6 +462,19 @@ impl<'r, B> Cancel<'_, 'r, B> {
         leaf_args(self.base, self.agent, self.frame, node, item)
     }
 
+    /// The memory block of `words` words from persistent slot `first`, as
+    /// the cancelled leaf kept it.
+    #[inline]
+    pub fn memory(&self, first: usize, words: usize, signal: Signal) -> MemoryBlock {
+        block_of(&self.persistent[first..first + words], signal)
+    }
+
+    /// Keeps a memory block's words from persistent slot `first`.
+    #[inline]
+    pub fn keep_memory(&mut self, first: usize, words: &[u32]) {
+        self.persistent[first..first + words.len()].copy_from_slice(words);
+    }
+
     /// A previous deferred action at `entry`'s item (import `import`) was
     /// passed over: a cancel request, unless its result was already in.
     #[inline]
@@ -451,6 +492,15 @@ impl<'r, B> Cancel<'_, 'r, B> {
             before_events(self.requests, self.sent, cancel);
         }
     }
+}
+
+/// A memory block of `words`, or of zeros for a leaf that starts.
+fn block_of(words: &[u32], signal: Signal) -> MemoryBlock {
+    let mut block = MemoryBlock::zeroed(words.len());
+    if signal != Signal::Start {
+        block.words_mut().copy_from_slice(words);
+    }
+    block
 }
 
 #[inline(always)]
@@ -478,7 +528,24 @@ impl<'a> Call<'a> {
             signal,
             state,
             persistent,
+            memory: None,
         }
+    }
+
+    /// The same call, with the leaf's memory block, for generated code.
+    #[inline(always)]
+    pub fn with_memory(self, memory: &'a mut MemoryBlock) -> Call<'a> {
+        Call {
+            memory: Some(memory),
+            ..self
+        }
+    }
+
+    /// The memory block's words after the call (none if it has none), for
+    /// generated code.
+    #[inline(always)]
+    pub fn memory_words(&self) -> &[u32] {
+        self.memory.as_deref().map_or(&[], MemoryBlock::words)
     }
 
     /// The persistent slot's value after the call, for generated code.

@@ -65,12 +65,16 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         .map(|e| e.tag() == decider_tag::DONE_SUCCESS)
     }
 
-    /// The persistent slot of the action at `ip`, which owns one.
+    /// The persistent slot of the node at `ip`, if it owns one (a leaf
+    /// owning slots may own only a memory block).
     // PERF: kept out of line; most actions own no slot (crowd bench).
     #[cold]
     #[inline(never)]
     pub(super) fn slot(&self, ip: u32) -> Option<usize> {
-        self.slots.get(ip as usize).map(|&s| s as usize)
+        self.slots
+            .get(ip as usize)
+            .filter(|&&s| s != u32::MAX)
+            .map(|&s| s as usize)
     }
 
     /// The value of persistent `slot` as this tick has left it so far.

@@ -240,6 +240,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
             signal,
             state,
             persistent: None,
+            memory: None,
         };
         f(a.bb, &mut call);
     }

@@ -3,6 +3,8 @@
 //! the cursors hand them (`take_action`).
 
 use super::*;
+use crate::memory_block::MemoryBlock;
+use std::ops::Range;
 
 impl<'r, B, T: Tracer> Batch<'r, B, T> {
     /// Points the leaf arguments at the leaf at `ip`.
@@ -71,18 +73,20 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         state: u32,
         f: impl FnOnce(&mut B, &mut Call<'_>) -> Status,
     ) -> Status {
-        let slot = if item.flags() & FLAG_PERSISTENT != 0 {
-            self.slot(ip)
-        } else {
-            None
-        };
+        let owns = item.flags() & FLAG_PERSISTENT != 0;
+        let slot = if owns { self.slot(ip) } else { None };
         let before = slot.map(|s| self.current_persistent(a, s));
+        let memory = if owns { self.memory_slots(ip) } else { None };
+        let mut block = memory
+            .clone()
+            .map(|slots| self.memory_block(a, ip, slots, signal));
         self.aim_args(ip, item);
         let mut call = Call {
             args: &self.args,
             signal,
             state,
             persistent: before,
+            memory: block.as_mut(),
         };
         let status = f(a.bb, &mut call);
         let (state, after) = (call.state, call.persistent);
@@ -91,11 +95,80 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         {
             self.b.persistent_changes.push((slot as u32, after));
         }
+        if let (Some(slots), Some(block)) = (memory, &block) {
+            self.keep_memory(a, slots.start, block);
+        }
         if status == Status::Running && signal != Signal::Cancel {
             let entry = StateEntry::new(ip, action_tag::RUNNING, state);
             self.b.next.push_action(entry);
         }
         status
+    }
+
+    /// The slots of the memory block of the leaf at `ip`, which owns slots.
+    // PERF: out of line, as `slot`: few leaves have one.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn memory_slots(&self, ip: u32) -> Option<Range<usize>> {
+        self.program.memory_slots(ip)
+    }
+
+    /// The memory block in `slots` of the leaf at `ip`, called with
+    /// `signal`: as this tick has left it, or, when the leaf starts, reset:
+    /// to its decider's block if a decider with a Decide that has one
+    /// chose it, else to zeros.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn memory_block(
+        &self,
+        a: &Agent<'_, B>,
+        ip: u32,
+        slots: Range<usize>,
+        signal: Signal,
+    ) -> MemoryBlock {
+        let mut block = MemoryBlock::zeroed(slots.len());
+        if signal == Signal::Start {
+            if let Some(from) = self.decider_block_of(ip) {
+                block.copy_from(&self.current_block(a, from));
+            }
+        } else {
+            block = self.current_block(a, slots);
+        }
+        block
+    }
+
+    /// The slots of the decider block that starts the memory of the leaf
+    /// at `ip`: its parent's Decide's, if its parent is a decider whose
+    /// Decide declared one.
+    fn decider_block_of(&self, ip: u32) -> Option<Range<usize>> {
+        let parent = self.link(ip).parent;
+        if parent == UP || self.item(parent).kind() != Some(Kind::Decider) {
+            return None;
+        }
+        let decide = parent + 1;
+        (decide != ip && self.item(decide).kind() == Some(Kind::Decide))
+            .then(|| self.program.memory_slots(decide))
+            .flatten()
+    }
+
+    /// The words of `slots` as this tick has left them so far.
+    pub(super) fn current_block(&self, a: &Agent<'_, B>, slots: Range<usize>) -> MemoryBlock {
+        let mut block = MemoryBlock::zeroed(slots.len());
+        for (word, slot) in block.words_mut().iter_mut().zip(slots) {
+            *word = self.current_persistent(a, slot);
+        }
+        block
+    }
+
+    /// Keeps `block` in the slots from `first`: each word that changed
+    /// is a persistent change of the tick.
+    pub(super) fn keep_memory(&mut self, a: &Agent<'_, B>, first: usize, block: &MemoryBlock) {
+        for (i, &word) in block.words().iter().enumerate() {
+            let slot = first + i;
+            if self.current_persistent(a, slot) != word {
+                self.b.persistent_changes.push((slot as u32, word));
+            }
+        }
     }
 
     /// A deferred action: launch it, keep waiting, or consume its result.

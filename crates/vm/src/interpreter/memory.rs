@@ -23,6 +23,7 @@ use crate::actor::{
 use crate::frame::Frame;
 use crate::globals::is_running_work;
 use crate::leaves::{Ending, EventId, int_input};
+use crate::memory_block::MemoryBlock;
 use crate::program::Program;
 use crate::request::{AgentId, RequestKind};
 use crate::script::{Fault, Memory, ScriptValue};
@@ -441,6 +442,14 @@ impl Interpreter {
                     let slot = program.slot(node);
                     let mut state = entry.value();
                     let mut persistent = slot.map(|s| actor.as_ref().persistent()[s]);
+                    let memory = program.memory_slots(node);
+                    let mut block = memory.clone().map(|slots| {
+                        let mut block = MemoryBlock::zeroed(slots.len());
+                        block
+                            .words_mut()
+                            .copy_from_slice(&actor.as_ref().persistent()[slots]);
+                        block
+                    });
                     let ran = program.call_event(
                         NodeIdx::new(node),
                         blackboard,
@@ -449,12 +458,18 @@ impl Interpreter {
                         event,
                         &mut state,
                         persistent.as_mut(),
+                        block.as_mut(),
                         entries,
                     );
                     if ran {
                         actor.action_entries_mut()[i].set_value(state);
                         if let (Some(slot), Some(value)) = (slot, persistent) {
                             actor.set_persistent(slot, value);
+                        }
+                        if let (Some(slots), Some(block)) = (memory, &block) {
+                            for (slot, &word) in slots.zip(block.words()) {
+                                actor.set_persistent(slot, word);
+                            }
                         }
                         delivered += 1;
                     }

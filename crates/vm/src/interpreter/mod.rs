@@ -667,6 +667,8 @@ pub(crate) struct Batch<'r, B, T> {
     decision_flags: Option<DecisionFlagsFn<B>>,
     /// Per item, its persistent slot (see `Program::slots`).
     slots: &'r [u32],
+    /// The program, for its leaves' memory blocks (`Program::memory_slots`).
+    program: &'r Program<B>,
     /// Whether the shape has monitors, tested before the tree.
     monitors: bool,
     /// The crowd's state of the shape's gates and global cool-downs, as
@@ -728,6 +730,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             decides: &program.decides,
             decision_flags: program.decision_flags,
             slots: &program.slots,
+            program,
             monitors: program.spec().monitors > 0,
             globals: &program.globals,
             entry_words: entries.len(),

@@ -13,12 +13,15 @@
 use super::{Agent, Batch, Decision, Guard, Marks, Origin, Sent, UP, head};
 use crate::actor::{StateEntry, decider_tag};
 use crate::leaves::DecideCall;
+use crate::memory_block::MemoryBlock;
 use crate::observe::Answer;
 use crate::request::{AgentId, RequestKind};
 use crate::status::{Signal, Status};
 use crate::trace::Tracer;
 use std::ops::ControlFlow;
-use treebeard_shape::{GroupPolicy, Kind, MAX_GROUP_DECIDERS, ShapeItem, decider_param};
+use treebeard_shape::{
+    FLAG_PERSISTENT, GroupPolicy, Kind, MAX_GROUP_DECIDERS, ShapeItem, decider_param,
+};
 
 /// A draw from an agent's random stream: `word` (a `random` group's
 /// counter, or a `shuffle` group's round) and `index` (0, or the frame's
@@ -576,17 +579,29 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         let Some(&f) = self.decides.get(leaf.import() as usize) else {
             unreachable!("validated Decide leaves name Decide imports")
         };
+        // Its decider block, zeroed for each call and kept after it.
+        let slots = if leaf.flags() & FLAG_PERSISTENT != 0 {
+            self.memory_slots(d + 1)
+        } else {
+            None
+        };
+        let mut memory = slots.clone().map(|s| MemoryBlock::zeroed(s.len()));
         self.aim_args(d + 1, leaf);
         let stimuli = self.stimuli_words(a);
         let mut call = DecideCall {
             args: &self.args,
             stimuli,
             block: 0,
+            memory: memory.as_mut(),
         };
         let score = f(a.bb, &mut call);
+        let block = call.block;
+        if let (Some(slots), Some(memory)) = (slots, &memory) {
+            self.keep_memory(a, slots.start, memory);
+        }
         if score > 0.0 {
             self.trace.asked(d, Answer::Accepted(score));
-            Asked::Accepted(score, call.block)
+            Asked::Accepted(score, block)
         } else {
             self.trace.asked(d, Answer::Score(score));
             Asked::Rejected
