@@ -602,6 +602,10 @@ fn run(
         match prepared.run(&mut engine, sink) {
             Ok(verdict) => {
                 observe.report(&prepared, &engine);
+                #[cfg(feature = "lua")]
+                for line in prepared.lua_errors() {
+                    eprintln!("warning: {line}");
+                }
                 if report::verdict(path, &prepared, &verdict, color) == ExitCode::SUCCESS {
                     tally[0] += 1;
                 } else {

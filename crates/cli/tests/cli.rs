@@ -1805,3 +1805,28 @@ fn svg_draws_an_agents_states_at_a_tick_of_a_recording() {
     assert_eq!(out.code, 2, "{}", out.both());
     out.err_has("record one with `treebeard run --record FILE`");
 }
+
+#[test]
+fn run_reports_lua_code_that_fails_where_it_was_written() {
+    let dir = TempDir::new("lua-errors");
+    std::fs::write(
+        dir.path("bad.xml"),
+        "<ExecuteLua code=\"DoSomethingElse()\" />\n",
+    )
+    .expect("written");
+    std::fs::write(
+        dir.path("bad.ron"),
+        "(\n    tree: \"bad.xml\",\n    lua: true,\n    agents: 3,\n    ticks: 2,\n    \
+         blackboard: {\"DoSomething\": 0},\n)\n",
+    )
+    .expect("written");
+    // ExecuteLua succeeds however its code ends; the error is a warning at
+    // the node, once per node and message, counting the calls.
+    run_in(dir.root(), &["run", "bad.ron"])
+        .code(0)
+        .err_has(
+            "warning: bad.xml:1:2: the Lua code of `bad` failed for agent 0: code:1: \
+             attempt to call a nil value (global 'DoSomethingElse') (6 calls)\n",
+        )
+        .err_lacks("stack traceback");
+}

@@ -33,6 +33,16 @@
 //!   read-only, and the base functions that touch nothing outside the call
 //!   (`tostring`, `pairs`, `pcall`, ...).
 //!
+//! # Errors
+//!
+//! Code that does not compile is an error when the tree loads, at its
+//! attribute's file:line:column ([`check`]). Code that fails while a tree
+//! runs (a missing function or field, Lua's `error`) leaves its node as
+//! the table above says and goes to [`LuaHost::lua_error`], with the node
+//! and the agent: by default into a bounded list that [`take_errors`]
+//! hands over, and [`LuaError::located`] says where each was written
+//! (`treebeard run` prints them after each scenario).
+//!
 //! # Same results at any thread count
 //!
 //! Each worker thread has its own Lua state, which compiles each code once
@@ -111,10 +121,13 @@
 
 use mlua::{Function, Lua, Table, Variadic};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::marker::PhantomData;
-use treebeard_shape::{ParamSpec, ParamType};
-use treebeard_vm::{Args, Call, Ending, FieldId, Leaves, ScopeHooks, Signal, Status, Value};
+use std::sync::Mutex;
+use treebeard_shape::{NodeIdx, ParamSpec, ParamType, Shape};
+use treebeard_vm::{
+    AgentId, Args, Call, Ending, FieldId, Leaves, ScopeHooks, Signal, Status, Value,
+};
 
 /// A value that Lua code and the application's functions pass each other.
 #[derive(Clone, Debug, PartialEq)]
@@ -168,6 +181,120 @@ pub trait LuaHost: 'static {
     fn command(&mut self, name: &str, args: &[LuaValue]) -> Option<Result<LuaValue, String>> {
         self.query(name, args)
     }
+
+    /// Hears a Lua node's code failing while a tree runs (a function it
+    /// calls is missing, a field it reads is not the agent's, Lua's own
+    /// `error`): the node goes on as documented (an `AssertLua` or a
+    /// `LuaGate` fails; an `ExecuteLua` succeeds; a `LuaWrapper`'s child
+    /// runs), and the error comes here, once per failing call. By default
+    /// it is kept in the process's list that [`take_errors`] hands over;
+    /// an application that routes errors its own way (its log, its
+    /// editor) overrides this. Called on the thread that ticks the agent.
+    fn lua_error(&self, error: LuaError) {
+        keep_error(error);
+    }
+}
+
+/// A Lua node's code that failed while a tree ran: see
+/// [`LuaHost::lua_error`].
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LuaError {
+    /// The node whose code failed.
+    pub node: NodeIdx,
+    /// Lua's message, with the line in the code (`code:2: ...`).
+    pub message: String,
+    /// The agent whose tick ran it.
+    pub agent: AgentId,
+}
+
+impl LuaError {
+    /// The error as a line that says where: the node's `file:line:column`
+    /// in its tree file (where the shape knows it), its path, the agent
+    /// and Lua's message.
+    pub fn located(&self, shape: &Shape) -> String {
+        let path = shape.paths().swap_remove(self.node.index());
+        let at = shape
+            .location(self.node)
+            .unwrap_or_else(|| format!("item {}", self.node.get()));
+        format!(
+            "{at}: the Lua code of `{path}` failed for agent {}: {}",
+            self.agent.0, self.message
+        )
+    }
+}
+
+/// Lua errors kept by [`LuaHost::lua_error`]'s default, by node and
+/// message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeptError {
+    /// The error, with the lowest agent that met it.
+    pub error: LuaError,
+    /// How many failing calls gave it.
+    pub count: u64,
+}
+
+/// At most this many distinct errors (node and message) are kept between
+/// two [`take_errors`]; past it, those that sort last are dropped, and
+/// [`take_errors`] says how many calls they were.
+pub const MAX_KEPT_ERRORS: usize = 256;
+
+/// The errors kept since the last call, by [`LuaHost::lua_error`]'s
+/// default: one per node and message, sorted by node, then message, each
+/// with the lowest agent that met it and how many calls did; and how many
+/// failing calls were past [`MAX_KEPT_ERRORS`]. The same ticks keep the
+/// same errors at any thread count (which agent a thread runs first
+/// changes nothing: the lowest agent and the counts do not depend on the
+/// order).
+pub fn take_errors() -> (Vec<KeptError>, u64) {
+    let mut kept = KEPT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let errors = std::mem::take(&mut kept.errors)
+        .into_iter()
+        .map(|((node, message), (agent, count))| KeptError {
+            error: LuaError {
+                node,
+                message,
+                agent,
+            },
+            count,
+        })
+        .collect();
+    (errors, std::mem::take(&mut kept.dropped))
+}
+
+/// The errors [`take_errors`] hands over.
+struct Kept {
+    errors: BTreeMap<(NodeIdx, String), (AgentId, u64)>,
+    /// Failing calls whose errors sorted past the bound.
+    dropped: u64,
+}
+
+static KEPT: Mutex<Kept> = Mutex::new(Kept {
+    errors: BTreeMap::new(),
+    dropped: 0,
+});
+
+/// Keeps `error` for [`take_errors`], as [`LuaHost::lua_error`] does by
+/// default (a lock per failing call, never per tick): the bound keeps the
+/// errors that sort first, so which are kept does not depend on the order
+/// they came in.
+pub fn keep_error(error: LuaError) {
+    let mut kept = KEPT
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let key = (error.node, error.message);
+    if let Some((agent, count)) = kept.errors.get_mut(&key) {
+        *agent = (*agent).min(error.agent);
+        *count += 1;
+        return;
+    }
+    kept.errors.insert(key, (error.agent, 1));
+    if kept.errors.len() > MAX_KEPT_ERRORS
+        && let Some((_, (_, count))) = kept.errors.pop_last()
+    {
+        kept.dropped += count;
+    }
 }
 
 /// Registers the Lua nodes' leaves (`ExecuteLua`, `AssertLua` and the
@@ -199,8 +326,9 @@ pub fn check(code: &str) -> Result<(), String> {
 /// it ends.
 fn execute<H: LuaHost>(host: &mut H, call: &mut Call<'_>) -> Status {
     if call.signal() == Signal::Start {
-        let code = call.leaf_args().str(0);
-        let _ = run(code, Access::Write(host));
+        let args = call.leaf_args();
+        let result = run(args.str(0), Access::Write(host));
+        report(host, args, result);
     }
     Status::Success
 }
@@ -208,7 +336,24 @@ fn execute<H: LuaHost>(host: &mut H, call: &mut Call<'_>) -> Status {
 /// `AssertLua code`: whether the code returns a true value; an error is
 /// false.
 fn assert<H: LuaHost>(host: &H, args: &Args<'_>) -> bool {
-    run(args.str(0), Access::Read(host)).is_ok_and(|v| truthy(&v))
+    report(host, args, run(args.str(0), Access::Read(host))).is_some_and(|v| truthy(&v))
+}
+
+/// What a call returned; its error, if it failed, goes to the host.
+fn report<H: LuaHost>(
+    host: &H,
+    args: &Args<'_>,
+    result: Result<LuaValue, String>,
+) -> Option<LuaValue> {
+    result
+        .map_err(|message| {
+            host.lua_error(LuaError {
+                node: args.node(),
+                message,
+                agent: args.agent(),
+            });
+        })
+        .ok()
 }
 
 /// `LuaWrapper onEnter onExit`.
@@ -218,14 +363,16 @@ impl<H: LuaHost> ScopeHooks<H> for Wrapper<H> {
     fn enter(host: &mut H, args: &Args<'_>) {
         let code = args.str(0);
         if !code.is_empty() {
-            let _ = run(code, Access::Write(host));
+            let result = run(code, Access::Write(host));
+            report(host, args, result);
         }
     }
 
     fn exit(host: &mut H, args: &Args<'_>, _how: Ending) {
         let code = args.str(1);
         if !code.is_empty() {
-            let _ = run(code, Access::Write(host));
+            let result = run(code, Access::Write(host));
+            report(host, args, result);
         }
     }
 }
@@ -452,13 +599,17 @@ fn call<H: LuaHost>(
     }
 }
 
-/// An error's message, without mlua's traceback.
+/// An error's message, without Lua's or mlua's traceback.
 fn message(e: &mlua::Error) -> String {
-    match e {
+    let text = match e {
         mlua::Error::SyntaxError { message, .. } => message.clone(),
         mlua::Error::RuntimeError(message) => message.clone(),
-        mlua::Error::CallbackError { cause, .. } => message(cause),
+        mlua::Error::CallbackError { cause, .. } => return message(cause),
         other => other.to_string(),
+    };
+    match text.split_once("\nstack traceback:") {
+        Some((first, _)) => first.to_owned(),
+        None => text,
     }
 }
 

@@ -2,7 +2,7 @@
 //! code may touch, and that a call leaves nothing behind but what it wrote
 //! to its agent (the same results on any thread).
 
-use treebeard_lua::{LuaHost, LuaValue};
+use treebeard_lua::{LuaError, LuaHost, LuaValue};
 use treebeard_shape::tree::{Node, leaf, priority, sequence};
 use treebeard_vm::{Actor, AgentId, Call, FieldId, Interpreter, Leaves, Program, Status, Value};
 
@@ -61,6 +61,28 @@ impl LuaHost for Bb {
             return Some(Ok(LuaValue::Nil));
         }
         self.query(name, args)
+    }
+}
+
+/// An agent that hears its Lua errors itself.
+#[derive(Default)]
+struct Noted(Bb, std::cell::RefCell<Vec<LuaError>>);
+
+impl LuaHost for Noted {
+    fn field(&self, name: &str) -> Option<FieldId> {
+        self.0.field(name)
+    }
+
+    fn get(&self, field: FieldId) -> Value<'_> {
+        self.0.get(field)
+    }
+
+    fn set(&mut self, field: FieldId, value: Value<'_>) -> bool {
+        self.0.set(field, value)
+    }
+
+    fn lua_error(&self, error: LuaError) {
+        self.1.borrow_mut().push(error);
     }
 }
 
@@ -275,4 +297,65 @@ fn the_mbt_reader_maps_the_lua_nodes_to_these_leaves() {
     let mut bb = Bb::default();
     assert_eq!(tick(&program, &mut actor, &mut bb), Status::Success);
     assert_eq!((bb.n, &*bb.name, bb.green), (1, "out", true));
+}
+
+#[test]
+fn code_that_fails_at_run_time_is_reported_with_its_node_and_agent() {
+    let mut leaves = Leaves::<Noted>::new();
+    treebeard_lua::register(&mut leaves);
+    // 0 sequence, 1 ExecuteLua (fails, succeeds), 2 AssertLua (fails)
+    let tree = sequence([execute("Launch()"), assert_lua("return entity.speed > 1")]);
+    let program = leaves.compile(&tree).unwrap();
+    let mut actor = Actor::for_shape(program.shape());
+    let mut noted = Noted::default();
+    let status = Interpreter::new().tick(
+        &program,
+        &Default::default(),
+        AgentId(4),
+        &mut actor.as_mut(),
+        &mut noted,
+        &mut Vec::new(),
+    );
+    assert_eq!(status, Status::Failure);
+    let errors = noted.1.into_inner();
+    let heard: Vec<(u32, u32, bool)> = errors
+        .iter()
+        .map(|e| (e.node.get(), e.agent.0, e.message.contains("Launch")))
+        .collect();
+    assert_eq!(heard, [(1, 4, true), (2, 4, false)]);
+    assert!(
+        errors[1].message.contains("no field `speed`"),
+        "{:?}",
+        errors[1]
+    );
+    // Where the node was written, when the shape knows it; else its item.
+    let line = errors[1].located(program.shape());
+    assert!(line.starts_with("item 2: the Lua code of `"), "{line}");
+    assert!(line.ends_with("no field `speed`"), "{line}");
+}
+
+#[test]
+fn the_default_keeps_each_error_once_with_its_lowest_agent_and_count() {
+    // The only test here that takes the process's list; the others may
+    // add to it meanwhile, never this message.
+    let tree = execute("error('kept by the default')");
+    let program = program(&tree);
+    for agent in [7, 2, 5] {
+        let mut actor = Actor::for_shape(program.shape());
+        Interpreter::new().tick(
+            &program,
+            &Default::default(),
+            AgentId(agent),
+            &mut actor.as_mut(),
+            &mut Bb::default(),
+            &mut Vec::new(),
+        );
+    }
+    let (errors, _) = treebeard_lua::take_errors();
+    let mine: Vec<_> = errors
+        .iter()
+        .filter(|e| e.error.message.contains("kept by the default"))
+        .collect();
+    assert_eq!(mine.len(), 1, "{errors:?}");
+    assert_eq!((mine[0].error.agent, mine[0].count), (AgentId(2), 3));
 }

@@ -357,6 +357,26 @@ fn key(span: Span) -> (u32, u32) {
 }
 
 impl Prepared {
+    /// The errors of the Lua code its run met (`lua: true` trees), each a
+    /// line saying where (the node's file:line:column and path), with how
+    /// many calls failed so; taken from the process's list
+    /// (`treebeard_lua::take_errors`), so call it after each run.
+    #[cfg(feature = "lua")]
+    pub fn lua_errors(&self) -> Vec<String> {
+        let (errors, dropped) = treebeard_lua::take_errors();
+        let shape = self.program.shape();
+        let mut lines: Vec<String> = errors
+            .iter()
+            .map(|e| format!("{} ({} calls)", e.error.located(shape), e.count))
+            .collect();
+        if dropped > 0 {
+            lines.push(format!(
+                "{dropped} more failing calls, past the errors kept"
+            ));
+        }
+        lines
+    }
+
     /// Finds every node and stimulus the script and expectations name.
     fn resolve_refs(&mut self, diags: &mut Diagnostics) {
         let mut refs: Vec<NodeRef> = Vec::new();
