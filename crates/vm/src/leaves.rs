@@ -428,6 +428,24 @@ pub struct Call<'a> {
 }
 
 impl<'a> Call<'a> {
+    /// A call with `args`, `signal`, `state` and the persistent slot's
+    /// value, if the leaf owns one; no memory block.
+    #[inline(always)]
+    pub(crate) fn new(
+        args: &'a Args<'a>,
+        signal: Signal,
+        state: u32,
+        persistent: Option<u32>,
+    ) -> Call<'a> {
+        Call {
+            args,
+            signal,
+            state,
+            persistent,
+            memory: None,
+        }
+    }
+
     /// Why the action is called.
     #[inline]
     pub fn signal(&self) -> Signal {

@@ -43,6 +43,16 @@ impl MemoryBlock {
         }
     }
 
+    /// A block holding `words`.
+    ///
+    /// # Panics
+    /// As [`MemoryBlock::zeroed`].
+    pub fn from_words(words: &[u32]) -> MemoryBlock {
+        let mut block = MemoryBlock::zeroed(words.len());
+        block.words_mut().copy_from_slice(words);
+        block
+    }
+
     /// The words of the block.
     pub fn words(&self) -> &[u32] {
         &self.words[..self.len]
@@ -141,8 +151,7 @@ mod tests {
 
     #[test]
     fn copying_takes_the_words_both_blocks_hold() {
-        let mut from = MemoryBlock::zeroed(3);
-        from.words_mut().copy_from_slice(&[1, 2, 3]);
+        let from = MemoryBlock::from_words(&[1, 2, 3]);
         let mut to = MemoryBlock::zeroed(2);
         to.copy_from(&from);
         assert_eq!(to.words(), &[1, 2]);

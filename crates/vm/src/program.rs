@@ -557,13 +557,7 @@ impl<B> Program<B> {
         let mut args = self.args(node, agent, frame, Kind::Scope, entries);
         let (item, signal, state) = scope_call(args.table, args.item, how);
         args.item = item;
-        let mut call = Call {
-            args: &args,
-            signal,
-            state,
-            persistent: None,
-            memory: None,
-        };
+        let mut call = Call::new(&args, signal, state, None);
         (self.actions[item.import() as usize])(blackboard, &mut call);
     }
 

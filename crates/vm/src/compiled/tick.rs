@@ -496,11 +496,11 @@ impl<'r, B> Cancel<'_, 'r, B> {
 
 /// A memory block of `words`, or of zeros for a leaf that starts.
 fn block_of(words: &[u32], signal: Signal) -> MemoryBlock {
-    let mut block = MemoryBlock::zeroed(words.len());
-    if signal != Signal::Start {
-        block.words_mut().copy_from_slice(words);
+    if signal == Signal::Start {
+        MemoryBlock::zeroed(words.len())
+    } else {
+        MemoryBlock::from_words(words)
     }
-    block
 }
 
 #[inline(always)]
@@ -523,13 +523,7 @@ impl<'a> Call<'a> {
         state: u32,
         persistent: Option<u32>,
     ) -> Call<'a> {
-        Call {
-            args,
-            signal,
-            state,
-            persistent,
-            memory: None,
-        }
+        Call::new(args, signal, state, persistent)
     }
 
     /// The same call, with the leaf's memory block, for generated code.

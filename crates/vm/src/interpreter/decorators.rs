@@ -235,13 +235,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
             unreachable!("validated scopes name action imports")
         };
         self.aim_args(node, leaf);
-        let mut call = Call {
-            args: &self.args,
-            signal,
-            state,
-            persistent: None,
-            memory: None,
-        };
+        let mut call = Call::new(&self.args, signal, state, None);
         f(a.bb, &mut call);
     }
 }

@@ -77,13 +77,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         let (status, state) = if item.flags() & FLAG_PERSISTENT != 0 {
             self.call_owning(a, ip, signal, state, f)
         } else {
-            let mut call = Call {
-                args: &self.args,
-                signal,
-                state,
-                persistent: None,
-                memory: None,
-            };
+            let mut call = Call::new(&self.args, signal, state, None);
             (f(a.bb, &mut call), call.state)
         };
         if status == Status::Running && signal != Signal::Cancel {
@@ -111,7 +105,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
     ) -> (Status, u32) {
         let slot = self.slot(ip);
         let before = slot.map(|s| self.current_persistent(a, s));
-        let memory = self.memory_slots(ip);
+        let memory = self.program.memory_slots(ip);
         let mut block = memory
             .clone()
             .map(|slots| self.memory_block(a, ip, slots, signal));
@@ -133,11 +127,6 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             self.keep_memory(a, slots.start, block);
         }
         (status, state)
-    }
-
-    /// The slots of the memory block of the leaf at `ip`, which owns slots.
-    pub(super) fn memory_slots(&self, ip: u32) -> Option<Range<usize>> {
-        self.program.memory_slots(ip)
     }
 
     /// The memory block in `slots` of the leaf at `ip`, called with

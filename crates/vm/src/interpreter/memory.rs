@@ -443,13 +443,9 @@ impl Interpreter {
                     let mut state = entry.value();
                     let mut persistent = slot.map(|s| actor.as_ref().persistent()[s]);
                     let memory = program.memory_slots(node);
-                    let mut block = memory.clone().map(|slots| {
-                        let mut block = MemoryBlock::zeroed(slots.len());
-                        block
-                            .words_mut()
-                            .copy_from_slice(&actor.as_ref().persistent()[slots]);
-                        block
-                    });
+                    let mut block = memory
+                        .clone()
+                        .map(|slots| MemoryBlock::from_words(&actor.as_ref().persistent()[slots]));
                     let ran = program.call_event(
                         NodeIdx::new(node),
                         blackboard,

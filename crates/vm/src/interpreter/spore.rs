@@ -581,7 +581,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         };
         // Its decider block, zeroed for each call and kept after it.
         let slots = if leaf.flags() & FLAG_PERSISTENT != 0 {
-            self.memory_slots(d + 1)
+            self.program.memory_slots(d + 1)
         } else {
             None
         };
