@@ -24,9 +24,12 @@
 //! # What Lua code sees
 //!
 //! - `entity`: the agent. `entity.name` reads the blackboard field `name`
-//!   ([`LuaHost::field`]); `entity.name = value` writes it, from
-//!   `ExecuteLua` and `LuaWrapper` (a condition's code cannot change the
-//!   agent: an error, which fails it).
+//!   ([`LuaHost::field`]), or where the blackboard has none, the tree
+//!   variable `name` (a bool the tree declares, as MBT's `<Variables>`,
+//!   which its scripts, signals and conditions share); `entity.name =
+//!   value` writes it, from `ExecuteLua` and `LuaWrapper` (a condition's
+//!   code cannot change the agent: an error, which fails it). A tree
+//!   variable takes `true` or `false`.
 //! - The application's functions, by name ([`LuaHost::query`] from any
 //!   node, [`LuaHost::command`] from `ExecuteLua` and `LuaWrapper`).
 //! - Lua's `math` (without `random`), `string` and `table` libraries,
@@ -327,7 +330,7 @@ pub fn check(code: &str) -> Result<(), String> {
 fn execute<H: LuaHost>(host: &mut H, call: &mut Call<'_>) -> Status {
     if call.signal() == Signal::Start {
         let args = call.leaf_args();
-        let result = run(args.str(0), Access::Write(host));
+        let result = run(args.str(0), args, Access::Write(host));
         report(host, args, result);
     }
     Status::Success
@@ -336,7 +339,7 @@ fn execute<H: LuaHost>(host: &mut H, call: &mut Call<'_>) -> Status {
 /// `AssertLua code`: whether the code returns a true value; an error is
 /// false.
 fn assert<H: LuaHost>(host: &H, args: &Args<'_>) -> bool {
-    report(host, args, run(args.str(0), Access::Read(host))).is_some_and(|v| truthy(&v))
+    report(host, args, run(args.str(0), args, Access::Read(host))).is_some_and(|v| truthy(&v))
 }
 
 /// What a call returned; its error, if it failed, goes to the host.
@@ -363,7 +366,7 @@ impl<H: LuaHost> ScopeHooks<H> for Wrapper<H> {
     fn enter(host: &mut H, args: &Args<'_>) {
         let code = args.str(0);
         if !code.is_empty() {
-            let result = run(code, Access::Write(host));
+            let result = run(code, args, Access::Write(host));
             report(host, args, result);
         }
     }
@@ -371,7 +374,7 @@ impl<H: LuaHost> ScopeHooks<H> for Wrapper<H> {
     fn exit(host: &mut H, args: &Args<'_>, _how: Ending) {
         let code = args.str(1);
         if !code.is_empty() {
-            let result = run(code, Access::Write(host));
+            let result = run(code, args, Access::Write(host));
             report(host, args, result);
         }
     }
@@ -507,9 +510,9 @@ impl State {
     }
 }
 
-/// Runs `code` on an agent: what it returns (its first value), or the
-/// error's message.
-fn run<H: LuaHost>(code: &str, access: Access<'_, H>) -> Result<LuaValue, String> {
+/// Runs `code` on an agent, whose tree variables `args` lends: what it
+/// returns (its first value), or the error's message.
+fn run<H: LuaHost>(code: &str, args: &Args<'_>, access: Access<'_, H>) -> Result<LuaValue, String> {
     with_state(|state| {
         let f = state.chunk(code).map_err(|e| message(&e))?;
         let access = RefCell::new(access);
@@ -518,7 +521,7 @@ fn run<H: LuaHost>(code: &str, access: Access<'_, H>) -> Result<LuaValue, String
             let host =
                 scope.create_function(
                     |lua,
-                     (op, name, args): (
+                     (op, name, values): (
                         mlua::LuaString,
                         mlua::LuaString,
                         Variadic<mlua::Value>,
@@ -526,14 +529,14 @@ fn run<H: LuaHost>(code: &str, access: Access<'_, H>) -> Result<LuaValue, String
                         let name = name.to_str()?;
                         let mut access = access.borrow_mut();
                         match op.as_bytes().as_ref() {
-                            b"get" => get(lua, access.host(), &name),
+                            b"get" => get(lua, access.host(), args, &name),
                             b"set" => {
-                                let value = args.first().map_or(Ok(LuaValue::Nil), from_lua)?;
-                                set(&mut access, &name, &value)?;
+                                let value = values.first().map_or(Ok(LuaValue::Nil), from_lua)?;
+                                set(&mut access, args, &name, &value)?;
                                 Ok(mlua::Value::Nil)
                             }
                             b"has" => Ok(mlua::Value::Boolean(access.host().has_function(&name))),
-                            _ => call(lua, &mut access, &name, &args),
+                            _ => call(lua, &mut access, &name, &values),
                         }
                     },
                 )?;
@@ -544,35 +547,54 @@ fn run<H: LuaHost>(code: &str, access: Access<'_, H>) -> Result<LuaValue, String
     })
 }
 
-/// `entity.name`.
-fn get<H: LuaHost>(lua: &Lua, host: &H, name: &str) -> mlua::Result<mlua::Value> {
-    match host.field(name) {
-        Some(field) => to_lua(lua, host.get(field)),
-        None => Err(mlua::Error::runtime(format!(
-            "the agent has no field `{name}`"
-        ))),
+/// `entity.name`: the blackboard field `name`, else the tree variable.
+fn get<H: LuaHost>(lua: &Lua, host: &H, args: &Args<'_>, name: &str) -> mlua::Result<mlua::Value> {
+    match (host.field(name), args.variable(name)) {
+        (Some(field), _) => to_lua(lua, host.get(field)),
+        (None, Some(value)) => Ok(mlua::Value::Boolean(value)),
+        (None, None) => Err(unknown(name)),
     }
 }
 
-/// `entity.name = value`.
-fn set<H: LuaHost>(access: &mut Access<'_, H>, name: &str, value: &LuaValue) -> mlua::Result<()> {
+/// `entity.name = value`: into the blackboard field `name`, else the
+/// tree variable.
+fn set<H: LuaHost>(
+    access: &mut Access<'_, H>,
+    args: &Args<'_>,
+    name: &str,
+    value: &LuaValue,
+) -> mlua::Result<()> {
     let Access::Write(host) = access else {
         return Err(mlua::Error::runtime(
             "a condition's Lua code cannot change the agent",
         ));
     };
-    let Some(field) = host.field(name) else {
-        return Err(mlua::Error::runtime(format!(
-            "the agent has no field `{name}`"
-        )));
+    let set = match host.field(name) {
+        Some(field) => host.set(field, value.as_value()),
+        None if args.variable(name).is_none() => return Err(unknown(name)),
+        // A tree variable is a bool.
+        None => match value {
+            LuaValue::Bool(b) => args.set_variable(name, *b),
+            _ => false,
+        },
     };
-    if host.set(field, value.as_value()) {
+    if set {
         Ok(())
     } else {
+        let what = if host.field(name).is_some() {
+            "field"
+        } else {
+            "tree variable"
+        };
         Err(mlua::Error::runtime(format!(
-            "the field `{name}` cannot take {value:?}"
+            "the {what} `{name}` cannot take {value:?}"
         )))
     }
+}
+
+/// The error for an `entity.name` that names nothing of the agent's.
+fn unknown(name: &str) -> mlua::Error {
+    mlua::Error::runtime(format!("the agent has no field or tree variable `{name}`"))
 }
 
 /// A call of the application's function `name`.

@@ -300,6 +300,77 @@ fn the_mbt_reader_maps_the_lua_nodes_to_these_leaves() {
 }
 
 #[test]
+fn entity_reads_and_sets_the_tree_variables_a_field_first() {
+    // `n` is a field and a variable: the field wins. `Armed` starts true.
+    let text = r#"<BehaviorTree>
+  <Variables>
+    <Variable name="n" />
+    <Variable name="Armed" value="true" />
+    <Variable name="Seen" />
+  </Variables>
+  <Root>
+    <Sequence>
+      <ExecuteLua code="entity.n = 7; entity.green = entity.Armed" />
+      <ExecuteLua code="entity.Armed = false; entity.Seen = true" />
+      <AssertCondition condition="Seen &amp;&amp; !Armed" />
+      <AssertLua code="return entity.Seen" />
+      <ExecuteLua code="entity.Seen = 1" />
+      <ExecuteLua code="entity.Missing = true" />
+      <AssertLua code="entity.Seen = false; return true" />
+    </Sequence>
+  </Root>
+</BehaviorTree>
+"#;
+    let options = treebeard_load::LoadOptions {
+        lua: true,
+        ..Default::default()
+    };
+    let mut leaves = Leaves::<Noted>::new();
+    treebeard_lua::register(&mut leaves);
+    let loaded = treebeard_load::load_str("tree.xml", text, &leaves, &options)
+        .into_result()
+        .unwrap();
+    let program = Program::link(loaded.shape, &leaves).unwrap();
+    let mut actor = Actor::for_shape(program.shape());
+    let mut noted = Noted::default();
+    let status = Interpreter::new().tick(
+        &program,
+        &Default::default(),
+        AgentId(0),
+        &mut actor.as_mut(),
+        &mut noted,
+        &mut Vec::new(),
+    );
+    // The last AssertLua fails: a condition cannot set a variable either.
+    assert_eq!(status, Status::Failure);
+    assert_eq!((noted.0.n, noted.0.green), (7, true));
+    // The actor holds what Lua set, for the next tick and for scripts.
+    let vars: Vec<Option<bool>> = (0..3)
+        .map(|i| actor.as_ref().variable(program.shape(), i))
+        .collect();
+    assert_eq!(vars, [Some(false), Some(false), Some(true)]);
+    let messages: Vec<String> = noted
+        .1
+        .into_inner()
+        .into_iter()
+        .map(|e| e.message)
+        .collect();
+    assert_eq!(messages.len(), 3, "{messages:?}");
+    assert!(
+        messages[0].contains("the tree variable `Seen` cannot take Int(1)"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[1].contains("no field or tree variable `Missing`"),
+        "{messages:?}"
+    );
+    assert!(
+        messages[2].contains("a condition's Lua code cannot change the agent"),
+        "{messages:?}"
+    );
+}
+
+#[test]
 fn code_that_fails_at_run_time_is_reported_with_its_node_and_agent() {
     let mut leaves = Leaves::<Noted>::new();
     treebeard_lua::register(&mut leaves);
@@ -324,14 +395,19 @@ fn code_that_fails_at_run_time_is_reported_with_its_node_and_agent() {
         .collect();
     assert_eq!(heard, [(1, 4, true), (2, 4, false)]);
     assert!(
-        errors[1].message.contains("no field `speed`"),
+        errors[1]
+            .message
+            .contains("no field or tree variable `speed`"),
         "{:?}",
         errors[1]
     );
     // Where the node was written, when the shape knows it; else its item.
     let line = errors[1].located(program.shape());
     assert!(line.starts_with("item 2: the Lua code of `"), "{line}");
-    assert!(line.ends_with("no field `speed`"), "{line}");
+    assert!(
+        line.ends_with("no field or tree variable `speed`"),
+        "{line}"
+    );
 }
 
 #[test]

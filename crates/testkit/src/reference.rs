@@ -75,13 +75,14 @@ pub trait RefLeaves {
     /// Calls the hooks of the scope at `node`: enter (`how` is `None`) or
     /// exit.
     fn scope(&mut self, _node: NodeIdx, _how: Option<Ending>) {}
-    /// The agent's tree entries (two words each) as they are now, which the
-    /// leaves called from here on may read: told before a tick, after each
-    /// script, and before an event's hooks.
-    fn entries(&mut self, _words: &[u32]) {}
-    /// Copies into `words` the agent's tree entries as the leaves' outputs
-    /// left them (two words each): after each leaf call.
-    fn written(&self, _words: &mut [u32]) {}
+    /// The agent's tree variables' values (variable `i` is bit `i % 32` of
+    /// word `i / 32`) and its entries (two words each) as they are now,
+    /// which the leaves called from here on may read: told before a tick,
+    /// after each script, and before an event's hooks.
+    fn tell(&mut self, _variables: &[u32], _entries: &[u32]) {}
+    /// Copies into `variables` and `entries` the agent's tree variables
+    /// and entries as the leaves left them: after each leaf call.
+    fn written(&self, _variables: &mut [u32], _entries: &mut [u32]) {}
     /// Whether the passes from here on are a tick's passes after its first
     /// (a loop asked for the tree to be ticked again at once): they cover
     /// no time, so the clock the leaves see has a `dt` of 0.
@@ -141,6 +142,16 @@ pub trait RefLeaves {
     }
 }
 
+/// The words of the initial bits of `shape`'s variables, which an actor
+/// stores each variable's `^`.
+fn initial_words(shape: &Shape) -> impl Iterator<Item = u32> + '_ {
+    shape.variables().chunks(32).map(|word| {
+        word.iter()
+            .enumerate()
+            .fold(0, |w, (i, v)| w | u32::from(v.initial) << i)
+    })
+}
+
 /// Words as the cells a program's leaf calls read entries from.
 fn cells(words: &mut [u32]) -> &[std::cell::Cell<u32>] {
     std::cell::Cell::from_mut(words).as_slice_of_cells()
@@ -158,8 +169,10 @@ pub struct ProgramLeaves<'a, B> {
     pub frame: &'a treebeard_vm::Frame,
     /// The agent's crowd, if any.
     pub crowd: Option<&'a CrowdState>,
-    /// The agent's tree entries as the reference last told them.
-    pub entries: Vec<u32>,
+    /// The agent's leaf words as the reference last told them (see
+    /// [`treebeard_vm::ActorRef::leaf_words`]): its variables' words
+    /// stored `^` their initial values, then its entries' words.
+    pub cells: Vec<u32>,
     /// Whether the tick is past its first pass (see [`RefLeaves::again`]).
     pub again: bool,
 }
@@ -180,7 +193,7 @@ impl<'a, B> ProgramLeaves<'a, B> {
             agent,
             frame,
             crowd,
-            entries: Vec::new(),
+            cells: Vec::new(),
             again: false,
         }
     }
@@ -203,7 +216,7 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
             self.blackboard,
             self.agent,
             &self.frame(),
-            cells(&mut self.entries),
+            cells(&mut self.cells),
         )
     }
 
@@ -224,7 +237,7 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
             state,
             persistent,
             memory,
-            cells(&mut self.entries),
+            cells(&mut self.cells),
         )
     }
 
@@ -245,7 +258,7 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
             state,
             persistent,
             memory,
-            cells(&mut self.entries),
+            cells(&mut self.cells),
         )
     }
 
@@ -256,19 +269,28 @@ impl<B> RefLeaves for ProgramLeaves<'_, B> {
             self.agent,
             &self.frame(),
             how,
-            cells(&mut self.entries),
+            cells(&mut self.cells),
         );
     }
 
-    fn entries(&mut self, words: &[u32]) {
-        self.entries.clear();
-        self.entries.extend_from_slice(words);
+    fn tell(&mut self, variables: &[u32], entries: &[u32]) {
+        let initial = initial_words(self.program.shape());
+        self.cells.clear();
+        self.cells
+            .extend(variables.iter().zip(initial).map(|(&v, i)| v ^ i));
+        self.cells.extend_from_slice(entries);
     }
 
-    fn written(&self, words: &mut [u32]) {
-        if words.len() == self.entries.len() {
-            words.copy_from_slice(&self.entries);
+    fn written(&self, variables: &mut [u32], entries: &mut [u32]) {
+        if self.cells.len() != variables.len() + entries.len() {
+            return;
         }
+        let (stored, words) = self.cells.split_at(variables.len());
+        let initial = initial_words(self.program.shape());
+        for ((v, &stored), i) in variables.iter_mut().zip(stored).zip(initial) {
+            *v = stored ^ i;
+        }
+        entries.copy_from_slice(words);
     }
 
     fn again(&mut self, again: bool) {
@@ -1862,7 +1884,7 @@ impl Reference {
         // The tickets the last tick left are kept only at the nodes this
         // tick reaches again.
         let last = std::mem::take(&mut self.tickets);
-        world.entries(&self.entries);
+        world.tell(&self.vars, &self.entries);
         world.again(later_pass);
         let mut cx = Tick {
             world,
@@ -1961,7 +1983,7 @@ impl Reference {
     /// VM's `Interpreter::halt`), and gives up every ticket. Returns the
     /// cancel requests and the gate slots given back.
     pub fn halt(&mut self, world: &mut dyn RefLeaves, agent: AgentId) -> Vec<Request> {
-        world.entries(&self.entries);
+        world.tell(&self.vars, &self.entries);
         let mut cx = Tick {
             world,
             agent,
@@ -2160,7 +2182,6 @@ impl Reference {
     ///
     /// Returns how many running nodes it reached (waits and hooks).
     pub fn send_event(&mut self, world: &mut dyn RefLeaves, event: EventId) -> usize {
-        world.entries(&self.entries);
         for signal in self.memory.signals.iter().filter(|s| s.event == event.0) {
             let (word, bit) = (signal.variable as usize / 32, signal.variable % 32);
             if signal.value {
@@ -2169,6 +2190,8 @@ impl Reference {
                 self.vars[word] &= !(1 << bit);
             }
         }
+        // The hooks see the variables the signals set.
+        world.tell(&self.vars, &self.entries);
         let frame = world.clock();
         let now = (frame.time + f64::from(frame.dt)) as f32;
         for (i, stamp) in self.memory.timestamps.iter().enumerate() {
@@ -2201,7 +2224,7 @@ impl Reference {
                 delivered += 1;
             }
         });
-        world.written(&mut self.entries);
+        world.written(&mut self.vars, &mut self.entries);
         delivered
     }
 
@@ -2310,7 +2333,7 @@ impl Tick<'_> {
             entries: self.entries,
         };
         let result = self.world.script(script, memory, read_only);
-        self.world.entries(self.entries);
+        self.world.tell(self.vars, self.entries);
         if result.is_err() {
             self.coverage.script_faults += 1;
         }
@@ -2837,7 +2860,7 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
         RefNode::Scope { node, child, open } => {
             if !*open {
                 cx.world.scope(*node, None);
-                cx.world.written(cx.entries);
+                cx.world.written(cx.vars, cx.entries);
                 *open = true;
             }
             let status = tick(child, cx);
@@ -2849,7 +2872,7 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
                     Ending::Failure
                 };
                 cx.world.scope(*node, Some(how));
-                cx.world.written(cx.entries);
+                cx.world.written(cx.vars, cx.entries);
             }
             status
         }
@@ -3041,7 +3064,7 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
         }
         RefNode::Condition { node } => {
             let holds = cx.world.condition(*node);
-            cx.world.written(cx.entries);
+            cx.world.written(cx.vars, cx.entries);
             if holds {
                 Status::Success
             } else {
@@ -3080,7 +3103,7 @@ fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
                 persistent.as_mut(),
                 memory.as_mut(),
             );
-            cx.world.written(cx.entries);
+            cx.world.written(cx.vars, cx.entries);
             if status == Status::Running {
                 *running = Some(state);
             }
@@ -3445,7 +3468,7 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
                 *open = false;
                 cx.coverage.scope_exits_cancelled += 1;
                 cx.world.scope(*node, Some(Ending::Cancelled));
-                cx.world.written(cx.entries);
+                cx.world.written(cx.vars, cx.entries);
             }
         }
         RefNode::ScriptWrapper {
@@ -3511,7 +3534,7 @@ fn abandon(node: &mut RefNode, cx: &mut Tick<'_>) {
                     persistent.as_mut(),
                     memory.as_mut(),
                 );
-                cx.world.written(cx.entries);
+                cx.world.written(cx.vars, cx.entries);
                 cx.coverage.cancel_calls += 1;
             }
         }

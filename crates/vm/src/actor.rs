@@ -567,13 +567,16 @@ impl<'a> ActorRef<'a> {
         })
     }
 
-    /// The words of the tree's entries, two an entry (low first): what
+    /// The words a tick lends the agent's leaves: its tree variables'
+    /// words (each bit `^` the variable's initial value, as stored), then
+    /// its entries', two an entry (low first). What
     /// [`Program::call_condition`](crate::Program::call_condition) and the
-    /// other leaf calls take, for inputs that read entries.
-    pub fn entry_words(&self, shape: &Shape) -> &'a [u32] {
-        let at = self.layout.memory_at() + shape.variables().len().div_ceil(32);
+    /// other leaf calls take, for inputs that read entries and leaves that
+    /// read variables ([`Args::variable`](crate::Args::variable)).
+    pub fn leaf_words(&self, shape: &Shape) -> &'a [u32] {
+        let at = self.layout.memory_at();
         self.words
-            .get(at..at + 2 * shape.entries().len())
+            .get(at..at + leaf_words(shape))
             .unwrap_or_default()
     }
 
@@ -628,6 +631,12 @@ impl<'a> ActorRef<'a> {
 /// Whether a stimulus whose expiry word is `expiry` is active at `now`: a
 /// zeroed word never is.
 #[inline]
+/// Words of the leaf words of an agent of `shape` (see
+/// [`ActorRef::leaf_words`]).
+pub(crate) fn leaf_words(shape: &Shape) -> usize {
+    shape.variables().len().div_ceil(32) + 2 * shape.entries().len()
+}
+
 pub(crate) fn stimulus_active(expiry: u32, now: f64) -> bool {
     expiry != 0 && now < f64::from(f32::from_bits(expiry))
 }
@@ -763,12 +772,12 @@ impl<'a> ActorMut<'a> {
         }
     }
 
-    /// The words of the tree's entries, to change in place (what an event
-    /// hook's outputs wrote).
-    pub(crate) fn entry_words_mut(&mut self, shape: &Shape) -> &mut [u32] {
-        let at = self.layout.memory_at() + shape.variables().len().div_ceil(32);
+    /// The agent's leaf words (see [`ActorRef::leaf_words`]), to change in
+    /// place (what an event hook wrote).
+    pub(crate) fn leaf_words_mut(&mut self, shape: &Shape) -> &mut [u32] {
+        let at = self.layout.memory_at();
         self.words
-            .get_mut(at..at + 2 * shape.entries().len())
+            .get_mut(at..at + leaf_words(shape))
             .unwrap_or_default()
     }
 

@@ -141,7 +141,7 @@ impl<'a> LeafParam<'a> for &'a str {
 
     #[inline(always)]
     fn from_word(word: u64, args: &Args<'a>) -> &'a str {
-        args.strings.get(word as usize).map_or("", |s| s)
+        args.shape.strings().get(word as usize).map_or("", |s| s)
     }
 }
 
@@ -236,7 +236,7 @@ impl<'a, T> In<'a, T> {
     #[inline(always)]
     fn of_word(word: u64, args: &Args<'a>) -> In<'a, T> {
         In {
-            input: Input::of(word, args.table, args.strings, args.entries),
+            input: Input::of(word, args.table, args.shape.strings(), args.entries),
             ty: PhantomData,
         }
     }
@@ -337,7 +337,7 @@ impl<'a, T: InputType> LeafParam<'a> for Out<'a, T> {
     #[inline(always)]
     fn from_word(word: u64, args: &Args<'a>) -> Out<'a, T> {
         Out {
-            output: Output::of(word, args.entries, args.entry_types),
+            output: Output::of(word, args.entries, args.shape.entries()),
             ty: PhantomData,
         }
     }

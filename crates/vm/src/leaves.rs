@@ -52,7 +52,7 @@ use treebeard_shape::script::ScriptType;
 use treebeard_shape::tree::Node;
 use treebeard_shape::{
     BuildError, Catalog, Entry, FieldDecl, LeafCatalog, LeafSchema, NodeIdx, ParamSpec, ParamType,
-    ShapeItem,
+    Shape, ShapeItem,
 };
 
 /// A condition: a test of the blackboard. It cannot change the blackboard
@@ -85,15 +85,18 @@ pub struct Args<'a> {
     /// The shape's whole parameter table; the item says which words are
     /// the leaf's (resolved only when a leaf asks, most never do).
     pub(crate) table: &'a [u64],
-    /// The shape's string table, for string parameters.
-    pub(crate) strings: &'a [Box<str>],
+    /// The shape, for its string table (string parameters), its entries'
+    /// types (outputs that write them) and its variables' names.
+    pub(crate) shape: &'a Shape,
     /// The agent's tree entries, two words each, for inputs that read
     /// them (empty where a leaf reads none: see `Input::Entry`): cells that
     /// the interpreter fills once per agent, so that a leaf call costs
     /// nothing more for them.
     pub(crate) entries: &'a [Cell<u32>],
-    /// The tree's entries (their types, for outputs that write them).
-    pub(crate) entry_types: &'a [Entry],
+    /// The agent's tree variables' words, for leaves that read or set
+    /// them by name (see [`Args::variable`]): bits stored `^` their
+    /// initial values, as in the actor, in cells filled as `entries` are.
+    pub(crate) variables: &'a [Cell<u32>],
     pub(crate) item: ShapeItem,
     pub(crate) node: u32,
     pub(crate) agent: AgentId,
@@ -103,6 +106,31 @@ pub struct Args<'a> {
 }
 
 impl<'a> Args<'a> {
+    /// The arguments of the leaves of `shape` for `agent` at `frame`, whose
+    /// leaf cells are `cells` (its variables' words, then its entries':
+    /// see [`ActorRef::leaf_words`](crate::ActorRef::leaf_words)); each
+    /// call sets its own item and node.
+    #[inline]
+    pub(crate) fn of_shape(
+        shape: &'a Shape,
+        cells: &'a [Cell<u32>],
+        agent: AgentId,
+        frame: Frame,
+    ) -> Args<'a> {
+        let at = shape.variables().len().div_ceil(32).min(cells.len());
+        let (variables, entries) = cells.split_at(at);
+        Args {
+            table: shape.param_table(),
+            shape,
+            entries,
+            variables,
+            item: ShapeItem::from_bits(0),
+            node: 0,
+            agent,
+            frame,
+        }
+    }
+
     /// The leaf's parameter words, as many as it declared.
     #[inline]
     pub fn params(&self) -> &'a [u64] {
@@ -162,7 +190,7 @@ impl<'a> Args<'a> {
     /// If `i` is not a declared `string` parameter of the leaf.
     #[inline]
     pub fn str(&self, i: usize) -> &'a str {
-        &self.strings[self.word(i) as usize]
+        &self.shape.strings()[self.word(i) as usize]
     }
 
     /// Parameter `i` as the index of an enumeration's variant.
@@ -190,7 +218,7 @@ impl<'a> Args<'a> {
     /// If `i` is not below the leaf's declared number of parameters.
     #[inline]
     pub fn input(&self, i: usize) -> Input<'a> {
-        Input::of(self.word(i), self.table, self.strings, self.entries)
+        Input::of(self.word(i), self.table, self.shape.strings(), self.entries)
     }
 
     /// Parameter `i`, an output: the blackboard field or the tree entry
@@ -200,7 +228,7 @@ impl<'a> Args<'a> {
     /// If `i` is not below the leaf's declared number of parameters.
     #[inline]
     pub fn output(&self, i: usize) -> Output<'a> {
-        Output::of(self.word(i), self.entries, self.entry_types)
+        Output::of(self.word(i), self.entries, self.shape.entries())
     }
 
     /// The leaf's item in the shape.
@@ -220,6 +248,40 @@ impl<'a> Args<'a> {
     #[inline]
     pub fn frame(&self) -> &Frame {
         &self.frame
+    }
+
+    /// The value of the agent's tree variable `name` (one the tree
+    /// declares, as MBT's `<Variables>` do), as it is at this call: a
+    /// variable set by a script, a signal or another leaf earlier in the
+    /// tick reads as set. `None` for a name the tree does not declare (or
+    /// in a tool's call given no cells: see `Program::call_condition`).
+    ///
+    /// Found by name among the tree's declarations, for leaves that are
+    /// given names at run time (Lua's `entity`).
+    pub fn variable(&self, name: &str) -> Option<bool> {
+        let (cell, bit, initial) = self.find_variable(name)?;
+        Some((cell.get() & bit != 0) != initial)
+    }
+
+    /// Sets the agent's tree variable `name` to `value`, as a script's
+    /// assignment does: the nodes and scripts after this call, and the
+    /// agent's next ticks, see it. False, and nothing set, where
+    /// [`Args::variable`] is `None`.
+    pub fn set_variable(&self, name: &str, value: bool) -> bool {
+        let Some((cell, bit, initial)) = self.find_variable(name) else {
+            return false;
+        };
+        let word = cell.get() & !bit;
+        cell.set(if value != initial { word | bit } else { word });
+        true
+    }
+
+    /// The cell and bit of the variable `name`, with its initial value.
+    fn find_variable(&self, name: &str) -> Option<(&'a Cell<u32>, u32, bool)> {
+        let declared = self.shape.variables();
+        let i = declared.iter().position(|v| *v.name == *name)?;
+        let cell = self.variables.get(i / 32)?;
+        Some((cell, 1 << (i % 32), declared[i].initial))
     }
 }
 

@@ -404,6 +404,14 @@ impl<B> Program<B> {
         (packed != 0).then(|| first..first + (packed & 0xFF) as usize)
     }
 
+    /// Words of the leaf cells an agent's tick lends its leaves (`Args`):
+    /// its variables' words, then its entries' (two an entry), the first
+    /// words of its memory.
+    #[inline]
+    pub(crate) fn leaf_cell_words(&self) -> usize {
+        crate::actor::leaf_words(&self.shape)
+    }
+
     /// The shape.
     #[inline]
     pub fn shape(&self) -> &Arc<Shape> {
@@ -462,7 +470,7 @@ impl<B> Program<B> {
         agent: AgentId,
         frame: &'a Frame,
         want: Kind,
-        entries: &'a [Cell<u32>],
+        cells: &'a [Cell<u32>],
     ) -> Args<'a> {
         let item = self.shape.item(node);
         assert_eq!(
@@ -472,25 +480,21 @@ impl<B> Program<B> {
             node.get()
         );
         Args {
-            table: self.shape.param_table(),
-            strings: self.shape.strings(),
-            entries,
-            entry_types: self.shape.entries(),
             item,
             node: node.get(),
-            agent,
-            frame: *frame,
+            ..Args::of_shape(&self.shape, cells, agent, *frame)
         }
     }
 
     /// Calls the condition at `node` as a tick would, the agent's tree
-    /// entries being `entries` (its [`ActorRef::entry_words`] as cells,
-    /// `Cell::from_mut(words).as_slice_of_cells()`, which inputs that read
-    /// an entry see; `&[]` for a tree without entries). For tools
-    /// that run a program's leaves outside the interpreter (reference
-    /// interpreters, debuggers); ticks never come here.
+    /// variables and entries being `cells` (its [`ActorRef::leaf_words`]
+    /// as cells, `Cell::from_mut(words).as_slice_of_cells()`, which inputs
+    /// that read an entry and [`Args::variable`] see, and outputs and
+    /// [`Args::set_variable`] write; `&[]` for a tree with neither). For
+    /// tools that run a program's leaves outside the interpreter
+    /// (reference interpreters, debuggers); ticks never come here.
     ///
-    /// [`ActorRef::entry_words`]: crate::ActorRef::entry_words
+    /// [`ActorRef::leaf_words`]: crate::ActorRef::leaf_words
     ///
     /// # Panics
     /// If `node` is not a condition.
@@ -500,9 +504,9 @@ impl<B> Program<B> {
         blackboard: &B,
         agent: AgentId,
         frame: &Frame,
-        entries: &[Cell<u32>],
+        cells: &[Cell<u32>],
     ) -> bool {
-        let args = self.args(node, agent, frame, Kind::Condition, entries);
+        let args = self.args(node, agent, frame, Kind::Condition, cells);
         (self.conditions[args.item.import() as usize])(blackboard, &args)
     }
 
@@ -522,9 +526,9 @@ impl<B> Program<B> {
         state: &mut u32,
         persistent: Option<&mut u32>,
         memory: Option<&mut MemoryBlock>,
-        entries: &[Cell<u32>],
+        cells: &[Cell<u32>],
     ) -> Status {
-        let args = self.args(node, agent, frame, Kind::Action, entries);
+        let args = self.args(node, agent, frame, Kind::Action, cells);
         let mut call = Call {
             args: &args,
             signal,
@@ -552,9 +556,9 @@ impl<B> Program<B> {
         agent: AgentId,
         frame: &Frame,
         how: Option<Ending>,
-        entries: &[Cell<u32>],
+        cells: &[Cell<u32>],
     ) {
-        let mut args = self.args(node, agent, frame, Kind::Scope, entries);
+        let mut args = self.args(node, agent, frame, Kind::Scope, cells);
         let (item, signal, state) = scope_call(args.table, args.item, how);
         args.item = item;
         let mut call = Call::new(&args, signal, state, None);
@@ -651,9 +655,9 @@ impl<B> Program<B> {
         state: &mut u32,
         persistent: Option<&mut u32>,
         memory: Option<&mut MemoryBlock>,
-        entries: &[Cell<u32>],
+        cells: &[Cell<u32>],
     ) -> bool {
-        let args = self.args(node, agent, frame, Kind::Action, entries);
+        let args = self.args(node, agent, frame, Kind::Action, cells);
         let Some(Some(hook)) = self.on_event.get(args.item.import() as usize).copied() else {
             return false;
         };

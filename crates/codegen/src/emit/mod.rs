@@ -303,18 +303,18 @@ impl Emitter<'_, '_> {
         self.line(0, "/// root's status.");
         self.line(0, "#[inline(always)]");
         self.line(0, &format!("fn root<const P: u32>({TICK}) -> Status {{"));
-        let entries = !self.shape.entries().is_empty();
-        if runs || entries {
+        let cells = self.leaf_cells();
+        if runs || cells {
             self.line(1, "let status = n0::<P>(t);");
             if runs {
                 self.line(1, "pass::<P>(t, u32::MAX);");
             }
-            if entries {
+            if cells {
                 self.line(
                     1,
-                    "// What the leaves' outputs wrote into the tree's entries.",
+                    "// What the leaves wrote into the tree's variables and entries.",
                 );
-                self.line(1, "t.keep_entries();");
+                self.line(1, "t.keep_cells();");
             }
             self.line(1, "status");
         } else {
@@ -332,6 +332,12 @@ impl Emitter<'_, '_> {
 
     /// The leaves that can run, each with how the actor's state tells
     /// that it runs (`left_action`, `left_deferred`) and its resume table.
+    /// Whether the tree lends its leaves cells of its agents' memory
+    /// (variables, entries), which each tick tells and keeps.
+    fn leaf_cells(&self) -> bool {
+        !self.shape.entries().is_empty() || !self.shape.variables().is_empty()
+    }
+
     fn running_leaves(&self) -> Vec<(u32, &'static str, String)> {
         (0..self.shape.len() as u32)
             .filter_map(|i| {
@@ -377,12 +383,12 @@ impl Emitter<'_, '_> {
         );
         self.line(0, "#[inline(always)]");
         self.line(0, &format!("fn tick({TICK}) -> Option<Status> {{"));
-        if !self.shape.entries().is_empty() {
+        if self.leaf_cells() {
             self.line(
                 1,
-                "// The tree's own entries, as its leaves' inputs read them.",
+                "// The tree's own variables and entries, as its leaves read them.",
             );
-            self.line(1, "t.tell_entries();");
+            self.line(1, "t.tell_cells();");
         }
         if leaves.is_empty() {
             self.line(1, "t.idle().then(|| root::<IDLE>(t))");

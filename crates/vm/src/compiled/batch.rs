@@ -30,7 +30,6 @@ use crate::program::Program;
 use crate::request::{AgentId, Request};
 use crate::status::Status;
 use std::cell::Cell;
-use treebeard_shape::ShapeItem;
 
 /// The function a generated tree ticks a run of agents with.
 pub type BatchFn<B> = for<'b, 'r> fn(&mut Batch<'b, 'r, B>);
@@ -192,12 +191,12 @@ fn interpret<B>(
 }
 
 /// The leaf arguments the compiled ticks of `program` start from, for
-/// agents from `first` whose tree entries the tick tells `entries` (see
-/// [`Tick::tell_entries`]), after checking that actors of `layout` hold its
-/// states.
+/// agents from `first` whose tree variables and entries the tick tells
+/// `cells` (see [`Tick::tell_cells`]), after checking that actors of
+/// `layout` hold its states.
 fn base_args<'r, B>(
     program: &'r Program<B>,
-    entries: &'r [Cell<u32>],
+    cells: &'r [Cell<u32>],
     layout: ActorLayout,
     first: AgentId,
 ) -> Args<'r> {
@@ -205,17 +204,7 @@ fn base_args<'r, B>(
         layout.covers(program.spec()),
         "the actors were laid out for a smaller shape than the program's"
     );
-    let shape = program.shape();
-    Args {
-        table: shape.param_table(),
-        strings: shape.strings(),
-        entries,
-        entry_types: shape.entries(),
-        item: ShapeItem::from_bits(0),
-        node: 0,
-        agent: first,
-        frame: Frame::default(),
-    }
+    Args::of_shape(program.shape(), cells, first, Frame::default())
 }
 
 /// Ticks a batch with the compiled tree `tree` of `program`, as the
@@ -227,7 +216,7 @@ fn base_args<'r, B>(
 pub(crate) fn tick_batch<B>(
     tree: BatchFn<B>,
     program: &Program<B>,
-    entries: &[Cell<u32>],
+    cells: &[Cell<u32>],
     first: AgentId,
     words: &mut [u32],
     layout: ActorLayout,
@@ -243,7 +232,7 @@ pub(crate) fn tick_batch<B>(
         stride * blackboards.len(),
         "one actor per blackboard"
     );
-    let base = base_args(program, entries, layout, first);
+    let base = base_args(program, cells, layout, first);
     let mut own = [shared.unwrap_or_default(); RUN];
     let mut agent = first;
     let runs = words
@@ -285,7 +274,7 @@ pub(crate) fn tick_batch<B>(
 pub(crate) fn tick_one<B>(
     tree: BatchFn<B>,
     program: &Program<B>,
-    entries: &[Cell<u32>],
+    cells: &[Cell<u32>],
     frame: &Frame,
     agent: AgentId,
     words: &mut [u32],
@@ -302,7 +291,7 @@ pub(crate) fn tick_one<B>(
         blackboards: std::slice::from_mut(bb),
         due: 1,
         frames: &own,
-        base: base_args(program, entries, layout, agent),
+        base: base_args(program, cells, layout, agent),
         program,
         requests,
         fallback,

@@ -41,7 +41,7 @@ impl<B> Tick<'_, '_, B> {
     /// module): out of line, as the evaluator is.
     #[inline(never)]
     fn run_script(&mut self, word: u64, read_only: bool) -> Result<ScriptValue, Fault> {
-        self.keep_entries();
+        self.keep_cells();
         let program = self.program;
         let initial = &*program.initial;
         let at = self.layout.memory_at();
@@ -60,34 +60,40 @@ impl<B> Tick<'_, '_, B> {
             .run(code, self.bb, memory, read_only);
         flip(variables);
         if !read_only {
-            self.tell_entries();
+            self.tell_cells();
         }
         value
     }
 
-    /// Copies the agent's tree entries from its memory into the cells its
-    /// leaves' inputs read and their outputs write: at the start of its
-    /// tick, in a tree with entries, and after each script that may
-    /// assign.
+    /// Copies the agent's tree variables and entries from its memory into
+    /// the cells its leaves read and write (inputs and outputs naming
+    /// entries, `Args::variable`): at the start of its tick, in a tree
+    /// with variables or entries, and after each script that may assign.
     #[inline]
-    pub fn tell_entries(&self) {
-        let at = self.layout.memory_at() + self.program.initial.len();
+    pub fn tell_cells(&self) {
+        let at = self.layout.memory_at();
         let words = self.words.get(at..).unwrap_or_default();
-        for (cell, &word) in self.base.entries.iter().zip(words) {
+        for (cell, &word) in self.cells().zip(words) {
             cell.set(word);
         }
     }
 
-    /// Stores the cells of the agent's entries, which its leaves' outputs
-    /// may have written, back into its memory: before each script, and
-    /// when the tick ends, in a tree with entries.
+    /// Stores the agent's leaf cells, which its leaves may have written,
+    /// back into its memory: before each script, and when the tick ends,
+    /// in a tree with variables or entries.
     #[inline]
-    pub fn keep_entries(&mut self) {
-        let at = self.layout.memory_at() + self.program.initial.len();
+    pub fn keep_cells(&mut self) {
+        let at = self.layout.memory_at();
+        let cells = self.base.variables.iter().chain(self.base.entries);
         let words = self.words.get_mut(at..).unwrap_or_default();
-        for (word, cell) in words.iter_mut().zip(self.base.entries) {
+        for (word, cell) in words.iter_mut().zip(cells) {
             *word = cell.get();
         }
+    }
+
+    /// The leaf cells: the variables' words, then the entries'.
+    fn cells(&self) -> impl Iterator<Item = &std::cell::Cell<u32>> {
+        self.base.variables.iter().chain(self.base.entries)
     }
 
     /// The time test of an `IfTime` or `WaitUntilTime` over the agent's

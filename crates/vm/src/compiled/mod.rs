@@ -41,8 +41,8 @@
 //!   static tree never rolls a change back);
 //! * scripts, time tests, events sent and stimuli posted go through the
 //!   interpreter's own helpers, on the agent's memory in place (see
-//!   `memory`), and the agent's tree entries are told to the leaf
-//!   arguments' cells as the interpreter tells them;
+//!   `memory`), and the agent's tree variables and entries are told to
+//!   the leaf arguments' cells as the interpreter tells them;
 //! * a node that asks for another pass of the tick (a loop with `again`
 //!   between runs, an async sequence's step, [`Tick::again`]) has the
 //!   batch loop tick the agent again at once, at the tick's time with no

@@ -29,6 +29,7 @@ use crate::request::{AgentId, RequestKind};
 use crate::script::{Fault, Memory, ScriptValue};
 use crate::status::Status;
 use crate::trace::Tracer;
+use std::cell::Cell;
 use treebeard_shape::{Kind, NodeIdx, SELF_AGENT, Shape, ShapeItem};
 
 impl<B, T: Tracer> Batch<'_, B, T> {
@@ -41,8 +42,8 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         read_only: bool,
     ) -> Result<ScriptValue, Fault> {
         let code = self.shape.script(word);
-        if self.entry_words != 0 {
-            self.keep_entries(a.memory);
+        if self.cell_words != 0 {
+            self.keep_cells(a.memory);
         }
         let n = self.initial.len();
         let vars = &mut self.b.vars[..n];
@@ -64,37 +65,39 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         for ((stored, &v), &initial) in stored.iter_mut().zip(&*vars).zip(self.initial) {
             *stored = v ^ initial;
         }
-        if self.entry_words != 0 {
-            self.tell_entries(a.memory);
+        if self.cell_words != 0 {
+            self.tell_cells(a.memory);
         }
         value
     }
 
-    /// Copies the agent's entry words from its `memory` into the cells its
-    /// leaves' inputs read and their outputs write (`Args`): while a pass
-    /// runs, the cells hold the entries' values, and the memory is brought
-    /// up to date before each script ([`Batch::keep_entries`]).
+    /// Copies the agent's variable and entry words from its `memory` into
+    /// the cells its leaves read and write (`Args`: inputs and outputs
+    /// naming entries, variables by name): while a pass runs, the cells
+    /// hold their values, and the memory is brought up to date before each
+    /// script ([`Batch::keep_cells`]).
     #[cold]
-    pub(super) fn tell_entries(&self, memory: &[u32]) {
-        let at = self.initial.len();
-        let words = memory.get(at..at + self.entry_words).unwrap_or_default();
-        for (cell, &word) in self.args.entries.iter().zip(words) {
+    pub(super) fn tell_cells(&self, memory: &[u32]) {
+        let words = memory.get(..self.cell_words).unwrap_or_default();
+        for (cell, &word) in self.cells().zip(words) {
             cell.set(word);
         }
     }
 
-    /// Stores the cells of the agent's entry words, which its leaves'
-    /// outputs may have written, back into its `memory`: before each
-    /// script (which reads the memory) and when a pass ends.
+    /// Stores the agent's leaf cells, which its leaves may have written,
+    /// back into its `memory`: before each script (which reads the memory)
+    /// and when a pass ends.
     #[cold]
-    pub(super) fn keep_entries(&self, memory: &mut [u32]) {
-        let at = self.initial.len();
-        let words = memory
-            .get_mut(at..at + self.entry_words)
-            .unwrap_or_default();
-        for (word, cell) in words.iter_mut().zip(self.args.entries) {
+    pub(super) fn keep_cells(&self, memory: &mut [u32]) {
+        let words = memory.get_mut(..self.cell_words).unwrap_or_default();
+        for (word, cell) in words.iter_mut().zip(self.cells()) {
             *word = cell.get();
         }
+    }
+
+    /// The leaf cells: the variables' words, then the entries'.
+    fn cells(&self) -> impl Iterator<Item = &Cell<u32>> {
+        self.args.variables.iter().chain(self.args.entries)
     }
 
     /// Whether the bool script a parameter word names holds; a fault is
@@ -149,7 +152,7 @@ impl<B, T: Tracer> Batch<'_, B, T> {
         int_input(
             word,
             self.args.table,
-            self.args.strings,
+            self.args.shape.strings(),
             self.access.get,
             a.bb,
         )
@@ -407,18 +410,17 @@ impl Interpreter {
                 }
             }
         }
-        // The agent's entries, as its actions' event hooks read them.
-        let entry_words = actor.as_ref().entry_words(shape);
-        if self.entries.len() < entry_words.len() {
+        // The agent's variables and entries, as its actions' event hooks
+        // read them.
+        let leaf_words = actor.as_ref().leaf_words(shape);
+        if self.cells.len() < leaf_words.len() {
             // Normally reserved already.
-            self.entries
-                .resize_with(entry_words.len(), Default::default);
+            self.cells.resize_with(leaf_words.len(), Default::default);
         }
-        let entries = &self.entries[..entry_words.len()];
-        for (cell, &word) in entries.iter().zip(entry_words) {
+        let cells = &self.cells[..leaf_words.len()];
+        for (cell, &word) in cells.iter().zip(leaf_words) {
             cell.set(word);
         }
-        let entries_written = !entries.is_empty();
         let mut delivered = 0;
         let count = actor.as_ref().action_entries().len();
         for i in 0..count {
@@ -455,7 +457,7 @@ impl Interpreter {
                         &mut state,
                         persistent.as_mut(),
                         block.as_mut(),
-                        entries,
+                        cells,
                     );
                     if ran {
                         actor.action_entries_mut()[i].set_value(state);
@@ -473,10 +475,10 @@ impl Interpreter {
                 _ => {}
             }
         }
-        if entries_written {
-            // What the hooks' outputs wrote.
-            let words = actor.entry_words_mut(shape);
-            for (word, cell) in words.iter_mut().zip(entries) {
+        if !cells.is_empty() {
+            // What the hooks wrote.
+            let words = actor.leaf_words_mut(shape);
+            for (word, cell) in words.iter_mut().zip(cells) {
                 *word = cell.get();
             }
         }

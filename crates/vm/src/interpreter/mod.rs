@@ -100,10 +100,11 @@ pub const MAX_PASSES: usize = 64;
 #[derive(Debug, Default)]
 pub struct Interpreter {
     buffers: Buffers,
-    /// The ticked agent's tree entries, two words each, as its leaves'
-    /// inputs read them (`Args`): filled at the start of each agent's tick
-    /// (and after each script) where the tree has entries.
-    entries: Vec<Cell<u32>>,
+    /// The ticked agent's leaf cells: its tree variables' words, then its
+    /// tree entries, two words each, as its leaves read and write them
+    /// (`Args`): filled at the start of each agent's tick (and after each
+    /// script) where the tree has variables or entries.
+    cells: Vec<Cell<u32>>,
     capacity: CapacitySpec,
     /// Observed ticks' bookkeeping (see [`Interpreter::tick_observed`]).
     track: TrackBuffers,
@@ -304,9 +305,9 @@ impl Interpreter {
         if b.vars.len() < spec.variables.div_ceil(32) as usize {
             b.vars.resize(spec.variables.div_ceil(32) as usize, 0);
         }
-        if self.entries.len() < 2 * spec.entries as usize {
-            self.entries
-                .resize_with(2 * spec.entries as usize, Cell::default);
+        let cells = spec.variables.div_ceil(32) as usize + 2 * spec.entries as usize;
+        if self.cells.len() < cells {
+            self.cells.resize_with(cells, Cell::default);
         }
         self.capacity = self.capacity.merge(*spec);
     }
@@ -325,21 +326,20 @@ impl Interpreter {
         layout: ActorLayout,
         trace: T,
     ) -> Batch<'r, B, T> {
-        let (buffers, entries) = self.parts(program);
-        Batch::new(buffers, entries, program, frame, layout, trace)
+        let (buffers, cells) = self.parts(program);
+        Batch::new(buffers, cells, program, frame, layout, trace)
     }
 
-    /// The scratch buffers, and the cells of the tree entries of
-    /// `program`'s agents (which compiled ticks share with the
-    /// interpreter's).
+    /// The scratch buffers, and the leaf cells of `program`'s agents
+    /// (which compiled ticks share with the interpreter's).
     #[inline]
     fn parts<B>(&mut self, program: &Program<B>) -> (&mut Buffers, &[Cell<u32>]) {
-        let entry_words = 2 * program.shape().entries().len();
-        if self.entries.len() < entry_words {
+        let words = program.leaf_cell_words();
+        if self.cells.len() < words {
             // Normally reserved already.
-            self.entries.resize_with(entry_words, Cell::default);
+            self.cells.resize_with(words, Cell::default);
         }
-        (&mut self.buffers, &self.entries[..entry_words])
+        (&mut self.buffers, &self.cells[..words])
     }
 
     /// Ticks one agent: runs `program` over the agent's actor and blackboard,
@@ -361,18 +361,18 @@ impl Interpreter {
     ) -> Status {
         let layout = actor.layout();
         if let Some(tree) = program.compiled_tick(layout) {
-            let (buffers, entries) = self.parts(program);
+            let (buffers, cells) = self.parts(program);
             return compiled::tick_one(
                 tree,
                 program,
-                entries,
+                cells,
                 frame,
                 agent,
                 actor.words_mut(),
                 layout,
                 blackboard,
                 requests,
-                &mut interpreting(buffers, entries, program, layout),
+                &mut interpreting(buffers, cells, program, layout),
             );
         }
         self.tick_with(program, frame, agent, actor, blackboard, requests, Quiet)
@@ -497,11 +497,11 @@ impl Interpreter {
                 before(agent, bb);
                 None
             };
-            let (buffers, entries) = self.parts(program);
+            let (buffers, cells) = self.parts(program);
             compiled::tick_batch(
                 tree,
                 program,
-                entries,
+                cells,
                 first,
                 words,
                 layout,
@@ -509,7 +509,7 @@ impl Interpreter {
                 requests,
                 Some(*frame),
                 step,
-                &mut interpreting(buffers, entries, program, layout),
+                &mut interpreting(buffers, cells, program, layout),
             );
             return;
         }
@@ -548,12 +548,12 @@ impl Interpreter {
         let words = actor.words_mut();
         {
             let mut a = Agent::new(words, layout, blackboard);
-            if batch.entry_words != 0 {
-                batch.tell_entries(a.memory);
+            if batch.cell_words != 0 {
+                batch.tell_cells(a.memory);
             }
             batch.flush_actions_below(&mut a, u32::MAX);
-            if batch.entry_words != 0 {
-                batch.keep_entries(a.memory);
+            if batch.cell_words != 0 {
+                batch.keep_cells(a.memory);
             }
         }
         batch.complete(words, layout, agent, requests);
@@ -610,16 +610,16 @@ impl Buffers {
 
 /// The interpreter's tick of one agent of `layout`, for the actors a
 /// compiled tree hands back (see `compiled::Tick`), with the scratch
-/// `buffers` and the entry cells `entries` it shares with the compiled
+/// `buffers` and the leaf cells `cells` it shares with the compiled
 /// ticks.
 fn interpreting<'a, B>(
     buffers: &'a mut Buffers,
-    entries: &'a [Cell<u32>],
+    cells: &'a [Cell<u32>],
     program: &'a Program<B>,
     layout: ActorLayout,
 ) -> impl FnMut(AgentId, &Frame, &mut [u32], &mut B, &mut Vec<Request>) -> Status + 'a {
     move |agent, frame, words, bb, requests| {
-        Batch::new(&mut *buffers, entries, program, frame, layout, Quiet)
+        Batch::new(&mut *buffers, cells, program, frame, layout, Quiet)
             .tick(words, layout, bb, agent, requests)
     }
 }
@@ -676,9 +676,11 @@ pub(crate) struct Batch<'r, B, T> {
     globals: &'r Globals,
     /// The leaf arguments, set up once; each call sets its item and node.
     args: Args<'r>,
-    /// Words of the tree's entries (two an entry) after the variables':
-    /// 0 for most trees, whose agents' ticks then copy nothing.
-    entry_words: usize,
+    /// Words of the leaf cells (`Args`): the variables' words and the
+    /// entries' (two an entry) at the start of the actors' memory, which
+    /// each agent's tick copies in and back; 0 for most trees, whose
+    /// agents' ticks then copy nothing.
+    cell_words: usize,
     /// The tracer: [`Quiet`] but for traced ticks.
     trace: T,
     /// The hosted compiled tree that walks the tree in place of
@@ -693,11 +695,11 @@ pub(crate) struct Batch<'r, B, T> {
 
 impl<'r, B, T: Tracer> Batch<'r, B, T> {
     /// What every agent's tick of `program` on actors of `layout` shares,
-    /// with the scratch `b` and the agents' entry cells `entries`.
+    /// with the scratch `b` and the agents' leaf cells `cells`.
     #[inline]
     fn new(
         b: &'r mut Buffers,
-        entries: &'r [Cell<u32>],
+        cells: &'r [Cell<u32>],
         program: &'r Program<B>,
         frame: &Frame,
         layout: ActorLayout,
@@ -733,18 +735,9 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             program,
             monitors: program.spec().monitors > 0,
             globals: &program.globals,
-            entry_words: entries.len(),
-            args: Args {
-                table: shape.param_table(),
-                strings: shape.strings(),
-                // Filled for each agent (`Batch::tell_entries`).
-                entries,
-                entry_types: shape.entries(),
-                item: ShapeItem::from_bits(0),
-                node: 0,
-                agent: AgentId(0),
-                frame: *frame,
-            },
+            cell_words: cells.len(),
+            // The cells are filled for each agent (`Batch::tell_cells`).
+            args: Args::of_shape(shape, cells, AgentId(0), *frame),
             trace,
             hosted: if T::ON { None } else { program.hosted_root() },
             floor: 0,

@@ -43,11 +43,11 @@ impl Interpreter {
     ) {
         let (words, layout) = actors.into_parts();
         if let Some(tree) = program.compiled_tick(layout) {
-            let (buffers, entries) = self.parts(program);
+            let (buffers, cells) = self.parts(program);
             compiled::tick_batch(
                 tree,
                 program,
-                entries,
+                cells,
                 first,
                 words,
                 layout,
@@ -55,7 +55,7 @@ impl Interpreter {
                 requests,
                 None,
                 schedule,
-                &mut super::interpreting(buffers, entries, program, layout),
+                &mut super::interpreting(buffers, cells, program, layout),
             );
             return;
         }

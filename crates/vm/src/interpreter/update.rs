@@ -93,8 +93,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         self.args.agent = agent;
         let status = {
             let mut a = Agent::new(words, layout, bb);
-            if self.entry_words != 0 {
-                self.tell_entries(a.memory);
+            if self.cell_words != 0 {
+                self.tell_cells(a.memory);
             }
             let status = if let Some(root) = self.hosted
                 && let Some(batch) = T::untraced(self)
@@ -105,8 +105,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             } else {
                 self.run(&mut a, 0)
             };
-            if self.entry_words != 0 {
-                self.keep_entries(a.memory);
+            if self.cell_words != 0 {
+                self.keep_cells(a.memory);
             }
             status
         };
