@@ -14,8 +14,13 @@
 //!
 //! A running status climbs instead: every sequence or selector above a
 //! running item that is past its first child records where to resume, up to
-//! the nearest dynamic decider or the root. `parent` makes that walk.
+//! the nearest dynamic decider or the root. Those records depend only on
+//! where the item sits too, so [`Flow::resume`] precomputes the walk: from
+//! each item, the first record above it (the decider and its child on the
+//! path), from which the walk goes on at that decider; the deciders in
+//! between, which record nothing, are never visited.
 
+use crate::actor::{StateEntry, decider_tag};
 use treebeard_shape::{Kind, NodeIdx, Shape};
 
 /// No item: the parent of the root, or where a running status goes when it
@@ -49,11 +54,19 @@ pub(crate) struct Link {
     pub on_failure: u32,
 }
 
-/// The flow of one shape, one [`Link`] per item.
+/// The flow of one shape, one [`Link`] and one resume hop per item.
 #[derive(Clone, Debug)]
 pub(crate) struct Flow {
     links: Box<[Link]>,
+    /// Per item, the first resume point a running status records above it
+    /// (see [`Flow::resume`]).
+    resumes: Box<[StateEntry]>,
 }
+
+/// No resume point above the item: a running status leaves the static
+/// deciders recording nothing more. (A real one's value is a child, never
+/// the root.)
+pub(crate) const NO_RESUME: StateEntry = StateEntry::new(0, 0, 0);
 
 impl Flow {
     /// Computes the flow of a validated shape, in one pass: parents come
@@ -69,6 +82,7 @@ impl Flow {
             };
             n
         ];
+        let mut resumes = vec![NO_RESUME; n];
         // The open deciders: (item, end).
         let mut open: Vec<(u32, u32)> = Vec::new();
         for i in 0..n as u32 {
@@ -118,6 +132,18 @@ impl Flow {
                     on_success,
                     on_failure,
                 };
+                // What the interpreter's status climb records, and where it
+                // stops: a sequence past its first child records it; a
+                // dynamic decider's guard takes the status; the other
+                // static deciders pass it up.
+                resumes[i as usize] = match kind {
+                    kind if kind.keeps_resume() && i != parent + 1 => {
+                        StateEntry::new(parent, decider_tag::RESUME, i)
+                    }
+                    kind if kind.keeps_resume() => resumes[parent as usize],
+                    kind if kind.is_dynamic() => NO_RESUME,
+                    _ => resumes[parent as usize],
+                };
             }
             if shape.kind(node).is_decider() {
                 open.push((i, shape.subtree_end(node).get()));
@@ -125,6 +151,7 @@ impl Flow {
         }
         Flow {
             links: links.into_boxed_slice(),
+            resumes: resumes.into_boxed_slice(),
         }
     }
 
@@ -132,6 +159,18 @@ impl Flow {
     #[inline]
     pub(crate) fn links(&self) -> &[Link] {
         &self.links
+    }
+
+    /// The resume hops, by item: the first resume point a running status
+    /// records above the item (a decider state tagged `RESUME`: the
+    /// decider, and its child on the item's path), from which the status
+    /// climbs on at that decider's own hop; [`NO_RESUME`] where it leaves
+    /// the static deciders first (at the root, or at a dynamic decider's
+    /// guard). The climb from an item is the chain of hops, in the order
+    /// a walk up the parents would record them.
+    #[inline]
+    pub(crate) fn resumes(&self) -> &[StateEntry] {
+        &self.resumes
     }
 }
 
@@ -221,6 +260,56 @@ mod tests {
             flow.links(),
             &[link(UP, S, F), link(0, S, 2), link(0, S, F)]
         );
+    }
+
+    fn resume(parent: u32, child: u32) -> StateEntry {
+        StateEntry::new(parent, decider_tag::RESUME, child)
+    }
+
+    #[test]
+    fn resume_hops_skip_the_deciders_that_record_nothing() {
+        // 0 Sequence, 1 a, 2 Priority, 3 Sequence, 4 c, 5 a, 6 Inverter, 7 a,
+        // 8 Selector, 9 a, 10 a
+        let tree = sequence([
+            act("a"),
+            priority([
+                sequence([cond("c"), act("a")]),
+                inverter(act("a")),
+                selector([act("a"), act("a")]),
+            ]),
+        ]);
+        let flow = Flow::of(&shape(tree));
+        let n = NO_RESUME;
+        assert_eq!(
+            flow.resumes(),
+            &[
+                n,
+                // A first child records nothing, and its parent is the root.
+                n,
+                resume(0, 2),
+                // The priority selector records nothing: its children go on
+                // at the sequence's record.
+                resume(0, 2),
+                resume(0, 2),
+                resume(3, 5),
+                resume(0, 2),
+                resume(0, 2),
+                resume(0, 2),
+                resume(0, 2),
+                resume(8, 10),
+            ]
+        );
+    }
+
+    #[test]
+    fn resume_hops_stop_at_dynamic_deciders() {
+        // 0 Sequence, 1 a, 2 Concurrent, 3 Sequence, 4 a, 5 a
+        let tree = sequence([act("a"), concurrent([sequence([act("a"), act("a")])])]);
+        let flow = Flow::of(&shape(tree));
+        assert_eq!(flow.resumes()[2], resume(0, 2));
+        // The concurrent decider's guard takes a running child's status.
+        assert_eq!(flow.resumes()[3], NO_RESUME);
+        assert_eq!(flow.resumes()[5], resume(3, 5));
     }
 
     #[test]

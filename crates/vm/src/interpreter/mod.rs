@@ -21,9 +21,9 @@
 //!    resolved once per shape (see the `flow` module) instead of by a guard
 //!    per decider per tick. A status that leaves the static deciders goes to
 //!    the top guard (a concurrent decider, which counts its children) or out
-//!    of the root. A running status climbs the parents: each sequence past
-//!    its first child records where to resume, up to the top guard or the
-//!    root.
+//!    of the root. A running status climbs: each sequence past its first
+//!    child records where to resume, up to the top guard or the root (the
+//!    flow's resume hops go from one record to the next).
 //! 3. **Cancel.** The actor's states from the previous tick are read with
 //!    cursors that only move forward, in item order, as traversal does.
 //!    Before the next item executes, every previous action state below it
@@ -51,7 +51,7 @@ use crate::actor::{
     ActorLayout, ActorMut, ActorRef, ActorsMut, StateEntry, action_tag, decider_tag,
 };
 use crate::compiled;
-use crate::flow::{LEAVE_SUCCESS, Link, UP, is_item};
+use crate::flow::{LEAVE_SUCCESS, Link, NO_RESUME, UP, is_item};
 use crate::frame::Frame;
 use crate::globals::Globals;
 use crate::leaves::{
@@ -661,6 +661,8 @@ pub(crate) struct Batch<'r, B, T> {
     stimuli: usize,
     items: &'r [ShapeItem],
     links: &'r [Link],
+    /// Per item, its resume hop (see `Flow::resumes`).
+    resumes: &'r [StateEntry],
     conditions: &'r [ConditionFn<B>],
     actions: &'r [ActionFn<B>],
     decides: &'r [DecideFn<B>],
@@ -727,6 +729,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             stimuli: shape.stimuli().len(),
             items: shape.items(),
             links: program.flow.links(),
+            resumes: program.flow.resumes(),
             conditions: &program.conditions,
             actions: &program.actions,
             decides: &program.decides,
