@@ -86,6 +86,13 @@ impl LuaHost for Noted {
     }
 }
 
+/// The Lua nodes, for agents that hear their errors themselves.
+fn noted_leaves() -> Leaves<Noted> {
+    let mut leaves = Leaves::new();
+    treebeard_lua::register(&mut leaves);
+    leaves
+}
+
 /// A leaf that runs until cancelled.
 fn walk(_: &mut Bb, _: &mut Call<'_>) -> Status {
     Status::Running
@@ -111,16 +118,34 @@ fn program(tree: &Node) -> Program<Bb> {
     leaves().compile(tree).unwrap()
 }
 
-/// Ticks `bb` `ticks` times through `program`: the last status.
+/// Ticks agent 0 once through `program`: the root's status.
 fn tick(program: &Program<Bb>, actor: &mut Actor, bb: &mut Bb) -> Status {
+    tick_as(AgentId(0), program, actor, bb)
+}
+
+/// Ticks `agent` once through `program`: the root's status.
+fn tick_as<H>(agent: AgentId, program: &Program<H>, actor: &mut Actor, bb: &mut H) -> Status {
     Interpreter::new().tick(
         program,
         &Default::default(),
-        AgentId(0),
+        agent,
         &mut actor.as_mut(),
         bb,
         &mut Vec::new(),
     )
+}
+
+/// The MBT tree `text`, loaded with its Lua nodes as Lua and linked to
+/// `leaves`.
+fn mbt_program<H>(text: &str, leaves: &Leaves<H>) -> Program<H> {
+    let options = treebeard_load::LoadOptions {
+        lua: true,
+        ..Default::default()
+    };
+    let loaded = treebeard_load::load_str("tree.xml", text, leaves, &options)
+        .into_result()
+        .unwrap();
+    Program::link(loaded.shape, leaves).unwrap()
 }
 
 fn run_once(tree: &Node, bb: &mut Bb) -> Status {
@@ -284,15 +309,7 @@ fn the_mbt_reader_maps_the_lua_nodes_to_these_leaves() {
   </Root>
 </BehaviorTree>
 "#;
-    let options = treebeard_load::LoadOptions {
-        lua: true,
-        ..Default::default()
-    };
-    let leaves = leaves();
-    let loaded = treebeard_load::load_str("tree.xml", text, &leaves, &options)
-        .into_result()
-        .unwrap();
-    let program = Program::link(loaded.shape, &leaves).unwrap();
+    let program = mbt_program(text, &leaves());
     let mut actor = Actor::for_shape(program.shape());
     let mut bb = Bb::default();
     assert_eq!(tick(&program, &mut actor, &mut bb), Status::Success);
@@ -321,26 +338,10 @@ fn entity_reads_and_sets_the_tree_variables_a_field_first() {
   </Root>
 </BehaviorTree>
 "#;
-    let options = treebeard_load::LoadOptions {
-        lua: true,
-        ..Default::default()
-    };
-    let mut leaves = Leaves::<Noted>::new();
-    treebeard_lua::register(&mut leaves);
-    let loaded = treebeard_load::load_str("tree.xml", text, &leaves, &options)
-        .into_result()
-        .unwrap();
-    let program = Program::link(loaded.shape, &leaves).unwrap();
+    let program = mbt_program(text, &noted_leaves());
     let mut actor = Actor::for_shape(program.shape());
     let mut noted = Noted::default();
-    let status = Interpreter::new().tick(
-        &program,
-        &Default::default(),
-        AgentId(0),
-        &mut actor.as_mut(),
-        &mut noted,
-        &mut Vec::new(),
-    );
+    let status = tick_as(AgentId(0), &program, &mut actor, &mut noted);
     // The last AssertLua fails: a condition cannot set a variable either.
     assert_eq!(status, Status::Failure);
     assert_eq!((noted.0.n, noted.0.green), (7, true));
@@ -372,21 +373,12 @@ fn entity_reads_and_sets_the_tree_variables_a_field_first() {
 
 #[test]
 fn code_that_fails_at_run_time_is_reported_with_its_node_and_agent() {
-    let mut leaves = Leaves::<Noted>::new();
-    treebeard_lua::register(&mut leaves);
     // 0 sequence, 1 ExecuteLua (fails, succeeds), 2 AssertLua (fails)
     let tree = sequence([execute("Launch()"), assert_lua("return entity.speed > 1")]);
-    let program = leaves.compile(&tree).unwrap();
+    let program = noted_leaves().compile(&tree).unwrap();
     let mut actor = Actor::for_shape(program.shape());
     let mut noted = Noted::default();
-    let status = Interpreter::new().tick(
-        &program,
-        &Default::default(),
-        AgentId(4),
-        &mut actor.as_mut(),
-        &mut noted,
-        &mut Vec::new(),
-    );
+    let status = tick_as(AgentId(4), &program, &mut actor, &mut noted);
     assert_eq!(status, Status::Failure);
     let errors = noted.1.into_inner();
     let heard: Vec<(u32, u32, bool)> = errors
@@ -418,14 +410,7 @@ fn the_default_keeps_each_error_once_with_its_lowest_agent_and_count() {
     let program = program(&tree);
     for agent in [7, 2, 5] {
         let mut actor = Actor::for_shape(program.shape());
-        Interpreter::new().tick(
-            &program,
-            &Default::default(),
-            AgentId(agent),
-            &mut actor.as_mut(),
-            &mut Bb::default(),
-            &mut Vec::new(),
-        );
+        tick_as(AgentId(agent), &program, &mut actor, &mut Bb::default());
     }
     let (errors, _) = treebeard_lua::take_errors();
     let mine: Vec<_> = errors
