@@ -58,9 +58,9 @@ function part(file, fn) {
         if (fn ~ /^(tick_batch|batch|tick_with|emit_requests|parts|reserve)$/) return "crowd loop and per-agent setup"
         return "interpreter: other (" fn ")"
     }
-    if (file ~ /vm\/src\/actor\.rs/ || file ~ /bytemuck/) return "actor: load before and store after the tick"
+    if (file ~ /vm\/src\/actor(\.rs|\/)/ || file ~ /bytemuck/) return "actor: load before and store after the tick"
     if (file ~ /shape\/src\/item\.rs/) return "dispatch: fetch and decode items"
-    if (file ~ /vm\/src\/leaves\.rs/) return "leaf call glue (arguments, call records)"
+    if (file ~ /vm\/src\/leaves(\.rs|\/)/) return "leaf call glue (arguments, call records)"
     if (file ~ /crowd\/src\//) return "crowd loop and per-agent setup"
     if (file ~ /vm\/src\/flow\.rs/) return "composites: a child'"'"'s status to its parent"
     return "other: " file

@@ -15,7 +15,7 @@
 //! A running status climbs instead: every sequence or selector above a
 //! running item that is past its first child records where to resume, up to
 //! the nearest dynamic decider or the root. Those records depend only on
-//! where the item sits too, so [`Flow::resume`] precomputes the walk: from
+//! where the item sits too, so [`Flow::resumes`] precomputes the walk: from
 //! each item, the first record above it (the decider and its child on the
 //! path), from which the walk goes on at that decider; the deciders in
 //! between, which record nothing, are never visited.
@@ -59,7 +59,7 @@ pub(crate) struct Link {
 pub(crate) struct Flow {
     links: Box<[Link]>,
     /// Per item, the first resume point a running status records above it
-    /// (see [`Flow::resume`]).
+    /// (see [`Flow::resumes`]).
     resumes: Box<[StateEntry]>,
 }
 

@@ -330,14 +330,14 @@ impl Emitter<'_, '_> {
         }
     }
 
-    /// The leaves that can run, each with how the actor's state tells
-    /// that it runs (`left_action`, `left_deferred`) and its resume table.
     /// Whether the tree lends its leaves cells of its agents' memory
     /// (variables, entries), which each tick tells and keeps.
     fn leaf_cells(&self) -> bool {
         !self.shape.entries().is_empty() || !self.shape.variables().is_empty()
     }
 
+    /// The leaves that can run, each with how the actor's state tells
+    /// that it runs (`left_action`, `left_deferred`) and its resume table.
     fn running_leaves(&self) -> Vec<(u32, &'static str, String)> {
         (0..self.shape.len() as u32)
             .filter_map(|i| {
