@@ -569,7 +569,8 @@ fn set<H: LuaHost>(
             "a condition's Lua code cannot change the agent",
         ));
     };
-    let set = match host.field(name) {
+    let field = host.field(name);
+    let set = match field {
         Some(field) => host.set(field, value.as_value()),
         None if args.variable(name).is_none() => return Err(unknown(name)),
         // A tree variable is a bool.
@@ -581,7 +582,7 @@ fn set<H: LuaHost>(
     if set {
         Ok(())
     } else {
-        let what = if host.field(name).is_some() {
+        let what = if field.is_some() {
             "field"
         } else {
             "tree variable"
