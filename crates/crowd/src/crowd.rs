@@ -1,8 +1,12 @@
 //! The crowd: many agents running one program, ticked in parallel batches.
 
+#[cfg(feature = "open-world")]
+mod open_world;
 mod reload;
 mod tick;
 
+#[cfg(feature = "open-world")]
+pub use open_world::OfferError;
 pub use reload::ReloadReport;
 
 use crate::error::CrowdError;

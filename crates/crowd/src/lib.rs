@@ -89,6 +89,8 @@ mod schedule;
 mod snapshot;
 mod workers;
 
+#[cfg(feature = "open-world")]
+pub use crowd::OfferError;
 pub use crowd::{Crowd, ReloadReport};
 pub use error::CrowdError;
 pub use plan::{Plan, PlanConfig, estimate_ns};

@@ -4,7 +4,8 @@
 //! the old tree's work with its clean-up; a tree offered by two connectors
 //! shares its gates; the choice survives hot reload (by the tree's name)
 //! and snapshots; and the crowd's results are identical at any thread
-//! count.
+//! count. A tree compiled on its own can be offered at run time (the open
+//! world): the crowd runs exactly as if it had been written there.
 //!
 //! The village tree:
 //!
@@ -19,7 +20,7 @@
 
 mod common;
 
-use treebeard_crowd::{Crowd, CrowdError, PlanConfig};
+use treebeard_crowd::{Crowd, CrowdError, OfferError, PlanConfig};
 use treebeard_shape::NodeIdx;
 use treebeard_shape::tree::{
     Node, act, child_trees, cond, gate, priority, reactive_sequence, sequence,
@@ -407,4 +408,187 @@ fn a_snapshot_keeps_what_is_injected_and_the_run_goes_on_identically() {
         assert_eq!(crowd.requests(), restored.requests());
     }
     assert_eq!(crowd.blackboards(), restored.blackboards());
+}
+
+// ---------------------------------------------------------------------------
+// The open world: child trees compiled on their own, offered at run time
+// ---------------------------------------------------------------------------
+
+/// A smart object's tree, compiled on its own against the crowd's leaves.
+fn compiled_alone(tree: &Node) -> std::sync::Arc<treebeard_shape::Shape> {
+    village(tree).shape().clone()
+}
+
+#[test]
+fn a_tree_compiled_on_its_own_is_offered_at_run_time_and_running_work_goes_on() {
+    let program = village(&village_tree(vec![("door", act("open"))]));
+    let mut crowd = Crowd::with_agents(program, (0..3).map(Villager::new).collect());
+    crowd.inject(AgentId(0), USE, Some("door")).unwrap();
+    tick(&mut crowd);
+    assert_eq!(doing(&crowd, 0), Doing::Opening);
+    assert_eq!(doing(&crowd, 1), Doing::Wandering);
+    // A bench appears in the level: its tree, from its own file.
+    let bench = compiled_alone(&gate(2, act("sit")));
+    let report = crowd.offer_child_tree("bench", &bench, &leaves()).unwrap();
+    assert!(report.requests.is_empty(), "{:?}", report.requests);
+    assert_eq!(report.nodes.vanished(), 0);
+    assert_eq!(crowd.program().shape().child_tree(USE, "bench"), Some(1));
+    // The door opening and the wandering go on: nothing was cancelled.
+    crowd.inject(AgentId(1), USE, Some("bench")).unwrap();
+    tick(&mut crowd);
+    assert_eq!(
+        crowd.blackboards()[0].finished,
+        1,
+        "the door opened on time"
+    );
+    assert_eq!(requests(&crowd, 1), [(RequestKind::Enter, "bench".into())]);
+    tick(&mut crowd);
+    assert_eq!(doing(&crowd, 1), Doing::Sitting);
+    assert_eq!(doing(&crowd, 2), Doing::Wandering);
+    // Agent 1's wander was cancelled by its own tree's switch, no other.
+    let cancelled: Vec<u32> = crowd.blackboards().iter().map(|v| v.cancelled).collect();
+    assert_eq!(cancelled, [0, 1, 0]);
+}
+
+#[test]
+fn an_update_of_an_offered_tree_keeps_the_running_work_that_still_holds() {
+    let program = village(&village_tree(vec![("door", act("open"))]));
+    let mut crowd = Crowd::with_agents(program, (0..2).map(Villager::new).collect());
+    // Sit, then open the bench's locker.
+    let bench = compiled_alone(&sequence([gate(2, act("sit")), act("open")]));
+    crowd.offer_child_tree("bench", &bench, &leaves()).unwrap();
+    crowd.inject(AgentId(0), USE, Some("bench")).unwrap();
+    tick(&mut crowd);
+    tick(&mut crowd);
+    assert_eq!(doing(&crowd, 0), Doing::Sitting);
+    // The bench's file is edited: after sitting, wander off. The sitting
+    // keeps its place, its gate ticket and its count of ticks.
+    let edited = compiled_alone(&sequence([gate(2, act("sit")), act("wander")]));
+    let report = crowd.offer_child_tree("bench", &edited, &leaves()).unwrap();
+    assert!(report.requests.is_empty(), "{:?}", report.requests);
+    assert_eq!(report.carried.cancelled, 0);
+    tick(&mut crowd);
+    tick(&mut crowd);
+    assert_eq!(crowd.blackboards()[0].finished, 1, "sat its three ticks");
+    assert_eq!(doing(&crowd, 0), Doing::Wandering, "the edited tree's");
+    // Replaced by a tree without that place: the wandering is cancelled
+    // with its clean-up.
+    let cancelled = crowd.blackboards()[0].cancelled;
+    let report = crowd
+        .offer_child_tree("bench", &compiled_alone(&act("open")), &leaves())
+        .unwrap();
+    assert_eq!(report.carried.cancelled, 1, "{:?}", report.carried);
+    assert_eq!(crowd.blackboards()[0].cancelled, cancelled + 1);
+}
+
+/// Two connectors offering a stool; the bench (one gate for both sides)
+/// is written there too (`open: false`), or offered at tick 10 (`true`).
+fn stools_and_benches(open: bool) -> Node {
+    let trees = |open: bool| {
+        let mut trees = vec![("stool", act("open"))];
+        if !open {
+            trees.push(("bench", gate(2, act("sit"))));
+        }
+        child_trees(trees)
+    };
+    priority([
+        sequence([cond("west"), trees(open).named("left")]),
+        trees(open).named("right"),
+        act("wander"),
+    ])
+}
+
+fn run_offered(open: bool, threads: usize, plan: PlanConfig, ticks: usize) -> Run {
+    common::on_threads(threads, || {
+        let leaves = leaves();
+        let program = leaves.compile(&stools_and_benches(open)).unwrap();
+        let mut crowd = Crowd::with_agents(program, (0..400).map(Villager::new).collect());
+        crowd.set_plan_config(plan);
+        let bench = compiled_alone(&gate(2, act("sit")));
+        let mut requests = Vec::new();
+        for t in 0..ticks {
+            if open && t == 10 {
+                crowd.offer_child_tree("bench", &bench, &leaves).unwrap();
+                assert_eq!(crowd.program().globals().iter().count(), 1, "one gate");
+            }
+            // Stools from the start, benches once they exist; the
+            // connectors found by name (the offer moves the right one).
+            let shape = crowd.program().shape().clone();
+            let (west, east) = (shape.find("left").unwrap(), shape.find("right").unwrap());
+            for agent in crowd.agents().collect::<Vec<_>>() {
+                let v = crowd.blackboard_mut(agent).unwrap();
+                let connector = if v.west { west } else { east };
+                let tree = if t >= 10 && v.roll(2) == 0 {
+                    "bench"
+                } else {
+                    "stool"
+                };
+                match v.roll(6) {
+                    0 => crowd.inject(agent, connector, Some(tree)).unwrap(),
+                    1 => crowd.inject(agent, connector, None).unwrap(),
+                    _ => {}
+                }
+            }
+            tick(&mut crowd);
+            let sitting = crowd
+                .blackboards()
+                .iter()
+                .filter(|v| v.doing == Doing::Sitting);
+            assert!(sitting.count() <= 2, "a bench for two");
+            requests.push(crowd.requests().to_vec());
+        }
+        let globals = crowd.program().globals().iter().collect();
+        (crowd.blackboards().to_vec(), requests, globals)
+    })
+}
+
+#[test]
+fn a_crowd_with_an_offered_tree_runs_as_if_it_were_written_at_any_thread_count() {
+    let ticks = 60;
+    let written = run_offered(false, 1, PlanConfig::default(), ticks);
+    let sat = |west: bool| written.0.iter().any(|v| v.west == west && v.finished > 0);
+    assert!(sat(true) && sat(false));
+    // Offered at tick 10, the bench's shared gate and every request agree
+    // with the tree that had it written from the start...
+    let offered = run_offered(true, 1, PlanConfig::default(), ticks);
+    assert!(
+        offered == written,
+        "the open world differs from the closed one"
+    );
+    // ...at any thread count.
+    common::assert_same_at_any_thread_count(&written, &[0, 64], |threads, plan| {
+        run_offered(true, threads, plan, ticks)
+    });
+}
+
+#[test]
+fn offering_is_refused_with_the_reason_and_the_crowd_unchanged() {
+    let program = village(&village_tree(vec![("door", act("open"))]));
+    let mut crowd = Crowd::with_agents(program, (0..2).map(Villager::new).collect());
+    let hash = crowd.program().shape().behavior_hash();
+    let bench = compiled_alone(&act("sit"));
+    let e = crowd.offer_child_tree("", &bench, &leaves()).unwrap_err();
+    assert!(matches!(e, OfferError::Link(_)), "{e:?}");
+    // Leaves that lack the child's: it does not link.
+    let mut fewer = Leaves::new();
+    fewer.action("open", |_: &mut Villager, _| Status::Success);
+    fewer.action("wander", |_: &mut Villager, _| Status::Running);
+    let e = crowd.offer_child_tree("bench", &bench, &fewer).unwrap_err();
+    assert!(e.to_string().contains("sit"), "{e}");
+    assert_eq!(crowd.program().shape().behavior_hash(), hash);
+
+    // A crowd running generated code keeps it: offering says what to do.
+    use treebeard_workload::{compiled, leaves as crowd_leaves, tree};
+    let program = crowd_leaves()
+        .compile(&tree())
+        .unwrap()
+        .with_compiled(compiled::tree())
+        .unwrap();
+    let mut critters = Crowd::with_agents(program, treebeard_workload::spawn(4, 1));
+    let idle = crowd_leaves().compile(&act("Walk")).unwrap();
+    let e = critters
+        .offer_child_tree("idle", idle.shape(), &crowd_leaves())
+        .unwrap_err();
+    assert_eq!(e, OfferError::Compiled);
+    assert!(e.to_string().contains("Engine::Interpreted"), "{e}");
 }

@@ -62,6 +62,8 @@ pub mod document;
 mod escapes;
 pub mod files;
 pub mod limits;
+#[cfg(feature = "json")]
+pub mod link;
 mod loader;
 pub mod manifest;
 pub mod native;
