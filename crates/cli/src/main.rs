@@ -12,6 +12,7 @@ mod dot;
 mod export;
 mod nodes;
 mod observe;
+mod offer;
 mod recording;
 mod report;
 mod svg;
@@ -62,6 +63,12 @@ enum Command {
         /// BehaviorTree.CPP v4).
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// A child tree from its own file, offered as NAME at every
+        /// `ChildTree` connector of each tree, in order, as a running crowd
+        /// takes it (`Crowd::offer_child_tree`): checks that it joins the
+        /// tree (its declarations agree, the result stays in bounds).
+        #[arg(long, value_name = "NAME=FILE", value_parser = offer::parse, conflicts_with = "stub_unknown")]
+        offer: Vec<offer::Offer>,
         #[command(flatten)]
         tree: TreeArgs,
     },
@@ -318,7 +325,7 @@ fn main() -> ExitCode {
         Color::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
     };
     match cli.command {
-        Command::Check { files, tree } => check(&files, &tree, color),
+        Command::Check { files, offer, tree } => check(&files, &offer, &tree, color),
         Command::Disasm { file, tree } => {
             show(&file, &tree, color, |l| l.shape.disassemble().to_string())
         }
@@ -499,7 +506,7 @@ fn unreadable(load: &Load) -> bool {
     load.map.files().is_empty()
 }
 
-fn check(files: &[PathBuf], tree: &TreeArgs, color: bool) -> ExitCode {
+fn check(files: &[PathBuf], offers: &[offer::Offer], tree: &TreeArgs, color: bool) -> ExitCode {
     let mut code = ExitCode::SUCCESS;
     let mut stderr = std::io::stderr().lock();
     for file in files {
@@ -510,6 +517,11 @@ fn check(files: &[PathBuf], tree: &TreeArgs, color: bool) -> ExitCode {
         } else if load.diagnostics.has_errors() {
             if code == ExitCode::SUCCESS {
                 code = ExitCode::from(1);
+            }
+        } else if let (false, Some(main)) = (offers.is_empty(), &load.loaded) {
+            let offered = offer::check(file, main, offers, tree, color);
+            if offered != ExitCode::SUCCESS && code != ExitCode::from(2) {
+                code = offered;
             }
         } else {
             let nodes = load.loaded.as_ref().map_or(0, |l| l.shape.len());
