@@ -1,0 +1,154 @@
+//! The crowd workload's world as Bevy entities (shared by the
+//! `bevy_crowd` example and the crate's tests): agents are entities, the
+//! world is their components (`Senses`, `Needs`, `WorldRng`, `Successes`)
+//! and a game system steps it; systems in the crowd's `Read` and `Write`
+//! sets copy what the tree reads into the blackboards and what its actions
+//! changed back, a loop over each table's columns
+//! (`Query::contiguous_iter`).
+
+use bevy::prelude::*;
+use treebeard_bevy::{Agent, TreeCrowd, TreebeardPlugin, TreebeardSystems};
+use treebeard_vm::Program;
+use treebeard_workload::{Checksum, Critter, spawn, splitmix64};
+
+/// What the agent senses.
+#[derive(Component)]
+pub struct Senses {
+    pub threat: bool,
+    pub friend_near: bool,
+}
+
+/// What the agent needs, 0 to 100.
+#[derive(Component)]
+pub struct Needs {
+    pub hunger: u8,
+    pub fatigue: u8,
+}
+
+/// The agent's world's random stream.
+#[derive(Component)]
+pub struct WorldRng(pub u64);
+
+/// Each action's successes, the checksum's instrumentation.
+#[derive(Component)]
+pub struct Successes(pub [u32; 9]);
+
+/// The world step of the page, on components, before the tree ticks: a
+/// loop over each table's columns (`contiguous_iter_mut`).
+fn world_step(mut world: Query<(&mut Senses, &mut Needs, &mut WorldRng)>) {
+    let Ok(tables) = world.contiguous_iter_mut() else {
+        unreachable!("table components iterate contiguously")
+    };
+    for (mut senses, mut needs, mut rng) in tables {
+        for ((s, n), rng) in senses.iter_mut().zip(needs.iter_mut()).zip(rng.iter_mut()) {
+            if splitmix64(&mut rng.0) % 100 < 2 {
+                s.threat = !s.threat;
+            }
+            if splitmix64(&mut rng.0) % 100 < 5 {
+                s.friend_near = !s.friend_near;
+            }
+            n.hunger = (n.hunger + 1).min(100);
+            n.fatigue = (n.fatigue + 1).min(100);
+        }
+    }
+}
+
+/// `Read`: what the tree reads, from components into the blackboards.
+fn read(mut crowd: ResMut<TreeCrowd<Critter>>, agents: Query<(&Agent<Critter>, &Senses, &Needs)>) {
+    let minds = crowd.blackboards_mut();
+    let Ok(tables) = agents.contiguous_iter() else {
+        unreachable!("table components iterate contiguously")
+    };
+    for (agents, senses, needs) in tables {
+        for ((agent, s), n) in agents.iter().zip(senses).zip(needs) {
+            if let Some(mind) = agent.id().and_then(|id| minds.get_mut(id.index())) {
+                mind.threat = s.threat;
+                mind.friend_near = s.friend_near;
+                mind.hunger = n.hunger;
+                mind.fatigue = n.fatigue;
+            }
+        }
+    }
+}
+
+/// `Write`: what the actions changed, back into components.
+fn write(
+    crowd: Res<TreeCrowd<Critter>>,
+    mut agents: Query<(&Agent<Critter>, &mut Senses, &mut Needs, &mut Successes)>,
+) {
+    let minds = crowd.blackboards();
+    let Ok(tables) = agents.contiguous_iter_mut() else {
+        unreachable!("table components iterate contiguously")
+    };
+    for (agents, mut senses, mut needs, mut successes) in tables {
+        let columns = senses
+            .iter_mut()
+            .zip(needs.iter_mut())
+            .zip(successes.iter_mut());
+        for (agent, ((s, n), done)) in agents.iter().zip(columns) {
+            if let Some(mind) = agent.id().and_then(|id| minds.get(id.index())) {
+                s.threat = mind.threat;
+                n.hunger = mind.hunger;
+                n.fatigue = mind.fatigue;
+                done.0 = mind.successes;
+            }
+        }
+    }
+}
+
+/// The world of `agents` agents seeded with `seed`, its crowd running
+/// `program` on `threads` threads, ticking once per `App::update`.
+pub fn app(program: Program<Critter>, agents: usize, seed: u64, threads: usize) -> App {
+    let crowd = match TreeCrowd::new(program).with_threads(threads) {
+        Ok(crowd) => crowd,
+        Err(e) => panic!("cannot start {threads} worker threads: {e}"),
+    };
+    let mut app = App::new();
+    app.add_plugins((
+        MinimalPlugins,
+        TreebeardPlugin::<Critter>::in_schedule(Update),
+    ))
+    .insert_resource(crowd)
+    .add_systems(
+        Update,
+        (
+            world_step.before(TreebeardSystems::Read),
+            read.in_set(TreebeardSystems::Read),
+            write.in_set(TreebeardSystems::Write),
+        ),
+    );
+    for c in spawn(agents, seed) {
+        app.world_mut().spawn((
+            Agent::<Critter>::default(),
+            Senses {
+                threat: c.threat,
+                friend_near: c.friend_near,
+            },
+            Needs {
+                hunger: c.hunger,
+                fatigue: c.fatigue,
+            },
+            WorldRng(c.rng),
+            Successes(c.successes),
+        ));
+    }
+    app
+}
+
+/// The checksum of the world's components.
+pub fn checksum(app: &mut App) -> Checksum {
+    let world = app.world_mut();
+    let mut finals = world.query::<(&Senses, &Needs, &Successes)>();
+    let critters: Vec<Critter> = finals
+        .iter(world)
+        .map(|(senses, needs, successes)| Critter {
+            threat: senses.threat,
+            hunger: needs.hunger,
+            fatigue: needs.fatigue,
+            friend_near: senses.friend_near,
+            rng: 0,
+            successes: successes.0,
+        })
+        .collect();
+    Checksum::of(&critters)
+}

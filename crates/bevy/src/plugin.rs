@@ -1,0 +1,186 @@
+//! [`TreebeardPlugin`]: a crowd's systems, in [`TreebeardSystems`] order.
+
+use crate::agent::{Agent, StartingBlackboard};
+use crate::messages::{ActionReport, ActionRequest};
+use crate::tree_crowd::TreeCrowd;
+use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
+use bevy::prelude::*;
+use std::marker::PhantomData;
+use treebeard_crowd::Crowd;
+use treebeard_vm::{Completion, Request};
+
+/// The steps of a crowd's tick, chained in this order in the plugin's
+/// schedule. The game orders its own systems against them: what copies
+/// components into blackboards goes in `Read`, what copies blackboards
+/// back in `Write`, systems that act on [`ActionRequest`]s after `Tick`.
+#[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TreebeardSystems {
+    /// Agents join (entities given an [`Agent`]) and leave (despawned, or
+    /// the component removed: their cancels are sent), after the game's
+    /// [`ActionReport`]s are applied, so that work reported done is not
+    /// cancelled.
+    Join,
+    /// The game's systems fill the blackboards from components.
+    Read,
+    /// Every agent ticks; the tick's requests are sent, in agent order.
+    Tick,
+    /// The game's systems copy the blackboards back into components.
+    Write,
+}
+
+/// Ticks the [`TreeCrowd<B>`] resource (which the game inserts) in a
+/// schedule: `FixedUpdate` by default (a fixed timestep: the crowd's
+/// frame time is `Time`'s delta there), or any other
+/// ([`TreebeardPlugin::in_schedule`]; `Update` ticks once a frame). Add
+/// one per blackboard type: crowds of different types coexist.
+pub struct TreebeardPlugin<B> {
+    schedule: InternedScheduleLabel,
+    blackboard: PhantomData<fn() -> B>,
+}
+
+impl<B> TreebeardPlugin<B> {
+    /// The crowd ticks in `schedule`.
+    pub fn in_schedule(schedule: impl ScheduleLabel) -> TreebeardPlugin<B> {
+        TreebeardPlugin {
+            schedule: schedule.intern(),
+            blackboard: PhantomData,
+        }
+    }
+}
+
+impl<B> Default for TreebeardPlugin<B> {
+    /// The crowd ticks in `FixedUpdate`.
+    fn default() -> TreebeardPlugin<B> {
+        TreebeardPlugin::in_schedule(FixedUpdate)
+    }
+}
+
+impl<B: Default + Send + Sync + 'static> Plugin for TreebeardPlugin<B> {
+    fn build(&self, app: &mut App) {
+        use TreebeardSystems::{Join, Read, Tick, Write};
+        app.add_message::<ActionRequest>()
+            .add_message::<ActionReport>()
+            .configure_sets(self.schedule, (Join, Read, Tick, Write).chain())
+            .add_systems(
+                self.schedule,
+                (join::<B>.in_set(Join), tick::<B>.in_set(Tick)),
+            );
+    }
+}
+
+/// An entity that joins: its agent and its starting blackboard, if given.
+type Joining<B> = (
+    Entity,
+    &'static mut Agent<B>,
+    Option<&'static mut StartingBlackboard<B>>,
+);
+
+/// `Join`: the game's reports, then the agents that left, then those that
+/// joined.
+fn join<B: Default + Send + Sync + 'static>(
+    mut crowd: ResMut<TreeCrowd<B>>,
+    mut reports: MessageReader<ActionReport>,
+    mut left: RemovedComponents<Agent<B>>,
+    mut joined: Query<Joining<B>, Added<Agent<B>>>,
+    agents: Query<(), With<Agent<B>>>,
+    mut requests: MessageWriter<ActionRequest>,
+    mut commands: Commands,
+) {
+    let crowd = &mut *crowd;
+    for report in reports.read() {
+        // A report on an entity that is no agent of this crowd is another
+        // crowd's (or stale: the crowd counts those it cannot apply).
+        if let Some(&agent) = crowd.agents.get(&report.entity) {
+            crowd.crowd.complete(Completion {
+                agent,
+                node: report.node,
+                outcome: report.outcome,
+            });
+        }
+    }
+    let mut cancels: Vec<Request> = Vec::new();
+    let mut leave = |crowd: &mut TreeCrowd<B>, entity: Entity| {
+        let Some(agent) = crowd.agents.remove(&entity) else {
+            return;
+        };
+        crowd.crowd.remove(agent, &mut cancels);
+        if let Some(slot) = crowd.entities.get_mut(agent.index()) {
+            *slot = None;
+        }
+        requests.write_batch(
+            cancels
+                .drain(..)
+                .map(|request| ActionRequest { entity, request }),
+        );
+    };
+    for entity in left.read() {
+        leave(crowd, entity);
+    }
+
+    for (entity, mut agent, start) in &mut joined {
+        if agent.id.is_some() {
+            continue;
+        }
+        // A component given again whose removal went unseen (below).
+        leave(crowd, entity);
+        let blackboard = match start {
+            Some(mut start) => {
+                commands.entity(entity).remove::<StartingBlackboard<B>>();
+                std::mem::take(&mut start.0)
+            }
+            None => B::default(),
+        };
+        let id = crowd.crowd.spawn(blackboard);
+        if crowd.entities.len() <= id.index() {
+            crowd.entities.resize(id.index() + 1, None);
+        }
+        crowd.entities[id.index()] = Some(entity);
+        crowd.agents.insert(entity, id);
+        agent.id = Some(id);
+    }
+    // Removals are kept for two frames: a schedule that skipped more (a
+    // slow fixed timestep) finds the agents whose component is gone by
+    // counting (per table, not per entity), then by looking.
+    if agents.iter().len() < crowd.agents.len() {
+        let gone: Vec<Entity> = (crowd.entities.iter().flatten())
+            .filter(|&&e| !agents.contains(e))
+            .copied()
+            .collect();
+        for entity in gone {
+            leave(crowd, entity);
+        }
+    }
+}
+
+/// `Tick`: every agent (on the crowd's pool, if it has one of its own),
+/// then the tick's requests as messages.
+fn tick<B: Send + Sync + 'static>(
+    mut crowd: ResMut<TreeCrowd<B>>,
+    time: Res<Time>,
+    mut requests: MessageWriter<ActionRequest>,
+) {
+    let TreeCrowd {
+        crowd,
+        entities,
+        pool,
+        ..
+    } = &mut *crowd;
+    let dt = time.delta_secs();
+    match pool {
+        Some(pool) => pool.install(|| crowd.tick(dt)),
+        None => crowd.tick(dt),
+    }
+    send(crowd, entities, &mut requests);
+}
+
+/// The tick's requests, in agent order, as messages.
+fn send<B>(
+    crowd: &Crowd<B>,
+    entities: &[Option<Entity>],
+    requests: &mut MessageWriter<ActionRequest>,
+) {
+    requests.write_batch(crowd.requests().iter().filter_map(|&request| {
+        let entity = entities.get(request.agent.index()).copied().flatten()?;
+        Some(ActionRequest { entity, request })
+    }));
+}
