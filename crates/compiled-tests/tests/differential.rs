@@ -280,7 +280,11 @@ fn actors_in_other_forms_tick_as_the_interpreter_ticks_them() {
         let Some((sequence, second)) = (0..shape.len() as u32).find_map(|i| {
             let node = NodeIdx::new(i);
             let children: Vec<_> = shape.children(node).collect();
-            (shape.kind(node) == Kind::Sequence && children.len() > 1)
+            // (A sequence whose running leaf implies its resume keeps no
+            // resume point to tell.)
+            (shape.kind(node) == Kind::Sequence
+                && !shape.resume_implied(node)
+                && children.len() > 1)
                 .then(|| (i, children[1].get()))
         }) else {
             continue;

@@ -665,6 +665,39 @@ impl Kind {
         matches!(self, Kind::Sequence | Kind::Selector | Kind::IfThenElse)
     }
 
+    /// True for the kinds that hold no state of their own but a resume
+    /// point, and whose running status always comes from a running leaf:
+    /// the static flow deciders and decorators, conditions, actions and
+    /// deferred actions. In a sub-tree made only of them, the only states
+    /// are the running leaf's action state and the resume points above
+    /// it, so the action state says where each `Sequence`, `Selector` and
+    /// `IfThenElse` resumes (the child holding it), and those keep no
+    /// resume point: their resume is *implied*
+    /// ([`Shape::resume_implied`](crate::Shape::resume_implied)). Crowd
+    /// trees are mostly made of these kinds, and their agents then hold
+    /// the running leaf's state alone.
+    #[inline]
+    pub const fn implies_resume(self) -> bool {
+        matches!(
+            self,
+            Kind::Sequence
+                | Kind::Selector
+                | Kind::IfThenElse
+                | Kind::PrioritySelector
+                | Kind::ReactiveSequence
+                | Kind::WhileDoElse
+                | Kind::Inverter
+                | Kind::ForceSuccess
+                | Kind::ForceFailure
+                | Kind::StoredState
+                | Kind::AlwaysSuccess
+                | Kind::AlwaysFailure
+                | Kind::Condition
+                | Kind::Action
+                | Kind::Deferred
+        )
+    }
+
     /// True for the kinds that test the agent when they start, fail if the
     /// test does not hold, and otherwise pass their child's statuses through
     /// unchanged (a `ScriptGate` and its kin; not a crowd's [`Kind::Gate`]).

@@ -147,6 +147,7 @@ impl ShapeParts {
             parts: self,
             persistent: facts.persistent.into_boxed_slice(),
             script_types: facts.script_types.into_boxed_slice(),
+            implied: facts.implied.into_boxed_slice(),
             spec: facts.spec,
         })
     }
@@ -164,6 +165,9 @@ pub struct Shape {
     parts: ShapeParts,
     persistent: Box<[NodeIdx]>,
     script_types: Box<[ScriptType]>,
+    /// Per item, whether its resume is implied (see
+    /// [`Shape::resume_implied`]).
+    implied: Box<[bool]>,
     spec: CapacitySpec,
 }
 
@@ -363,6 +367,17 @@ impl Shape {
         crate::child_trees::shared_nodes(self.items(), |root| {
             self.node(NodeIdx::new(root)).name.clone()
         })
+    }
+
+    /// Whether the `Sequence`, `Selector` or `IfThenElse` at `node`
+    /// resumes where its running leaf lies instead of keeping a resume
+    /// point: its whole sub-tree is of the kinds that
+    /// [imply resume points](Kind::implies_resume), so the only action
+    /// state in it is the running leaf's, and the child holding that state
+    /// is where it resumes. Such deciders hold no state, and the capacity
+    /// specification counts none for them. False for other kinds.
+    pub fn resume_implied(&self, node: NodeIdx) -> bool {
+        self.implied.get(node.index()).copied().unwrap_or(false)
     }
 
     /// The capacity specification: bounds on per-agent and per-tick state.

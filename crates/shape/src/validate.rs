@@ -36,6 +36,9 @@ pub(crate) struct Facts {
     pub persistent: Vec<NodeIdx>,
     /// The value type of each script.
     pub script_types: Vec<ScriptType>,
+    /// Per item, whether it resumes where its running leaf lies, keeping
+    /// no resume point (see [`Kind::implies_resume`]).
+    pub implied: Vec<bool>,
 }
 
 /// The most variables, timestamps and events a shape may have: each
@@ -63,6 +66,9 @@ struct Open {
     acc: Bound,
     /// Whether a child is a `Repeat` (what a composite's `repeats` says).
     repeats: bool,
+    /// Whether the decider and every item below it are of kinds that
+    /// [imply resume points](Kind::implies_resume).
+    implied: bool,
     /// The innermost `StoredState` and `Monitor` holding this decider (or
     /// being it), if any.
     stored: Option<u32>,
@@ -80,8 +86,9 @@ struct Open {
 }
 
 impl Open {
-    fn add_child(&mut self, child: Bound, kind: Kind) {
+    fn add_child(&mut self, child: Bound, kind: Kind, implied: bool) {
         self.children += 1;
+        self.implied &= implied;
         if matches!(self.kind, Kind::Group | Kind::Decider) {
             self.kinds.push(kind);
         }
@@ -172,7 +179,7 @@ impl Open {
             // where a sequence with memory starts.
             Kind::Cooldown | Kind::ChildTree | Kind::SequenceWithMemory => {}
             // The resume point of a sequence or selector stopped past its
-            // first child.
+            // first child, unless its running leaf implies it.
             Kind::Sequence | Kind::Selector => {
                 let expected = u16::from(self.repeats);
                 if self.item.b() != 0 {
@@ -185,11 +192,11 @@ impl Open {
                         expected,
                     }));
                 }
-                bound.deciders += 1;
+                bound.deciders += u32::from(!self.implied);
             }
             // The branch it resumes at (its condition, when running, keeps
-            // states of its own).
-            Kind::IfThenElse => bound.deciders += 1,
+            // states of its own), unless its running leaf implies it.
+            Kind::IfThenElse => bound.deciders += u32::from(!self.implied),
             // Where an async sequence or selector goes on: a decider value
             // while a child runs, an action state once a step yielded.
             Kind::AsyncSequence | Kind::AsyncSelector => {
@@ -324,11 +331,12 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
     let mut spec = CapacitySpec::default();
     let mut persistent = Vec::new();
     let mut root = Bound::default();
+    let mut implied = vec![false; n];
 
     for (i, &item) in items.iter().enumerate() {
         let i = i as u32;
         while stack.last().is_some_and(|open| open.end == i) {
-            close_top(&mut stack, &mut root)?;
+            close_top(&mut stack, &mut root, &mut implied)?;
         }
         if i > 0 && stack.is_empty() {
             // Only reachable when the root is a leaf in a longer stream.
@@ -425,6 +433,7 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
                     children: 0,
                     acc: Bound::default(),
                     repeats: false,
+                    implied: kind.implies_resume(),
                     stored: (kind == Kind::StoredState).then_some(i).or(stored),
                     monitor: (kind == Kind::Monitor).then_some(i).or(monitor),
                     kinds: Vec::new(),
@@ -449,14 +458,14 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
                     persistent.extend(std::iter::repeat_n(NodeIdx::new(i), slots));
                 }
                 match stack.last_mut() {
-                    Some(parent) => parent.add_child(bound, kind),
+                    Some(parent) => parent.add_child(bound, kind, kind.implies_resume()),
                     None => root = bound,
                 }
             }
         }
     }
     while !stack.is_empty() {
-        close_top(&mut stack, &mut root)?;
+        close_top(&mut stack, &mut root, &mut implied)?;
     }
     crate::child_trees::check(parts)?;
 
@@ -475,16 +484,26 @@ pub(crate) fn check(parts: &ShapeParts, limits: &Limits) -> Result<Facts, Valida
         spec,
         persistent,
         script_types,
+        implied,
     })
 }
 
-fn close_top(stack: &mut Vec<Open>, root: &mut Bound) -> Result<(), ValidationError> {
+/// Closes the innermost open decider: its bound goes to its parent (or is
+/// the root's), and whether its resume is implied to `implied`.
+fn close_top(
+    stack: &mut Vec<Open>,
+    root: &mut Bound,
+    implied: &mut [bool],
+) -> Result<(), ValidationError> {
     let Some(open) = stack.pop() else {
         return Ok(());
     };
     let bound = open.close()?;
+    if let Some(slot) = implied.get_mut(open.index as usize) {
+        *slot = open.implied && open.kind.keeps_resume();
+    }
     match stack.last_mut() {
-        Some(parent) => parent.add_child(bound, open.kind),
+        Some(parent) => parent.add_child(bound, open.kind, open.implied),
         None => *root = bound,
     }
     Ok(())

@@ -43,25 +43,39 @@ fn persistent_leaf_root_owns_a_slot() {
 }
 
 #[test]
-fn sequence_adds_a_resume_point_over_its_deepest_child() {
-    assert_eq!(spec(sequence([cond("ready")])), (1, 1, 0, 0, 0));
+fn sequences_of_plain_kinds_keep_no_resume_point() {
+    // Their running leaf's action state says where each resumes.
+    assert_eq!(spec(sequence([cond("ready")])), (1, 0, 0, 0, 0));
     let tree = sequence([act("Shoot"), act("FindFood"), cond("ready")]);
-    assert_eq!(spec(tree), (1, 1, 1, 1, 0));
+    assert_eq!(spec(tree), (1, 0, 1, 1, 0));
+    let tree = sequence([sequence([sequence([cond("ready")])]), act("Eat")]);
+    assert_eq!(spec(tree), (3, 0, 1, 0, 0));
+}
+
+#[test]
+fn sequence_adds_a_resume_point_over_a_child_holding_other_states() {
+    // The concurrent decider keeps a completion mark: the sequence keeps
+    // its resume point.
+    let tree = sequence([act("Shoot"), concurrent([act("Eat")])]);
+    assert_eq!(spec(tree), (2, 2, 1, 0, 0));
 }
 
 #[test]
 fn nested_sequences_add_one_each() {
-    let tree = sequence([sequence([sequence([cond("ready")])]), act("Eat")]);
-    assert_eq!(spec(tree), (3, 3, 1, 0, 0));
+    let tree = sequence([
+        sequence([sequence([concurrent([cond("ready")])])]),
+        act("Eat"),
+    ]);
+    assert_eq!(spec(tree), (4, 4, 1, 0, 0));
 }
 
 #[test]
 fn sequence_takes_the_maximum_not_the_sum() {
     let tree = sequence([
-        sequence([act("Shoot")]),
-        sequence([sequence([act("FindFood")])]),
+        sequence([concurrent([act("Shoot")])]),
+        sequence([sequence([concurrent([act("FindFood")])])]),
     ]);
-    assert_eq!(spec(tree), (3, 3, 1, 1, 0));
+    assert_eq!(spec(tree), (4, 4, 1, 1, 0));
 }
 
 #[test]
@@ -72,14 +86,17 @@ fn priority_selector_takes_the_maximum_over_children() {
         sequence([sequence([act("FindFood")])]),
     ]);
     // The concurrent child: 3 completion marks, 3 actions, 1 deferred; the
-    // sequence child: 2 resume points, 1 action, 1 deferred.
+    // sequence child: 1 action, 1 deferred, and no resume point (its
+    // running leaf implies them).
     assert_eq!(spec(tree), (3, 3, 3, 1, 0));
 }
 
 #[test]
 fn selector_adds_a_resume_point_like_a_sequence() {
-    assert_eq!(spec(selector([cond("ready")])), (1, 1, 0, 0, 0));
+    assert_eq!(spec(selector([cond("ready")])), (1, 0, 0, 0, 0));
     let tree = selector([act("Shoot"), sequence([act("FindFood")])]);
+    assert_eq!(spec(tree), (2, 0, 1, 1, 0));
+    let tree = selector([act("Shoot"), concurrent([act("FindFood")])]);
     assert_eq!(spec(tree), (2, 2, 1, 1, 0));
 }
 
@@ -88,15 +105,17 @@ fn decorators_hold_only_what_their_child_holds() {
     for decorate in [inverter, force_success, force_failure] {
         assert_eq!(spec(decorate(act("FindFood"))), (1, 0, 1, 1, 0));
         let tree = decorate(sequence([act("Shoot"), act("Counter")]));
-        assert_eq!(spec(tree), (2, 1, 1, 0, 1));
+        assert_eq!(spec(tree), (2, 0, 1, 0, 1));
+        let tree = decorate(sequence([act("Shoot"), concurrent([act("Counter")])]));
+        assert_eq!(spec(tree), (3, 2, 1, 0, 1));
     }
 }
 
 #[test]
 fn decorated_sample_spec() {
-    // The selector's resume point over its deepest child: force_failure's
-    // sequence, 1 resume point; actions and deferreds one at a time.
-    assert_eq!(spec(decorated()), (4, 2, 1, 1, 1));
+    // Plain kinds only: no resume point; actions and deferreds one at a
+    // time.
+    assert_eq!(spec(decorated()), (4, 0, 1, 1, 1));
 }
 
 #[test]
@@ -115,8 +134,11 @@ fn concurrent_counts_a_child_decider_states_beyond_one() {
     let inner = concurrent([act("Shoot"), act("Shoot")]);
     let tree = concurrent([inner, cond("ready")]);
     assert_eq!(spec(tree), (2, 3, 2, 0, 0));
-    let deep = concurrent([sequence([sequence([act("FindFood")])]), act("FindFood")]);
-    assert_eq!(spec(deep), (3, 3, 2, 2, 0));
+    let deep = concurrent([
+        sequence([act("Eat"), sequence([concurrent([act("FindFood")])])]),
+        act("FindFood"),
+    ]);
+    assert_eq!(spec(deep), (4, 4, 2, 2, 0));
 }
 
 #[test]
@@ -220,4 +242,21 @@ fn merged_specs_cover_each_shape() {
     assert!(m.covers(&a) && m.covers(&b));
     assert_eq!(m.deferred_states, 3);
     assert_eq!(m.requests(), 6);
+}
+
+#[test]
+fn resume_is_implied_over_plain_kinds_only() {
+    // 0 Priority, 1 Sequence, 2 ready, 3 Shoot, 4 Sequence, 5 Eat,
+    // 6 Concurrent, 7 Eat, 8 Selector, 9 Inverter, 10 FindFood
+    let shape = build(&priority([
+        sequence([cond("ready"), act("Shoot")]),
+        sequence([act("Eat"), concurrent([act("Eat")])]),
+        selector([inverter(act("FindFood"))]),
+    ]));
+    let implied: Vec<u32> = (0..shape.len() as u32)
+        .filter(|&i| shape.resume_implied(NodeIdx::new(i)))
+        .collect();
+    // The priority selector keeps no resume point in any case; the second
+    // sequence holds a concurrent decider's marks.
+    assert_eq!(implied, [1, 8]);
 }

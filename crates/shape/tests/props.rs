@@ -183,6 +183,14 @@ fn monitors(tree: &Tree) -> u32 {
     }
 }
 
+/// Whether a sub-tree is made only of the kinds that imply resume points.
+fn plain(tree: &Tree) -> bool {
+    match tree {
+        Tree::Leaf(item) => item.kind().is_some_and(Kind::implies_resume),
+        Tree::Decider(kind, _, _, children) => kind.implies_resume() && children.iter().all(plain),
+    }
+}
+
 /// The capacity rules, written recursively: (guard depth, decider states,
 /// action states, deferred states).
 fn model(tree: &Tree) -> (u32, u32, u32, u32) {
@@ -198,8 +206,10 @@ fn model(tree: &Tree) -> (u32, u32, u32, u32) {
             let max = |f: fn(&(u32, u32, u32, u32)) -> u32| bounds.iter().map(f).max().unwrap_or(0);
             let sum = |f: fn(&(u32, u32, u32, u32)) -> u32| bounds.iter().map(f).sum::<u32>();
             match kind {
+                // A resume point, unless the running leaf implies it.
                 Kind::Sequence | Kind::Selector | Kind::IfThenElse => {
-                    (depth, max(|b| b.1) + 1, max(|b| b.2), max(|b| b.3))
+                    let point = u32::from(!plain(tree));
+                    (depth, max(|b| b.1) + point, max(|b| b.2), max(|b| b.3))
                 }
                 Kind::Concurrent => (depth, sum(|b| b.1.max(1)), sum(|b| b.2), sum(|b| b.3)),
                 _ => (depth, max(|b| b.1), max(|b| b.2), max(|b| b.3)),

@@ -52,6 +52,39 @@ pub(crate) struct Link {
     pub on_success: u32,
     /// Where a failure of the item goes.
     pub on_failure: u32,
+    /// The end of the item's sub-stream (24 bits, as items hold it), and
+    /// the [`GUARDED`] and [`IMPLIED`] bits.
+    bits: u32,
+}
+
+/// [`Link::guarded`]'s bit.
+const GUARDED: u32 = 1 << 31;
+/// [`Link::implied`]'s bit.
+const IMPLIED: u32 = 1 << 30;
+
+impl Link {
+    /// One past the last item of the item's sub-tree.
+    #[inline(always)]
+    pub(crate) const fn end(self) -> u32 {
+        self.bits & 0xFF_FFFF
+    }
+
+    /// Whether the item is a *guarded sequence*: a `Sequence` whose first
+    /// child is a condition. A priority selector re-tests its children's
+    /// guards every tick; the interpreter tests these without dispatching
+    /// the sequence or the condition (see `scan_guards`).
+    #[inline(always)]
+    pub(crate) const fn guarded(self) -> bool {
+        self.bits & GUARDED != 0
+    }
+
+    /// Whether the item is a decider whose resume is implied by its
+    /// running leaf ([`Shape::resume_implied`]): it keeps no resume point,
+    /// and the climb records none for it.
+    #[inline(always)]
+    pub(crate) const fn implied(self) -> bool {
+        self.bits & IMPLIED != 0
+    }
 }
 
 /// The flow of one shape, one [`Link`] and one resume hop per item.
@@ -61,6 +94,8 @@ pub(crate) struct Flow {
     /// Per item, the first resume point a running status records above it
     /// (see [`Flow::resumes`]).
     resumes: Box<[StateEntry]>,
+    /// Per item, its depth: 0 for the root.
+    depths: Box<[u32]>,
 }
 
 /// No resume point above the item: a running status leaves the static
@@ -79,10 +114,12 @@ impl Flow {
                 parent: UP,
                 on_success: LEAVE_SUCCESS,
                 on_failure: LEAVE_FAILURE,
+                bits: 0,
             };
             n
         ];
         let mut resumes = vec![NO_RESUME; n];
+        let mut depths = vec![0; n];
         // The open deciders: (item, end).
         let mut open: Vec<(u32, u32)> = Vec::new();
         for i in 0..n as u32 {
@@ -131,13 +168,16 @@ impl Flow {
                     parent,
                     on_success,
                     on_failure,
+                    bits: 0,
                 };
                 // What the interpreter's status climb records, and where it
                 // stops: a sequence past its first child records it; a
                 // dynamic decider's guard takes the status; the other
                 // static deciders pass it up.
+                depths[i as usize] = depths[parent as usize] + 1;
+                let implied = shape.resume_implied(NodeIdx::new(parent));
                 resumes[i as usize] = match kind {
-                    kind if kind.keeps_resume() && i != parent + 1 => {
+                    kind if kind.keeps_resume() && !implied && i != parent + 1 => {
                         StateEntry::new(parent, decider_tag::RESUME, i)
                     }
                     kind if kind.keeps_resume() => resumes[parent as usize],
@@ -145,13 +185,26 @@ impl Flow {
                     _ => resumes[parent as usize],
                 };
             }
-            if shape.kind(node).is_decider() {
+            let kind = shape.kind(node);
+            if kind.is_decider() {
                 open.push((i, shape.subtree_end(node).get()));
             }
+            let guarded = kind == Kind::Sequence
+                && i as usize + 1 < n
+                && shape.kind(NodeIdx::new(i + 1)) == Kind::Condition
+                && shape.subtree_end(node).get() > i + 1;
+            links[i as usize].bits = shape.subtree_end(node).get()
+                | if guarded { GUARDED } else { 0 }
+                | if shape.resume_implied(node) {
+                    IMPLIED
+                } else {
+                    0
+                };
         }
         Flow {
             links: links.into_boxed_slice(),
             resumes: resumes.into_boxed_slice(),
+            depths: depths.into_boxed_slice(),
         }
     }
 
@@ -171,6 +224,12 @@ impl Flow {
     #[inline]
     pub(crate) fn resumes(&self) -> &[StateEntry] {
         &self.resumes
+    }
+
+    /// The depths, by item (the root's is 0).
+    #[inline]
+    pub(crate) fn depths(&self) -> &[u32] {
+        &self.depths
     }
 }
 
@@ -192,12 +251,32 @@ mod tests {
         compile(&tree, &c).unwrap()
     }
 
-    fn link(parent: u32, on_success: u32, on_failure: u32) -> Link {
-        Link {
-            parent,
-            on_success,
-            on_failure,
-        }
+    /// Where an item's statuses go: its parent, then its success's and its
+    /// failure's destinations.
+    type Goes = (u32, u32, u32);
+
+    fn link(parent: u32, on_success: u32, on_failure: u32) -> Goes {
+        (parent, on_success, on_failure)
+    }
+
+    fn goes(flow: &Flow) -> Vec<Goes> {
+        flow.links()
+            .iter()
+            .map(|l| (l.parent, l.on_success, l.on_failure))
+            .collect()
+    }
+
+    #[test]
+    fn only_sequences_led_by_a_condition_are_guarded() {
+        // 0 Selector, 1 Sequence, 2 a, 3 c, 4 Priority, 5 c, 6 Sequence, 7 c
+        let flow = Flow::of(&shape(selector([
+            sequence([act("a"), cond("c")]),
+            priority([cond("c"), sequence([cond("c")])]),
+        ])));
+        let guarded: Vec<u32> = (0..8)
+            .filter(|&i| flow.links()[i as usize].guarded())
+            .collect();
+        assert_eq!(guarded, [6]);
     }
 
     #[test]
@@ -205,7 +284,7 @@ mod tests {
         // 0 Sequence, 1 c, 2 a, 3 a
         let flow = Flow::of(&shape(sequence([cond("c"), act("a"), act("a")])));
         assert_eq!(
-            flow.links(),
+            goes(&flow),
             &[link(UP, S, F), link(0, 2, F), link(0, 3, F), link(0, S, F)]
         );
     }
@@ -218,7 +297,7 @@ mod tests {
             act("a"),
         ])));
         assert_eq!(
-            flow.links(),
+            goes(&flow),
             &[
                 link(UP, S, F),
                 link(0, S, 4),
@@ -239,27 +318,24 @@ mod tests {
             act("a"),
         ]);
         let flow = Flow::of(&shape(tree));
-        assert_eq!(flow.links()[2], link(1, F, 3));
-        assert_eq!(flow.links()[4], link(3, 5, 5));
-        assert_eq!(flow.links()[6], link(5, F, F));
+        assert_eq!(goes(&flow)[2], link(1, F, 3));
+        assert_eq!(goes(&flow)[4], link(3, 5, 5));
+        assert_eq!(goes(&flow)[6], link(5, F, F));
     }
 
     #[test]
     fn decorators_swap_the_leave_markers_too() {
         // 0 Inverter, 1 ForceSuccess, 2 a
         let flow = Flow::of(&shape(inverter(force_success(act("a")))));
-        assert_eq!(flow.links()[1], link(0, F, S));
-        assert_eq!(flow.links()[2], link(1, F, F));
+        assert_eq!(goes(&flow)[1], link(0, F, S));
+        assert_eq!(goes(&flow)[2], link(1, F, F));
     }
 
     #[test]
     fn selector_children_go_on_after_failure() {
         // 0 Selector, 1 a, 2 a
         let flow = Flow::of(&shape(selector([act("a"), act("a")])));
-        assert_eq!(
-            flow.links(),
-            &[link(UP, S, F), link(0, S, 2), link(0, S, F)]
-        );
+        assert_eq!(goes(&flow), &[link(UP, S, F), link(0, S, 2), link(0, S, F)]);
     }
 
     fn resume(parent: u32, child: u32) -> StateEntry {
@@ -269,7 +345,7 @@ mod tests {
     #[test]
     fn resume_hops_skip_the_deciders_that_record_nothing() {
         // 0 Sequence, 1 a, 2 Priority, 3 Sequence, 4 c, 5 a, 6 Inverter, 7 a,
-        // 8 Selector, 9 a, 10 a
+        // 8 Selector, 9 a, 10 a, 11 Concurrent, 12 a
         let tree = sequence([
             act("a"),
             priority([
@@ -277,6 +353,7 @@ mod tests {
                 inverter(act("a")),
                 selector([act("a"), act("a")]),
             ]),
+            concurrent([act("a")]),
         ]);
         let flow = Flow::of(&shape(tree));
         let n = NO_RESUME;
@@ -291,25 +368,38 @@ mod tests {
                 // at the sequence's record.
                 resume(0, 2),
                 resume(0, 2),
-                resume(3, 5),
+                // The sequence and the selector hold only plain kinds: their
+                // running leaf implies where they resume.
                 resume(0, 2),
                 resume(0, 2),
                 resume(0, 2),
                 resume(0, 2),
-                resume(8, 10),
+                resume(0, 2),
+                resume(0, 2),
+                // The root holds a concurrent decider's marks: it records.
+                resume(0, 11),
+                n,
             ]
         );
+        let implied: Vec<usize> = (0..13).filter(|&i| flow.links()[i].implied()).collect();
+        assert_eq!(implied, [3, 8]);
+        assert_eq!(flow.links()[2].end(), 11);
+        assert_eq!(flow.links()[1].end(), 2);
     }
 
     #[test]
     fn resume_hops_stop_at_dynamic_deciders() {
-        // 0 Sequence, 1 a, 2 Concurrent, 3 Sequence, 4 a, 5 a
-        let tree = sequence([act("a"), concurrent([sequence([act("a"), act("a")])])]);
+        // 0 Sequence, 1 a, 2 Concurrent, 3 Sequence, 4 a, 5 Concurrent, 6 a
+        let tree = sequence([
+            act("a"),
+            concurrent([sequence([act("a"), concurrent([act("a")])])]),
+        ]);
         let flow = Flow::of(&shape(tree));
         assert_eq!(flow.resumes()[2], resume(0, 2));
         // The concurrent decider's guard takes a running child's status.
         assert_eq!(flow.resumes()[3], NO_RESUME);
         assert_eq!(flow.resumes()[5], resume(3, 5));
+        assert_eq!(flow.resumes()[6], NO_RESUME);
     }
 
     #[test]
@@ -320,10 +410,10 @@ mod tests {
             act("a"),
         ]);
         let flow = Flow::of(&shape(tree));
-        assert_eq!(flow.links()[1], link(0, 6, F));
-        assert_eq!(flow.links()[2], link(1, S, F));
-        assert_eq!(flow.links()[3], link(2, 4, F));
-        assert_eq!(flow.links()[4], link(2, S, F));
-        assert_eq!(flow.links()[5], link(1, S, F));
+        assert_eq!(goes(&flow)[1], link(0, 6, F));
+        assert_eq!(goes(&flow)[2], link(1, S, F));
+        assert_eq!(goes(&flow)[3], link(2, 4, F));
+        assert_eq!(goes(&flow)[4], link(2, S, F));
+        assert_eq!(goes(&flow)[5], link(1, S, F));
     }
 }

@@ -17,8 +17,9 @@
 //!   the parent of the next in the new tree (no node inserted, removed or
 //!   changed on the way down; the root stays the root);
 //! * **every sequence and selector above it is at it**: a `Sequence` or
-//!   `Selector` is at one child (its resume point, else its first), and
-//!   the state must lie in that child. In the new tree the child must not
+//!   `Selector` is at one child (its resume point, else its first; for
+//!   one whose running leaf implies its resume, the child holding the
+//!   state), and the state must lie in that child. In the new tree the child must not
 //!   have moved behind a sibling that came after it (which never ran):
 //!   new children before it, and old ones that came before it, are fine,
 //!   and are skipped as a resume point skips them.
@@ -47,7 +48,8 @@
 //! * a sequence's or selector's place: a `Sequence` or `Selector` above a
 //!   carried state stays at the child that holds it, whose new index may
 //!   now need a resume point (a node inserted before it) or none (it became
-//!   the first child);
+//!   the first child, or the new sequence's running leaf implies it:
+//!   `Shape::resume_implied`);
 //! * a `Concurrent`'s done marks carry, for the children that map into the
 //!   new concurrent, while a carried state runs below it;
 //! * a decorator's value (a loop's count, a timeout's seconds) carries
@@ -612,8 +614,12 @@ impl<B> Remap<B> {
             if !self.survives[parent as usize] {
                 return false;
             }
-            if shape.kind(NodeIdx::new(parent)).keeps_resume()
-                && (position(deciders, parent) != child || !self.in_order[child as usize])
+            // A decider whose resume the running leaf implies is at the
+            // child holding it.
+            let parent_node = NodeIdx::new(parent);
+            if shape.kind(parent_node).keeps_resume()
+                && ((!shape.resume_implied(parent_node) && position(deciders, parent) != child)
+                    || !self.in_order[child as usize])
             {
                 return false;
             }
@@ -632,31 +638,35 @@ impl<B> Remap<B> {
     ) -> (Vec<StateEntry>, Vec<StateEntry>) {
         let shape = self.old.shape();
         let new_of = |o: u32| self.nodes.new_of(NodeIdx::new(o)).map(NodeIdx::get);
-        // Old items above a carried state.
+        // Old items above a carried state, each with its child on the way
+        // to the first (`keeps` checked that a resume point agrees).
         let mut alive = vec![false; shape.len()];
+        let mut via = vec![NONE; shape.len()];
         let mut next_actions = Vec::new();
         for (e, _) in actions.iter().zip(keep).filter(|&(_, &k)| k) {
             let Some(n) = new_of(e.node()) else {
                 continue;
             };
             next_actions.push(StateEntry::new(n, e.tag(), e.value()));
-            let mut p = self.parents[e.node() as usize];
+            let (mut c, mut p) = (e.node(), self.parents[e.node() as usize]);
             while p != NONE && !alive[p as usize] {
                 alive[p as usize] = true;
-                p = self.parents[p as usize];
+                via[p as usize] = c;
+                (c, p) = (p, self.parents[p as usize]);
             }
         }
+        let new_shape = self.new.shape();
         let mut next_deciders = Vec::new();
-        // Sequences and selectors stay at the child holding carried states.
+        // Sequences and selectors stay at the child holding carried states:
+        // by a resume point, unless the new one's running leaf implies it.
         for (s, _) in alive.iter().enumerate().filter(|&(_, &a)| a) {
-            let s = s as u32;
-            if !shape.kind(NodeIdx::new(s)).keeps_resume() {
+            if !shape.kind(NodeIdx::new(s as u32)).keeps_resume() {
                 continue;
             }
-            let (Some(ns), Some(nc)) = (new_of(s), new_of(position(deciders, s))) else {
+            let (Some(ns), Some(nc)) = (new_of(s as u32), new_of(via[s])) else {
                 continue;
             };
-            if nc != ns + 1 {
+            if nc != ns + 1 && !new_shape.resume_implied(NodeIdx::new(ns)) {
                 next_deciders.push(StateEntry::new(ns, decider_tag::RESUME, nc));
             }
         }

@@ -205,12 +205,19 @@ fn a_running_sequence_keeps_its_place_when_a_node_is_inserted_before_it() {
 
 #[test]
 fn a_sequence_at_its_first_child_keeps_its_place_past_a_new_first_child() {
-    // Walk is the first child: no resume point is stored.
-    let mut agent = Agent::new(program(&sequence([act("Walk"), act("Look")])));
+    // Walk is the first child: no resume point is stored. (The concurrent
+    // decider's completion marks make the sequence keep resume points: its
+    // running leaf alone would not say where it is.)
+    let tree = |first: &[&str]| {
+        let mut children: Vec<Node> = first.iter().map(|&a| act(a)).collect();
+        children.push(concurrent([act("Look")]));
+        sequence(children)
+    };
+    let mut agent = Agent::new(program(&tree(&["Walk"])));
     agent.tick();
     assert!(agent.actor().deciders().next().is_none());
     agent.log.take();
-    agent.reload(program(&sequence([act("Aim"), act("Walk"), act("Look")])));
+    agent.reload(program(&tree(&["Aim", "Walk"])));
     // A resume point now keeps the sequence at Walk.
     assert_eq!(
         agent.actor().deciders().collect::<Vec<_>>(),
@@ -222,10 +229,28 @@ fn a_sequence_at_its_first_child_keeps_its_place_past_a_new_first_child() {
     agent.tick();
     assert_eq!(agent.log.take(), ["Walk#2 tick 1"]);
     // And back: Walk first again needs no resume point.
-    agent.reload(program(&sequence([act("Walk"), act("Look")])));
+    agent.reload(program(&tree(&["Walk"])));
     assert!(agent.actor().deciders().next().is_none());
     agent.tick();
     assert_eq!(agent.log.take(), ["Walk#1 tick 2"]);
+}
+
+#[test]
+fn a_plain_sequence_keeps_its_place_by_its_running_leaf_alone() {
+    // Only plain kinds: the running action says where the sequence is,
+    // before and after a node is inserted before it, with no resume point.
+    let mut agent = Agent::new(program(&sequence([act("Walk"), act("Look")])));
+    agent.tick();
+    agent.log.take();
+    let (c, requests) = agent.reload(program(&sequence([act("Aim"), act("Walk"), act("Look")])));
+    assert_eq!((c, requests), (carried(1, 0, 0), vec![]));
+    assert!(agent.actor().deciders().next().is_none());
+    agent.tick();
+    assert_eq!(agent.log.take(), ["Walk#2 tick 1"]);
+    // Moved behind its sibling, it no longer holds its place: its sequence
+    // would run Look first.
+    let (c, _) = agent.reload(program(&sequence([act("Look"), act("Walk")])));
+    assert_eq!(c, carried(0, 1, 0));
 }
 
 #[test]

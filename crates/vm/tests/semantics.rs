@@ -148,12 +148,41 @@ impl Rig {
         self.actor.as_mut().complete(NodeIdx::new(node), outcome)
     }
 
+    /// What the actor stores between ticks, with the resume points its
+    /// running leaf implies written out: a sequence, selector or
+    /// if-then-else of plain kinds keeps none, and resumes at the child
+    /// holding its sub-tree's action state (`Shape::resume_implied`). So
+    /// the tests state where every decider resumes, whichever way the
+    /// actor tells it (`implied_resume_points_are_not_stored` checks the
+    /// raw actor).
     fn stored(&self) -> Stored {
         let actor = self.actor.as_ref();
-        Stored {
-            deciders: actor.deciders().collect(),
-            actions: actor.actions().collect(),
+        let shape = self.program.shape();
+        let actions: Vec<(NodeIdx, ActionState)> = actor.actions().collect();
+        let mut deciders: Vec<DeciderState> = actor.deciders().collect();
+        for node in (0..shape.len() as u32).map(NodeIdx::new) {
+            if !shape.resume_implied(node) {
+                continue;
+            }
+            let end = shape.subtree_end(node);
+            let Some(&(held, _)) = actions.iter().find(|&&(a, _)| node < a && a < end) else {
+                continue;
+            };
+            let child = shape
+                .children(node)
+                .find(|&c| c <= held && held < shape.subtree_end(c))
+                .expect("a child holds it");
+            if child.get() != node.get() + 1 {
+                deciders.push(DeciderState::Resume { node, child });
+            }
         }
+        deciders.sort_by_key(|d| match *d {
+            DeciderState::Resume { node, .. } => (node.get(), 0),
+            DeciderState::Done { node, success } => (node.get(), 1 + u32::from(!success)),
+            DeciderState::Value { node, .. } => (node.get(), 3),
+            DeciderState::Monitor { node } => (node.get(), 4),
+        });
+        Stored { deciders, actions }
     }
 
     fn is_idle(&self) -> bool {
@@ -570,6 +599,50 @@ fn nested_sequences_each_remember_their_own_resume_point() {
         stored([resume(0, 2), resume(2, 4)], [(4, running(1))])
     );
     assert_eq!(rig.tick(), ran(Running, [tick(4, 1, Running)]));
+}
+
+#[test]
+fn implied_resume_points_are_not_stored() {
+    // 0 sequence, 1 a, 2 sequence, 3 a, 4 a: plain kinds only, so the
+    // running action says where both sequences are, and the actor holds
+    // it alone.
+    let mut rig = Rig::new(sequence([a(), sequence([a(), a()])]));
+    assert_eq!(rig.program.shape().spec().decider_states, 0);
+    assert_eq!(rig.actor.as_ref().layout().bytes(), 12);
+    rig.set(&[(1, Success), (3, Success), (4, Running)]);
+    rig.tick();
+    assert_eq!(rig.actor.as_ref().deciders().count(), 0);
+    assert_eq!(
+        rig.actor.as_ref().actions().collect::<Vec<_>>(),
+        [(n(4), running(1))]
+    );
+}
+
+#[test]
+fn a_chain_of_sequences_resumes_at_a_leaf_deep_below() {
+    // 0 sequence, 1 a, 2 sequence, 3 a, ..., 78 sequence, 79 a, 80 a: the
+    // deciders far above the running leaf find their child on its path.
+    let depth = 40;
+    let mut tree = sequence([a(), a()]);
+    for _ in 1..depth {
+        tree = sequence([a(), tree]);
+    }
+    let mut rig = Rig::new(tree);
+    let last = 2 * depth;
+    let leaves: Vec<u32> = (0..depth).map(|k| 2 * k + 1).chain([last]).collect();
+    for &leaf in &leaves {
+        rig.set(&[(leaf, Success)]);
+    }
+    rig.set(&[(last, Running)]);
+    let first = rig.tick();
+    assert_eq!(first.status, Running);
+    assert_eq!(first.calls.len(), leaves.len());
+    assert_eq!(rig.tick(), ran(Running, [tick(last, 1, Running)]));
+    assert_eq!(rig.tick(), ran(Running, [tick(last, 2, Running)]));
+    rig.set(&[(last, Success)]);
+    assert_eq!(rig.tick(), ran(Success, [tick(last, 3, Success)]));
+    // Finished: the next tick starts over at the first leaf.
+    assert_eq!(rig.tick().calls.first(), Some(&start(1, Success)));
 }
 
 #[test]

@@ -175,6 +175,7 @@ impl Emitter<'_, '_> {
                 // runs its `Repeat` children before it again), and a child
                 // past its first that runs is where it resumes.
                 let go_on = goes_on(kind);
+                let implied = shape.resume_implied(node);
                 let skips = |c: u32| shape.kind(NodeIdx::new(c)) != Kind::Repeat;
                 if children.iter().any(|&c| skips(c)) {
                     self.line(1, &format!("let from = h.resume({i}, {end});"));
@@ -188,7 +189,9 @@ impl Emitter<'_, '_> {
                     };
                     self.hosted_child(indent, c);
                     self.line(indent, &format!("if status != Status::{go_on} {{"));
-                    if c != i + 1 {
+                    // (A sequence whose running leaf implies its resume
+                    // keeps none.)
+                    if c != i + 1 && !implied {
                         self.line(indent + 1, "if status == Status::Running {");
                         self.line(indent + 2, &format!("h.keep_resume({i}, {c});"));
                         self.line(indent + 1, "}");
@@ -221,7 +224,15 @@ impl Emitter<'_, '_> {
                 if let Some(e) = otherwise {
                     test.push_str(&format!(" || from == {e}"));
                 }
-                self.line(1, &format!("let branch = if {test} {{"));
+                // The branch is read for a resume point, and to choose
+                // between two branches.
+                let implied = shape.resume_implied(node);
+                let binding = if implied && otherwise.is_none() {
+                    "_branch"
+                } else {
+                    "branch"
+                };
+                self.line(1, &format!("let {binding} = if {test} {{"));
                 self.line(2, "from");
                 self.line(1, "} else {");
                 self.hosted_child(2, condition);
@@ -243,9 +254,11 @@ impl Emitter<'_, '_> {
                     ),
                     None => self.line(1, &format!("let status = n{then}(h);")),
                 }
-                self.line(1, "if status == Status::Running {");
-                self.line(2, &format!("h.keep_resume({i}, branch);"));
-                self.line(1, "}");
+                if !implied {
+                    self.line(1, "if status == Status::Running {");
+                    self.line(2, &format!("h.keep_resume({i}, branch);"));
+                    self.line(1, "}");
+                }
                 self.line(1, "status");
             }
             Kind::WhileDoElse => {

@@ -635,8 +635,9 @@ impl Emitter<'_, '_> {
 
     /// The decider states of the path to the leaf at `node` when it runs:
     /// every sequence or memory selector above it resumes at the child on
-    /// the path, unless that is its first, and every timeout and loop above
-    /// it keeps its value.
+    /// the path, unless that is its first or the running leaf implies it
+    /// (`Shape::resume_implied`), and every timeout and loop above it keeps
+    /// its value.
     fn resume_entries(&self, node: NodeIdx) -> Vec<PathEntry> {
         let shape = self.shape;
         let mut entries = Vec::new();
@@ -648,7 +649,10 @@ impl Emitter<'_, '_> {
             else {
                 break;
             };
-            if shape.kind(at).keeps_resume() && child.get() != at.get() + 1 {
+            if shape.kind(at).keeps_resume()
+                && !shape.resume_implied(at)
+                && child.get() != at.get() + 1
+            {
                 entries.push(PathEntry::Resume(at.get(), child.get()));
             }
             let first = child.get() == at.get() + 1;

@@ -776,8 +776,17 @@ impl Reference {
         }
     }
 
+    /// Where each sequence, selector and if-then-else resumes, when past
+    /// its first child, including those whose resume the running leaf
+    /// implies (which [`Reference::remembered`], the actor's form, leaves
+    /// out).
+    pub fn resume_points(&self) -> Vec<DeciderState> {
+        walk::resume_points(&self.root)
+    }
+
     /// Everything the tree remembers for the next tick, the agent's tickets
-    /// among the action states.
+    /// among the action states, in the actor's form: no resume point where
+    /// the running leaf implies it (`Shape::resume_implied`).
     pub fn remembered(&self) -> Remembered {
         let mut out = remembered(&self.root);
         out.actions.extend(

@@ -774,31 +774,80 @@ pub(super) fn step(node: &mut RefNode, cx: &mut Tick<'_>) -> Status {
     }
 }
 
+/// Whether the sub-tree of `n` is made only of the kinds that hold no
+/// state but their running leaf's (flow deciders and decorators, `Always`,
+/// conditions, actions, deferred actions): a sequence, selector or
+/// if-then-else of them resumes where its running leaf lies, which the VM
+/// reads from that leaf's action state instead of a resume point of its own
+/// (`Kind::implies_resume`).
+fn plain(n: &RefNode) -> bool {
+    let kind = matches!(
+        n,
+        RefNode::Sequence { .. }
+            | RefNode::Selector { .. }
+            | RefNode::IfThenElse { .. }
+            | RefNode::ReactiveSequence { .. }
+            | RefNode::WhileDoElse { .. }
+            | RefNode::Priority { .. }
+            | RefNode::Inverter { .. }
+            | RefNode::ForceSuccess { .. }
+            | RefNode::ForceFailure { .. }
+            | RefNode::StoredState { .. }
+            | RefNode::Always { .. }
+            | RefNode::Condition { .. }
+            | RefNode::Action { .. }
+            | RefNode::Deferred { .. }
+    );
+    kind && n.children().iter().all(plain)
+}
+
+/// Where each sequence, selector and if-then-else under `root` resumes,
+/// when past its first child: the reference's own state, implied or not.
+pub(super) fn resume_points(root: &RefNode) -> Vec<DeciderState> {
+    let mut nodes = Vec::new();
+    root.walk(&mut nodes);
+    nodes.into_iter().filter_map(resume_point).collect()
+}
+
+/// Where the sequence, selector or if-then-else `n` resumes, when past its
+/// first child.
+fn resume_point(n: &RefNode) -> Option<DeciderState> {
+    match n {
+        RefNode::Sequence {
+            node,
+            children,
+            resume_at,
+        }
+        | RefNode::Selector {
+            node,
+            children,
+            resume_at,
+        }
+        | RefNode::IfThenElse {
+            node,
+            children,
+            resume_at,
+        } if *resume_at > 0 => Some(DeciderState::Resume {
+            node: *node,
+            child: children[*resume_at].index(),
+        }),
+        _ => None,
+    }
+}
+
 /// Everything the tree under `root` remembers for the next tick.
 pub(super) fn remembered(root: &RefNode) -> Remembered {
     let mut nodes = Vec::new();
     root.walk(&mut nodes);
     let mut out = Remembered::default();
     for n in nodes {
+        if let Some(point) = resume_point(n) {
+            if !plain(n) {
+                out.deciders.push(point);
+            }
+            continue;
+        }
         match n {
-            RefNode::Sequence {
-                node,
-                children,
-                resume_at,
-            }
-            | RefNode::Selector {
-                node,
-                children,
-                resume_at,
-            }
-            | RefNode::IfThenElse {
-                node,
-                children,
-                resume_at,
-            } if *resume_at > 0 => out.deciders.push(DeciderState::Resume {
-                node: *node,
-                child: children[*resume_at].index(),
-            }),
             RefNode::Async {
                 node,
                 position,

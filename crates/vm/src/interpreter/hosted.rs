@@ -87,7 +87,7 @@ impl<'r, B> Hosted<'_, 'r, '_, B> {
     /// first. (The state is taken, as the loop takes it.)
     #[inline(always)]
     pub fn resume(&mut self, node: u32, end: u32) -> u32 {
-        match self.batch.take_resume(self.agent, node) {
+        match self.batch.resume_point(self.agent, node, end) {
             Some(child) if child > node && child < end => child,
             _ => node + 1,
         }
@@ -95,11 +95,15 @@ impl<'r, B> Hosted<'_, 'r, '_, B> {
 
     /// The child at `child` of the sequence (selector, if-then-else) at
     /// `node`, past its first, returned a running status: the sequence
-    /// resumes there on the next tick.
+    /// resumes there on the next tick (by a resume point, unless its
+    /// running leaf implies it).
     #[inline(always)]
     pub fn keep_resume(&mut self, node: u32, child: u32) {
-        let entry = StateEntry::new(node, decider_tag::RESUME, child);
-        self.batch.b.next.push_decider(entry);
+        // A decider whose resume its running leaf implies keeps none.
+        if !self.batch.link(node).implied() {
+            let entry = StateEntry::new(node, decider_tag::RESUME, child);
+            self.batch.b.next.push_decider(entry);
+        }
     }
 
     /// The condition at `node` (item bits `item`), called with `f`.

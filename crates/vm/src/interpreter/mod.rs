@@ -137,6 +137,13 @@ struct Buffers {
     /// the group is reported in `sent`); the run loop takes it as it
     /// leaves, so the next agent of a batch starts without it.
     aborted: bool,
+    /// The items from the root down to `path_leaf`, by depth: where the
+    /// deciders above a running leaf deep below them resume, when their
+    /// resume is implied (see `Batch::resume_point`).
+    path: Vec<u32>,
+    /// The item `path` leads to (`u32::MAX`: none yet). Paths depend on
+    /// the shape alone, so it stays good for the agents of a batch.
+    path_leaf: u32,
     /// Set when a group its decider had just chosen found no decider to
     /// run (Spore's subset rule broken, see `spore`): the group that chose
     /// that decider counts it against its redecide limit.
@@ -170,13 +177,18 @@ impl NextStates {
     /// actors were laid out for it: a full region is an interpreter bug.
     #[inline]
     fn push_decider(&mut self, entry: StateEntry) {
-        self.entries[..self.deciders_cap][self.deciders] = entry;
+        assert!(
+            self.deciders < self.deciders_cap,
+            "decider states past the capacity"
+        );
+        self.entries[self.deciders] = entry;
         self.deciders += 1;
     }
 
     #[inline]
     fn push_action(&mut self, entry: StateEntry) {
-        self.entries[self.deciders_cap..][self.actions] = entry;
+        let at = self.deciders_cap + self.actions;
+        self.entries[at] = entry;
         self.actions += 1;
     }
 
@@ -295,6 +307,7 @@ impl Interpreter {
         reserve_total(&mut b.launches, spec.deferred_states as usize);
         reserve_total(&mut b.cancels, spec.deferred_states as usize);
         reserve_total(&mut b.exits, spec.guard_depth as usize);
+        reserve_total(&mut b.path, spec.guard_depth as usize + 1);
         // One more for a group's redecide limit, one per group for a
         // subset-rule report; two per global node; one per sync point.
         reserve_total(
@@ -571,6 +584,7 @@ impl Buffers {
         self.exits.clear();
         self.sent.clear();
         self.monitored.clear();
+        self.path_leaf = u32::MAX;
         self.aborted = false;
         self.violated = false;
     }
@@ -689,6 +703,10 @@ pub(crate) struct Batch<'r, B, T> {
     /// [`Batch::run`], for untraced ticks of a program whose compiled
     /// engine runs (see `hosted`).
     hosted: Option<HostedFn<B>>,
+    /// Whether an agent's pass is the tree's walk alone: no leaf cells to
+    /// copy, no hosted tree, no monitors (most trees, for which the pass
+    /// then tests one flag instead of each).
+    plain: bool,
     /// The guard depth below which the loop returns: 0, but while it
     /// ticks a node's sub-tree for a hosted tree ([`Hosted::interpret`]),
     /// that node's guard's.
@@ -719,7 +737,10 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             // Normally reserved already.
             b.vars.resize(program.initial.len(), 0);
         }
+        let hosted = if T::ON { None } else { program.hosted_root() };
+        let monitors = program.spec().monitors > 0;
         Batch {
+            plain: cells.is_empty() && hosted.is_none() && !monitors,
             b,
             shape,
             access: program.script_access(),
@@ -736,13 +757,13 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             decision_flags: program.decision_flags,
             slots: &program.slots,
             program,
-            monitors: program.spec().monitors > 0,
+            monitors,
             globals: &program.globals,
             cell_words: cells.len(),
             // The cells are filled for each agent (`Batch::tell_cells`).
             args: Args::of_shape(shape, cells, AgentId(0), *frame),
             trace,
-            hosted: if T::ON { None } else { program.hosted_root() },
+            hosted,
             floor: 0,
         }
     }
@@ -827,6 +848,6 @@ mod tests {
         assert_eq!(std::mem::size_of::<Request>(), 24);
         assert_eq!(std::mem::size_of::<Sent>(), 16);
         assert_eq!(std::mem::size_of::<StateEntry>(), 8);
-        assert_eq!(std::mem::size_of::<Link>(), 12);
+        assert_eq!(std::mem::size_of::<Link>(), 16);
     }
 }
