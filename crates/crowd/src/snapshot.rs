@@ -23,15 +23,18 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use treebeard_shape::{ActionId, Kind, NodeIdx, Shape};
 use treebeard_vm::{
-    ActorLayout, Actors, AgentId, Completion, EventId, Frame, Outcome, Program, Request,
+    ActorLayout, ActorRef, Actors, AgentId, Completion, EventId, Frame, Outcome, Program, Request,
     RequestKind, Seat, SubsetRuleReports, Team,
 };
 
-/// The format version [`Crowd::snapshot`] writes: 3 since snapshots hold
-/// the subset-rule reports made, 2 since they hold the team table. Older
-/// formats still restore: a format 2 snapshot with no report made, a
-/// format 1 snapshot (of a crowd without teams) with neither.
-pub const SNAPSHOT_FORMAT: u32 = 3;
+/// The format version [`Crowd::snapshot`] writes: 4 since actors keep no
+/// resume point that their running leaf implies (`Shape::resume_implied`),
+/// 3 since snapshots hold the subset-rule reports made, 2 since they hold
+/// the team table. Older formats still restore: the actors of formats 1 to
+/// 3 laid out again without those resume points, a format 2 snapshot with
+/// no report made, a format 1 snapshot (of a crowd without teams) with
+/// neither.
+pub const SNAPSHOT_FORMAT: u32 = 4;
 
 /// A crowd between two ticks (see the module docs). Its fields are plain
 /// data, for any serde format.
@@ -291,19 +294,28 @@ impl<B> Crowd<B> {
         }
         let layout = ActorLayout::for_shape(&shape);
         let agents = s.blackboards.len();
-        if s.actor_words != layout.words() || s.actors.len() != agents * layout.words() {
-            return Err(SnapshotError::new(format!(
-                "{} actor words of {} each for {agents} agents, but the shape's actors take {} words each",
-                s.actors.len(),
-                s.actor_words,
+        let size_error = |words: usize, each: usize| {
+            SnapshotError::new(format!(
+                "{words} actor words of {each} each for {agents} agents, but the shape's actors take {} words each",
                 layout.words()
-            )));
+            ))
+        };
+        let actor_words = if s.format >= 4 {
+            s.actors
+        } else {
+            relaid(&shape, layout, s.actor_words, agents, &s.actors)
+                .ok_or_else(|| size_error(s.actors.len(), s.actor_words))??
+        };
+        if (s.format >= 4 && s.actor_words != layout.words())
+            || actor_words.len() != agents * layout.words()
+        {
+            return Err(size_error(actor_words.len(), s.actor_words));
         }
         if u32::try_from(agents).is_err() {
             return Err(SnapshotError::new("more agents than a crowd numbers"));
         }
         let mut actors = Actors::new(layout, agents);
-        actors.words_mut().copy_from_slice(&s.actors);
+        actors.words_mut().copy_from_slice(&actor_words);
         for i in 0..agents {
             actors
                 .get(i)
@@ -471,4 +483,31 @@ impl<B> Crowd<B> {
             .map_err(|e| SnapshotError::new(format!("the bytes are not a snapshot ({e})")))?;
         Crowd::restore(program, snapshot)
     }
+}
+
+/// The actors of a snapshot of formats 1 to 3, `each` words apiece, laid
+/// out before resume points were implied by running leaves: laid out again
+/// for `shape` (see `ActorRef::relay_without_implied`). `None` when their
+/// size is no such layout's.
+fn relaid(
+    shape: &Shape,
+    layout: ActorLayout,
+    each: usize,
+    agents: usize,
+    actors: &[u32],
+) -> Option<Result<Vec<u32>, SnapshotError>> {
+    let extra = each.checked_sub(layout.words())?;
+    if extra % 2 != 0 || actors.len() != agents * each || each == 0 {
+        return None;
+    }
+    let mut counts = layout.counts();
+    counts[0] = counts[0].checked_add(u32::try_from(extra / 2).ok()?)?;
+    let old = ActorLayout::from_counts(counts);
+    let mut out = Vec::with_capacity(agents * layout.words());
+    for (i, block) in actors.chunks_exact(each).enumerate() {
+        if let Err(e) = ActorRef::new(block, old).relay_without_implied(shape, &mut out) {
+            return Some(Err(SnapshotError::new(format!("agent {i}'s actor: {e}"))));
+        }
+    }
+    Some(Ok(out))
 }

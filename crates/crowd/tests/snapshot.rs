@@ -578,3 +578,76 @@ fn the_first_frame_is_0_and_older_snapshots_are_renumbered() {
     let e = Crowd::restore(program(), bad).expect_err("an unticked crowd with a frame");
     assert!(e.to_string().contains("had not ticked"), "{e}");
 }
+
+/// A snapshot written before resume points were implied by running leaves
+/// (formats 1 to 3) holds actors with room for a resume point per
+/// sequence, and the resume points themselves: it restores into today's
+/// smaller actors, and the crowd goes on as the one it was taken of.
+#[test]
+fn a_format_3_snapshot_restores_without_the_resume_points_now_implied() {
+    // 0 priority, 1 sequence, 2 has_grenade, 3 throw, 4 sequence, 5 rest,
+    // 6 step: plain kinds only.
+    let tree = priority([
+        sequence([cond("has_grenade"), act("throw")]),
+        sequence([act("rest"), act("step")]),
+    ]);
+    let program = || leaves().compile(&tree).expect("the tree compiles");
+    let troopers: Vec<Trooper> = (0..40u64)
+        .map(|i| Trooper {
+            dice: (i + 7).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
+            grenades: (i % 3) as u32,
+            ..Trooper::default()
+        })
+        .collect();
+    let mut c = Crowd::with_agents(program(), troopers);
+    let mut launched = Vec::new();
+    for _ in 0..5 {
+        frame(&mut c, &mut launched);
+    }
+    let now = c.snapshot();
+    assert_eq!(now.actor_words, 3, "a header and one action state");
+
+    // The same actors as format 3 laid them out: a decider slot before the
+    // action state, holding the sequence's resume point past its first
+    // child (a decider state's first word is its item shifted by 8, tag 0
+    // for a resume point; the second is the child).
+    let mut old = now.clone();
+    old.format = 3;
+    old.actor_words = now.actor_words + 2;
+    old.actors.clear();
+    let mut resumed = 0;
+    for block in now.actors.chunks(now.actor_words) {
+        let (deciders, actions) = (block[0] & 0xFFFF, block[0] >> 16);
+        assert_eq!(deciders, 0);
+        let running = (actions > 0).then(|| block[1] >> 8);
+        let resume = match running {
+            Some(3) => Some((1, 3)),
+            Some(6) => Some((4, 6)),
+            _ => None,
+        };
+        resumed += usize::from(resume.is_some());
+        let (node, child) = resume.unwrap_or((0, 0));
+        old.actors.push(u32::from(resume.is_some()) | actions << 16);
+        old.actors.extend([node << 8, child]);
+        old.actors.extend(&block[1..]);
+    }
+    assert!(
+        resumed > 0,
+        "some agents run a leaf past a sequence's first child"
+    );
+    let mut restored = Crowd::restore(program(), old.clone()).expect("a format 3 snapshot");
+    same(&restored.snapshot(), &now, "restored from format 3");
+    let mut launched_again = launched.clone();
+    for t in 0..6 {
+        frame(&mut c, &mut launched);
+        frame(&mut restored, &mut launched_again);
+        same(&restored.snapshot(), &c.snapshot(), &format!("tick {t}"));
+    }
+
+    // A size that is no such layout's is refused.
+    let mut odd = old;
+    odd.actor_words += 1;
+    odd.actors.extend(std::iter::repeat_n(0, 40));
+    let e = Crowd::restore(program(), odd).expect_err("an odd size");
+    assert!(e.to_string().contains("actor words"), "{e}");
+}

@@ -338,6 +338,53 @@ impl<'a> ActorRef<'a> {
     pub fn is_idle(&self) -> bool {
         header(self.words) == (0, 0)
     }
+
+    /// The block laid out again for `shape`'s actors, from a block laid out
+    /// before resume points were implied by running leaves (snapshot
+    /// formats 1 to 3): its decider region may be longer than the shape's
+    /// needs now, and may hold resume points that the running leaf implies
+    /// ([`Shape::resume_implied`]), which are dropped. Everything else is
+    /// copied as it is. Appends the block's words to `out`.
+    ///
+    /// # Errors
+    /// If the block's layout is not the shape's with room for more decider
+    /// states, or it holds more decider states than the shape's actors
+    /// have room for.
+    pub fn relay_without_implied(&self, shape: &Shape, out: &mut Vec<u32>) -> Result<(), String> {
+        let new = ActorLayout::for_shape(shape);
+        let old = self.layout;
+        if old.counts()[1..] != new.counts()[1..] || old.deciders < new.deciders {
+            return Err(format!(
+                "an actor of {} words is not of the shape's layout ({} words) with room for more decider states",
+                old.words(),
+                new.words()
+            ));
+        }
+        let kept: Vec<StateEntry> = self
+            .decider_entries()
+            .iter()
+            .copied()
+            .filter(|e| {
+                e.tag() != decider_tag::RESUME || !shape.resume_implied(NodeIdx::new(e.node()))
+            })
+            .collect();
+        if kept.len() > new.deciders as usize {
+            return Err(format!(
+                "{} decider states, but the shape's actors hold {}",
+                kept.len(),
+                new.deciders
+            ));
+        }
+        let (_, actions) = header(self.words);
+        let start = out.len();
+        out.resize(start + new.words(), 0);
+        let block = &mut out[start..];
+        block[0] = kept.len() as u32 | (actions as u32) << 16;
+        block[1..1 + 2 * kept.len()].copy_from_slice(bytemuck::cast_slice(&kept));
+        // The action states and everything after them, in place.
+        block[new.actions_at()..].copy_from_slice(&self.words[old.actions_at()..]);
+        Ok(())
+    }
 }
 
 /// Whether a stimulus whose expiry word is `expiry` is active at `now`: a
