@@ -102,14 +102,18 @@ fn program() -> Program<Trooper> {
 }
 
 fn crowd(n: u64) -> Crowd<Trooper> {
-    let troopers = (0..n)
+    Crowd::with_agents(program(), troopers(n))
+}
+
+/// `n` troopers, each with its own dice and some grenades.
+fn troopers(n: u64) -> Vec<Trooper> {
+    (0..n)
         .map(|i| Trooper {
             dice: (i + 7).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
             grenades: (i % 3) as u32,
             ..Trooper::default()
         })
-        .collect();
-    Crowd::with_agents(program(), troopers)
+        .collect()
 }
 
 /// One frame of the game: the movement system completes every launch two
@@ -592,14 +596,7 @@ fn a_format_3_snapshot_restores_without_the_resume_points_now_implied() {
         sequence([act("rest"), act("step")]),
     ]);
     let program = || leaves().compile(&tree).expect("the tree compiles");
-    let troopers: Vec<Trooper> = (0..40u64)
-        .map(|i| Trooper {
-            dice: (i + 7).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1,
-            grenades: (i % 3) as u32,
-            ..Trooper::default()
-        })
-        .collect();
-    let mut c = Crowd::with_agents(program(), troopers);
+    let mut c = Crowd::with_agents(program(), troopers(40));
     let mut launched = Vec::new();
     for _ in 0..5 {
         frame(&mut c, &mut launched);
