@@ -48,12 +48,13 @@ function part(file, fn) {
     # leaf_calls.rs, cancel.rs, ...), by the function a line is in.
     if (file ~ /interpreter\//) {
         if (fn ~ /^(condition|condition_with|aim_args)$/) return "Condition: call"
-        if (fn ~ /^(call_action|call_action_with|call_owning|take_action|slot|current_persistent)$/) return "Action: call and state"
+        if (fn ~ /^(call_action|call_action_with|call_owning|take_action|deferred|slot|current_persistent)$/) return "Action: call and state"
         if (fn ~ /^(take_resume|resumes|take_done_mark|take_decider)$/) return "Sequence, Selector: resume points"
-        if (fn ~ /^scan_guards$/) return "PrioritySelector: re-checks before the running child"
-        if (fn ~ /^(climb|resume_hop|trace_exits|decorator_returned|child_returned|leave_guard)$/) return "composites: a child'"'"'s status to its parent"
+        if (fn ~ /^(scan_guards|run_plain)$/) return "PrioritySelector: re-checks before the running child (guard scan, re-entry)"
+        if (fn ~ /^(held_in|resume_point|child_on_path)$/) return "Sequence, Selector: the running leaf'"'"'s place"
+        if (fn ~ /^(go_on|run_returned|climb|resume_hop|trace_exits|decorator_returned|child_returned|leave_guard)$/) return "composites: a child'"'"'s status to its parent"
         if (fn ~ /^(cancel|cancel_range|cancel_below|flush_actions_below|run_exits_before|run_exit)$/) return "cancellation of the running branch"
-        if (fn ~ /^(run|item|link|subtree_end|configured)$/) return "dispatch: fetch and decode items"
+        if (fn ~ /^(run|execute|item|link|subtree_end|configured)$/) return "dispatch: fetch and decode items"
         if (fn ~ /^(tick|pass|complete|new|lay_out|push_decider|push_action|action|remove_action|insert_action|head|clear|tell_cells|keep_cells|sort_by_item)$/) return "actor: load before and store after the tick"
         if (fn ~ /^(tick_batch|batch|tick_with|emit_requests|parts|reserve)$/) return "crowd loop and per-agent setup"
         return "interpreter: other (" fn ")"

@@ -19,6 +19,13 @@
 //! each item, the first record above it (the decider and its child on the
 //! path), from which the walk goes on at that decider; the deciders in
 //! between, which record nothing, are never visited.
+//!
+//! An agent whose previous tick left one leaf running mostly ticks that
+//! leaf again: the tick enters every decider above it at the child on the
+//! leaf's path, re-testing on the way only the guards of a priority
+//! selector's earlier children. That walk depends only on where the leaf
+//! sits too: [`Flow::reentry`] lists, per leaf, the guards to re-test,
+//! where every decider above it enters in place (see [`Reentry`]).
 
 use crate::actor::{StateEntry, decider_tag};
 use treebeard_shape::{Kind, NodeIdx, Shape};
@@ -96,7 +103,58 @@ pub(crate) struct Flow {
     resumes: Box<[StateEntry]>,
     /// Per item, its depth: 0 for the root.
     depths: Box<[u32]>,
+    /// Per item, its re-entry (see [`Flow::reentry`]).
+    reentries: Box<[Reentry]>,
+    /// The re-entries' guards, each leaf's in a run.
+    retests: Box<[u32]>,
 }
+
+/// How a tick gets back to a leaf that the previous tick left running, in
+/// a tree whose deciders above the leaf all enter in place: the root down
+/// to the leaf, each `Sequence`, `Selector` and `IfThenElse` resumes at the
+/// child on the leaf's path, implied by its running leaf
+/// ([`Link::implied`]); decorators that map a status, and `StoredState`,
+/// enter their child; and each `PrioritySelector` re-tests its earlier
+/// children, every one of which is a condition, a guarded sequence
+/// ([`Link::guarded`], whose guard is re-tested) or `AlwaysFailure`. A
+/// tick from the root makes exactly the calls a re-entry makes: the guards
+/// in order (a success goes on from that guard, as it would), then the
+/// leaf, with the same states, so the interpreter may skip the deciders'
+/// dispatch (see the interpreter's `run_plain`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Reentry {
+    /// Where the leaf's guards start in [`Flow::retests`], or `u32::MAX`
+    /// for a leaf a tick gets back to only from the root.
+    start: u32,
+    /// How many guards.
+    len: u32,
+}
+
+impl Reentry {
+    /// No re-entry: the tick starts at the root.
+    const NONE: Reentry = Reentry {
+        start: u32::MAX,
+        len: 0,
+    };
+
+    /// Whether the leaf has a re-entry.
+    #[inline(always)]
+    pub(crate) const fn exists(self) -> bool {
+        self.start != u32::MAX
+    }
+
+    /// Its guards' place in [`Flow::retests`] (for a re-entry that
+    /// [exists](Reentry::exists)).
+    #[inline(always)]
+    pub(crate) const fn guards(self) -> std::ops::Range<usize> {
+        self.start as usize..self.start as usize + self.len as usize
+    }
+}
+
+/// At most this many guards in a re-entry, and deciders above its leaf:
+/// a leaf under more is reached from the root (which keeps building the
+/// tables linear in the shape's size).
+const REENTRY_LIMIT: usize = 64;
 
 /// No resume point above the item: a running status leaves the static
 /// deciders recording nothing more. (A real one's value is a child, never
@@ -201,10 +259,13 @@ impl Flow {
                     0
                 };
         }
+        let (reentries, retests) = reentries(shape, &links, &resumes);
         Flow {
             links: links.into_boxed_slice(),
             resumes: resumes.into_boxed_slice(),
             depths: depths.into_boxed_slice(),
+            reentries,
+            retests,
         }
     }
 
@@ -231,6 +292,99 @@ impl Flow {
     pub(crate) fn depths(&self) -> &[u32] {
         &self.depths
     }
+
+    /// The re-entries, by item: a leaf's [`Reentry`] (that of every other
+    /// item does not [exist](Reentry::exists)).
+    #[inline]
+    pub(crate) fn reentries(&self) -> &[Reentry] {
+        &self.reentries
+    }
+
+    /// The guards of all re-entries (see [`Reentry::guards`]).
+    #[inline]
+    pub(crate) fn retests(&self) -> &[u32] {
+        &self.retests
+    }
+}
+
+/// The re-entry of every action and deferred action, and their guards.
+fn reentries(
+    shape: &Shape,
+    links: &[Link],
+    resumes: &[StateEntry],
+) -> (Box<[Reentry]>, Box<[u32]>) {
+    let mut reentries = vec![Reentry::NONE; shape.len()];
+    let mut retests = Vec::new();
+    let mut guards = Vec::new();
+    for leaf in 0..shape.len() as u32 {
+        if !matches!(
+            shape.kind(NodeIdx::new(leaf)),
+            Kind::Action | Kind::Deferred
+        ) {
+            continue;
+        }
+        guards.clear();
+        if guards_above(shape, links, leaf, &mut guards) {
+            // In place above it, a running leaf records no resume point
+            // (the interpreter's re-entry counts on it).
+            debug_assert_eq!(resumes[leaf as usize], NO_RESUME);
+            guards.reverse();
+            reentries[leaf as usize] = Reentry {
+                start: retests.len() as u32,
+                len: guards.len() as u32,
+            };
+            retests.extend_from_slice(&guards);
+        }
+    }
+    (reentries.into_boxed_slice(), retests.into_boxed_slice())
+}
+
+/// Pushes the guards a tick re-tests on its way to `leaf` onto `guards`,
+/// last first; false where some decider above it does not enter in place
+/// (see [`Reentry`]), or past [`REENTRY_LIMIT`].
+fn guards_above(shape: &Shape, links: &[Link], leaf: u32, guards: &mut Vec<u32>) -> bool {
+    let mut child = leaf;
+    for _ in 0..REENTRY_LIMIT {
+        let parent = links[child as usize].parent;
+        if parent == UP {
+            return true;
+        }
+        let node = NodeIdx::new(parent);
+        let in_place = match shape.kind(node) {
+            // `a` counts `Repeat` children, which resume through their
+            // guards.
+            Kind::Sequence | Kind::Selector => {
+                links[parent as usize].implied() && shape.item(node).a() == 0
+            }
+            Kind::IfThenElse => links[parent as usize].implied(),
+            Kind::Inverter | Kind::ForceSuccess | Kind::ForceFailure | Kind::StoredState => true,
+            Kind::PrioritySelector => {
+                let level = guards.len();
+                let mut earlier = parent + 1;
+                while earlier < child {
+                    let at = NodeIdx::new(earlier);
+                    match shape.kind(at) {
+                        Kind::Condition => guards.push(earlier),
+                        Kind::AlwaysFailure => {}
+                        _ if links[earlier as usize].guarded() => guards.push(earlier + 1),
+                        _ => return false,
+                    }
+                    if guards.len() > REENTRY_LIMIT {
+                        return false;
+                    }
+                    earlier = shape.subtree_end(at).get();
+                }
+                guards[level..].reverse();
+                true
+            }
+            _ => false,
+        };
+        if !in_place {
+            return false;
+        }
+        child = parent;
+    }
+    false
 }
 
 #[cfg(test)]
@@ -240,7 +394,8 @@ mod tests {
     const S: u32 = LEAVE_SUCCESS;
     const F: u32 = LEAVE_FAILURE;
     use treebeard_shape::tree::{
-        act, concurrent, cond, force_failure, force_success, inverter, priority, selector, sequence,
+        act, concurrent, cond, decider_of, force_failure, force_success, inverter, priority,
+        reactive_sequence, selector, sequence,
     };
     use treebeard_shape::{Catalog, LeafSchema, compile};
 
@@ -415,5 +570,102 @@ mod tests {
         assert_eq!(goes(&flow)[3], link(2, 4, F));
         assert_eq!(goes(&flow)[4], link(2, S, F));
         assert_eq!(goes(&flow)[5], link(1, S, F));
+    }
+
+    /// The guards of each item's re-entry, `None` where a tick gets back
+    /// to it only from the root.
+    fn reentries(flow: &Flow) -> Vec<Option<Vec<u32>>> {
+        flow.reentries()
+            .iter()
+            .map(|r| r.exists().then(|| flow.retests()[r.guards()].to_vec()))
+            .collect()
+    }
+
+    #[test]
+    fn a_leaf_is_reentered_after_the_guards_of_the_priority_selectors_above_it() {
+        // 0 Priority, 1 Sequence, 2 c, 3 a, 4 c, 5 AlwaysFailure, 6 Sequence,
+        // 7 c, 8 Priority, 9 Sequence, 10 c, 11 a, 12 Inverter, 13 a,
+        // 14 Selector, 15 a, 16 ForceFailure, 17 a
+        let tree = priority([
+            sequence([cond("c"), act("a")]),
+            cond("c"),
+            decider_of(Kind::AlwaysFailure, []),
+            sequence([
+                cond("c"),
+                priority([sequence([cond("c"), act("a")]), inverter(act("a"))]),
+            ]),
+            selector([act("a"), force_failure(act("a"))]),
+        ]);
+        let r = reentries(&Flow::of(&shape(tree)));
+        // The first guarded sequence's action: nothing before it to re-test.
+        assert_eq!(r[3], Some(vec![]));
+        // The guard of the sequence holding the leaf is not re-tested (the
+        // sequence resumes past it); the inner selector's earlier guard is,
+        // after the outer one's, in the order a tick from the root tests them.
+        assert_eq!(r[11], Some(vec![2, 4]));
+        assert_eq!(r[13], Some(vec![2, 4, 10]));
+        // A selector resumes at its running child; `AlwaysFailure` is skipped.
+        assert_eq!(r[15], Some(vec![2, 4, 7]));
+        assert_eq!(r[17], Some(vec![2, 4, 7]));
+        // Conditions and deciders have none.
+        for i in [0, 1, 2, 4, 5, 6, 7, 8, 9, 10, 12, 14, 16] {
+            assert_eq!(r[i], None, "item {i}");
+        }
+    }
+
+    #[test]
+    fn a_leaf_past_a_child_that_is_not_a_guard_is_reached_from_the_root() {
+        // 0 Priority, 1 Selector, 2 c, 3 a, 4 a, 5 Sequence, 6 a, 7 c, 8 a
+        let tree = priority([
+            selector([cond("c"), act("a")]),
+            act("a"),
+            sequence([act("a"), cond("c"), act("a")]),
+        ]);
+        let r = reentries(&Flow::of(&shape(tree)));
+        assert_eq!(r[3], Some(vec![]));
+        // A selector before it is not a guard: re-testing it may run it.
+        assert_eq!(r[4], None);
+        assert_eq!(r[6], None);
+        assert_eq!(r[8], None);
+    }
+
+    #[test]
+    fn a_leaf_under_a_decider_that_keeps_state_is_reached_from_the_root() {
+        // 0 Sequence, 1 a, 2 ReactiveSequence, 3 c, 4 a, 5 Concurrent, 6 a
+        let tree = sequence([
+            act("a"),
+            reactive_sequence([cond("c"), act("a")]),
+            concurrent([act("a")]),
+        ]);
+        let r = reentries(&Flow::of(&shape(tree)));
+        // The root keeps a resume point (it holds a concurrent decider's
+        // marks): no leaf below it is re-entered.
+        assert!(r.iter().all(Option::is_none), "{r:?}");
+        // 0 Sequence, 1 a, 2 ReactiveSequence, 3 c, 4 a
+        let r = reentries(&Flow::of(&shape(sequence([
+            act("a"),
+            reactive_sequence([cond("c"), act("a")]),
+        ]))));
+        assert_eq!(r[1], Some(vec![]));
+        // A reactive sequence re-runs its earlier children.
+        assert_eq!(r[4], None);
+    }
+
+    #[test]
+    fn a_re_entry_has_a_bounded_length() {
+        // A leaf below 100 priority selectors, each with a guard before it.
+        let mut tree = act("a");
+        for _ in 0..100 {
+            tree = priority([cond("c"), tree]);
+        }
+        let flow = Flow::of(&shape(tree));
+        let r = reentries(&flow);
+        assert_eq!(r.iter().flatten().count(), 0);
+        let mut tree = act("a");
+        for _ in 0..10 {
+            tree = priority([cond("c"), tree]);
+        }
+        let r = reentries(&Flow::of(&shape(tree)));
+        assert_eq!(r[20], Some((0..10).map(|i| 2 * i + 1).collect::<Vec<_>>()));
     }
 }

@@ -43,6 +43,17 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         }
     }
 
+    /// Ticks the immediate action `item` at `ip`: starts it, or, with the
+    /// state the previous tick left it, goes on.
+    #[inline(always)]
+    pub(super) fn action(&mut self, a: &mut Agent<'_, B>, ip: u32, item: ShapeItem) -> Status {
+        let (signal, state) = match self.take_action(a, ip) {
+            Some(e) => (Signal::Tick, e.value()),
+            None => (Signal::Start, 0),
+        };
+        self.call_action(a, ip, item, signal, state)
+    }
+
     /// Calls an immediate action; a running result keeps its state.
     #[inline(always)]
     pub(super) fn call_action(

@@ -51,7 +51,7 @@ use crate::actor::{
     ActorLayout, ActorMut, ActorRef, ActorsMut, StateEntry, action_tag, decider_tag,
 };
 use crate::compiled;
-use crate::flow::{LEAVE_SUCCESS, Link, NO_RESUME, UP, is_item};
+use crate::flow::{LEAVE_SUCCESS, Link, NO_RESUME, Reentry, UP, is_item};
 use crate::frame::Frame;
 use crate::globals::Globals;
 use crate::leaves::{
@@ -677,6 +677,9 @@ pub(crate) struct Batch<'r, B, T> {
     links: &'r [Link],
     /// Per item, its resume hop (see `Flow::resumes`).
     resumes: &'r [StateEntry],
+    /// Per item, its re-entry, and their guards (see `Flow::reentry`).
+    reentries: &'r [Reentry],
+    retests: &'r [u32],
     conditions: &'r [ConditionFn<B>],
     actions: &'r [ActionFn<B>],
     decides: &'r [DecideFn<B>],
@@ -751,6 +754,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             items: shape.items(),
             links: program.flow.links(),
             resumes: program.flow.resumes(),
+            reentries: program.flow.reentries(),
+            retests: program.flow.retests(),
             conditions: &program.conditions,
             actions: &program.actions,
             decides: &program.decides,
@@ -813,6 +818,14 @@ impl<'a, B> Agent<'a, B> {
             next_action,
         }
     }
+}
+
+/// Where the update loop goes after an item returned (steps 2 and 3).
+enum Next {
+    /// Execute this item (step 1).
+    Execute(u32),
+    /// The root (or the loop's floor) returned this status.
+    Return(Status),
 }
 
 /// Where the guard scan ends.

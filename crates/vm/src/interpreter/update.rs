@@ -104,7 +104,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
     ) -> Status {
         self.args.agent = agent;
         let status = if self.plain {
-            self.run(&mut Agent::new(words, layout, bb), 0)
+            self.run_plain(&mut Agent::new(words, layout, bb))
         } else {
             let mut a = Agent::new(words, layout, bb);
             if self.cell_words != 0 {
@@ -170,199 +170,257 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         }
     }
 
+    /// A plain pass (see [`Batch::plain`]): from the root, or, for an
+    /// agent whose previous tick left one leaf running under deciders that
+    /// enter in place, from that leaf after re-testing the guards of its
+    /// re-entry ([`Reentry`]): the calls, states and cancellations of a
+    /// tick from the root, without dispatching the deciders on the way.
+    #[inline(always)]
+    fn run_plain(&mut self, a: &mut Agent<'_, B>) -> Status {
+        let mut ip = 0;
+        // Traced ticks report every item they enter; the re-entry enters
+        // none above the leaf. A resume point kept by a decider is not
+        // the leaf's to imply.
+        if !T::ON
+            && a.next_decider == u32::MAX
+            && let Some(&reentry) = self.reentries.get(a.next_action as usize)
+            && reentry.exists()
+        {
+            let retests = self.retests;
+            for &guard in &retests[reentry.guards()] {
+                // A guard's success preempts the running leaf.
+                if self.condition(a, guard, self.item(guard)) == Status::Success {
+                    return self.run_returned(a, Status::Success, guard);
+                }
+            }
+            let leaf = a.next_action;
+            let item = self.item(leaf);
+            if item.kind() != Some(Kind::Action) {
+                ip = leaf;
+            } else {
+                let status = self.action(a, leaf, item);
+                // A running leaf with a re-entry records no resume point
+                // on its way out of the root (see `Reentry`): only the
+                // work left after it would end.
+                if status == Status::Running && a.next_action == u32::MAX {
+                    debug_assert_eq!(self.resume_hop(leaf), NO_RESUME);
+                    return Status::Running;
+                }
+                return self.run_returned(a, status, leaf);
+            }
+        }
+        self.run(a, ip)
+    }
+
     /// Steps 1 to 3 of the update loop from the item at `ip`, until the root
     /// returns (or, for a monitor's query tested before the tree, the
     /// monitor).
     #[inline(always)]
     pub(super) fn run(&mut self, a: &mut Agent<'_, B>, mut ip: u32) -> Status {
-        'execute: loop {
-            // Step 1: execute items until a leaf, or a concurrent decider
-            // that decides on entry, returns a status.
-            let (mut status, mut at) = loop {
-                let item = self.item(ip);
-                self.trace.enter(ip);
-                let Some(kind) = item.kind() else {
-                    debug_assert!(false, "validated shapes hold only known kinds");
-                    // SAFETY: only a validated shape reaches the
-                    // interpreter (`Program::link` takes a `Shape`, whose
-                    // constructors validate every item's tag), and the
-                    // validator rejects tags no kind uses.
-                    // PERF: the dispatch's jump table then needs no range
-                    // check (crowd workload, instructions per agent-tick).
-                    unsafe { std::hint::unreachable_unchecked() }
-                };
-                match kind {
-                    Kind::Sequence => match self.resume_point(a, ip, item.end()) {
-                        Some(child) if child > ip && child < item.end() => {
-                            ip = if item.a() == 0 {
-                                child
-                            } else {
-                                self.resume_through_repeats(a, ip + 1, child)
-                            }
-                        }
-                        _ => {
-                            ip += 1;
-                            // PERF: a sequence entered at its first child
-                            // tests a leading condition in the same step, so
-                            // a guard condition costs one dispatch, not two
-                            // (crowd bench).
-                            let first = self.item(ip);
-                            if first.kind() == Some(Kind::Condition) {
-                                self.trace.enter(ip);
-                                break (self.condition(a, ip, first), ip);
-                            }
-                        }
-                    },
-                    Kind::Selector => match self.resume_point(a, ip, item.end()) {
-                        Some(child) if child > ip && child < item.end() => {
-                            ip = if item.a() == 0 {
-                                child
-                            } else {
-                                self.resume_through_repeats(a, ip + 1, child)
-                            }
-                        }
-                        _ => ip += 1,
-                    },
-                    // Its condition, or the branch that ran last tick.
-                    Kind::IfThenElse => match self.resume_point(a, ip, item.end()) {
-                        Some(child) if child > ip && child < item.end() => ip = child,
-                        _ => ip += 1,
-                    },
-                    // Their decisions are all in the flow table.
-                    Kind::PrioritySelector
-                    | Kind::ReactiveSequence
-                    | Kind::WhileDoElse
-                    | Kind::Inverter
-                    | Kind::ForceSuccess
-                    | Kind::ForceFailure
-                    | Kind::StoredState => ip += 1,
-                    Kind::Concurrent | Kind::ParallelAll => {
-                        match self.enter_concurrent(a, ip, item) {
-                            Decision::Descend(child) => ip = child,
-                            Decision::Return(status) => break (status, ip),
-                        }
-                    }
-                    // PERF: every configured node behind one cold call keeps
-                    // the loop small (crowd bench: 585 -> 576 instructions
-                    // per agent-tick).
-                    Kind::Wait
-                    | Kind::Loop
-                    | Kind::LoopUntilSuccess
-                    | Kind::Timeout
-                    | Kind::Cooldown
-                    | Kind::Scope
-                    | Kind::ScriptWrapper
-                    | Kind::ScriptGate
-                    | Kind::IfCondition
-                    | Kind::IfTime
-                    | Kind::Script
-                    | Kind::AssertScript
-                    | Kind::AssertCondition
-                    | Kind::WaitUntilTime
-                    | Kind::WaitForEvent
-                    | Kind::SendEvent
-                    | Kind::PostStimulus
-                    | Kind::Repeat
-                    | Kind::Monitor
-                    | Kind::Group
-                    | Kind::Gate
-                    | Kind::GlobalCooldown
-                    | Kind::Team
-                    | Kind::Sync
-                    | Kind::ChildTree
-                    | Kind::SequenceWithMemory
-                    | Kind::AsyncSequence
-                    | Kind::AsyncSelector => match self.configured(a, ip, item, kind) {
-                        Decision::Descend(child) => ip = child,
-                        Decision::Return(status) => break (status, ip),
-                    },
-                    Kind::Condition => break (self.condition(a, ip, item), ip),
-                    Kind::AlwaysSuccess => break (Status::Success, ip),
-                    Kind::AlwaysFailure => break (Status::Failure, ip),
-                    Kind::Action => {
-                        let (signal, state) = match self.take_action(a, ip) {
-                            Some(e) => (Signal::Tick, e.value()),
-                            None => (Signal::Start, 0),
-                        };
-                        break (self.call_action(a, ip, item, signal, state), ip);
-                    }
-                    Kind::Deferred => break (self.deferred(a, ip, item), ip),
-                    Kind::Decider => match self.enter_decider(a, ip) {
-                        Decision::Descend(child) => ip = child,
-                        Decision::Return(status) => break (status, ip),
-                    },
-                    Kind::Decide => unreachable!("a Decide leaf is asked by its group, never run"),
-                }
+        loop {
+            let (status, at) = self.execute(a, ip);
+            match self.go_on(a, status, at) {
+                Next::Execute(next) => ip = next,
+                Next::Return(status) => return status,
+            }
+        }
+    }
+
+    /// Steps 2 and 3, then 1 to 3 until the root returns, after the item at
+    /// `at` returned `status` (a guard that a re-entry tested, see
+    /// [`Batch::run_plain`]).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn run_returned(&mut self, a: &mut Agent<'_, B>, status: Status, at: u32) -> Status {
+        match self.go_on(a, status, at) {
+            Next::Execute(ip) => self.run(a, ip),
+            Next::Return(status) => status,
+        }
+    }
+
+    /// Step 1 of the update loop: executes items from `ip` until a leaf,
+    /// or a concurrent decider that decides on entry, returns a status;
+    /// that status, and the item that returned it.
+    #[inline(always)]
+    fn execute(&mut self, a: &mut Agent<'_, B>, mut ip: u32) -> (Status, u32) {
+        loop {
+            let item = self.item(ip);
+            self.trace.enter(ip);
+            let Some(kind) = item.kind() else {
+                debug_assert!(false, "validated shapes hold only known kinds");
+                // SAFETY: only a validated shape reaches the
+                // interpreter (`Program::link` takes a `Shape`, whose
+                // constructors validate every item's tag), and the
+                // validator rejects tags no kind uses.
+                // PERF: the dispatch's jump table then needs no range
+                // check (crowd workload, instructions per agent-tick).
+                unsafe { std::hint::unreachable_unchecked() }
             };
-            // Step 2: the item at `at` returned `status`; find the next item.
-            loop {
-                let next = match status {
-                    Status::Success => self.link(at).on_success,
-                    Status::Failure => {
-                        if T::ON {
-                            // The guards scanned below report their own exits.
-                            self.trace_exits(a, at, status, self.link(at).on_failure);
-                        }
-                        match self.scan_guards(a, self.link(at).on_failure) {
-                            Scan::Execute(next) => next,
-                            Scan::Decided(decided, guard) => {
-                                (status, at) = (decided, guard);
-                                continue;
-                            }
+            match kind {
+                Kind::Sequence => match self.resume_point(a, ip, item.end()) {
+                    Some(child) if child > ip && child < item.end() => {
+                        ip = if item.a() == 0 {
+                            child
+                        } else {
+                            self.resume_through_repeats(a, ip + 1, child)
                         }
                     }
-                    Status::Running => self.climb(at),
+                    _ => {
+                        ip += 1;
+                        // PERF: a sequence entered at its first child
+                        // tests a leading condition in the same step, so
+                        // a guard condition costs one dispatch, not two
+                        // (crowd bench).
+                        let first = self.item(ip);
+                        if first.kind() == Some(Kind::Condition) {
+                            self.trace.enter(ip);
+                            break (self.condition(a, ip, first), ip);
+                        }
+                    }
+                },
+                Kind::Selector => match self.resume_point(a, ip, item.end()) {
+                    Some(child) if child > ip && child < item.end() => {
+                        ip = if item.a() == 0 {
+                            child
+                        } else {
+                            self.resume_through_repeats(a, ip + 1, child)
+                        }
+                    }
+                    _ => ip += 1,
+                },
+                // Its condition, or the branch that ran last tick.
+                Kind::IfThenElse => match self.resume_point(a, ip, item.end()) {
+                    Some(child) if child > ip && child < item.end() => ip = child,
+                    _ => ip += 1,
+                },
+                // Their decisions are all in the flow table.
+                Kind::PrioritySelector
+                | Kind::ReactiveSequence
+                | Kind::WhileDoElse
+                | Kind::Inverter
+                | Kind::ForceSuccess
+                | Kind::ForceFailure
+                | Kind::StoredState => ip += 1,
+                Kind::Concurrent | Kind::ParallelAll => match self.enter_concurrent(a, ip, item) {
+                    Decision::Descend(child) => ip = child,
+                    Decision::Return(status) => break (status, ip),
+                },
+                // PERF: every configured node behind one cold call keeps
+                // the loop small (crowd bench: 585 -> 576 instructions
+                // per agent-tick).
+                Kind::Wait
+                | Kind::Loop
+                | Kind::LoopUntilSuccess
+                | Kind::Timeout
+                | Kind::Cooldown
+                | Kind::Scope
+                | Kind::ScriptWrapper
+                | Kind::ScriptGate
+                | Kind::IfCondition
+                | Kind::IfTime
+                | Kind::Script
+                | Kind::AssertScript
+                | Kind::AssertCondition
+                | Kind::WaitUntilTime
+                | Kind::WaitForEvent
+                | Kind::SendEvent
+                | Kind::PostStimulus
+                | Kind::Repeat
+                | Kind::Monitor
+                | Kind::Group
+                | Kind::Gate
+                | Kind::GlobalCooldown
+                | Kind::Team
+                | Kind::Sync
+                | Kind::ChildTree
+                | Kind::SequenceWithMemory
+                | Kind::AsyncSequence
+                | Kind::AsyncSelector => match self.configured(a, ip, item, kind) {
+                    Decision::Descend(child) => ip = child,
+                    Decision::Return(status) => break (status, ip),
+                },
+                Kind::Condition => break (self.condition(a, ip, item), ip),
+                Kind::AlwaysSuccess => break (Status::Success, ip),
+                Kind::AlwaysFailure => break (Status::Failure, ip),
+                Kind::Action => break (self.action(a, ip, item), ip),
+                Kind::Deferred => break (self.deferred(a, ip, item), ip),
+                Kind::Decider => match self.enter_decider(a, ip) {
+                    Decision::Descend(child) => ip = child,
+                    Decision::Return(status) => break (status, ip),
+                },
+                Kind::Decide => unreachable!("a Decide leaf is asked by its group, never run"),
+            }
+        }
+    }
+
+    /// Steps 2 and 3 of the update loop: the item at `at` returned
+    /// `status`; the next item to execute, or the status the root (or the
+    /// loop's floor) returns.
+    #[inline(always)]
+    fn go_on(&mut self, a: &mut Agent<'_, B>, mut status: Status, mut at: u32) -> Next {
+        loop {
+            let next = match status {
+                Status::Success => self.link(at).on_success,
+                Status::Failure => {
+                    if T::ON {
+                        // The guards scanned below report their own exits.
+                        self.trace_exits(a, at, status, self.link(at).on_failure);
+                    }
+                    match self.scan_guards(a, self.link(at).on_failure) {
+                        Scan::Execute(next) => next,
+                        Scan::Decided(decided, guard) => {
+                            (status, at) = (decided, guard);
+                            continue;
+                        }
+                    }
+                }
+                Status::Running => self.climb(at),
+            };
+            if T::ON && status == Status::Success {
+                self.trace_exits(a, at, status, next);
+            }
+            if is_item(next) {
+                // Step 3: cancel what this tick passed over.
+                if a.next_action < next {
+                    self.trace.at(next);
+                    self.flush_actions_below(a, next);
+                }
+                return Next::Execute(next);
+            }
+            // The status left the static deciders, changed by any
+            // decorators on the way: to the top guard, or out of the root.
+            if next != UP {
+                status = if next == LEAVE_SUCCESS {
+                    Status::Success
+                } else {
+                    Status::Failure
                 };
-                if T::ON && status == Status::Success {
-                    self.trace_exits(a, at, status, next);
+            }
+            let Some(g) = self.b.guards.last().copied() else {
+                if a.next_action != u32::MAX {
+                    self.trace.at(0);
+                    self.flush_actions_below(a, u32::MAX);
                 }
-                if is_item(next) {
-                    // Step 3: cancel what this tick passed over.
-                    if a.next_action < next {
-                        self.trace.at(next);
-                        self.flush_actions_below(a, next);
-                    }
-                    ip = next;
-                    continue 'execute;
-                }
-                // The status left the static deciders, changed by any
-                // decorators on the way: to the top guard, or out of the root.
-                if next != UP {
-                    status = if next == LEAVE_SUCCESS {
-                        Status::Success
-                    } else {
-                        Status::Failure
-                    };
-                }
-                let Some(g) = self.b.guards.last().copied() else {
-                    if a.next_action != u32::MAX {
-                        self.trace.at(0);
-                        self.flush_actions_below(a, u32::MAX);
-                    }
-                    return status;
-                };
-                match self.child_returned(a, g, status) {
-                    Decision::Descend(child) => {
-                        ip = child;
-                        continue 'execute;
-                    }
-                    Decision::Return(left) => {
-                        if self.b.aborted {
-                            // A hosted tree's nodes above see it, and
-                            // return too (see `hosted`).
-                            if self.floor == 0 {
-                                self.b.aborted = false;
-                            }
-                            self.b.guards.clear();
-                            return Status::Failure;
+                return Next::Return(status);
+            };
+            match self.child_returned(a, g, status) {
+                Decision::Descend(child) => return Next::Execute(child),
+                Decision::Return(left) => {
+                    if self.b.aborted {
+                        // A hosted tree's nodes above see it, and
+                        // return too (see `hosted`).
+                        if self.floor == 0 {
+                            self.b.aborted = false;
                         }
-                        self.leave_guard(a, g);
-                        if g.after == Some(UP) || self.b.guards.len() < self.floor {
-                            return left;
-                        }
-                        status = left;
-                        at = g.node;
+                        self.b.guards.clear();
+                        return Next::Return(Status::Failure);
                     }
+                    self.leave_guard(a, g);
+                    if g.after == Some(UP) || self.b.guards.len() < self.floor {
+                        return Next::Return(left);
+                    }
+                    status = left;
+                    at = g.node;
                 }
             }
         }
