@@ -151,10 +151,22 @@ impl Reentry {
     }
 }
 
-/// At most this many guards in a re-entry, and deciders above its leaf:
-/// a leaf under more is reached from the root (which keeps building the
-/// tables linear in the shape's size).
-const REENTRY_LIMIT: usize = 64;
+/// At most this many deciders above a re-entered leaf: a leaf deeper down
+/// is reached from the root (which keeps building the tables linear in the
+/// shape's size).
+const REENTRY_DEPTH: usize = 64;
+
+/// At most this many guards in one re-entry.
+const REENTRY_GUARDS: usize = 4096;
+
+/// The re-entries' guards of a shape of `items` items take at most this
+/// many words: a leaf that would take more is reached from the root. (The
+/// leaves of one priority selector's children share their guards, each
+/// list the start of the next one's, so a tree needs much less; a tree
+/// that nests priority selectors in every branch might need more.)
+const fn retests_budget(items: usize) -> usize {
+    4 * items + 1024
+}
 
 /// No resume point above the item: a running status leaves the static
 /// deciders recording nothing more. (A real one's value is a child, never
@@ -316,6 +328,7 @@ fn reentries(
     let mut reentries = vec![Reentry::NONE; shape.len()];
     let mut retests = Vec::new();
     let mut guards = Vec::new();
+    let mut last = None;
     for leaf in 0..shape.len() as u32 {
         if !matches!(
             shape.kind(NodeIdx::new(leaf)),
@@ -324,16 +337,39 @@ fn reentries(
             continue;
         }
         guards.clear();
-        if guards_above(shape, links, leaf, &mut guards) {
-            // In place above it, a running leaf records no resume point
-            // (the interpreter's re-entry counts on it).
-            debug_assert_eq!(resumes[leaf as usize], NO_RESUME);
-            guards.reverse();
-            reentries[leaf as usize] = Reentry {
+        if !guards_above(shape, links, leaf, &mut guards) {
+            continue;
+        }
+        // In place above it, a running leaf records no resume point (the
+        // interpreter's re-entry counts on it).
+        debug_assert_eq!(resumes[leaf as usize], NO_RESUME);
+        guards.reverse();
+        let len = guards.len() as u32;
+        // The guards of the last list, or its start, then more: the
+        // leaves of a priority selector's later children share them.
+        let shared = last.filter(|l: &Reentry| {
+            let listed = &retests[l.guards()];
+            l.guards().end == retests.len()
+                && (listed.starts_with(&guards) || guards.starts_with(listed))
+        });
+        let reentry = match shared {
+            Some(l) => Reentry {
+                start: l.start,
+                len,
+            },
+            None => Reentry {
                 start: retests.len() as u32,
-                len: guards.len() as u32,
-            };
-            retests.extend_from_slice(&guards);
+                len,
+            },
+        };
+        let more = &guards[(retests.len() - reentry.start as usize).min(guards.len())..];
+        if retests.len() + more.len() > retests_budget(shape.len()) {
+            continue;
+        }
+        retests.extend_from_slice(more);
+        reentries[leaf as usize] = reentry;
+        if reentry.guards().end == retests.len() {
+            last = Some(reentry);
         }
     }
     (reentries.into_boxed_slice(), retests.into_boxed_slice())
@@ -341,10 +377,10 @@ fn reentries(
 
 /// Pushes the guards a tick re-tests on its way to `leaf` onto `guards`,
 /// last first; false where some decider above it does not enter in place
-/// (see [`Reentry`]), or past [`REENTRY_LIMIT`].
+/// (see [`Reentry`]), or past [`REENTRY_DEPTH`] or [`REENTRY_GUARDS`].
 fn guards_above(shape: &Shape, links: &[Link], leaf: u32, guards: &mut Vec<u32>) -> bool {
     let mut child = leaf;
-    for _ in 0..REENTRY_LIMIT {
+    for _ in 0..REENTRY_DEPTH {
         let parent = links[child as usize].parent;
         if parent == UP {
             return true;
@@ -369,7 +405,7 @@ fn guards_above(shape: &Shape, links: &[Link], leaf: u32, guards: &mut Vec<u32>)
                         _ if links[earlier as usize].guarded() => guards.push(earlier + 1),
                         _ => return false,
                     }
-                    if guards.len() > REENTRY_LIMIT {
+                    if guards.len() > REENTRY_GUARDS {
                         return false;
                     }
                     earlier = shape.subtree_end(at).get();
@@ -652,7 +688,47 @@ mod tests {
     }
 
     #[test]
-    fn a_re_entry_has_a_bounded_length() {
+    fn the_leaves_of_a_priority_selector_share_their_guards() {
+        // 0 Priority, then 200 guarded sequences of a guard and two
+        // actions (items 1 + 4k to 4 + 4k), then an action (801).
+        let mut branches: Vec<_> = (0..200)
+            .map(|_| sequence([cond("c"), act("a"), act("a")]))
+            .collect();
+        branches.push(act("a"));
+        let flow = Flow::of(&shape(priority(branches)));
+        let r = reentries(&flow);
+        let guards = |k: u32| (0..k).map(|j| 2 + 4 * j).collect::<Vec<_>>();
+        for k in 0..200 {
+            assert_eq!(r[3 + 4 * k as usize], Some(guards(k)), "branch {k}");
+            assert_eq!(r[4 + 4 * k as usize], Some(guards(k)), "branch {k}");
+        }
+        assert_eq!(r[801], Some(guards(200)));
+        // One list for all: each leaf's guards are the start of the next's.
+        assert_eq!(flow.retests(), &guards(200)[..]);
+    }
+
+    #[test]
+    fn the_guards_of_all_re_entries_have_a_bounded_size() {
+        // 150 branches, each a guarded sequence holding a priority selector
+        // with a guard before its action: no leaf's guards start the next
+        // one's, so each leaf's list is new, the k-th 2k + 2 guards long.
+        let branches: Vec<_> = (0..150)
+            .map(|_| sequence([cond("c"), priority([cond("c"), act("a")])]))
+            .collect();
+        let shape = shape(priority(branches));
+        let flow = Flow::of(&shape);
+        let r = reentries(&flow);
+        assert!(flow.retests().len() <= retests_budget(shape.len()));
+        // The first leaves have theirs, the last ones are reached from the
+        // root.
+        let leaves: Vec<bool> = (0..150).map(|k| r[5 + 5 * k].is_some()).collect();
+        assert!(leaves[..20].iter().all(|&has| has), "{leaves:?}");
+        assert!(!leaves[149], "{leaves:?}");
+        assert_eq!(r[5 + 5 * 3], Some(vec![2, 7, 12, 19]));
+    }
+
+    #[test]
+    fn a_re_entry_has_a_bounded_depth() {
         // A leaf below 100 priority selectors, each with a guard before it.
         let mut tree = act("a");
         for _ in 0..100 {
