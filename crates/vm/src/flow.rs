@@ -708,6 +708,31 @@ mod tests {
     }
 
     #[test]
+    fn the_crowd_workloads_leaves_share_two_lists_of_guards() {
+        // The workload's tree (crates/workload/src/tree.rs), as
+        // ARCHITECTURE.md counts its tables: 0 Priority, 1 Sequence, 2 c,
+        // 3 a, 4 Sequence, 5 c, 6 a, 7 a, 8 Sequence, 9 c, 10 a,
+        // 11 Sequence, 12 c, 13 Priority, 14 Sequence, 15 c, 16 a, 17 a,
+        // 18 Sequence, 19 a, 20 a, 21 a.
+        let tree = priority([
+            sequence([cond("c"), act("a")]),
+            sequence([cond("c"), act("a"), act("a")]),
+            sequence([cond("c"), act("a")]),
+            sequence([
+                cond("c"),
+                priority([sequence([cond("c"), act("a")]), act("a")]),
+            ]),
+            sequence([act("a"), act("a"), act("a")]),
+        ]);
+        let flow = Flow::of(&shape(tree));
+        let r = reentries(&flow);
+        assert_eq!(r.len(), 22);
+        assert_eq!(r[17], Some(vec![2, 5, 9, 15]));
+        assert_eq!(r[21], Some(vec![2, 5, 9, 12]));
+        assert_eq!(flow.retests(), [2, 5, 9, 15, 2, 5, 9, 12]);
+    }
+
+    #[test]
     fn the_guards_of_all_re_entries_have_a_bounded_size() {
         // 150 branches, each a guarded sequence holding a priority selector
         // with a guard before its action: no leaf's guards start the next

@@ -862,5 +862,6 @@ mod tests {
         assert_eq!(std::mem::size_of::<Sent>(), 16);
         assert_eq!(std::mem::size_of::<StateEntry>(), 8);
         assert_eq!(std::mem::size_of::<Link>(), 16);
+        assert_eq!(std::mem::size_of::<Reentry>(), 8);
     }
 }
