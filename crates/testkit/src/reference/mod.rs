@@ -48,7 +48,9 @@ use treebeard_vm::{
 
 mod build;
 mod leaves;
+mod monitors;
 mod node;
+mod remembered;
 mod spore;
 #[cfg(test)]
 mod tests;
@@ -56,9 +58,11 @@ mod walk;
 
 use build::ref_node;
 pub use leaves::{ProgramLeaves, RefLeaves};
+use monitors::*;
 pub use node::{
     CrowdRule, DeciderParams, DeferredState, GateTest, IntInput, Memory, RefNode, Ticket, TimeTest,
 };
+use remembered::*;
 use spore::*;
 use walk::*;
 
@@ -781,7 +785,7 @@ impl Reference {
     /// implies (which [`Reference::remembered`], the actor's form, leaves
     /// out).
     pub fn resume_points(&self) -> Vec<DeciderState> {
-        walk::resume_points(&self.root)
+        remembered::resume_points(&self.root)
     }
 
     /// Everything the tree remembers for the next tick, the agent's tickets
