@@ -24,7 +24,7 @@
 //! leaf again: the tick enters every decider above it at the child on the
 //! leaf's path, re-testing on the way only the guards of a priority
 //! selector's earlier children. That walk depends only on where the leaf
-//! sits too: [`Flow::reentry`] lists, per leaf, the guards to re-test,
+//! sits too: [`Flow::reentries`] lists, per leaf, the guards to re-test,
 //! where every decider above it enters in place (see [`Reentry`]).
 
 use crate::actor::{StateEntry, decider_tag};
@@ -103,7 +103,7 @@ pub(crate) struct Flow {
     resumes: Box<[StateEntry]>,
     /// Per item, its depth: 0 for the root.
     depths: Box<[u32]>,
-    /// Per item, its re-entry (see [`Flow::reentry`]).
+    /// Per item, its re-entry (see [`Flow::reentries`]).
     reentries: Box<[Reentry]>,
     /// The re-entries' guards, each leaf's in a run.
     retests: Box<[u32]>,

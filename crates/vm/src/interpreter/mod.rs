@@ -40,6 +40,14 @@
 //!    requests, then the events sent and the crowd's requests, are appended
 //!    to the caller's request buffer.
 //!
+//! Most ticks of a crowd tick a leaf that was already running, under
+//! sequences and selectors that go back to it and priority selectors that
+//! re-test their earlier children's guards first. Where that is all a tick
+//! from the root would do before the leaf, the flow lists those guards for
+//! the leaf (its *re-entry*, see the `flow` module), and a plain, untraced
+//! pass tests them and then ticks the leaf without executing the deciders
+//! above it: the same calls, states and cancellations as from the root.
+//!
 //! A concurrent decider's guard records where the buffers stood when it was
 //! entered. When it finishes while children still run, it cancels the
 //! running work its children buffered this tick (and, by step 3, what they
@@ -677,7 +685,7 @@ pub(crate) struct Batch<'r, B, T> {
     links: &'r [Link],
     /// Per item, its resume hop (see `Flow::resumes`).
     resumes: &'r [StateEntry],
-    /// Per item, its re-entry, and their guards (see `Flow::reentry`).
+    /// Per item, its re-entry, and their guards (see `Flow::reentries`).
     reentries: &'r [Reentry],
     retests: &'r [u32],
     conditions: &'r [ConditionFn<B>],
