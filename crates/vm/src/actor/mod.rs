@@ -119,6 +119,28 @@ impl<'a> ActorRef<'a> {
         )
     }
 
+    /// The first action state of the actor block `words`, and whether more
+    /// may follow, if the block holds no decider state: the running leaf a
+    /// tick may re-enter. (`None`, or more that may follow, where a header
+    /// counts more states than the layout holds, which
+    /// [`ActorRef::tick_parts`] would read as fewer: only a tick from the
+    /// root reads those.)
+    #[inline(always)]
+    pub(crate) fn lone_leaf_state(
+        words: &[u32],
+        layout: ActorLayout,
+    ) -> Option<(StateEntry, bool)> {
+        let (deciders, actions) = header(words);
+        if deciders != 0 || actions == 0 || layout.actions == 0 {
+            return None;
+        }
+        let at = layout.actions_at();
+        let [key, value] = *words.get(at..at + 2)? else {
+            return None;
+        };
+        Some((StateEntry::from_words(key, value), actions > 1))
+    }
+
     #[inline]
     pub(crate) fn decider_entries(&self) -> &'a [StateEntry] {
         let (n, _) = header(self.words);

@@ -116,7 +116,7 @@ impl<'r, B> Hosted<'_, 'r, '_, B> {
     ) -> Status {
         self.reach(node);
         self.batch
-            .condition_with(self.agent, node, ShapeItem::from_bits(item), f)
+            .condition_with(self.agent.bb, node, ShapeItem::from_bits(item), f)
     }
 
     /// The immediate action at `node` (item bits `item`), called with `f`:
@@ -185,7 +185,7 @@ impl<'r, B> Hosted<'_, 'r, '_, B> {
         match item.kind() {
             // A leaf the leaf set did not declare: through the function
             // table.
-            Some(Kind::Condition) => return b.condition(self.agent, node, item),
+            Some(Kind::Condition) => return b.condition(self.agent.bb, node, item),
             Some(Kind::Action) => {
                 let (signal, state) = match b.take_action(self.agent, node) {
                     Some(e) => (Signal::Tick, e.value()),

@@ -15,14 +15,14 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
     }
 
     #[inline(always)]
-    pub(super) fn condition(&mut self, a: &mut Agent<'_, B>, ip: u32, item: ShapeItem) -> Status {
+    pub(super) fn condition(&mut self, bb: &B, ip: u32, item: ShapeItem) -> Status {
         debug_assert!((item.import() as usize) < self.conditions.len());
         // SAFETY: the validator checks every condition's import against the
         // shape's condition imports, and linking built one function per
         // import, in order.
         // PERF: unchecked (crowd bench, with `Batch::item`).
         let f = unsafe { *self.conditions.get_unchecked(item.import() as usize) };
-        self.condition_with(a, ip, item, f)
+        self.condition_with(bb, ip, item, f)
     }
 
     /// The condition at `ip`, called with `f` (its function in the table,
@@ -30,13 +30,13 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
     #[inline(always)]
     pub(super) fn condition_with(
         &mut self,
-        a: &mut Agent<'_, B>,
+        bb: &B,
         ip: u32,
         item: ShapeItem,
         f: impl FnOnce(&B, &Args<'r>) -> bool,
     ) -> Status {
         self.aim_args(ip, item);
-        if f(a.bb, &self.args) {
+        if f(bb, &self.args) {
             Status::Success
         } else {
             Status::Failure
@@ -84,18 +84,62 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         state: u32,
         f: impl FnOnce(&mut B, &mut Call<'_>) -> Status,
     ) -> Status {
+        if item.flags() & FLAG_PERSISTENT == 0 {
+            return self.call_stateless_with(a.bb, ip, item, signal, state, f);
+        }
         self.aim_args(ip, item);
-        let (status, state) = if item.flags() & FLAG_PERSISTENT != 0 {
-            self.call_owning(a, ip, signal, state, f)
-        } else {
-            let mut call = Call::new(&self.args, signal, state, None);
-            (f(a.bb, &mut call), call.state)
-        };
+        let (status, state) = self.call_owning(a, ip, signal, state, f);
+        self.keep_running(ip, signal, status, state);
+        status
+    }
+
+    /// Calls the immediate action `item` at `ip`, which owns no persistent
+    /// slot, from the table (see [`Batch::call_stateless_with`]).
+    #[inline(always)]
+    pub(super) fn call_stateless(
+        &mut self,
+        bb: &mut B,
+        ip: u32,
+        item: ShapeItem,
+        signal: Signal,
+        state: u32,
+    ) -> Status {
+        debug_assert!((item.import() as usize) < self.actions.len());
+        // SAFETY: as in `call_action`.
+        let f = unsafe { *self.actions.get_unchecked(item.import() as usize) };
+        self.call_stateless_with(bb, ip, item, signal, state, f)
+    }
+
+    /// Calls the immediate action `item` at `ip`, which owns no persistent
+    /// slot (its item's `FLAG_PERSISTENT` is clear), with `f`: the call
+    /// needs the agent's blackboard alone. A running result keeps its
+    /// state.
+    #[inline(always)]
+    pub(super) fn call_stateless_with(
+        &mut self,
+        bb: &mut B,
+        ip: u32,
+        item: ShapeItem,
+        signal: Signal,
+        state: u32,
+        f: impl FnOnce(&mut B, &mut Call<'_>) -> Status,
+    ) -> Status {
+        debug_assert_eq!(item.flags() & FLAG_PERSISTENT, 0);
+        self.aim_args(ip, item);
+        let mut call = Call::new(&self.args, signal, state, None);
+        let status = f(bb, &mut call);
+        self.keep_running(ip, signal, status, call.state);
+        status
+    }
+
+    /// A running action keeps `state` for the next tick (unless it was
+    /// cancelled).
+    #[inline(always)]
+    fn keep_running(&mut self, ip: u32, signal: Signal, status: Status, state: u32) {
         if status == Status::Running && signal != Signal::Cancel {
             let entry = StateEntry::new(ip, action_tag::RUNNING, state);
             self.b.next.push_action(entry);
         }
-        status
     }
 
     /// Calls the action at `ip` (the args aimed at it), which owns

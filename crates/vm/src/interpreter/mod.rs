@@ -828,6 +828,17 @@ impl<'a, B> Agent<'a, B> {
     }
 }
 
+impl<B> Agent<'_, B> {
+    /// Moves the action cursor past the first action state, which a
+    /// re-entered leaf took (as [`Batch::take_action`] does).
+    #[inline(always)]
+    fn pass_first_action(&mut self) {
+        debug_assert_eq!(self.acur, 0);
+        self.acur = 1;
+        self.next_action = head(self.prev_actions, 1);
+    }
+}
+
 /// Where the update loop goes after an item returned (steps 2 and 3).
 enum Next {
     /// Execute this item (step 1).
