@@ -64,11 +64,17 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         signal: Signal,
         state: u32,
     ) -> Status {
+        let f = self.action_fn(item);
+        self.call_action_with(a, ip, item, signal, state, f)
+    }
+
+    /// The function of the immediate action `item` in the table.
+    #[inline(always)]
+    fn action_fn(&self, item: ShapeItem) -> ActionFn<B> {
         debug_assert!((item.import() as usize) < self.actions.len());
         // SAFETY: as for conditions: validated imports, one function each.
         // PERF: unchecked (crowd bench, with `Batch::item`).
-        let f = unsafe { *self.actions.get_unchecked(item.import() as usize) };
-        self.call_action_with(a, ip, item, signal, state, f)
+        unsafe { *self.actions.get_unchecked(item.import() as usize) }
     }
 
     /// Calls the immediate action at `ip` with `f` (its function in the
@@ -104,9 +110,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         signal: Signal,
         state: u32,
     ) -> Status {
-        debug_assert!((item.import() as usize) < self.actions.len());
-        // SAFETY: as in `call_action`.
-        let f = unsafe { *self.actions.get_unchecked(item.import() as usize) };
+        let f = self.action_fn(item);
         self.call_stateless_with(bb, ip, item, signal, state, f)
     }
 

@@ -212,10 +212,9 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                 // The leaf takes its state, as `take_action` would.
                 let status = self.call_stateless(bb, leaf, item, Signal::Tick, state.value());
                 // A running leaf with a re-entry records no resume point
-                // on its way out of the root (see `Reentry`): only the
-                // work left after it would end.
+                // on its way out of the root (`Flow::reentries` checks it):
+                // only the work left after it would end.
                 if status == Status::Running && !more {
-                    debug_assert_eq!(self.resume_hop(leaf), NO_RESUME);
                     return Status::Running;
                 }
                 let mut a = Agent::new(words, layout, bb);
