@@ -1,27 +1,38 @@
 #!/usr/bin/env bash
 # The crowd example on a machine with many cores: both engines against the
-# hand-written machine at one thread (the ns ratio on another CPU), and the
-# speed-up with threads at 100 000 agents. Runs a prebuilt binary, so a
-# machine without a toolchain can run it:
+# hand-written machine at one thread (the ns ratio on another CPU), then the
+# speed-up with threads at 100 000 and 1 000 000 agents, in interleaved
+# rounds (each round runs every thread count and engine once, so that a
+# change in the machine's load touches every figure alike). Runs a prebuilt
+# binary, so a machine without a toolchain can run it:
 #
 #   cargo build --release --example crowd
-#   benches/scripts/cores.sh [target/release/examples/crowd]
+#   benches/scripts/cores.sh [target/release/examples/crowd] [rounds]
 #
-# Prints the CPU, then one line per run with the example's figures.
+# Prints the CPU, then one line per run with the example's figures; the
+# speed-up of N threads is the one-thread ns_per_agent_tick divided by N's,
+# taken from the same round.
 set -euo pipefail
 bin=${1:-target/release/examples/crowd}
+rounds=${2:-3}
 cores=$(nproc)
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $cores cores"
 figures() { grep -E '^(ns_per_agent_tick|handcoded_ns_per_agent_tick|ratio|checksum_state):' | tr '\n' ' '; echo; }
 for engine in compiled interpreted; do
     echo -n "agents 5000 threads 1 engine $engine: "
-    "$bin" --agents 5000 --ticks 1000 --runs 7 --threads 1 --engine "$engine" 2>/dev/null | figures
+    "$bin" --agents 5000 --ticks 1000 --runs 5 --threads 1 --engine "$engine" 2>/dev/null | figures
 done
-threads=1
-while [ "$threads" -le "$cores" ]; do
-    for engine in compiled interpreted; do
-        echo -n "agents 100000 threads $threads engine $engine: "
-        "$bin" --agents 100000 --ticks 100 --runs 5 --threads "$threads" --engine "$engine" 2>/dev/null | figures
+for round in $(seq 1 "$rounds"); do
+    for agents in 100000 1000000; do
+        ticks=$((30000000 / agents))
+        threads=1
+        while [ "$threads" -le "$cores" ]; do
+            for engine in compiled interpreted; do
+                echo -n "round $round agents $agents ticks $ticks threads $threads engine $engine: "
+                "$bin" --agents "$agents" --ticks "$ticks" --runs 1 --threads "$threads" \
+                    --engine "$engine" 2>/dev/null | figures
+            done
+            threads=$((threads * 2))
+        done
     done
-    threads=$((threads * 2))
 done
