@@ -1,11 +1,15 @@
 #![doc = include_str!("../README.md")]
 
 mod agent;
+mod follow;
 mod messages;
 mod plugin;
+mod tree_asset;
 mod tree_crowd;
 
 pub use agent::{Agent, StartingBlackboard};
+pub use follow::{TreeLoadFailed, TreeLoaded};
 pub use messages::{ActionReport, ActionRequest};
 pub use plugin::{TreebeardPlugin, TreebeardSystems};
+pub use tree_asset::{TreeAsset, TreeLoader, TreeLoaderSettings};
 pub use tree_crowd::TreeCrowd;

@@ -1,7 +1,9 @@
 //! [`TreebeardPlugin`]: a crowd's systems, in [`TreebeardSystems`] order.
 
 use crate::agent::{Agent, StartingBlackboard};
+use crate::follow::{TreeLoadFailed, TreeLoaded, follow};
 use crate::messages::{ActionReport, ActionRequest};
+use crate::tree_asset::{TreeAsset, TreeLoader};
 use crate::tree_crowd::TreeCrowd;
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy::prelude::*;
@@ -64,6 +66,43 @@ impl<B: Default + Send + Sync + 'static> Plugin for TreebeardPlugin<B> {
             .add_systems(
                 self.schedule,
                 (join::<B>.in_set(Join), tick::<B>.in_set(Tick)),
+            );
+        self.follow_trees(app);
+    }
+
+    /// With Bevy's `AssetPlugin` added after this plugin: see
+    /// [`TreebeardPlugin::follow_trees`].
+    fn finish(&self, app: &mut App) {
+        self.follow_trees(app);
+    }
+}
+
+/// Marks an app whose crowds of blackboard type `B` follow tree assets.
+#[derive(Resource)]
+struct FollowingTrees<B>(PhantomData<fn() -> B>);
+
+impl<B: Default + Send + Sync + 'static> TreebeardPlugin<B> {
+    /// With Bevy's `AssetPlugin`: tree files as [`TreeAsset`]s, and
+    /// crowds that follow them. Done when the plugin is built if the
+    /// `AssetPlugin` was added before it (so that trees can be loaded at
+    /// once), else when the app is finished.
+    fn follow_trees(&self, app: &mut App) {
+        let world = app.world();
+        if !world.contains_resource::<AssetServer>()
+            || world.contains_resource::<FollowingTrees<B>>()
+        {
+            return;
+        }
+        if !world.contains_resource::<Assets<TreeAsset>>() {
+            app.init_asset::<TreeAsset>()
+                .register_asset_loader(TreeLoader)
+                .add_message::<TreeLoaded>()
+                .add_message::<TreeLoadFailed>();
+        }
+        app.insert_resource(FollowingTrees::<B>(PhantomData))
+            .add_systems(
+                self.schedule,
+                follow::<B>.before(join::<B>).in_set(TreebeardSystems::Join),
             );
     }
 }
@@ -159,12 +198,16 @@ fn tick<B: Send + Sync + 'static>(
     time: Res<Time>,
     mut requests: MessageWriter<ActionRequest>,
 ) {
+    let crowd_ready = crowd.is_ready();
     let TreeCrowd {
         crowd,
         entities,
         pool,
         ..
     } = &mut *crowd;
+    if !crowd_ready {
+        return;
+    }
     let dt = time.delta_secs();
     match pool {
         Some(pool) => pool.install(|| crowd.tick(dt)),

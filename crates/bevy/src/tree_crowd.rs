@@ -1,10 +1,14 @@
 //! [`TreeCrowd`]: the crowd as a Bevy resource, with its agents' entities.
 
 use crate::agent::Agent;
+use crate::follow::TreeSource;
+use crate::tree_asset::TreeAsset;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
 use treebeard_crowd::{Crowd, PlanConfig};
-use treebeard_vm::{AgentId, Program};
+use treebeard_shape::Kind;
+use treebeard_shape::tree::decider_of;
+use treebeard_vm::{AgentId, Leaves, Program};
 
 /// A crowd of agents of blackboard type `B`, and which entity each is.
 #[derive(Resource)]
@@ -16,6 +20,9 @@ pub struct TreeCrowd<B> {
     pub(crate) agents: HashMap<Entity, AgentId>,
     /// The threads the crowd ticks on; `None`: rayon's global pool.
     pub(crate) pool: Option<rayon::ThreadPool>,
+    /// The tree asset the crowd follows, if it runs one
+    /// ([`TreeCrowd::from_asset`]).
+    pub(crate) source: Option<Box<TreeSource<B>>>,
 }
 
 impl<B> TreeCrowd<B> {
@@ -26,7 +33,48 @@ impl<B> TreeCrowd<B> {
             entities: Vec::new(),
             agents: HashMap::default(),
             pool: None,
+            source: None,
         }
+    }
+
+    /// A crowd that runs the tree file `tree` (a [`TreeAsset`] the asset
+    /// server loads), compiled and linked against `leaves`, and follows
+    /// it: when the file, or a file it includes, changes (Bevy's file
+    /// watcher), the crowd reloads it between ticks, each agent's running
+    /// work carried to the new tree where its place holds and cancelled
+    /// where it does not (`Crowd::reload`). A tree that does not load,
+    /// compile or link leaves the running one in place; each outcome is a
+    /// message ([`TreeLoaded`](crate::TreeLoaded),
+    /// [`TreeLoadFailed`](crate::TreeLoadFailed)). Agents may join at once;
+    /// the crowd ticks from the tree's first load on.
+    pub fn from_asset(tree: Handle<TreeAsset>, leaves: Leaves<B>) -> TreeCrowd<B> {
+        // What agents run until the tree loads (they do not tick): a tree
+        // of one AlwaysSuccess, which compiles against any leaves and
+        // leaves nothing running to carry.
+        let waiting = decider_of(Kind::AlwaysSuccess, []);
+        let program = match leaves.compile(&waiting) {
+            Ok(program) => program,
+            Err(e) => unreachable!("a lone AlwaysSuccess compiles against any leaves: {e}"),
+        };
+        let mut crowd = TreeCrowd::new(program);
+        crowd.source = Some(Box::new(TreeSource {
+            tree,
+            leaves,
+            loaded: false,
+            compiled: None,
+        }));
+        crowd
+    }
+
+    /// The tree asset the crowd follows, if it was made from one.
+    pub fn tree(&self) -> Option<&Handle<TreeAsset>> {
+        self.source.as_ref().map(|source| &source.tree)
+    }
+
+    /// Whether the crowd has a tree to tick: always, unless it follows a
+    /// tree asset that has not loaded yet.
+    pub fn is_ready(&self) -> bool {
+        self.source.as_ref().is_none_or(|source| source.loaded)
     }
 
     /// The crowd ticks on `threads` threads (the results are the same at

@@ -71,6 +71,7 @@ mod recover;
 pub mod resolve;
 pub mod source;
 pub mod spanned;
+pub mod store;
 #[cfg(feature = "xml")]
 pub mod xml;
 

@@ -8,6 +8,7 @@ use crate::limits::MAX_FILES;
 use crate::native::token_span;
 use crate::resolve::{self, Resolved, ScriptAt, Stub, StubStatus};
 use crate::source::{FileId, SourceMap, Span};
+use crate::store::{self, TreeStore};
 #[cfg(feature = "xml")]
 use crate::xml::{self, XmlOptions};
 use std::collections::HashSet;
@@ -57,6 +58,9 @@ pub struct LoadOptions {
 struct Include {
     /// Where it is.
     full: PathBuf,
+    /// The name of the file that includes it (for a store's files: its
+    /// path in the store, which the include is relative to).
+    from: Box<str>,
     /// Its path as written.
     written: Box<str>,
     /// Where the include is written.
@@ -131,6 +135,9 @@ pub struct Loader<'c> {
     seen: HashSet<PathBuf>,
     /// The bytes read so far, against [`ReadLimits::load_bytes`].
     bytes_read: u64,
+    /// Where the files come from when they are not on disk
+    /// ([`Loader::add_stored`]); their includes come from it too.
+    store: Option<&'c dyn TreeStore>,
 }
 
 impl<'c> Loader<'c> {
@@ -145,6 +152,7 @@ impl<'c> Loader<'c> {
             root: None,
             seen: HashSet::new(),
             bytes_read: 0,
+            store: None,
         }
     }
 
@@ -175,6 +183,74 @@ impl<'c> Loader<'c> {
         }
         let includes = self.read_source(name, text, dir, None);
         self.read_includes(includes);
+    }
+
+    /// Reads the file at `path` in `store` (a game engine's assets, an
+    /// archive: see [`TreeStore`]) and the files it includes, from the
+    /// same store and confined to its root: the load reads nothing from
+    /// disk.
+    pub fn add_stored(&mut self, path: &str, store: &'c dyn TreeStore) {
+        self.store = Some(store);
+        let includes = self.read_stored(store, path, None);
+        self.read_includes(includes);
+    }
+
+    /// Reads the file at `path` in `store` (included as written at a span,
+    /// if it is); returns what it includes.
+    fn read_stored(
+        &mut self,
+        store: &dyn TreeStore,
+        path: &str,
+        included: Option<(&str, Span)>,
+    ) -> Vec<Include> {
+        let included_at = included.map(|(_, span)| span);
+        if self.map.find(path).is_some() || self.too_many_files(included_at) {
+            return Vec::new();
+        }
+        let limits = self.options.read;
+        let left = limits.load_bytes.saturating_sub(self.bytes_read);
+        let read = store.read(path).and_then(|text| {
+            let size = text.len() as u64;
+            if size > limits.file_bytes {
+                Err(Refusal::TooLarge {
+                    size,
+                    limit: limits.file_bytes,
+                    load: false,
+                })
+            } else if size > left {
+                Err(Refusal::TooLarge {
+                    size,
+                    limit: limits.load_bytes,
+                    load: true,
+                })
+            } else {
+                Ok(text)
+            }
+        });
+        match read {
+            Ok(text) => {
+                self.bytes_read += text.len() as u64;
+                self.read_source(path, text, None, included_at)
+            }
+            Err(refusal) => {
+                self.refused(path, included, &refusal);
+                Vec::new()
+            }
+        }
+    }
+
+    /// Reads a file that a store's file includes, from the store; returns
+    /// what it includes.
+    fn read_stored_include(&mut self, store: &dyn TreeStore, include: &Include) -> Vec<Include> {
+        let included = Some((&*include.written, include.span));
+        let Some(path) = store::include_path(&include.from, &include.written) else {
+            let refusal = Refusal::OutsideRoot {
+                root: store.root().into(),
+            };
+            self.refused(&include.written, included, &refusal);
+            return Vec::new();
+        };
+        self.read_stored(store, &path, included)
     }
 
     /// Sets the content root, if not set yet: the options', or else
@@ -216,6 +292,12 @@ impl<'c> Loader<'c> {
         }
         includes.reverse();
         while let Some(include) = includes.pop() {
+            if let Some(store) = self.store {
+                let mut more = self.read_stored_include(store, &include);
+                more.reverse();
+                includes.append(&mut more);
+                continue;
+            }
             let Some(root) = &self.root else {
                 self.diags.push(
                     Diagnostic::error(format!(
@@ -295,13 +377,7 @@ impl<'c> Loader<'c> {
         let bytes = match read {
             Ok(bytes) => bytes,
             Err(refusal) => {
-                let d = match included {
-                    Some((written, span)) => {
-                        Diagnostic::error(format!("included file `{written}` {refusal}")).at(span)
-                    }
-                    None => Diagnostic::error(format!("cannot read `{name}`: it {refusal}")),
-                };
-                self.diags.push(d.help(refusal.help()));
+                self.refused(name, included, &refusal);
                 return Vec::new();
             }
         };
@@ -324,6 +400,18 @@ impl<'c> Loader<'c> {
                 Vec::new()
             }
         }
+    }
+
+    /// Reports that the file `name` (included as written at a span, if it
+    /// is) was not read, and why.
+    fn refused(&mut self, name: &str, included: Option<(&str, Span)>, refusal: &Refusal) {
+        let d = match included {
+            Some((written, span)) => {
+                Diagnostic::error(format!("included file `{written}` {refusal}")).at(span)
+            }
+            None => Diagnostic::error(format!("cannot read `{name}`: it {refusal}")),
+        };
+        self.diags.push(d.help(refusal.help()));
     }
 
     /// Whether the load has read [`MAX_FILES`] files already (reported at
@@ -362,34 +450,7 @@ impl<'c> Loader<'c> {
             return Vec::new();
         }
         let file = self.map.add(name, text);
-        let doc: Option<Document> = match dialect(name, self.map.file(file).text()) {
-            #[cfg(feature = "json")]
-            Some(Dialect::Json) => crate::native::read_json(&self.map, file, &mut self.diags),
-            #[cfg(feature = "ron")]
-            Some(Dialect::Ron) => crate::native::read_ron(&self.map, file, &mut self.diags),
-            #[cfg(feature = "xml")]
-            Some(Dialect::Mbt | Dialect::BtCpp) => {
-                let options = XmlOptions {
-                    stub_unknown: self.options.stub_unknown,
-                    lua: self.options.lua,
-                };
-                xml::read(&self.map, file, &options, &mut self.diags)
-            }
-            #[cfg(not(all(feature = "json", feature = "ron", feature = "xml")))]
-            Some(dialect) => {
-                self.diags.push(left_out(file, dialect));
-                None
-            }
-            None => {
-                self.diags.push(
-                    Diagnostic::error(format!("`{name}` is not a tree file treebeard reads"))
-                        .at(Span::new(file, 0, 0))
-                        .help("tree files are .json, .ron or .xml (MBT or BehaviorTree.CPP v4)"),
-                );
-                None
-            }
-        };
-        let Some(doc) = doc else {
+        let Some(doc) = parse(&self.map, file, &self.options, &mut self.diags) else {
             return Vec::new();
         };
         let includes = doc
@@ -403,6 +464,7 @@ impl<'c> Loader<'c> {
                     (None, Some(root)) => root.dir().join(&**path),
                     (None, None) => PathBuf::from(&**path),
                 },
+                from: name.into(),
                 written: path.clone(),
                 span: *span,
             })
@@ -711,6 +773,44 @@ pub(crate) fn left_out(file: FileId, dialect: Dialect) -> Diagnostic {
     .help(format!(
         "enable the `{feature}` cargo feature of `treebeard` (or `treebeard-load`), which the application turned off"
     ))
+}
+
+/// Reads the file `file` of `map` as its dialect's document (the dialect
+/// from its name, or else its text).
+pub(crate) fn parse(
+    map: &SourceMap,
+    file: FileId,
+    options: &LoadOptions,
+    diags: &mut Diagnostics,
+) -> Option<Document> {
+    let name = map.file(file).name();
+    match dialect(name, map.file(file).text()) {
+        #[cfg(feature = "json")]
+        Some(Dialect::Json) => crate::native::read_json(map, file, diags),
+        #[cfg(feature = "ron")]
+        Some(Dialect::Ron) => crate::native::read_ron(map, file, diags),
+        #[cfg(feature = "xml")]
+        Some(Dialect::Mbt | Dialect::BtCpp) => {
+            let options = XmlOptions {
+                stub_unknown: options.stub_unknown,
+                lua: options.lua,
+            };
+            xml::read(map, file, &options, diags)
+        }
+        #[cfg(not(all(feature = "json", feature = "ron", feature = "xml")))]
+        Some(dialect) => {
+            diags.push(left_out(file, dialect));
+            None
+        }
+        None => {
+            diags.push(
+                Diagnostic::error(format!("`{name}` is not a tree file treebeard reads"))
+                    .at(Span::new(file, 0, 0))
+                    .help("tree files are .json, .ron or .xml (MBT or BehaviorTree.CPP v4)"),
+            );
+            None
+        }
+    }
 }
 
 fn dialect(name: &str, text: &str) -> Option<Dialect> {

@@ -84,7 +84,9 @@ pub(crate) struct Setup {
     pub(crate) seed: u64,
     /// The int key holding the agents' decision flags, if declared.
     pub(crate) decision_flags: Option<usize>,
-    /// The keys' names, by index (Lua's `entity`).
+    /// The keys' names, by index (Lua's `entity`: read only with the
+    /// `lua` feature).
+    #[cfg_attr(not(feature = "lua"), allow(dead_code))]
     pub(crate) keys: Vec<Box<str>>,
 }
 
