@@ -56,6 +56,19 @@ struct Args {
     /// Which engine ticks the tree.
     #[arg(long, value_enum, default_value_t = EngineArg::Compiled)]
     engine: EngineArg,
+    /// Where Bevy's crowd ticks: a rayon pool of `--threads` threads (the
+    /// system's own thread at one), or Bevy's compute task pool, set to
+    /// `--threads` threads.
+    #[arg(long, value_enum, default_value_t = PoolArg::Bevy)]
+    pool: PoolArg,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum PoolArg {
+    /// Rayon.
+    Rayon,
+    /// Bevy's compute task pool.
+    Bevy,
 }
 
 fn program(engine: EngineArg) -> Program<Critter> {
@@ -74,7 +87,11 @@ fn program(engine: EngineArg) -> Program<Critter> {
 
 /// One run through Bevy: its time and the final state's checksum.
 fn run_bevy(args: &Args, threads: usize) -> (Duration, Checksum) {
-    let mut app = crowd_world::app(program(args.engine), args.agents, args.seed, threads);
+    let pool = match args.pool {
+        PoolArg::Rayon => crowd_world::Pool::Rayon(threads),
+        PoolArg::Bevy => crowd_world::Pool::Bevy(threads),
+    };
+    let mut app = crowd_world::app(program(args.engine), args.agents, args.seed, pool);
     let start = Instant::now();
     for _ in 0..args.ticks {
         app.update();

@@ -4,12 +4,13 @@ use crate::agent::{Agent, StartingBlackboard};
 use crate::follow::{TreeLoadFailed, TreeLoaded, follow};
 use crate::messages::{ActionReport, ActionRequest};
 use crate::tree_asset::{TreeAsset, TreeLoader};
-use crate::tree_crowd::TreeCrowd;
+use crate::tree_crowd::{Threads, TreeCrowd};
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy::prelude::*;
+use bevy::tasks::{ComputeTaskPool, TaskPool};
 use std::marker::PhantomData;
 use treebeard_crowd::Crowd;
-use treebeard_vm::{Completion, Request};
+use treebeard_vm::{AgentId, Completion, Frame, Request};
 
 /// The steps of a crowd's tick, chained in this order in the plugin's
 /// schedule. The game orders its own systems against them: what copies
@@ -70,8 +71,8 @@ impl<B: Default + Send + Sync + 'static> Plugin for TreebeardPlugin<B> {
         self.follow_trees(app);
     }
 
-    /// With Bevy's `AssetPlugin` added after this plugin: see
-    /// [`TreebeardPlugin::follow_trees`].
+    /// With Bevy's `AssetPlugin` added after this plugin: tree files as
+    /// [`TreeAsset`]s, and crowds that follow them.
     fn finish(&self, app: &mut App) {
         self.follow_trees(app);
     }
@@ -191,27 +192,37 @@ fn join<B: Default + Send + Sync + 'static>(
     }
 }
 
-/// `Tick`: every agent (on the crowd's pool, if it has one of its own),
-/// then the tick's requests as messages.
+/// `Tick`: every agent (on the crowd's threads: see [`Threads`]), then
+/// the tick's requests as messages.
 fn tick<B: Send + Sync + 'static>(
     mut crowd: ResMut<TreeCrowd<B>>,
     time: Res<Time>,
     mut requests: MessageWriter<ActionRequest>,
 ) {
-    let crowd_ready = crowd.is_ready();
+    if !crowd.is_ready() {
+        return;
+    }
     let TreeCrowd {
         crowd,
         entities,
-        pool,
+        threads,
         ..
     } = &mut *crowd;
-    if !crowd_ready {
-        return;
-    }
     let dt = time.delta_secs();
-    match pool {
-        Some(pool) => pool.install(|| crowd.tick(dt)),
-        None => crowd.tick(dt),
+    match threads {
+        Threads::System => crowd.tick(dt),
+        Threads::Own(pool) => pool.install(|| crowd.tick(dt)),
+        Threads::TaskPool => {
+            let pool = ComputeTaskPool::get_or_init(TaskPool::default);
+            let each = |_: AgentId, _: &Frame, _: &mut B| {};
+            crowd.tick_on(dt, pool.thread_num(), each, |jobs| {
+                pool.scope(|scope| {
+                    for job in jobs {
+                        scope.spawn(async move { job.run() });
+                    }
+                });
+            });
+        }
     }
     send(crowd, entities, &mut requests);
 }

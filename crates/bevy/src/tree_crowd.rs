@@ -10,6 +10,16 @@ use treebeard_shape::Kind;
 use treebeard_shape::tree::decider_of;
 use treebeard_vm::{AgentId, Leaves, Program};
 
+/// Where a crowd's tick runs.
+pub(crate) enum Threads {
+    /// The tick system's own thread (a serial plan).
+    System,
+    /// A rayon pool of the crowd's own.
+    Own(rayon::ThreadPool),
+    /// Bevy's `ComputeTaskPool`, which the game's parallel systems share.
+    TaskPool,
+}
+
 /// A crowd of agents of blackboard type `B`, and which entity each is.
 #[derive(Resource)]
 pub struct TreeCrowd<B> {
@@ -18,8 +28,8 @@ pub struct TreeCrowd<B> {
     pub(crate) entities: Vec<Option<Entity>>,
     /// Each agent entity's id.
     pub(crate) agents: HashMap<Entity, AgentId>,
-    /// The threads the crowd ticks on; `None`: rayon's global pool.
-    pub(crate) pool: Option<rayon::ThreadPool>,
+    /// The threads the crowd ticks on.
+    pub(crate) threads: Threads,
     /// The tree asset the crowd follows, if it runs one
     /// ([`TreeCrowd::from_asset`]).
     pub(crate) source: Option<Box<TreeSource<B>>>,
@@ -32,7 +42,7 @@ impl<B> TreeCrowd<B> {
             crowd: Crowd::new(program),
             entities: Vec::new(),
             agents: HashMap::default(),
-            pool: None,
+            threads: Threads::TaskPool,
             source: None,
         }
     }
@@ -77,10 +87,12 @@ impl<B> TreeCrowd<B> {
         self.source.as_ref().is_none_or(|source| source.loaded)
     }
 
-    /// The crowd ticks on `threads` threads (the results are the same at
-    /// any number): with one, on the system's own thread; with more, on a
-    /// rayon pool of its own, which the system hands each tick to. By
-    /// default, on rayon's global pool.
+    /// The crowd ticks on `threads` threads of its own (the results are
+    /// the same at any number): with one, on the system's own thread; with
+    /// more, on a rayon pool of its own, which the system hands each tick
+    /// to. By default, a crowd ticks on Bevy's compute task pool
+    /// ([`TreeCrowd::on_task_pool`]), which measured as fast or faster
+    /// (docs/bevy.md).
     ///
     /// # Errors
     /// If the threads cannot be started.
@@ -96,15 +108,26 @@ impl<B> TreeCrowd<B> {
                 serial_below_ns: u64::MAX,
                 ..PlanConfig::default()
             });
-            self.pool = None;
+            self.threads = Threads::System;
         } else {
-            self.pool = Some(
+            self.threads = Threads::Own(
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .build()?,
             );
         }
         Ok(self)
+    }
+
+    /// The crowd ticks on Bevy's `ComputeTaskPool` (the default), the
+    /// threads Bevy's parallel queries and systems run on (the
+    /// `TaskPoolPlugin` sets how many): its chunks of agents are tasks of
+    /// one scope, and the system's thread runs some of them too. No second
+    /// pool competes for the cores; the results are the same at any number
+    /// of threads (`Crowd::tick_on`).
+    pub fn on_task_pool(mut self) -> TreeCrowd<B> {
+        self.threads = Threads::TaskPool;
+        self
     }
 
     /// The crowd: its program, frame, actors and blackboards.

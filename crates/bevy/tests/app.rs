@@ -13,6 +13,7 @@ use treebeard_workload::{Checksum, compiled, leaves, spawn, tree};
 
 #[path = "../examples/crowd_world/mod.rs"]
 mod crowd_world;
+use crowd_world::Pool;
 
 /// What the tree changes.
 #[derive(Clone, Default)]
@@ -170,20 +171,26 @@ fn the_workload_through_bevy_ends_where_the_plain_crowd_does_at_any_thread_count
             plain.tick_with(0.1, |_, c| c.world_step());
         }
         let expected = Checksum::of(plain.blackboards());
-        for threads in [1, 2, 3] {
+        // Bevy's compute task pool has the machine's threads (one pool per
+        // process); the crowd's own tests run `Crowd::tick_on` at several.
+        let pools = [1, 2, 3]
+            .map(Pool::Rayon)
+            .into_iter()
+            .chain([Pool::Bevy(2)]);
+        for pool in pools {
             for compiled_engine in [false, true] {
                 let mut program = leaves().compile(&tree()).unwrap();
                 if compiled_engine {
                     program = program.with_compiled(compiled::tree()).unwrap();
                 }
-                let mut app = crowd_world::app(program, agents, seed, threads);
+                let mut app = crowd_world::app(program, agents, seed, pool);
                 for _ in 0..ticks {
                     app.update();
                 }
                 assert_eq!(
                     crowd_world::checksum(&mut app),
                     expected,
-                    "{agents} agents, {ticks} ticks, seed {seed}, {threads} threads, compiled: {compiled_engine}"
+                    "{agents} agents, {ticks} ticks, seed {seed}, {pool:?}, compiled: {compiled_engine}"
                 );
             }
         }

@@ -4,6 +4,9 @@
 mod open_world;
 mod reload;
 mod tick;
+mod tick_on;
+
+pub use tick_on::{TickJob, TickJobs};
 
 #[cfg(feature = "open-world")]
 pub use open_world::OfferError;
@@ -52,6 +55,9 @@ pub struct Crowd<B> {
     requests: Vec<Request>,
     /// One request buffer per chunk of the plan, kept between ticks.
     chunk_requests: Vec<Vec<Request>>,
+    /// Whether each chunk has ticked, in a tick on the caller's pool
+    /// ([`Crowd::tick_on`]); as long as `chunk_requests`.
+    chunk_ticked: Vec<bool>,
     plan: Plan,
     config: PlanConfig,
     workers: Workers,
@@ -128,6 +134,7 @@ impl<B> Crowd<B> {
             undelivered: 0,
             requests: Vec::new(),
             chunk_requests: Vec::new(),
+            chunk_ticked: Vec::new(),
             plan: Plan::default(),
             config: PlanConfig::default(),
             workers: Workers::default(),
@@ -596,17 +603,18 @@ impl<B> Crowd<B> {
     }
 
     fn replan(&mut self) {
-        let plan = Plan::new(
-            &self.config,
-            self.program.shape(),
-            self.slots(),
-            pool_threads(),
-        );
+        self.replan_for(pool_threads());
+    }
+
+    /// Plans the ticks for `threads` threads.
+    fn replan_for(&mut self, threads: usize) {
+        let plan = Plan::new(&self.config, self.program.shape(), self.slots(), threads);
         let per_agent = self.program.spec().requests() as usize;
         // Buffers past the plan's chunks are kept for when it grows again
         // (agents leaving at the end and joining there must not allocate).
         if self.chunk_requests.len() < plan.chunks() {
             self.chunk_requests.resize_with(plan.chunks(), Vec::new);
+            self.chunk_ticked.resize(plan.chunks(), false);
         }
         for buffer in &mut self.chunk_requests[..plan.chunks()] {
             let want = plan.chunk_agents() * per_agent;

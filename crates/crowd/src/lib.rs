@@ -91,7 +91,7 @@ mod workers;
 
 #[cfg(feature = "open-world")]
 pub use crowd::OfferError;
-pub use crowd::{Crowd, ReloadReport};
+pub use crowd::{Crowd, ReloadReport, TickJob, TickJobs};
 pub use error::CrowdError;
 pub use plan::{Plan, PlanConfig, estimate_ns};
 pub use snapshot::{

@@ -31,6 +31,22 @@ impl Workers {
         }
     }
 
+    /// A free interpreter, looked for from slot `start` on: for threads
+    /// that are not rayon's, which have no index (a game engine's task
+    /// pool). With at least as many slots as threads running chunks, one
+    /// is free; if none is, it waits for slot `start`'s.
+    pub(crate) fn free(&self, start: usize) -> MutexGuard<'_, Interpreter> {
+        let n = self.slots.len();
+        for i in 0..n {
+            match self.slots[(start + i) % n].0.try_lock() {
+                Ok(guard) => return guard,
+                Err(std::sync::TryLockError::Poisoned(e)) => return e.into_inner(),
+                Err(std::sync::TryLockError::WouldBlock) => {}
+            }
+        }
+        self.get(start)
+    }
+
     /// The interpreter of worker `index`. Each worker thread uses only its
     /// own, so the lock is never contended; a poisoned lock (a leaf panicked
     /// on that worker earlier) still hands out the interpreter, which clears

@@ -7,7 +7,7 @@ use treebeard_crowd::{Crowd, PlanConfig};
 use treebeard_shape::tree::{act, concurrent, cond, leaf, priority, sequence};
 use treebeard_testkit::script::mix;
 use treebeard_testkit::{World, answer_launches, leaves as test_leaves};
-use treebeard_vm::{ActionState, AgentId, DeciderState, Request};
+use treebeard_vm::{ActionState, AgentId, DeciderState, Frame, Request};
 use treebeard_workload::{Checksum, Critter, Machine, leaves, run_handcoded, spawn, tree};
 
 /// Every live agent's stored state: decider states, action states,
@@ -156,6 +156,26 @@ fn churn(
     threads: usize,
     chunk_agents: usize,
 ) -> (Vec<Vec<Request>>, Vec<Option<u64>>, Actors) {
+    churn_on(n, ticks, threads, chunk_agents, Pool::Rayon)
+}
+
+/// Which threads tick a crowd.
+#[derive(Clone, Copy, PartialEq)]
+enum Pool {
+    /// Rayon's pool (`Crowd::tick_with_frame`).
+    Rayon,
+    /// The caller's (`Crowd::tick_on`): the jobs on scoped threads, last
+    /// first, every third left for the crowd to run.
+    Jobs,
+}
+
+fn churn_on(
+    n: usize,
+    ticks: usize,
+    threads: usize,
+    chunk_agents: usize,
+    pool: Pool,
+) -> (Vec<Vec<Request>>, Vec<Option<u64>>, Actors) {
     let tree = priority([
         sequence([cond("c"), leaf("d"), act("p")]),
         concurrent([leaf("d"), sequence([act("a"), leaf("d")]), act("a")]),
@@ -199,10 +219,25 @@ fn churn(
                 }
             }
             stream.push(cancels);
-            crowd.tick_with_frame(0.1 + 0.01 * (t % 4) as f32, |_, frame, w| {
+            let dt = 0.1 + 0.01 * (t % 4) as f32;
+            let before = |_, frame: &Frame, w: &mut World| {
                 w.tick = frame.index ^ u64::from(frame.dt.to_bits()) << 32;
                 w.clear_log();
-            });
+            };
+            match pool {
+                Pool::Rayon => crowd.tick_with_frame(dt, before),
+                Pool::Jobs => crowd.tick_on(dt, threads, before, |jobs| {
+                    let mut jobs: Vec<_> = jobs.collect();
+                    jobs.reverse();
+                    std::thread::scope(|s| {
+                        for (i, job) in jobs.into_iter().enumerate() {
+                            if i % 3 != 2 {
+                                s.spawn(move || job.run());
+                            }
+                        }
+                    });
+                }),
+            }
             stream.push(crowd.requests().to_vec());
         }
         let seen = (0..crowd.slots() as u32)
@@ -225,6 +260,19 @@ fn joins_leaves_and_tick_rates_are_identical_at_any_thread_count_and_chunking() 
         for chunk_agents in [0, 7, 64, 1000] {
             assert!(
                 churn(600, 150, threads, chunk_agents) == reference,
+                "{threads} threads, chunks of {chunk_agents}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_tick_on_the_callers_threads_is_identical_to_rayons() {
+    let reference = churn(600, 150, 1, 0);
+    for threads in [1, 2, 3] {
+        for chunk_agents in [0, 7, 1000] {
+            assert!(
+                churn_on(600, 150, threads, chunk_agents, Pool::Jobs) == reference,
                 "{threads} threads, chunks of {chunk_agents}"
             );
         }

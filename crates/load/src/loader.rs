@@ -784,6 +784,9 @@ pub(crate) fn parse(
     diags: &mut Diagnostics,
 ) -> Option<Document> {
     let name = map.file(file).name();
+    // Only the XML dialects have options.
+    #[cfg(not(feature = "xml"))]
+    let _ = options;
     match dialect(name, map.file(file).text()) {
         #[cfg(feature = "json")]
         Some(Dialect::Json) => crate::native::read_json(map, file, diags),

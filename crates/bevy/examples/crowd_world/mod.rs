@@ -96,27 +96,46 @@ fn write(
     }
 }
 
+/// Where the crowd ticks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pool {
+    /// On this many threads: one, the system's; more, a rayon pool of the
+    /// crowd's own (`TreeCrowd::with_threads`).
+    Rayon(usize),
+    /// On Bevy's compute task pool (`TreeCrowd::on_task_pool`), set to this
+    /// many threads (Bevy's pools are made once per process: by the first
+    /// app).
+    Bevy(usize),
+}
+
 /// The world of `agents` agents seeded with `seed`, its crowd running
-/// `program` on `threads` threads, ticking once per `App::update`.
-pub fn app(program: Program<Critter>, agents: usize, seed: u64, threads: usize) -> App {
-    let crowd = match TreeCrowd::new(program).with_threads(threads) {
-        Ok(crowd) => crowd,
-        Err(e) => panic!("cannot start {threads} worker threads: {e}"),
+/// `program` on `pool`, ticking once per `App::update`.
+pub fn app(program: Program<Critter>, agents: usize, seed: u64, pool: Pool) -> App {
+    let crowd = match pool {
+        Pool::Rayon(threads) => match TreeCrowd::new(program).with_threads(threads) {
+            Ok(crowd) => crowd,
+            Err(e) => panic!("cannot start {threads} worker threads: {e}"),
+        },
+        Pool::Bevy(_) => TreeCrowd::new(program).on_task_pool(),
     };
+    let mut plugins = MinimalPlugins.build();
+    if let Pool::Bevy(threads) = pool {
+        let mut task_pool_options = TaskPoolOptions::default();
+        task_pool_options.compute.min_threads = threads;
+        task_pool_options.compute.max_threads = threads;
+        plugins = plugins.set(TaskPoolPlugin { task_pool_options });
+    }
     let mut app = App::new();
-    app.add_plugins((
-        MinimalPlugins,
-        TreebeardPlugin::<Critter>::in_schedule(Update),
-    ))
-    .insert_resource(crowd)
-    .add_systems(
-        Update,
-        (
-            world_step.before(TreebeardSystems::Read),
-            read.in_set(TreebeardSystems::Read),
-            write.in_set(TreebeardSystems::Write),
-        ),
-    );
+    app.add_plugins((plugins, TreebeardPlugin::<Critter>::in_schedule(Update)))
+        .insert_resource(crowd)
+        .add_systems(
+            Update,
+            (
+                world_step.before(TreebeardSystems::Read),
+                read.in_set(TreebeardSystems::Read),
+                write.in_set(TreebeardSystems::Write),
+            ),
+        );
     for c in spawn(agents, seed) {
         app.world_mut().spawn((
             Agent::<Critter>::default(),

@@ -108,19 +108,7 @@ impl<B: Send> Crowd<B> {
         before: impl Fn(AgentId, &Frame, &mut B) + Sync,
         mut observed: Option<(&mut Watch, &mut dyn Observer)>,
     ) {
-        self.apply_completions();
-        let scheduled = self.schedule.start_tick(self.clock());
-        self.frame = if self.ticked {
-            self.frame.next(dt)
-        } else {
-            Frame::first(dt)
-        };
-        self.ticked = true;
-        let threads = crate::crowd::pool_threads();
-        if self.plan.threads() != threads {
-            self.replan();
-        }
-        self.workers.ensure(threads, self.program.spec());
+        let scheduled = self.begin_tick(dt, crate::crowd::pool_threads());
 
         // The watched agents due this tick, with their frames; their lanes
         // move on now, and the chunks skip them.
@@ -170,6 +158,25 @@ impl<B: Send> Crowd<B> {
             self.tick_watched(watch, observer, before);
         }
         self.end_tick();
+    }
+
+    /// What every tick does first: the queued completions, the schedule's
+    /// and the frame's step, a plan for `threads` threads and an
+    /// interpreter for each. Whether the agents tick by their lanes.
+    pub(super) fn begin_tick(&mut self, dt: f32, threads: usize) -> bool {
+        self.apply_completions();
+        let scheduled = self.schedule.start_tick(self.clock());
+        self.frame = if self.ticked {
+            self.frame.next(dt)
+        } else {
+            Frame::first(dt)
+        };
+        self.ticked = true;
+        if self.plan.threads() != threads {
+            self.replan_for(threads);
+        }
+        self.workers.ensure(threads, self.program.spec());
+        scheduled
     }
 
     /// The parallel part of a tick: the plan's chunks on rayon's pool, each
@@ -283,7 +290,7 @@ impl<B: Send> Crowd<B> {
 /// [`tick_run`] does.
 #[allow(clippy::too_many_arguments)]
 #[inline]
-fn tick_chunk<B>(
+pub(super) fn tick_chunk<B>(
     interpreter: &mut Interpreter,
     program: &Program<B>,
     frame: &Frame,
