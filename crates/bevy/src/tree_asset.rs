@@ -149,8 +149,10 @@ impl AssetLoader for TreeLoader {
         // their bytes together; the load reports each refusal where the
         // tree names the file.
         let mut next = 0;
-        while let Some((from, Ok(text))) = asset.files.get(next).cloned() {
+        while let Some((from, read)) = asset.files.get(next) {
             next += 1;
+            let Ok(text) = read else { continue };
+            let (from, text) = (from.clone(), text.clone());
             for written in includes(&from, &text) {
                 let Some(path) = include_path(&from, &written) else {
                     continue;

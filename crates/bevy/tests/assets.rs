@@ -268,3 +268,35 @@ fn a_tree_cannot_include_a_file_outside_the_asset_folder() {
     assert!(heard.loaded.is_empty());
     assert!(!app.world().resource::<TreeCrowd<Mind>>().is_ready());
 }
+
+#[test]
+fn a_missing_include_is_an_error_where_it_is_named_and_the_others_are_read() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("main.xml"),
+        &tree(
+            "<include path=\"gone.xml\"/>\n<include path=\"a.xml\"/>\n",
+            "<SubTree ID=\"Chores\"/>",
+        ),
+    );
+    write(
+        &dir.path().join("a.xml"),
+        "<root BTCPP_format=\"4\"><include path=\"b.xml\"/></root>\n",
+    );
+    write(
+        &dir.path().join("b.xml"),
+        "<root BTCPP_format=\"4\"><BehaviorTree ID=\"Chores\"><Walk/></BehaviorTree></root>\n",
+    );
+    let (mut app, _) = app(dir.path(), "main.xml");
+    update_until(&mut app, "the refusal", |h| !h.failed.is_empty());
+    let why = app.world().resource::<Heard>().failed[0].why.clone();
+    assert!(why.contains("main.xml:2:"), "{why}");
+    assert!(
+        why.contains("included file `gone.xml` does not exist"),
+        "{why}"
+    );
+    let crowd = app.world().resource::<TreeCrowd<Mind>>();
+    let assets = app.world().resource::<Assets<TreeAsset>>();
+    let files: Vec<&str> = assets.get(crowd.tree().unwrap()).unwrap().files().collect();
+    assert_eq!(files, ["main.xml", "gone.xml", "a.xml", "b.xml"]);
+}
