@@ -92,13 +92,13 @@ impl TreeStore for TreeAsset {
 
 /// How [`TreeLoader`] reads a tree: how many bytes it may read.
 #[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct TreeLoaderSettings {
     /// Only this file: what it includes is read by the load of the file
     /// that includes it (set by the loader itself for included files).
     pub alone: bool,
-    /// Caps on the bytes of one file and of a tree's files together
-    /// (`None`: [`ReadLimits::default`]).
-    pub limits: Option<(u64, u64)>,
+    /// Caps on the bytes of one file and of a tree's files together.
+    pub limits: ReadLimits,
 }
 
 /// Reads [`TreeAsset`]s: the file, then the files it includes, each
@@ -118,13 +118,7 @@ impl AssetLoader for TreeLoader {
         settings: &TreeLoaderSettings,
         context: &mut LoadContext<'_>,
     ) -> Result<TreeAsset, io::Error> {
-        let limits =
-            settings
-                .limits
-                .map_or_else(ReadLimits::default, |(file_bytes, load_bytes)| ReadLimits {
-                    file_bytes,
-                    load_bytes,
-                });
+        let limits = settings.limits;
         let path = context.path().path().to_string_lossy().replace('\\', "/");
         let root = match context.path().source().as_str() {
             Some(source) => format!("{source}://"),
@@ -221,7 +215,10 @@ async fn read_included(
         .with_settings(move |s: &mut TreeLoaderSettings| {
             *s = TreeLoaderSettings {
                 alone: true,
-                limits: Some((file_bytes, left)),
+                limits: ReadLimits {
+                    file_bytes,
+                    load_bytes: left,
+                },
             };
         })
         .load_value::<TreeAsset>(at)

@@ -48,8 +48,9 @@ use std::fs::{File, Metadata};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-/// The bytes a load may read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The bytes a load may read (serde, for settings files such as Bevy's
+/// asset meta files).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ReadLimits {
     /// The most bytes of one file (default 32 MiB: a tree at the node cap,
     /// [`MAX_NODES`](crate::limits::MAX_NODES), written out in full, takes

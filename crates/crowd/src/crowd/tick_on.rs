@@ -185,19 +185,4 @@ impl<B, F: Fn(AgentId, &Frame, &mut B)> TickJob<'_, B, F> {
         );
         *self.ticked = true;
     }
-
-    /// The chunk's first agent.
-    pub fn first(&self) -> AgentId {
-        self.first
-    }
-
-    /// The chunk's number of agents (slots).
-    pub fn len(&self) -> usize {
-        self.blackboards.len()
-    }
-
-    /// Whether the chunk holds no agent (never, in a tick's jobs).
-    pub fn is_empty(&self) -> bool {
-        self.blackboards.is_empty()
-    }
 }
