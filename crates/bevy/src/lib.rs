@@ -4,6 +4,7 @@ mod agent;
 mod follow;
 mod messages;
 mod plugin;
+mod recorder;
 mod tree_asset;
 mod tree_crowd;
 
@@ -11,5 +12,6 @@ pub use agent::{Agent, StartingBlackboard};
 pub use follow::{TreeLoadFailed, TreeLoaded};
 pub use messages::{ActionReport, ActionRequest};
 pub use plugin::{TreebeardPlugin, TreebeardSystems};
+pub use recorder::{TreeRecorder, Watched};
 pub use tree_asset::{TreeAsset, TreeLoader, TreeLoaderSettings};
 pub use tree_crowd::TreeCrowd;

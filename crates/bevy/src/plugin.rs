@@ -3,6 +3,7 @@
 use crate::agent::{Agent, StartingBlackboard};
 use crate::follow::{TreeLoadFailed, TreeLoaded, follow};
 use crate::messages::{ActionReport, ActionRequest};
+use crate::recorder::{TreeRecorder, watch};
 use crate::tree_asset::{TreeAsset, TreeLoader};
 use crate::tree_crowd::{Threads, TreeCrowd};
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
@@ -66,7 +67,10 @@ impl<B: Default + Send + Sync + 'static> Plugin for TreebeardPlugin<B> {
             .configure_sets(self.schedule, (Join, Read, Tick, Write).chain())
             .add_systems(
                 self.schedule,
-                (join::<B>.in_set(Join), tick::<B>.in_set(Tick)),
+                (
+                    (join::<B>, watch::<B>).chain().in_set(Join),
+                    tick::<B>.in_set(Tick),
+                ),
             );
         self.follow_trees(app);
     }
@@ -192,10 +196,12 @@ fn join<B: Default + Send + Sync + 'static>(
     }
 }
 
-/// `Tick`: every agent (on the crowd's threads: see [`Threads`]), then
-/// the tick's requests as messages.
+/// `Tick`: every agent (on the crowd's threads: see [`Threads`]; observed
+/// by the [`TreeRecorder<B>`], if there is one), then the tick's requests
+/// as messages.
 fn tick<B: Send + Sync + 'static>(
     mut crowd: ResMut<TreeCrowd<B>>,
+    recorder: Option<ResMut<TreeRecorder<B>>>,
     time: Res<Time>,
     mut requests: MessageWriter<ActionRequest>,
 ) {
@@ -209,10 +215,16 @@ fn tick<B: Send + Sync + 'static>(
         ..
     } = &mut *crowd;
     let dt = time.delta_secs();
-    match threads {
-        Threads::System => crowd.tick(dt),
-        Threads::Own(pool) => pool.install(|| crowd.tick(dt)),
-        Threads::TaskPool => {
+    let mut recorder = recorder;
+    let recording = recorder.as_deref_mut().and_then(TreeRecorder::active);
+    match (threads, recording) {
+        (Threads::Own(pool), Some(recorder)) => {
+            pool.install(|| crowd.tick_observed(dt, |_, _| {}, recorder));
+        }
+        (_, Some(recorder)) => crowd.tick_observed(dt, |_, _| {}, recorder),
+        (Threads::System, None) => crowd.tick(dt),
+        (Threads::Own(pool), None) => pool.install(|| crowd.tick(dt)),
+        (Threads::TaskPool, None) => {
             let pool = ComputeTaskPool::get_or_init(TaskPool::default);
             let each = |_: AgentId, _: &Frame, _: &mut B| {};
             crowd.tick_on(dt, pool.thread_num(), each, |jobs| {

@@ -315,6 +315,9 @@ fn a_recording_of_5000_agents_opens_fast_and_stays_responsive() {
         program.shape().find("Flee"),
         "a note to search for",
     );
+    // Names, as a game gives its entities' (escaped on the page).
+    recorder.name(AgentId(4321), "Critter <4321>");
+    recorder.name(AgentId(0), "the first critter");
     recorder
         .write_to(std::fs::File::create(&rec).unwrap())
         .unwrap();
@@ -361,4 +364,11 @@ fn a_recording_of_5000_agents_opens_fast_and_stays_responsive() {
     assert!(!expected.is_empty());
     assert_eq!(highlighted(&dom), expected);
     assert!(element(&dom, "div", "details").contains("a note to search for"));
+    // The agents' names: in the details, and in the agent list.
+    let details = element(&dom, "div", "details");
+    assert!(
+        details.contains("Agent 4321 (Critter &lt;4321&gt;)"),
+        "{details}"
+    );
+    assert!(element(&dom, "ul", "agents").contains("0 (the first critter)"));
 }

@@ -21,6 +21,7 @@ pub fn sample() -> Vec<u8> {
         let note = format!("tick {tick}: watching the door");
         recorder.annotate(AgentId(1), Some(NodeIdx::ROOT), &note);
     }
+    recorder.name(AgentId(1), "the door guard");
     let mut bytes = Vec::new();
     recorder
         .write_to(&mut bytes)
@@ -47,6 +48,12 @@ pub fn run(data: &[u8]) {
         for note in tick.notes() {
             assert!(note.node.is_none_or(|n| n.index() < nodes));
         }
+    }
+    // Names are of agents in ascending order, each found by its agent.
+    let names: Vec<_> = recording.names().collect();
+    assert!(names.windows(2).all(|w| w[0].0 < w[1].0));
+    for (agent, name) in names {
+        assert_eq!(recording.name(agent), Some(name));
     }
     assert_eq!(
         recording.to_bytes(),

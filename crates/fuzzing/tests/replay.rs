@@ -58,4 +58,8 @@ fn the_recording_seed_is_a_recording_with_notes() {
     assert_eq!(recording.len(), 5);
     assert_eq!(recording.agents().len(), 6);
     assert!(recording.ticks().all(|t| t.notes().count() == 1));
+    assert_eq!(
+        recording.name(treebeard_vm::AgentId(1)),
+        Some("the door guard")
+    );
 }

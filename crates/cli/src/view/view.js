@@ -17,6 +17,7 @@
   const T1 = performance.now();
   const buf = bytes.buffer;
   const dv = new DataView(buf);
+  const version = dv.getUint32(8, true);
   const width = dv.getUint32(12, true);
   const shapeLen = dv.getUint32(16, true);
   const tickCount = dv.getUint32(20, true);
@@ -51,6 +52,18 @@
     }
     ticks.push({ index, time, count, first, ids, ends, entries, notes });
   }
+  // The agents' names (version 2 on): agent, text start, text length.
+  const names = new Map(); // agent -> name
+  if (version >= 2) {
+    const nameCount = dv.getUint32(p, true);
+    const at = p + 8, textAt = at + 12 * nameCount;
+    for (let j = 0; j < nameCount; j++) {
+      const q = at + 12 * j, s = textAt + dv.getUint32(q + 4, true);
+      names.set(dv.getUint32(q, true), utf8.decode(bytes.subarray(s, s + dv.getUint32(q + 8, true))));
+    }
+  }
+  // "17 (Guard 12v0)" for a named agent, else "17".
+  const label = (a) => names.has(a) ? `${a} (${names.get(a)})` : String(a);
   const T2 = performance.now();
 
   // Every agent seen, ascending, and every agent's notes.
@@ -195,7 +208,7 @@
     let html = "";
     const notes = (notesOf.get(cur.agent) || []);
     if (cur.node < 0) {
-      html += `<h2>Agent ${cur.agent}</h2>`;
+      html += `<h2>Agent ${esc(label(cur.agent))}</h2>`;
       if (!observed) html += `<p>Not observed at this tick.</p>`;
       else {
         html += `<p>Root: ${pill(STATES[states[0]])}</p><h3>Not idle at this tick</h3><ul>`;
@@ -214,8 +227,8 @@
       html += `<dt>written at</dt><dd>${esc(node.at || "unknown")}</dd>`;
       if (node.call) html += `<dt>parameters</dt><dd>${esc(node.call)}</dd>`;
       if (node.parent >= 0) html += `<dt>parent</dt><dd>${nodeLink(node.parent)}</dd>`;
-      html += `</dl><p>Agent ${cur.agent} now: ${observed ? pill(now) : now}</p>`;
-      html += `<h3>History of agent ${cur.agent}</h3><canvas id="strip" height="1"></canvas>`;
+      html += `</dl><p>Agent ${esc(label(cur.agent))} now: ${observed ? pill(now) : now}</p>`;
+      html += `<h3>History of agent ${esc(label(cur.agent))}</h3><canvas id="strip" height="1"></canvas>`;
       html += `<div id="history-summary"></div>`;
     }
     const relevant = notes.filter((n) => cur.node < 0 || n.node === cur.node || n.node === -1);
@@ -278,10 +291,17 @@
       const exact = out.indexOf(+q);
       if (exact > 0) { out.splice(exact, 1); out.unshift(+q); }
     } else {
+      // By name, or by words of a note.
+      const found = new Set();
+      for (const [agent, name] of names) if (name.toLowerCase().includes(q)) found.add(agent);
       for (const [agent, list] of notesOf) {
-        if (list.some((n) => n.text.toLowerCase().includes(q))) { total++; if (out.length < LIMIT) out.push(agent); }
+        if (list.some((n) => n.text.toLowerCase().includes(q))) found.add(agent);
       }
-      out.sort((a, b) => a - b);
+      total = found.size;
+      for (const agent of Array.from(found).sort((a, b) => a - b)) {
+        if (out.length === LIMIT) break;
+        out.push(agent);
+      }
     }
     return { out, total };
   }
@@ -296,7 +316,7 @@
       const root = t ? stateAt(t, a, 0) : -1;
       const note = (notesOf.get(a) || []).find((n) => !q || /^\d+$/.test(q) || n.text.toLowerCase().includes(q));
       return `<li data-agent="${a}"${a === cur.agent ? ' class="current"' : ""}>` +
-        `<span class="dot" data-state="${root < 0 ? "none" : STATES[root]}"></span>${a}` +
+        `<span class="dot" data-state="${root < 0 ? "none" : STATES[root]}"></span>${esc(label(a))}` +
         (note ? `<span class="note">${esc(note.text)}</span>` : "") + `</li>`;
     }).join("");
   }

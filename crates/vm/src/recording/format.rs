@@ -8,7 +8,7 @@
 //! ```text
 //! header (32 bytes)
 //!   0  magic        8 bytes  "TBRECORD"
-//!   8  version      u32      1
+//!   8  version      u32      2 (version 1 has no names block)
 //!  12  entry width  u32      2 (node << 3 | state as u16) or 4 (as u32)
 //!  16  shape bytes  u32      s
 //!  20  ticks        u32      T
@@ -31,6 +31,12 @@
 //!      notes        k × 16: agent u32, node u32 (0xFFFFFFFF: the whole
 //!                   agent), text start u32, text length u32
 //!      text         t bytes of UTF-8, zero-padded to 4
+//! then the agents' names (version 2 on):
+//!   0  names        u32      a
+//!   4  text bytes   u32      t
+//!   8  names        a × 12: agent u32 (strictly ascending), text start u32,
+//!                   text length u32
+//!      text         t bytes of UTF-8, zero-padded to 4
 //! ```
 //!
 //! An agent-tick thus costs 4 bytes (its end) plus `width` per node that is
@@ -43,8 +49,11 @@ use treebeard_shape::{DecodeError, Shape};
 
 /// The magic bytes a recording file starts with.
 pub const MAGIC: &[u8; 8] = b"TBRECORD";
-/// The format version this build writes and reads.
-pub const VERSION: u32 = 1;
+/// The format version this build writes; it reads this one and every
+/// earlier one (version 1 has no agent names).
+pub const VERSION: u32 = 2;
+/// The first version whose files hold the agents' names.
+pub(crate) const NAMES_SINCE: u32 = 2;
 /// Bytes of the file header.
 pub(crate) const HEADER: usize = 32;
 
@@ -96,8 +105,11 @@ pub enum Unreadable {
     /// A note names a node the shape does not have, or text outside its
     /// tick's text or not on a character boundary.
     Note,
-    /// The text of a tick is not UTF-8.
+    /// The text of a tick, or of the agents' names, is not UTF-8.
     NotUtf8,
+    /// The named agents are not in strictly ascending order, or a name's
+    /// text lies outside the names' text or not on a character boundary.
+    Name,
     /// A tick's frame time is not a finite number of seconds.
     Time,
     /// A tick's frame comes before the previous tick's: its index is
@@ -125,7 +137,7 @@ impl fmt::Display for Unreadable {
             ),
             Unreadable::Version { found } => write!(
                 f,
-                "recording format version {found} is not supported; this build reads version {VERSION}"
+                "recording format version {found} is not supported; this build reads versions 1 to {VERSION}"
             ),
             Unreadable::Truncated {
                 block,
@@ -150,13 +162,17 @@ impl fmt::Display for Unreadable {
                 "entry for node {node} with state {state} is not valid (unknown node, state not 1 to 4, or nodes not ascending)"
             ),
             Unreadable::Note => write!(f, "a note names an unknown node or text out of range"),
-            Unreadable::NotUtf8 => write!(f, "a tick's note text is not valid UTF-8"),
+            Unreadable::NotUtf8 => write!(f, "a tick's note text or a name is not valid UTF-8"),
+            Unreadable::Name => write!(
+                f,
+                "the named agents are not strictly ascending, or a name's text is out of range"
+            ),
             Unreadable::Time => write!(f, "a tick's time is not a finite number of seconds"),
             Unreadable::Backwards { index, after } => write!(
                 f,
                 "the tick of frame {index} comes before frame {after}'s (frames go forward in index and time)"
             ),
-            Unreadable::Trailing { bytes } => write!(f, "{bytes} bytes follow the last tick"),
+            Unreadable::Trailing { bytes } => write!(f, "{bytes} bytes follow the recording's end"),
         }
     }
 }
@@ -194,17 +210,33 @@ pub(crate) fn entry_width(nodes: usize) -> u8 {
     if nodes <= 1 << 13 { 2 } else { 4 }
 }
 
+/// The agents' names, by agent id, ascending (see [`NAMES_SINCE`]).
+pub(crate) type Names = Vec<(u32, String)>;
+
+/// What a recording file holds besides its ticks.
+pub(crate) struct Head<'a> {
+    /// The format version to write.
+    pub version: u32,
+    pub width: u8,
+    /// The shape's bytes.
+    pub shape: &'a [u8],
+    pub dropped: u64,
+    /// The agents' names (written from [`NAMES_SINCE`] on).
+    pub names: &'a [(u32, String)],
+}
+
 /// The file header and shape.
-pub(crate) fn write_head(
-    out: &mut dyn Write,
-    width: u8,
-    shape: &[u8],
-    ticks: usize,
-    dropped: u64,
-) -> io::Result<()> {
+fn write_head(out: &mut dyn Write, head: &Head<'_>, ticks: usize) -> io::Result<()> {
+    let Head {
+        version,
+        width,
+        shape,
+        dropped,
+        ..
+    } = *head;
     let mut head = [0u8; HEADER];
     head[..8].copy_from_slice(MAGIC);
-    head[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    head[8..12].copy_from_slice(&version.to_le_bytes());
     head[12..16].copy_from_slice(&u32::from(width).to_le_bytes());
     head[16..20].copy_from_slice(&len32(shape.len())?.to_le_bytes());
     head[20..24].copy_from_slice(&len32(ticks)?.to_le_bytes());
@@ -214,23 +246,25 @@ pub(crate) fn write_head(
     out.write_all(&[0; 3][..pad4(shape.len()) - shape.len()])
 }
 
-/// One tick, as the format above lays it out.
-/// Writes a whole recording: the head, then `ticks`, oldest first.
+/// Writes a whole recording: the head, then `ticks`, oldest first, then
+/// the names.
 pub(crate) fn write<'t>(
     out: &mut dyn Write,
-    width: u8,
-    shape: &[u8],
+    head: &Head<'_>,
     ticks: impl ExactSizeIterator<Item = &'t TickData>,
-    dropped: u64,
 ) -> io::Result<()> {
-    write_head(out, width, shape, ticks.len(), dropped)?;
+    write_head(out, head, ticks.len())?;
     for tick in ticks {
-        write_tick(out, tick, width)?;
+        write_tick(out, tick, head.width)?;
+    }
+    if head.version >= NAMES_SINCE {
+        write_names(out, head.names)?;
     }
     Ok(())
 }
 
-pub(crate) fn write_tick(out: &mut dyn Write, tick: &TickData, width: u8) -> io::Result<()> {
+/// One tick, as the format above lays it out.
+fn write_tick(out: &mut dyn Write, tick: &TickData, width: u8) -> io::Result<()> {
     let mut head = [0u8; TICK_HEADER];
     head[..8].copy_from_slice(&tick.index.to_le_bytes());
     head[8..16].copy_from_slice(&tick.time.to_le_bytes());
@@ -250,6 +284,21 @@ pub(crate) fn write_tick(out: &mut dyn Write, tick: &TickData, width: u8) -> io:
     }
     out.write_all(tick.text.as_bytes())?;
     out.write_all(&[0; 3][..pad4(tick.text.len()) - tick.text.len()])
+}
+
+/// The names block.
+fn write_names(out: &mut dyn Write, names: &[(u32, String)]) -> io::Result<()> {
+    let text: usize = names.iter().map(|(_, name)| name.len()).sum();
+    write_words(out, &[len32(names.len())?, len32(text)?])?;
+    let mut start = 0;
+    for (agent, name) in names {
+        write_words(out, &[*agent, len32(start)?, len32(name.len())?])?;
+        start += name.len();
+    }
+    for (_, name) in names {
+        out.write_all(name.as_bytes())?;
+    }
+    out.write_all(&[0; 3][..pad4(text) - text])
 }
 
 fn write_words(out: &mut dyn Write, words: &[u32]) -> io::Result<()> {
@@ -272,14 +321,16 @@ fn len32(n: usize) -> io::Result<u32> {
     })
 }
 
-/// What [`read`] finds: the shape, its bytes, the entry width, the ticks
-/// and the number dropped before them.
+/// What [`read`] finds: the version, the shape, its bytes, the entry
+/// width, the ticks, the number dropped before them, and the agents' names.
 pub(crate) struct Read {
+    pub version: u32,
     pub shape: Shape,
     pub shape_bytes: Vec<u8>,
     pub width: u8,
     pub ticks: Vec<TickData>,
     pub dropped: u64,
+    pub names: Names,
 }
 
 /// A bounds-checked little-endian reader that knows its byte offset.
@@ -347,7 +398,7 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Read, RecordingError> {
         return Err(r.fail(0, Unreadable::Magic));
     }
     let version = r.u32("header")?;
-    if version != VERSION {
+    if !(1..=VERSION).contains(&version) {
         return Err(r.fail(8, Unreadable::Version { found: version }));
     }
     let width = r.u32("header")?;
@@ -390,6 +441,11 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Read, RecordingError> {
         }
         out.push(tick);
     }
+    let names = if version >= NAMES_SINCE {
+        read_names(&mut r)?
+    } else {
+        Names::new()
+    };
     if r.pos != bytes.len() {
         return Err(r.fail(
             r.pos,
@@ -399,12 +455,41 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Read, RecordingError> {
         ));
     }
     Ok(Read {
+        version,
         shape,
         shape_bytes: shape_bytes.to_vec(),
         width,
         ticks: out,
         dropped,
+        names,
     })
+}
+
+/// The names block.
+fn read_names(r: &mut Reader<'_>) -> Result<Names, RecordingError> {
+    let count = r.u32("names header")?;
+    let text_len = r.u32("names header")?;
+    let names_at = r.pos;
+    let words = r.words("names", 3 * u64::from(count))?;
+    let text_at = r.pos;
+    let text_bytes = r.take("name text", u64::from(text_len))?;
+    let text = std::str::from_utf8(text_bytes)
+        .map_err(|e| r.fail(text_at + e.valid_up_to(), Unreadable::NotUtf8))?;
+    let mut names = Names::with_capacity(count as usize);
+    for (k, n) in words.chunks_exact(3).enumerate() {
+        let (agent, start, len) = (n[0], n[1], n[2]);
+        let end = u64::from(start) + u64::from(len);
+        let ok = names.last().is_none_or(|&(last, _)| last < agent)
+            && end <= u64::from(text_len)
+            && text.is_char_boundary(start as usize)
+            && text.is_char_boundary(end as usize);
+        if !ok {
+            return Err(r.fail(names_at + 12 * k, Unreadable::Name));
+        }
+        names.push((agent, text[start as usize..end as usize].to_owned()));
+    }
+    r.pad("name text padding", text_bytes.len())?;
+    Ok(names)
 }
 
 fn read_tick(r: &mut Reader<'_>, shape: &Shape, width: u8) -> Result<TickData, RecordingError> {

@@ -70,6 +70,8 @@ mod recorder;
 mod tick;
 
 pub use format::{MAGIC, RecordingError, Unreadable, VERSION};
+
+use format::Names;
 pub use recorder::{DEFAULT_BUDGET, Recorder};
 
 use crate::observe::NodeState;
@@ -82,11 +84,15 @@ use treebeard_shape::{NodeIdx, Shape};
 /// or what a recording file holds.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Recording {
+    /// The format version it was read with (and writes back with), or
+    /// this build's.
+    version: u32,
     shape: Shape,
     shape_bytes: Vec<u8>,
     width: u8,
     ticks: Vec<TickData>,
     dropped: u64,
+    names: Names,
 }
 
 impl Recording {
@@ -95,23 +101,27 @@ impl Recording {
     pub fn read_from(bytes: &[u8]) -> Result<Recording, RecordingError> {
         let read = format::read(bytes)?;
         Ok(Recording {
+            version: read.version,
             shape: read.shape,
             shape_bytes: read.shape_bytes,
             width: read.width,
             ticks: read.ticks,
             dropped: read.dropped,
+            names: read.names,
         })
     }
 
-    /// Writes the recording in the file format.
+    /// Writes the recording in the file format, in the version it was read
+    /// with (a recorder's in this build's): it writes back as read.
     pub fn write_to(&self, mut out: impl Write) -> io::Result<()> {
-        format::write(
-            &mut out,
-            self.width,
-            &self.shape_bytes,
-            self.ticks.iter(),
-            self.dropped,
-        )
+        let head = format::Head {
+            version: self.version,
+            width: self.width,
+            shape: &self.shape_bytes,
+            dropped: self.dropped,
+            names: &self.names,
+        };
+        format::write(&mut out, &head, self.ticks.iter())
     }
 
     /// The recording as the bytes of a file.
@@ -172,6 +182,18 @@ impl Recording {
     /// The measured bytes per agent-tick (see [`Recorder::bytes_per_agent_tick`]).
     pub fn bytes_per_agent_tick(&self) -> f64 {
         recorder::bytes_per_agent_tick(self.ticks.iter())
+    }
+
+    /// The name the application gave `agent` ([`Recorder::name`]), if any.
+    pub fn name(&self, agent: AgentId) -> Option<&str> {
+        name_of(&self.names, agent)
+    }
+
+    /// Every named agent with its name, ascending by agent.
+    pub fn names(&self) -> impl ExactSizeIterator<Item = (AgentId, &str)> + '_ {
+        self.names
+            .iter()
+            .map(|(agent, name)| (AgentId(*agent), name.as_str()))
     }
 
     /// Every agent recorded at some tick, ascending.
@@ -257,6 +279,12 @@ impl<'r> RecordedTick<'r> {
             text: &tick.text[n.start as usize..(n.start + n.len) as usize],
         })
     }
+}
+
+/// `agent`'s name in `names`.
+fn name_of(names: &Names, agent: AgentId) -> Option<&str> {
+    let k = names.binary_search_by_key(&agent.0, |&(a, _)| a).ok()?;
+    Some(&names[k].1)
 }
 
 #[cfg(test)]

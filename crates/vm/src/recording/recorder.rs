@@ -1,9 +1,9 @@
 //! The recorder: an observer that keeps the latest ticks in a ring buffer
 //! bounded by a byte budget.
 
-use super::Recording;
-use super::format::{self, entry_width};
+use super::format::{self, Names, entry_width};
 use super::tick::{NO_NODE, NoteData, TickData};
+use super::{Recording, name_of};
 use crate::frame::Frame;
 use crate::logs::log_event;
 use crate::observe::{NodeStates, Observer};
@@ -45,6 +45,8 @@ pub struct Recorder {
     logs: bool,
     /// The agent being recorded.
     agent: AgentId,
+    /// The agents' names, ascending by agent.
+    names: Names,
 }
 
 impl Recorder {
@@ -65,6 +67,7 @@ impl Recorder {
             only: None,
             logs: true,
             agent: AgentId(0),
+            names: Names::new(),
         }
     }
 
@@ -120,7 +123,8 @@ impl Recorder {
     }
 
     /// Bytes the held ticks take in a recording file (their headers and
-    /// notes included; the file adds its header and the shape).
+    /// notes included; the file adds its header, the shape and the
+    /// agents' names).
     pub fn bytes(&self) -> usize {
         self.closed_bytes + self.open_tick().map_or(0, TickData::encoded_len)
     }
@@ -203,6 +207,29 @@ impl Recorder {
         )
     }
 
+    /// Names `agent` in the recording (the viewer shows the name beside its
+    /// id, and finds the agent by it): a game entity's name, say. An empty
+    /// name removes the agent's. An agent has one name for the whole
+    /// recording, the last one given: a crowd that reuses a departed
+    /// agent's id should give the newcomer's name, which then stands for
+    /// the earlier ticks too. Names are few (one per agent) and held
+    /// outside the ring's budget.
+    pub fn name(&mut self, agent: AgentId, name: &str) {
+        match self.names.binary_search_by_key(&agent.0, |&(a, _)| a) {
+            Ok(k) if name.is_empty() => {
+                self.names.remove(k);
+            }
+            Ok(k) => name.clone_into(&mut self.names[k].1),
+            Err(_) if name.is_empty() => {}
+            Err(k) => self.names.insert(k, (agent.0, name.to_owned())),
+        }
+    }
+
+    /// The name given to `agent`, if any ([`Recorder::name`]).
+    pub fn name_of(&self, agent: AgentId) -> Option<&str> {
+        name_of(&self.names, agent)
+    }
+
     /// Forgets every tick (keeping the buffers).
     pub fn clear(&mut self) {
         self.open = false;
@@ -213,11 +240,13 @@ impl Recorder {
     /// A copy of what is held, as a recording.
     pub fn recording(&self) -> Recording {
         Recording {
+            version: format::VERSION,
             shape: self.shape.clone(),
             shape_bytes: self.shape_bytes.clone(),
             width: self.width,
             ticks: self.ticks.iter().cloned().collect(),
             dropped: self.dropped,
+            names: self.names.clone(),
         }
     }
 
@@ -225,24 +254,27 @@ impl Recorder {
     pub fn into_recording(mut self) -> Recording {
         self.close();
         Recording {
+            version: format::VERSION,
             shape: self.shape,
             shape_bytes: self.shape_bytes,
             width: self.width,
             ticks: self.ticks.into(),
             dropped: self.dropped,
+            names: self.names,
         }
     }
 
     /// Writes what is held as a recording file (see the
     /// [format](super#the-file-format)).
     pub fn write_to(&self, mut out: impl Write) -> io::Result<()> {
-        format::write(
-            &mut out,
-            self.width,
-            &self.shape_bytes,
-            self.ticks.iter(),
-            self.dropped,
-        )
+        let head = format::Head {
+            version: format::VERSION,
+            width: self.width,
+            shape: &self.shape_bytes,
+            dropped: self.dropped,
+            names: &self.names,
+        };
+        format::write(&mut out, &head, self.ticks.iter())
     }
 
     fn open_tick(&self) -> Option<&TickData> {

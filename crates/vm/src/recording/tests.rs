@@ -45,9 +45,10 @@ fn a_recording_reads_back_as_written() {
     assert!(!recorder.annotate(AgentId(9), Some(NodeIdx::new(99)), "no such node"));
     let mut bytes = Vec::new();
     recorder.write_to(&mut bytes).unwrap();
+    // The names block holds its two counts, and no name.
     assert_eq!(
         bytes.len(),
-        format::HEADER + tick::pad4(recorder.shape_bytes().len()) + recorder.bytes()
+        format::HEADER + tick::pad4(recorder.shape_bytes().len()) + recorder.bytes() + 8
     );
     let read = Recording::read_from(&bytes).unwrap();
     assert_eq!(read, recorder.recording());
@@ -162,6 +163,8 @@ fn sample() -> Vec<u8> {
     record(&mut recorder, 2, &[0, 1, 2]);
     record(&mut recorder, 1, &[4, 6]);
     recorder.annotate(AgentId(4), Some(NodeIdx::new(1)), "héllo");
+    recorder.name(AgentId(1), "guard ✓");
+    recorder.name(AgentId(6), "Entity 6v2");
     recorder.recording().to_bytes()
 }
 
@@ -185,7 +188,7 @@ fn damaged_files_are_errors_at_the_damaged_byte() {
     bad[8] = 9;
     assert_eq!(
         error(&bad).to_string(),
-        "byte 8: recording format version 9 is not supported; this build reads version 1"
+        "byte 8: recording format version 9 is not supported; this build reads versions 1 to 2"
     );
     let mut bad = good.clone();
     bad[12] = 3;
@@ -217,6 +220,75 @@ fn damaged_files_are_errors_at_the_damaged_byte() {
     let mut bad = good.clone();
     bad.push(0);
     assert_eq!(error(&bad).what(), &Unreadable::Trailing { bytes: 1 });
+    // The names block closes the file: two counts, two names of 12 bytes
+    // each, then 9 + 10 bytes of text and one of padding.
+    let names = good.len() - 20 - 24 - 8;
+    assert_eq!(&good[names..names + 8], &[2, 0, 0, 0, 19, 0, 0, 0]);
+    // Named agents out of order.
+    let mut bad = good.clone();
+    bad[names + 8 + 12] = 0;
+    assert_eq!(
+        error(&bad).to_string(),
+        format!(
+            "byte {}: the named agents are not strictly ascending, or a name's text is out of range",
+            names + 8 + 12
+        )
+    );
+    // A name's text inside a character (`✓` is three bytes, from 6).
+    let mut bad = good.clone();
+    bad[names + 8 + 8] = 7;
+    assert_eq!(
+        (error(&bad).offset(), error(&bad).what()),
+        (names + 8, &Unreadable::Name)
+    );
+    // Name text that is not UTF-8.
+    let mut bad = good.clone();
+    bad[names + 32] = 0xff;
+    assert_eq!(
+        (error(&bad).offset(), error(&bad).what()),
+        (names + 32, &Unreadable::NotUtf8)
+    );
+}
+
+#[test]
+fn agents_named_by_the_application_read_back_by_name() {
+    let recording = Recording::read_from(&sample()).unwrap();
+    assert_eq!(recording.name(AgentId(1)), Some("guard ✓"));
+    assert_eq!(recording.name(AgentId(6)), Some("Entity 6v2"));
+    assert_eq!(recording.name(AgentId(0)), None);
+    assert_eq!(
+        recording.names().collect::<Vec<_>>(),
+        [(AgentId(1), "guard ✓"), (AgentId(6), "Entity 6v2")]
+    );
+    // The last name given stands; an empty one removes it.
+    let mut recorder = Recorder::new(&shape(3), DEFAULT_BUDGET);
+    record(&mut recorder, 1, &[0, 1, 2]);
+    recorder.name(AgentId(2), "first");
+    recorder.name(AgentId(0), "zero");
+    recorder.name(AgentId(2), "second");
+    recorder.name(AgentId(0), "");
+    recorder.name(AgentId(1), "");
+    assert_eq!(recorder.name_of(AgentId(2)), Some("second"));
+    let read = Recording::read_from(&recorder.recording().to_bytes()).unwrap();
+    assert_eq!(read.names().collect::<Vec<_>>(), [(AgentId(2), "second")]);
+    // Names outlive the ring: the ticks they were given at may be gone.
+    recorder.clear();
+    assert_eq!(recorder.name_of(AgentId(2)), Some("second"));
+}
+
+#[test]
+fn a_version_1_file_reads_without_names_and_writes_back_as_version_1() {
+    // A version-1 file is a version-2 file without the names block.
+    let mut recorder = Recorder::new(&shape(3), DEFAULT_BUDGET);
+    record(&mut recorder, 2, &[0, 1, 2]);
+    let mut v1 = recorder.recording().to_bytes();
+    assert_eq!(v1[8], 2);
+    v1.truncate(v1.len() - 8);
+    v1[8] = 1;
+    let read = Recording::read_from(&v1).unwrap();
+    assert_eq!(read.len(), 2);
+    assert_eq!(read.names().len(), 0);
+    assert_eq!(read.to_bytes(), v1);
 }
 
 #[test]
