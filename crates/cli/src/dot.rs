@@ -79,7 +79,10 @@ pub fn label(shape: &Shape, disassembly: &Disassembly, node: NodeIdx) -> (Vec<St
     (lines, look)
 }
 
-/// The usual symbol of a decider kind, with its name.
+/// The usual symbol of a decider kind, with its name. The symbols are
+/// characters that common fonts draw (no emoji, nothing outside DejaVu
+/// Sans, the fallback font of Linux browsers; the test below checks each
+/// against the fonts installed).
 fn symbol(kind: Kind) -> &'static str {
     match kind {
         Kind::Sequence => "→ Sequence",
@@ -98,8 +101,8 @@ fn symbol(kind: Kind) -> &'static str {
         Kind::ForceFailure => "✗ ForceFailure",
         Kind::Loop => "↻ Loop",
         Kind::LoopUntilSuccess => "↻ LoopUntilSuccess",
-        Kind::Timeout => "⏱ Timeout",
-        Kind::Wait => "⏱ Wait",
+        Kind::Timeout => "◷ Timeout",
+        Kind::Wait => "◷ Wait",
         Kind::Cooldown => "❄ Cooldown",
         Kind::Scope => "⟦⟧ Scope",
         Kind::Script => "ƒ Script",
@@ -108,21 +111,21 @@ fn symbol(kind: Kind) -> &'static str {
         Kind::ScriptWrapper => "⟦ƒ⟧ ScriptWrapper",
         Kind::IfCondition => "? IfCondition",
         Kind::AssertCondition => "! AssertCondition",
-        Kind::IfTime => "⏱? IfTime",
-        Kind::WaitUntilTime => "⏱ WaitUntilTime",
+        Kind::IfTime => "◷? IfTime",
+        Kind::WaitUntilTime => "◷ WaitUntilTime",
         Kind::WaitForEvent => "✉ WaitForEvent",
         Kind::SendEvent => "✉ SendEvent",
         Kind::PostStimulus => "⚡ PostStimulus",
         Kind::StoredState => "▣ StoredState",
         Kind::Repeat => "⟳ Repeat",
-        Kind::Monitor => "👁 Monitor",
+        Kind::Monitor => "◉ Monitor",
         Kind::Group => "⊞ Group",
         Kind::Decider => "◇ Decider",
-        Kind::Gate => "⛩ Gate",
+        Kind::Gate => "∏ Gate",
         Kind::GlobalCooldown => "❄❄ GlobalCooldown",
-        Kind::Team => "👥 Team",
+        Kind::Team => "⁂ Team",
         Kind::Sync => "⇄ Sync",
-        Kind::ChildTree => "⧉ ChildTree",
+        Kind::ChildTree => "❐ ChildTree",
         Kind::AlwaysSuccess => "✓ AlwaysSuccess",
         Kind::AlwaysFailure => "✗ AlwaysFailure",
         Kind::Condition | Kind::Action | Kind::Deferred | Kind::Decide => kind.name(),
@@ -166,5 +169,40 @@ mod tests {
         assert!(dot.contains("n2 [label=\"Walk(to=\\\"door\\\")\""));
         assert!(dot.contains("n0 -> n1;\n  n0 -> n2;"));
         assert!(dot.ends_with("}\n"));
+    }
+
+    /// Every symbol's characters are in DejaVu Sans, asked of fontconfig
+    /// (`fc-list :charset=HEX`); skipped where fontconfig or the font is
+    /// not installed.
+    #[test]
+    fn every_symbol_is_drawn_by_common_fonts() {
+        let families = |hex: &str| -> Option<String> {
+            let out = std::process::Command::new("fc-list")
+                .args([format!(":charset={hex}"), "family".to_owned()])
+                .output()
+                .ok()?;
+            out.status
+                .success()
+                .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+        };
+        if !families("41").is_some_and(|f| f.contains("DejaVu Sans")) {
+            eprintln!("skipped: no fontconfig with DejaVu Sans here");
+            return;
+        }
+        let mut chars: Vec<char> = Kind::ALL
+            .iter()
+            .flat_map(|&kind| symbol(kind).chars())
+            .filter(|c| !c.is_ascii())
+            .collect();
+        chars.sort_unstable();
+        chars.dedup();
+        assert!(chars.len() > 10, "{chars:?}");
+        let missing: Vec<char> = chars
+            .into_iter()
+            .filter(|&c| {
+                !families(&format!("{:x}", c as u32)).is_some_and(|f| f.contains("DejaVu Sans"))
+            })
+            .collect();
+        assert!(missing.is_empty(), "not in DejaVu Sans: {missing:?}");
     }
 }

@@ -13,6 +13,7 @@ mod export;
 mod nodes;
 mod observe;
 mod offer;
+mod palette;
 mod recording;
 mod report;
 mod svg;

@@ -10,6 +10,7 @@
 //! where it was written.
 
 use crate::dot::{Look, label};
+use crate::palette;
 use std::fmt::Write;
 use treebeard_load::xml::export::escape;
 use treebeard_shape::{NodeIdx, Shape};
@@ -164,8 +165,9 @@ pub struct Overlay<'a> {
 }
 
 /// `shape` drawn as `layout` puts it, with `overlay`'s states if given:
-/// running nodes filled amber with a thick border, succeeded green,
-/// failed red, cancelled grey and dashed. Each node is a `<g class="node"
+/// running nodes blue with a thick border, succeeded green, failed red,
+/// cancelled orange and dashed, idle grey (the colours of
+/// [`crate::palette`], which the viewer's page uses too). Each node is a `<g class="node"
 /// id="n{index}" data-node="{index}">` (with `data-state` under an
 /// overlay) holding its box and label, so a page can find and style it.
 pub fn draw(shape: &Shape, name: &str, layout: &Layout, overlay: Option<&Overlay<'_>>) -> String {
@@ -229,25 +231,21 @@ pub fn draw(shape: &Shape, name: &str, layout: &Layout, overlay: Option<&Overlay
             Look::Deferred => ("#e3f4e1", r#" stroke-dasharray="4 3""#),
             Look::Action => ("#e3f4e1", ""),
         };
-        let mut stroke = r##"stroke="#5b6577""##;
+        let mut stroke = String::from(r##"stroke="#5b6577""##);
         match overlay.map(|o| o.states.get(i).copied().unwrap_or_default()) {
             None => {
                 let _ = writeln!(out, r#"<g class="node" id="n{i}" data-node="{i}">"#);
             }
             Some(state) => {
-                (fill, stroke) = match state {
-                    NodeState::Idle => ("#ffffff", r##"stroke="#9aa3b2""##),
-                    NodeState::Running => ("#ffd479", r##"stroke="#b35c00" stroke-width="3""##),
-                    NodeState::Success => ("#b7e4a8", r##"stroke="#2f7d32" stroke-width="2""##),
-                    NodeState::Failure => ("#f4b3ae", r##"stroke="#b3261e" stroke-width="2""##),
-                    NodeState::Cancelled => (
-                        "#d7d7d7",
-                        r##"stroke="#6b6b6b" stroke-width="2" stroke-dasharray="2 2""##,
-                    ),
-                };
-                if state == NodeState::Cancelled && b.look == Look::Deferred {
-                    // Its own dashes give way to the cancelled ones.
-                    extra = "";
+                let look = palette::look(state);
+                fill = look.fill;
+                stroke = format!(r#"stroke="{}" stroke-width="{}""#, look.line, look.width);
+                if let Some(dashes) = look.dashes {
+                    let _ = write!(stroke, r#" stroke-dasharray="{dashes}""#);
+                    if b.look == Look::Deferred {
+                        // The state's dashes stand in for the look's.
+                        extra = "";
+                    }
                 }
                 let _ = writeln!(
                     out,

@@ -14,7 +14,7 @@
 //! `data-node="index"` and `data-state="running"` (or `idle`, `success`,
 //! `failure`, `cancelled`), which the end-to-end test reads.
 
-use crate::svg;
+use crate::{palette, svg};
 use serde_json::json;
 use treebeard_shape::NodeIdx;
 use treebeard_vm::Recording;
@@ -56,7 +56,7 @@ pub fn page(recording: &Recording, title: &str) -> String {
     let data = base64(&recording.to_bytes());
     fill(PAGE, |name| match name {
         "TITLE" => escape(title),
-        "CSS" => CSS.to_owned(),
+        "CSS" => palette::css() + CSS,
         "SVG" => drawing.clone(),
         "NODES" => nodes.clone(),
         "DATA" => data.clone(),

@@ -5,7 +5,11 @@
 (function () {
   const T0 = performance.now();
   const STATES = ["idle", "running", "success", "failure", "cancelled"];
-  const COLOURS = { idle: "#e4e7ec", running: "#2f6fd6", success: "#2c8c3f", failure: "#c93636", cancelled: "#c77700" };
+  // The state colours of the page's style (crates/cli/src/palette.rs):
+  // each state's own, and idle's fill, for the history strip.
+  const style = getComputedStyle(document.documentElement);
+  const COLOURS = Object.fromEntries(STATES.map((s) =>
+    [s, style.getPropertyValue(s === "idle" ? "--idle-bg" : `--${s}`).trim()]));
   const NODES = JSON.parse(document.getElementById("nodes").textContent);
   const $ = (id) => document.getElementById(id);
 
