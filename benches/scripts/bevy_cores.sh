@@ -14,15 +14,18 @@ set -euo pipefail
 bin=${1:-target/release/examples/bevy_crowd}
 rounds=${2:-2}
 cores=$(nproc)
-echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $cores cores"
-figures() { grep -E '^(plain_ns_per_agent_tick|bevy_ratio|bevy_frame_ns_per_agent_tick|bridge_ratio|ns_per_agent_tick|checksum_state):' | tr '\n' ' '; echo; }
+# shellcheck source=benches/scripts/common.sh
+source "$(dirname "$0")/common.sh"
+print_cpu
+# The figures each run prints.
+keys=(plain_ns_per_agent_tick bevy_ratio bevy_frame_ns_per_agent_tick bridge_ratio ns_per_agent_tick checksum_state)
 for round in $(seq 1 "$rounds"); do
     for engine in compiled interpreted; do
         threads=1
         while [ "$threads" -le "$cores" ]; do
             for pool in rayon bevy; do
                 echo -n "round $round engine $engine threads $threads pool $pool: "
-                "$bin" --runs 3 --threads "$threads" --engine "$engine" --pool "$pool" 2>/dev/null | figures
+                "$bin" --runs 3 --threads "$threads" --engine "$engine" --pool "$pool" 2>/dev/null | figures "${keys[@]}"
             done
             threads=$((threads * 2))
         done

@@ -16,11 +16,14 @@ set -euo pipefail
 bin=${1:-target/release/examples/crowd}
 rounds=${2:-3}
 cores=$(nproc)
-echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//'), $cores cores"
-figures() { grep -E '^(ns_per_agent_tick|handcoded_ns_per_agent_tick|ratio|checksum_state):' | tr '\n' ' '; echo; }
+# shellcheck source=benches/scripts/common.sh
+source "$(dirname "$0")/common.sh"
+print_cpu
+# The figures each run prints.
+keys=(ns_per_agent_tick handcoded_ns_per_agent_tick ratio checksum_state)
 for engine in compiled interpreted; do
     echo -n "agents 5000 threads 1 engine $engine: "
-    "$bin" --agents 5000 --ticks 1000 --runs 5 --threads 1 --engine "$engine" 2>/dev/null | figures
+    "$bin" --agents 5000 --ticks 1000 --runs 5 --threads 1 --engine "$engine" 2>/dev/null | figures "${keys[@]}"
 done
 for round in $(seq 1 "$rounds"); do
     for agents in 100000 1000000; do
@@ -30,7 +33,7 @@ for round in $(seq 1 "$rounds"); do
             for engine in compiled interpreted; do
                 echo -n "round $round agents $agents ticks $ticks threads $threads engine $engine: "
                 "$bin" --agents "$agents" --ticks "$ticks" --runs 1 --threads "$threads" \
-                    --engine "$engine" 2>/dev/null | figures
+                    --engine "$engine" 2>/dev/null | figures "${keys[@]}"
             done
             threads=$((threads * 2))
         done

@@ -201,7 +201,7 @@ fn join<B: Default + Send + Sync + 'static>(
 /// as messages.
 fn tick<B: Send + Sync + 'static>(
     mut crowd: ResMut<TreeCrowd<B>>,
-    recorder: Option<ResMut<TreeRecorder<B>>>,
+    mut recorder: Option<ResMut<TreeRecorder<B>>>,
     time: Res<Time>,
     mut requests: MessageWriter<ActionRequest>,
 ) {
@@ -215,8 +215,7 @@ fn tick<B: Send + Sync + 'static>(
         ..
     } = &mut *crowd;
     let dt = time.delta_secs();
-    let mut recorder = recorder;
-    let recording = recorder.as_deref_mut().and_then(TreeRecorder::active);
+    let recording = recorder.as_deref_mut().and_then(TreeRecorder::recorder_mut);
     match (threads, recording) {
         (Threads::Own(pool), Some(recorder)) => {
             pool.install(|| crowd.tick_observed(dt, |_, _| {}, recorder));

@@ -132,11 +132,6 @@ impl<B> TreeRecorder<B> {
         io::Write::flush(&mut out)
     }
 
-    /// The recorder to tick with, if recording.
-    pub(crate) fn active(&mut self) -> Option<&mut Recorder> {
-        self.recorder.as_mut()
-    }
-
     /// Follows the crowd's tree: a recorder for its first tree, a new one
     /// for each reloaded tree.
     fn follow_tree(&mut self, shape: &Arc<Shape>) {

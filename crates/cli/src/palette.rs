@@ -8,7 +8,7 @@ use treebeard_vm::NodeState;
 
 /// How a node in a state is drawn.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Look {
+pub(crate) struct StateStyle {
     /// The border, and the state's colour where it stands alone (a pill's
     /// border, a history strip, a crowd count).
     pub line: &'static str,
@@ -22,7 +22,7 @@ pub(crate) struct Look {
 
 /// How a node in `state` is drawn: running blue with a thick border,
 /// succeeded green, failed red, cancelled orange and dashed, idle grey.
-pub(crate) const fn look(state: NodeState) -> Look {
+pub(crate) const fn style(state: NodeState) -> StateStyle {
     let (line, fill, width, dashes) = match state {
         NodeState::Idle => ("#9aa3b2", "#e4e7ec", 1, None),
         NodeState::Running => ("#2f6fd6", "#d4e4ff", 3, None),
@@ -30,7 +30,7 @@ pub(crate) const fn look(state: NodeState) -> Look {
         NodeState::Failure => ("#c93636", "#ffd9d9", 2, None),
         NodeState::Cancelled => ("#c77700", "#ffe9c7", 2, Some("5 3")),
     };
-    Look {
+    StateStyle {
         line,
         fill,
         width,
@@ -45,23 +45,23 @@ pub(crate) const fn look(state: NodeState) -> Look {
 pub(crate) fn css() -> String {
     let mut out = String::from(":root {\n");
     for state in NodeState::ALL {
-        let (name, look) = (state.name(), look(state));
+        let (name, style) = (state.name(), style(state));
         let _ = writeln!(
             out,
             "  --{name}: {}; --{name}-bg: {};",
-            look.line, look.fill
+            style.line, style.fill
         );
     }
     out.push_str("}\n");
     for state in NodeState::ALL.into_iter().filter(|&s| s != NodeState::Idle) {
-        let (name, look) = (state.name(), look(state));
+        let (name, style) = (state.name(), style(state));
         let _ = write!(
             out,
             "g.node[data-state=\"{name}\"] > rect, g.node[data-state=\"{name}\"] > ellipse \
              {{ fill: var(--{name}-bg); stroke: var(--{name}); stroke-width: {}px;",
-            look.width
+            style.width
         );
-        if let Some(dashes) = look.dashes {
+        if let Some(dashes) = style.dashes {
             let _ = write!(out, " stroke-dasharray: {dashes};");
         }
         out.push_str(" }\n");
@@ -77,8 +77,8 @@ mod tests {
     fn each_state_has_its_own_colours() {
         for (i, a) in NodeState::ALL.into_iter().enumerate() {
             for b in NodeState::ALL.into_iter().skip(i + 1) {
-                assert_ne!(look(a).line, look(b).line, "{a:?} and {b:?}");
-                assert_ne!(look(a).fill, look(b).fill, "{a:?} and {b:?}");
+                assert_ne!(style(a).line, style(b).line, "{a:?} and {b:?}");
+                assert_ne!(style(a).fill, style(b).fill, "{a:?} and {b:?}");
             }
         }
     }
@@ -87,9 +87,9 @@ mod tests {
     fn the_pages_styles_name_every_state() {
         let css = css();
         for state in NodeState::ALL {
-            let look = look(state);
+            let style = style(state);
             assert!(
-                css.contains(&format!("--{}: {};", state.name(), look.line)),
+                css.contains(&format!("--{}: {};", state.name(), style.line)),
                 "{css}"
             );
         }

@@ -167,9 +167,10 @@ pub struct Overlay<'a> {
 /// `shape` drawn as `layout` puts it, with `overlay`'s states if given:
 /// running nodes blue with a thick border, succeeded green, failed red,
 /// cancelled orange and dashed, idle grey (the colours of
-/// [`crate::palette`], which the viewer's page uses too). Each node is a `<g class="node"
-/// id="n{index}" data-node="{index}">` (with `data-state` under an
-/// overlay) holding its box and label, so a page can find and style it.
+/// [`crate::palette`], which the viewer's page uses too). Each node is a
+/// `<g class="node" id="n{index}" data-node="{index}">` (with
+/// `data-state` under an overlay) holding its box and label, so a page
+/// can find and style it.
 pub fn draw(shape: &Shape, name: &str, layout: &Layout, overlay: Option<&Overlay<'_>>) -> String {
     let Layout {
         boxes,
@@ -237,10 +238,10 @@ pub fn draw(shape: &Shape, name: &str, layout: &Layout, overlay: Option<&Overlay
                 let _ = writeln!(out, r#"<g class="node" id="n{i}" data-node="{i}">"#);
             }
             Some(state) => {
-                let look = palette::look(state);
-                fill = look.fill;
-                stroke = format!(r#"stroke="{}" stroke-width="{}""#, look.line, look.width);
-                if let Some(dashes) = look.dashes {
+                let style = palette::style(state);
+                fill = style.fill;
+                stroke = format!(r#"stroke="{}" stroke-width="{}""#, style.line, style.width);
+                if let Some(dashes) = style.dashes {
                     let _ = write!(stroke, r#" stroke-dasharray="{dashes}""#);
                     if b.look == Look::Deferred {
                         // The state's dashes stand in for the look's.

@@ -229,6 +229,12 @@ impl<B: Send> Crowd<B> {
                     &skip[from..to],
                 );
             });
+        self.gather_chunk_requests();
+    }
+
+    /// The tick's requests: the chunks', in chunk order, which is agent
+    /// order.
+    pub(super) fn gather_chunk_requests(&mut self) {
         self.requests.clear();
         for requests in &self.chunk_requests[..self.plan.chunks()] {
             self.requests.extend_from_slice(requests);

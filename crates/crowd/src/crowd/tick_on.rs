@@ -45,10 +45,7 @@ impl<B: Send> Crowd<B> {
                 job.run();
             }
         }
-        self.requests.clear();
-        for requests in &self.chunk_requests[..chunks] {
-            self.requests.extend_from_slice(requests);
-        }
+        self.gather_chunk_requests();
         self.end_tick();
     }
 }

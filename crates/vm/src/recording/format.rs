@@ -242,8 +242,18 @@ fn write_head(out: &mut dyn Write, head: &Head<'_>, ticks: usize) -> io::Result<
     head[20..24].copy_from_slice(&len32(ticks)?.to_le_bytes());
     head[24..32].copy_from_slice(&dropped.to_le_bytes());
     out.write_all(&head)?;
-    out.write_all(shape)?;
-    out.write_all(&[0; 3][..pad4(shape.len()) - shape.len()])
+    write_padded(out, shape)
+}
+
+/// `bytes`, then zeros up to a multiple of 4.
+fn write_padded(out: &mut dyn Write, bytes: &[u8]) -> io::Result<()> {
+    out.write_all(bytes)?;
+    write_pad(out, bytes.len())
+}
+
+/// The zeros that pad `len` bytes to a multiple of 4.
+fn write_pad(out: &mut dyn Write, len: usize) -> io::Result<()> {
+    out.write_all(&[0; 3][..pad4(len) - len])
 }
 
 /// Writes a whole recording: the head, then `ticks`, oldest first, then
@@ -277,13 +287,11 @@ fn write_tick(out: &mut dyn Write, tick: &TickData, width: u8) -> io::Result<()>
     out.write_all(&head)?;
     write_words(out, &tick.ids)?;
     write_words(out, &tick.ends)?;
-    out.write_all(&tick.entries)?;
-    out.write_all(&[0; 3][..pad4(tick.entries.len()) - tick.entries.len()])?;
+    write_padded(out, &tick.entries)?;
     for note in &tick.notes {
         write_words(out, &[note.agent, note.node, note.start, note.len])?;
     }
-    out.write_all(tick.text.as_bytes())?;
-    out.write_all(&[0; 3][..pad4(tick.text.len()) - tick.text.len()])
+    write_padded(out, tick.text.as_bytes())
 }
 
 /// The names block.
@@ -298,7 +306,7 @@ fn write_names(out: &mut dyn Write, names: &[(u32, String)]) -> io::Result<()> {
     for (_, name) in names {
         out.write_all(name.as_bytes())?;
     }
-    out.write_all(&[0; 3][..pad4(text) - text])
+    write_pad(out, text)
 }
 
 fn write_words(out: &mut dyn Write, words: &[u32]) -> io::Result<()> {
@@ -378,6 +386,17 @@ impl<'b> Reader<'b> {
         Ok(b.chunks_exact(4)
             .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
             .collect())
+    }
+
+    /// `len` bytes of UTF-8 text, then its padding (the notes' or the
+    /// names' text).
+    fn text(&mut self, block: &'static str, len: u32) -> Result<&'b str, RecordingError> {
+        let at = self.pos;
+        let bytes = self.take(block, u64::from(len))?;
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| self.fail(at + e.valid_up_to(), Unreadable::NotUtf8))?;
+        self.pad(block, bytes.len())?;
+        Ok(text)
     }
 
     /// Padding up to a multiple of 4 after `len` bytes; it must be zero.
@@ -471,24 +490,20 @@ fn read_names(r: &mut Reader<'_>) -> Result<Names, RecordingError> {
     let text_len = r.u32("names header")?;
     let names_at = r.pos;
     let words = r.words("names", 3 * u64::from(count))?;
-    let text_at = r.pos;
-    let text_bytes = r.take("name text", u64::from(text_len))?;
-    let text = std::str::from_utf8(text_bytes)
-        .map_err(|e| r.fail(text_at + e.valid_up_to(), Unreadable::NotUtf8))?;
+    let text = r.text("name text", text_len)?;
     let mut names = Names::with_capacity(count as usize);
     for (k, n) in words.chunks_exact(3).enumerate() {
-        let (agent, start, len) = (n[0], n[1], n[2]);
-        let end = u64::from(start) + u64::from(len);
-        let ok = names.last().is_none_or(|&(last, _)| last < agent)
-            && end <= u64::from(text_len)
-            && text.is_char_boundary(start as usize)
-            && text.is_char_boundary(end as usize);
-        if !ok {
+        let agent = n[0];
+        let name = names
+            .last()
+            .is_none_or(|&(last, _)| last < agent)
+            .then(|| slice(text, n[1], n[2]))
+            .flatten();
+        let Some(name) = name else {
             return Err(r.fail(names_at + 12 * k, Unreadable::Name));
-        }
-        names.push((agent, text[start as usize..end as usize].to_owned()));
+        };
+        names.push((agent, name.to_owned()));
     }
-    r.pad("name text padding", text_bytes.len())?;
     Ok(names)
 }
 
@@ -571,10 +586,7 @@ fn read_tick(r: &mut Reader<'_>, shape: &Shape, width: u8) -> Result<TickData, R
     r.pad("entry padding", tick.entries.len())?;
     let notes_at = r.pos;
     let words = r.words("notes", 4 * u64::from(notes))?;
-    let text_at = r.pos;
-    let text_bytes = r.take("note text", u64::from(text_len))?;
-    let text = std::str::from_utf8(text_bytes)
-        .map_err(|e| r.fail(text_at + e.valid_up_to(), Unreadable::NotUtf8))?;
+    let text = r.text("note text", text_len)?;
     let mut tick = tick;
     for (k, n) in words.chunks_exact(4).enumerate() {
         let note = NoteData {
@@ -583,17 +595,20 @@ fn read_tick(r: &mut Reader<'_>, shape: &Shape, width: u8) -> Result<TickData, R
             start: n[2],
             len: n[3],
         };
-        let end = u64::from(note.start) + u64::from(note.len);
         let ok = (note.node == NO_NODE || (note.node as usize) < shape.len())
-            && end <= u64::from(text_len)
-            && text.is_char_boundary(note.start as usize)
-            && text.is_char_boundary(end as usize);
+            && slice(text, note.start, note.len).is_some();
         if !ok {
             return Err(r.fail(notes_at + 16 * k, Unreadable::Note));
         }
         tick.notes.push(note);
     }
     tick.text = text.to_owned();
-    r.pad("text padding", text_bytes.len())?;
     Ok(tick)
+}
+
+/// The `len` bytes of `text` from `start`, if they lie inside it on
+/// character boundaries.
+fn slice(text: &str, start: u32, len: u32) -> Option<&str> {
+    let end = (start as usize).checked_add(len as usize)?;
+    text.get(start as usize..end)
 }
