@@ -32,6 +32,15 @@
 //! cargo run --release --example crowd -- --ticks 100 --runs 1 --record crowd.tbrec
 //! cargo run -p treebeard-cli -- view crowd.tbrec -o crowd.html
 //! ```
+//!
+//! `--live ADDR` runs the workload at `--fps` frames a second instead of
+//! the timed runs, every agent recorded, and serves the viewer at `ADDR`
+//! following it live (docs/recording.md); the checksum lines come when the
+//! last tick is done, and the viewer stays up until the process is stopped:
+//!
+//! ```text
+//! cargo run --release --example crowd -- --live 127.0.0.1:8080 --ticks 100000
+//! ```
 
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -39,6 +48,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use treebeard::prelude::*;
 use treebeard::vm::Recorder;
+use treebeard_view::live::{LiveOptions, LiveView};
 use treebeard_workload::{
     Checksum, Critter, Machine, compiled, leaves, run_handcoded, spawn, tree,
 };
@@ -103,6 +113,19 @@ struct Args {
     /// the same).
     #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(1..))]
     switch_every: Option<u32>,
+    /// Instead of the timed runs, run the workload at `--fps` frames a
+    /// second and serve the viewer, following it live, at this address
+    /// (`127.0.0.1:0` picks a port); after the last tick it serves on
+    /// until stopped (Ctrl-C).
+    #[arg(long, value_name = "ADDR")]
+    live: Option<String>,
+    /// With `--live`: frames a second.
+    #[arg(long, default_value_t = 10.0, requires = "live")]
+    fps: f64,
+    /// With `--live`: serve on an address that is not loopback, which
+    /// shows the tree and the agents to anyone who can reach it.
+    #[arg(long, requires = "live")]
+    live_expose: bool,
 }
 
 /// One run of one implementation.
@@ -152,22 +175,11 @@ fn run_recorded(
 ) -> std::io::Result<(Run, f64)> {
     let mut crowd = Crowd::with_agents(program.clone(), spawn(args.agents as usize, args.seed));
     let mut recorder = Recorder::new(program.shape(), args.record_mib << 20);
-    let flee = program.shape().find("Flee");
-    let mut threat: Vec<bool> = crowd.blackboards().iter().map(|c| c.threat).collect();
+    let mut notes = ThreatNotes::new(&crowd);
     let start = Instant::now();
     for _ in 0..args.ticks {
         crowd.tick_observed(1.0, |_, critter| critter.world_step(), &mut recorder);
-        for (i, critter) in crowd.blackboards().iter().enumerate() {
-            if critter.threat != threat[i] {
-                threat[i] = critter.threat;
-                let what = if critter.threat { "appeared" } else { "gone" };
-                let note = format!(
-                    "threat {what} (hunger {}, fatigue {})",
-                    critter.hunger, critter.fatigue
-                );
-                recorder.annotate(AgentId(i as u32), flee, &note);
-            }
-        }
+        notes.annotate(&crowd, &mut recorder);
     }
     let elapsed = start.elapsed();
     let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
@@ -186,6 +198,72 @@ fn run_recorded(
         elapsed,
     };
     Ok((run, recorder.bytes_per_agent_tick()))
+}
+
+/// Whenever an agent's threat appears or goes, a note (custom debug text)
+/// on the agent's `Flee` node, as a game would attach one.
+struct ThreatNotes {
+    flee: Option<NodeIdx>,
+    threat: Vec<bool>,
+}
+
+impl ThreatNotes {
+    fn new(crowd: &Crowd<Critter>) -> ThreatNotes {
+        ThreatNotes {
+            flee: crowd.program().shape().find("Flee"),
+            threat: crowd.blackboards().iter().map(|c| c.threat).collect(),
+        }
+    }
+
+    /// Notes the changes since the last call at the recorder's newest tick.
+    fn annotate(&mut self, crowd: &Crowd<Critter>, recorder: &mut Recorder) {
+        for (i, critter) in crowd.blackboards().iter().enumerate() {
+            if critter.threat != self.threat[i] {
+                self.threat[i] = critter.threat;
+                let what = if critter.threat { "appeared" } else { "gone" };
+                let note = format!(
+                    "threat {what} (hunger {}, fatigue {})",
+                    critter.hunger, critter.fatigue
+                );
+                recorder.annotate(AgentId(i as u32), self.flee, &note);
+            }
+        }
+    }
+}
+
+/// The workload paced at `args.fps` frames a second, every agent
+/// recorded, and the viewer following it at `addr`; serves on after the
+/// last tick until the process is stopped. Returns on an error only.
+fn run_live(
+    args: &Args,
+    program: &Program<Critter>,
+    addr: &str,
+) -> std::io::Result<std::convert::Infallible> {
+    let mut crowd = Crowd::with_agents(program.clone(), spawn(args.agents as usize, args.seed));
+    let options = LiveOptions {
+        expose: args.live_expose,
+        ..LiveOptions::default()
+    };
+    let mut recorder = Recorder::new(program.shape(), options.history);
+    let mut live = LiveView::bind(addr, &recorder, "crowd workload", options)?;
+    println!("live: http://{}/", live.local_addr());
+    std::io::Write::flush(&mut std::io::stdout())?;
+    let mut notes = ThreatNotes::new(&crowd);
+    let frame = Duration::from_secs_f64(1.0 / args.fps.max(0.01));
+    let mut next = Instant::now();
+    for _ in 0..args.ticks {
+        crowd.tick_observed(1.0, |_, critter| critter.world_step(), &mut recorder);
+        notes.annotate(&crowd, &mut recorder);
+        live.publish(&mut recorder);
+        next += frame;
+        std::thread::sleep(next.saturating_duration_since(Instant::now()));
+    }
+    println!("{}", Checksum::of(crowd.blackboards()));
+    std::io::Write::flush(&mut std::io::stdout())?;
+    eprintln!("live: the run ended; serving its last ticks until stopped (Ctrl-C)");
+    loop {
+        std::thread::park();
+    }
 }
 
 fn run_machine(args: &Args) -> Run {
@@ -263,6 +341,11 @@ fn main() -> ExitCode {
             }
         },
     };
+    if let Some(addr) = &args.live {
+        let Err(e) = pool.install(|| run_live(&args, &program, addr));
+        eprintln!("error: cannot serve the live viewer at {addr}: {e}");
+        return ExitCode::from(2);
+    }
     eprintln!(
         "crowd workload: {} agents, {} ticks, seed {}, {threads} threads, {} runs",
         args.agents, args.ticks, args.seed, args.runs

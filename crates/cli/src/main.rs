@@ -8,16 +8,12 @@
 //! disassembled and drawn without the game.
 
 mod compile;
-mod dot;
 mod export;
 mod nodes;
 mod observe;
 mod offer;
-mod palette;
 mod recording;
 mod report;
-mod svg;
-mod view;
 mod watch;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -27,6 +23,7 @@ use std::process::ExitCode;
 use treebeard_load::{Load, LoadOptions, Loader, StubStatus};
 use treebeard_scenario::{PrepareOptions, builtin_leaves};
 use treebeard_shape::{Catalog, LeafCatalog};
+use treebeard_view::{dot, page, svg};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -691,7 +688,7 @@ fn view(path: &Path, output: Option<PathBuf>, title: Option<String>) -> ExitCode
             |n| n.to_string_lossy().into_owned(),
         )
     });
-    match std::fs::write(&output, view::page(&read, &title)) {
+    match std::fs::write(&output, page::render(&read, &title)) {
         Ok(()) => {
             eprintln!(
                 "{}: {} ticks, {} agents, {:.1} bytes per agent-tick",

@@ -1,10 +1,10 @@
 //! Recordings on the command line: reading one, and drawing an agent's node
 //! states at a tick over its tree (`treebeard svg RECORDING`).
 
-use crate::svg;
 use std::io::Read;
 use std::path::Path;
 use std::process::ExitCode;
+use treebeard_view::svg;
 use treebeard_vm::recording::MAGIC;
 use treebeard_vm::{AgentId, NodeState, Recording};
 

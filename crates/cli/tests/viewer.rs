@@ -3,17 +3,23 @@
 //! opens the page, moves its time slider over every tick and reports the
 //! nodes it highlights, which must be the recorded states.
 //!
-//! Chromium is looked for as `chromium`, `chromium-browser` and
-//! `google-chrome` (or `$TREEBEARD_CHROMIUM`); without it, the tests that
-//! need it print why and pass (`.ci/run` installs Debian's `chromium`).
+//! Chromium is found by `treebeard_testkit::browser::chromium`; without
+//! it, the tests that need it print why and pass (`.ci/run` installs
+//! Debian's `chromium`).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
-use treebeard_vm::{AgentId, NodeState, Recording};
+use std::path::Path;
+use std::process::Command;
+use treebeard_testkit::browser::{attribute, chromium, element, expected, highlighted};
+use treebeard_vm::{AgentId, Recording};
 
 mod common;
 use common::TempDir;
+
+/// The DOM of the page file `page` opened at `#hash`.
+fn dump_dom(chromium: &Path, page: &Path, hash: &str, profile: &Path) -> String {
+    let url = format!("file://{}#{hash}", page.display());
+    treebeard_testkit::browser::dump_dom(chromium, &url, profile)
+}
 
 fn treebeard(args: &[&str]) -> (i32, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_treebeard"))
@@ -27,120 +33,6 @@ fn treebeard(args: &[&str]) -> (i32, String) {
         String::from_utf8_lossy(&out.stderr)
     );
     (out.status.code().unwrap_or(-1), text)
-}
-
-/// A Chromium binary, or `None` after saying why the test skips.
-fn chromium() -> Option<PathBuf> {
-    if let Some(path) = std::env::var_os("TREEBEARD_CHROMIUM") {
-        return Some(PathBuf::from(path));
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    for name in ["chromium", "chromium-browser", "google-chrome"] {
-        for dir in std::env::split_paths(&path) {
-            let candidate = dir.join(name);
-            if candidate.is_file() {
-                return Some(candidate);
-            }
-        }
-    }
-    eprintln!(
-        "skipped: no chromium, chromium-browser or google-chrome on PATH \
-         (`apt-get install chromium`, or set TREEBEARD_CHROMIUM)"
-    );
-    None
-}
-
-/// The page's DOM after its script ran, opened at `#hash`.
-fn dump_dom(chromium: &Path, page: &Path, hash: &str, profile: &Path) -> String {
-    let url = format!("file://{}#{hash}", page.display());
-    // The DOM goes to a file: a pipe left unread while waiting would fill
-    // and stall Chromium on a large page.
-    let dump = profile.with_extension("dom.html");
-    let mut child = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--no-first-run",
-            "--virtual-time-budget=10000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg("--dump-dom")
-        .arg(&url)
-        .stdout(std::fs::File::create(&dump).expect("the DOM file"))
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("chromium starts");
-    let start = Instant::now();
-    loop {
-        if child.try_wait().expect("chromium runs").is_some() {
-            break;
-        }
-        if start.elapsed() > Duration::from_secs(120) {
-            let _ = child.kill();
-            panic!("chromium did not finish with {url} in 120 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    String::from_utf8_lossy(&std::fs::read(&dump).expect("the DOM")).into_owned()
-}
-
-/// The text of the element `<tag id="id" ...>...</tag>` in `dom`.
-fn element<'d>(dom: &'d str, tag: &str, id: &str) -> &'d str {
-    let open = format!("<{tag} id=\"{id}\"");
-    let at = dom
-        .find(&open)
-        .unwrap_or_else(|| panic!("no {open} in the page:\n{dom}"));
-    let body = at + dom[at..].find('>').expect("the tag ends") + 1;
-    let end = body
-        + dom[body..]
-            .find(&format!("</{tag}>"))
-            .expect("the element ends");
-    &dom[body..end]
-}
-
-/// The value of attribute `name` in the first tag holding `marker`.
-fn attribute<'d>(dom: &'d str, marker: &str, name: &str) -> &'d str {
-    let at = dom
-        .find(marker)
-        .unwrap_or_else(|| panic!("no {marker} in the page"));
-    let tag = &dom[at..at + dom[at..].find('>').expect("the tag ends")];
-    let key = format!(" {name}=\"");
-    let from = tag
-        .find(&key)
-        .unwrap_or_else(|| panic!("no {name} in {tag}"))
-        + key.len();
-    &tag[from..from + tag[from..].find('"').expect("the value ends")]
-}
-
-/// The nodes each node `<g>` of the drawing shows not idle: `node=state`.
-fn highlighted(dom: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = dom;
-    while let Some(at) = rest.find("<g class=\"node") {
-        let tag = &rest[at..at + rest[at..].find('>').expect("the tag ends")];
-        let value = |name: &str| {
-            let key = format!(" {name}=\"");
-            let from = tag.find(&key).map(|f| f + key.len())?;
-            Some(&tag[from..from + tag[from..].find('"')?])
-        };
-        if let (Some(node), Some(state)) = (value("data-node"), value("data-state"))
-            && state != "idle"
-        {
-            out.push(format!("{node}={state}"));
-        }
-        rest = &rest[at + tag.len()..];
-    }
-    out
-}
-
-/// What the recording says the page must show for `agent` at tick `k`.
-fn expected(recording: &Recording, k: usize, agent: u32) -> Vec<String> {
-    let tick = recording.tick(k).expect("the tick");
-    tick.states(AgentId(agent))
-        .filter(|&(_, s)| s != NodeState::Idle)
-        .map(|(n, s)| format!("{}={}", n.get(), s.name()))
-        .collect()
 }
 
 #[test]
@@ -371,4 +263,158 @@ fn a_recording_of_5000_agents_opens_fast_and_stays_responsive() {
         "{details}"
     );
     assert!(element(&dom, "ul", "agents").contains("0 (the first critter)"));
+
+    // Picking a node lists the agents in it at the tick, by state, with
+    // their number over time.
+    let walk = recording.shape().find("Walk").expect("the Walk node");
+    let tick = recording.tick(99).unwrap();
+    let mut by_state = std::collections::BTreeMap::new();
+    for agent in tick.agents() {
+        let state = tick.state(agent, walk);
+        if state != treebeard_vm::NodeState::Idle {
+            by_state
+                .entry(state.name())
+                .or_insert_with(Vec::new)
+                .push(agent.0);
+        }
+    }
+    let here: usize = by_state.values().map(Vec::len).sum();
+    assert!(here > 100, "{by_state:?}");
+    let dom = dump_dom(
+        &chromium,
+        &page,
+        &format!("agent=4321&tick=99&node={}", walk.get()),
+        &dir.path("profile"),
+    );
+    let summary = element(&dom, "div", "crowd-summary");
+    assert!(
+        summary.contains(&format!("{here} agents here now")),
+        "{summary}"
+    );
+    let listed = element(&dom, "div", "here");
+    for (state, agents) in &by_state {
+        assert!(
+            listed.contains(&format!(
+                r#"data-state="{state}">{state}</span> {}: "#,
+                agents.len()
+            )),
+            "{state}: {listed}"
+        );
+        // The first agents of each state are links that pick them.
+        assert!(listed.contains(&format!(r#"data-goto-agent="{}""#, agents[0])));
+    }
+}
+
+/// A scenario of 331 nodes: six goals of six plans of eight leaves; one
+/// plan (goal 3, plan 2) ends in a running action, every other in a
+/// failure, so the root keeps running it.
+fn big_scenario() -> String {
+    let mut goals = Vec::new();
+    for g in 0..6 {
+        let plans: Vec<String> = (0..6)
+            .map(|p| {
+                let mut leaves: Vec<String> = (0..7)
+                    .map(|k| format!(r#"(type: "Succeed", name: "check_{g}_{p}_{k}")"#))
+                    .collect();
+                let last = if (g, p) == (3, 2) { "Running" } else { "Fail" };
+                leaves.push(format!(r#"(type: "{last}", name: "act_{g}_{p}")"#));
+                format!(
+                    r#"(type: "Sequence", name: "plan_{g}_{p}", children: [{}])"#,
+                    leaves.join(", ")
+                )
+            })
+            .collect();
+        goals.push(format!(
+            r#"(type: "Selector", name: "goal_{g}", children: [{}])"#,
+            plans.join(",\n")
+        ));
+    }
+    format!(
+        "(\n  tree: (type: \"Selector\", name: \"root\", children: [\n{}]),\n  ticks: 3,\n)\n",
+        goals.join(",\n")
+    )
+}
+
+#[test]
+fn a_big_tree_opens_collapsed_with_the_root_on_screen() {
+    let dir = TempDir::new("viewer-big");
+    let (tree, rec, page) = (
+        dir.path("big.ron"),
+        dir.path("big.tbrec"),
+        dir.path("big.html"),
+    );
+    std::fs::write(&tree, big_scenario()).unwrap();
+    let (code, out) = treebeard(&[
+        "run",
+        tree.to_str().unwrap(),
+        "--record",
+        rec.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out) = treebeard(&["view", rec.to_str().unwrap(), "-o", page.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}");
+    let recording = Recording::read_from(&std::fs::read(&rec).unwrap()).unwrap();
+    let shape = recording.shape();
+    assert_eq!(shape.len(), 331);
+    // Drawn whole, the tree is far too wide to read.
+    let html = std::fs::read_to_string(&page).unwrap();
+    let drawn: f64 = attribute(&html, "<svg xmlns", "width").parse().unwrap();
+    assert!(drawn > 20_000.0, "{drawn}");
+    let Some(chromium) = chromium() else { return };
+    let profile = dir.root().join("profile");
+    let find = |name: &str| shape.find(name).expect(name).index();
+    let (plan, act) = (find("plan_3_2"), find("act_3_2"));
+    let last = recording.len() - 1;
+
+    // Opened: two levels (goals and plans) and the root on screen; each
+    // plan collapsed, showing its eight nodes' most telling state at the
+    // first tick, when every plan before the running one failed.
+    let dom = dump_dom(&chromium, &page, "agent=0&tick=0", &profile);
+    let status = "<output id=\"status\"";
+    assert_eq!(attribute(&dom, status, "data-root-on-screen"), "1");
+    assert_eq!(attribute(&dom, status, "data-nodes-shown"), "43");
+    let width: f64 = attribute(&dom, "<svg xmlns", "width").parse().unwrap();
+    assert!(width < drawn / 5.0, "{width} of {drawn}");
+    let toggle = |dom: &str, node: usize| -> (String, String) {
+        let at = dom
+            .find(&format!("data-toggle=\"{node}\""))
+            .expect("the node has a toggle");
+        let tag_start = dom[..at].rfind('<').unwrap();
+        let text = &dom[tag_start..];
+        let state = attribute(text, "<text", "data-state").to_owned();
+        let body = &text[text.find('>').unwrap() + 1..text.find("</text>").unwrap()];
+        (body.to_owned(), state)
+    };
+    assert_eq!(toggle(&dom, plan), ("+8".into(), "running".into()));
+    let other = find("plan_0_0");
+    assert_eq!(toggle(&dom, other), ("+8".into(), "failure".into()));
+    assert!(!element_shown(&dom, act), "inside a collapsed plan");
+
+    // Finding a node inside a collapsed plan opens the plan and picks it.
+    let dom = dump_dom(
+        &chromium,
+        &page,
+        &format!("agent=0&tick={last}&find=act_3_2"),
+        &profile,
+    );
+    assert_eq!(attribute(&dom, status, "data-node"), act.to_string());
+    assert!(element_shown(&dom, act));
+    assert_eq!(toggle(&dom, plan).0, "−");
+    assert!(highlighted(&dom).contains(&format!("{act}=running")));
+
+    // Left to right: taller than wide; every level, on request.
+    let dom = dump_dom(&chromium, &page, "agent=0&layout=lr&depth=0", &profile);
+    let width: f64 = attribute(&dom, "<svg xmlns", "width").parse().unwrap();
+    let height: f64 = attribute(&dom, "<svg xmlns", "height").parse().unwrap();
+    assert!(height > 5.0 * width, "{width} x {height}");
+    assert_eq!(attribute(&dom, status, "data-nodes-shown"), "331");
+}
+
+/// Whether node `node`'s `<g>` is displayed (not `display: none`).
+fn element_shown(dom: &str, node: usize) -> bool {
+    let marker = format!("data-node=\"{node}\"");
+    let at = dom.find(&marker).expect("the node's group");
+    let tag_start = dom[..at].rfind('<').unwrap();
+    let tag = &dom[tag_start..at + dom[at..].find('>').unwrap()];
+    !tag.contains("display: none")
 }

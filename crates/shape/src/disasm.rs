@@ -33,6 +33,19 @@ impl Shape {
 impl Disassembly<'_> {
     /// The payload column of one item: fields, leaf name and parameters.
     pub fn payload(&self, node: NodeIdx) -> String {
+        self.payload_with(node, false)
+    }
+
+    /// The payload as a drawing labels the node: a built-in kind's
+    /// parameters only where the tree gave them another value than their
+    /// default (a Spore decider's nine parameters are mostly defaults).
+    /// Leaves' parameters all show: the shape does not hold their
+    /// catalog's defaults.
+    pub fn label(&self, node: NodeIdx) -> String {
+        self.payload_with(node, true)
+    }
+
+    fn payload_with(&self, node: NodeIdx, brief: bool) -> String {
         let shape = self.shape;
         let item = shape.item(node);
         let kind = shape.kind(node);
@@ -78,6 +91,7 @@ impl Disassembly<'_> {
                     .iter()
                     .zip(shape.params(node))
                     .filter(given)
+                    .filter(|&(p, &w)| !(brief && is_default(shape, p, w)))
                     .map(|(p, &w)| {
                         let mut value = String::new();
                         match shape.scripts().get(w as usize) {
@@ -111,6 +125,25 @@ impl Disassembly<'_> {
             let _ = write!(out, " [memory {}..{}]", memory.start, memory.end);
         }
         out
+    }
+}
+
+/// Whether `w`, the word of a built-in kind's parameter `p`, encodes the
+/// parameter's default (as compiling a tree that leaves it out does).
+fn is_default(shape: &Shape, p: &crate::KindParam, w: u64) -> bool {
+    use crate::kinds::KindParamType as T;
+    let Some(default) = p.default else {
+        return false;
+    };
+    match p.ty {
+        T::Script | T::Test | T::Condition => w == crate::kinds::NO_SCRIPT,
+        T::Duration => f64::from_bits(w) == default as f64,
+        // A literal input's word is its place in the parameter table.
+        T::Int | T::Agent => {
+            w & (FIELD_REF | ENTRY_REF) == 0
+                && shape.param_table().get(w as usize) == Some(&(default as u64))
+        }
+        _ => w == default as u64,
     }
 }
 

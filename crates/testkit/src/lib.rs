@@ -12,7 +12,9 @@
 //! * [`harness`]: differential runs of the VM against the reference.
 //! * [`compiled`]: random trees of the kinds compiled trees compile
 //!   ([`Spec::random_static`]).
+//! * [`browser`]: the viewer's page in headless Chromium.
 
+pub mod browser;
 pub mod compiled;
 pub mod crowd;
 pub mod r#gen;

@@ -226,7 +226,7 @@ pub(crate) struct Head<'a> {
 }
 
 /// The file header and shape.
-fn write_head(out: &mut dyn Write, head: &Head<'_>, ticks: usize) -> io::Result<()> {
+pub(crate) fn write_head(out: &mut dyn Write, head: &Head<'_>, ticks: usize) -> io::Result<()> {
     let Head {
         version,
         width,
@@ -273,8 +273,33 @@ pub(crate) fn write<'t>(
     Ok(())
 }
 
+/// A recording file from its parts, each as the format lays it out:
+/// `head` (a file header and shape, as [`crate::Recorder::encode_head`]
+/// writes it, whatever its counts), then `ticks`, oldest first, each one
+/// [`crate::Recorder::encode_tick`]'s bytes, the first after `dropped`
+/// dropped ones, then `names` ([`crate::Recorder::encode_names`]'s block).
+/// A live viewer keeps a recorder's newest ticks this way, apart from the
+/// recorder, and hands a new page this file.
+///
+/// # Panics
+///
+/// If `head` is shorter than a file header.
+pub fn assemble<T: AsRef<[u8]>>(head: &[u8], dropped: u64, ticks: &[T], names: &[u8]) -> Vec<u8> {
+    let len = head.len() + ticks.iter().map(|t| t.as_ref().len()).sum::<usize>() + names.len();
+    let mut out = Vec::with_capacity(len);
+    out.extend_from_slice(head);
+    let count = u32::try_from(ticks.len()).unwrap_or(u32::MAX);
+    out[20..24].copy_from_slice(&count.to_le_bytes());
+    out[24..32].copy_from_slice(&dropped.to_le_bytes());
+    for tick in ticks {
+        out.extend_from_slice(tick.as_ref());
+    }
+    out.extend_from_slice(names);
+    out
+}
+
 /// One tick, as the format above lays it out.
-fn write_tick(out: &mut dyn Write, tick: &TickData, width: u8) -> io::Result<()> {
+pub(crate) fn write_tick(out: &mut dyn Write, tick: &TickData, width: u8) -> io::Result<()> {
     let mut head = [0u8; TICK_HEADER];
     head[..8].copy_from_slice(&tick.index.to_le_bytes());
     head[8..16].copy_from_slice(&tick.time.to_le_bytes());
@@ -295,7 +320,7 @@ fn write_tick(out: &mut dyn Write, tick: &TickData, width: u8) -> io::Result<()>
 }
 
 /// The names block.
-fn write_names(out: &mut dyn Write, names: &[(u32, String)]) -> io::Result<()> {
+pub(crate) fn write_names(out: &mut dyn Write, names: &[(u32, String)]) -> io::Result<()> {
     let text: usize = names.iter().map(|(_, name)| name.len()).sum();
     write_words(out, &[len32(names.len())?, len32(text)?])?;
     let mut start = 0;

@@ -69,7 +69,7 @@ mod format;
 mod recorder;
 mod tick;
 
-pub use format::{MAGIC, RecordingError, Unreadable, VERSION};
+pub use format::{MAGIC, RecordingError, Unreadable, VERSION, assemble};
 
 use format::Names;
 pub use recorder::{DEFAULT_BUDGET, Recorder};

@@ -47,6 +47,13 @@ pub struct Recorder {
     agent: AgentId,
     /// The agents' names, ascending by agent.
     names: Names,
+    /// Ticks begun since the recorder was made: the held ticks'
+    /// ordinals end here (see [`Recorder::ordinal`]).
+    begun: u64,
+    /// Times the held ticks were forgotten (cleared, or a recording begun
+    /// anew), and times the names changed: what a live feed follows.
+    restarts: u64,
+    names_changed: u64,
 }
 
 impl Recorder {
@@ -68,6 +75,9 @@ impl Recorder {
             logs: true,
             agent: AgentId(0),
             names: Names::new(),
+            begun: 0,
+            restarts: 0,
+            names_changed: 0,
         }
     }
 
@@ -172,6 +182,7 @@ impl Recorder {
             let mut tick = self.spare.pop().unwrap_or_default();
             tick.reset(frame.index, frame.time);
             self.ticks.push_back(tick);
+            self.begun += 1;
             self.open = true;
         }
         if let Some(tick) = self.ticks.back_mut() {
@@ -215,6 +226,10 @@ impl Recorder {
     /// the earlier ticks too. Names are few (one per agent) and held
     /// outside the ring's budget.
     pub fn name(&mut self, agent: AgentId, name: &str) {
+        if self.name_of(agent).unwrap_or("") == name {
+            return;
+        }
+        self.names_changed += 1;
         match self.names.binary_search_by_key(&agent.0, |&(a, _)| a) {
             Ok(k) if name.is_empty() => {
                 self.names.remove(k);
@@ -232,6 +247,7 @@ impl Recorder {
 
     /// Forgets every tick (keeping the buffers).
     pub fn clear(&mut self) {
+        self.restarts += 1;
         self.open = false;
         self.closed_bytes = 0;
         self.spare.extend(self.ticks.drain(..));
@@ -267,14 +283,81 @@ impl Recorder {
     /// Writes what is held as a recording file (see the
     /// [format](super#the-file-format)).
     pub fn write_to(&self, mut out: impl Write) -> io::Result<()> {
-        let head = format::Head {
+        format::write(&mut out, &self.head(), self.ticks.iter())
+    }
+
+    /// The ordinal of held tick `i` (0 the oldest held): its place among
+    /// every tick this recorder began, counting from 0. Ordinals go on
+    /// across dropped ticks and [`Recorder::clear`], so a live feed can
+    /// ask for the ticks after the last one it sent.
+    pub fn ordinal(&self, i: usize) -> u64 {
+        self.begun - self.ticks.len() as u64 + i as u64
+    }
+
+    /// The ordinal the next tick begun will have.
+    pub fn next_ordinal(&self) -> u64 {
+        self.begun
+    }
+
+    /// How many times the held ticks were forgotten ([`Recorder::clear`],
+    /// or frames that went back, which begin the recording anew): a live
+    /// feed that sees it change starts over.
+    pub fn restarts(&self) -> u64 {
+        self.restarts
+    }
+
+    /// How many times a name was given, changed or removed
+    /// ([`Recorder::name`]).
+    pub fn names_changed(&self) -> u64 {
+        self.names_changed
+    }
+
+    /// Ends the newest tick: agents observed after this start a new tick,
+    /// even in the same frame. A live feed ends each frame's tick before
+    /// sending it, so that what it sent is what the recording holds.
+    pub fn end_tick(&mut self) {
+        self.close();
+    }
+
+    /// Whether the newest tick is still open (agents observed in its frame
+    /// may still join it; see [`Recorder::end_tick`]).
+    pub fn tick_open(&self) -> bool {
+        self.open
+    }
+
+    /// Appends held tick `i` (0 the oldest) to `out`, as the file format
+    /// lays out a tick; false, and nothing appended, if none is held at
+    /// `i`.
+    pub fn encode_tick(&self, i: usize, out: &mut Vec<u8>) -> bool {
+        let Some(tick) = self.ticks.get(i) else {
+            return false;
+        };
+        format::write_tick(out, tick, self.width).is_ok()
+    }
+
+    /// Appends the file's header and shape, for `ticks` ticks after
+    /// `dropped` dropped ones, to `out`: with [`Recorder::encode_tick`]'s
+    /// ticks and [`Recorder::encode_names`]'s names, a recording file.
+    pub fn encode_head(&self, dropped: u64, ticks: usize, out: &mut Vec<u8>) {
+        let head = self.head();
+        let head = format::Head { dropped, ..head };
+        // Writing to a vector fails only for over 2^32 ticks.
+        let _ = format::write_head(out, &head, ticks);
+    }
+
+    /// Appends the agents' names block to `out`, as the file lays it out.
+    pub fn encode_names(&self, out: &mut Vec<u8>) {
+        let _ = format::write_names(out, &self.names);
+    }
+
+    fn head(&self) -> format::Head<'_> {
+        format::Head {
             version: format::VERSION,
             width: self.width,
             shape: &self.shape_bytes,
             dropped: self.dropped,
             names: &self.names,
-        };
-        format::write(&mut out, &head, self.ticks.iter())
+        }
     }
 
     fn open_tick(&self) -> Option<&TickData> {

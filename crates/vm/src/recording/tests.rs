@@ -532,3 +532,47 @@ fn log_messages_are_kept_as_notes_at_their_tick_and_node() {
         0
     );
 }
+
+#[test]
+fn a_live_feeds_pieces_assemble_into_the_file() {
+    // A small budget: the oldest ticks are dropped as new ones come.
+    let mut recorder = Recorder::new(&shape(4), 600);
+    recorder.name(AgentId(1), "Scout");
+    let (restarts, names) = (recorder.restarts(), recorder.names_changed());
+    recorder.name(AgentId(1), "Scout");
+    assert_eq!(
+        recorder.names_changed(),
+        names,
+        "the same name is no change"
+    );
+    record(&mut recorder, 12, &[0, 1, 2]);
+    assert!(recorder.tick_open());
+    recorder.end_tick();
+    assert!(!recorder.tick_open());
+    assert_eq!(recorder.next_ordinal(), 12);
+    let held = recorder.len();
+    assert!(held < 12 && recorder.dropped_ticks() == 12 - held as u64);
+    assert_eq!(recorder.ordinal(0), 12 - held as u64);
+    // Head, ticks and names, each encoded apart, make the file.
+    let mut head = Vec::new();
+    recorder.encode_head(0, 0, &mut head);
+    let ticks: Vec<Vec<u8>> = (0..held)
+        .map(|i| {
+            let mut tick = Vec::new();
+            assert!(recorder.encode_tick(i, &mut tick));
+            tick
+        })
+        .collect();
+    assert!(!recorder.encode_tick(held, &mut Vec::new()));
+    let mut names_block = Vec::new();
+    recorder.encode_names(&mut names_block);
+    let file = assemble(&head, recorder.ordinal(0), &ticks, &names_block);
+    let mut written = Vec::new();
+    recorder.write_to(&mut written).unwrap();
+    assert_eq!(file, written);
+    // Clearing restarts the feed; ordinals go on.
+    recorder.clear();
+    assert_eq!(recorder.restarts(), restarts + 1);
+    record(&mut recorder, 1, &[0]);
+    assert_eq!(recorder.ordinal(0), 12);
+}

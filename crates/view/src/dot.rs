@@ -58,7 +58,7 @@ pub fn label(shape: &Shape, disassembly: &Disassembly, node: NodeIdx) -> (Vec<St
         if *info.name != *kind.name() {
             lines.push(info.name.to_string());
         }
-        let fields = disassembly.payload(node);
+        let fields = disassembly.label(node);
         if !fields.trim().is_empty() {
             lines.push(fields.trim().to_owned());
         }
@@ -70,7 +70,7 @@ pub fn label(shape: &Shape, disassembly: &Disassembly, node: NodeIdx) -> (Vec<St
     {
         lines.push(info.name.to_string());
     }
-    lines.push(disassembly.payload(node));
+    lines.push(disassembly.label(node));
     let look = match kind {
         Kind::Condition | Kind::Decide => Look::Condition,
         Kind::Deferred => Look::Deferred,

@@ -3,7 +3,7 @@
 //! The page holds the tree drawn by the tidy layout of [`crate::svg`] (with
 //! each node's `file:line`), a JSON table of the nodes (kind, name, path,
 //! where written, parameters), and the recording file itself, base64
-//! encoded; its script (`view/view.js`) reads the file format in place as
+//! encoded; its script (`page/view.js`) reads the file format in place as
 //! typed arrays, so a page of thousands of agents opens in about the time
 //! it takes to decode the base64, and a tick or agent switch touches only
 //! what it shows. It loads nothing from the network.
@@ -16,53 +16,79 @@
 
 use crate::{palette, svg};
 use serde_json::json;
-use treebeard_shape::NodeIdx;
+use treebeard_shape::{NodeIdx, Shape};
 use treebeard_vm::Recording;
 
-const PAGE: &str = include_str!("view/page.html");
-const CSS: &str = include_str!("view/view.css");
-const JS: &str = include_str!("view/view.js");
+const PAGE: &str = include_str!("page/page.html");
+const CSS: &str = include_str!("page/view.css");
+const JS: &str = include_str!("page/view.js");
 
 /// The page for `recording`, titled `title`.
-pub fn page(recording: &Recording, title: &str) -> String {
-    let shape = recording.shape();
-    let drawing = svg::draw(shape, title, &svg::layout(shape, true), None);
-    let disassembly = shape.disassemble();
-    let paths = shape.paths();
-    let mut parent = vec![-1i64; shape.len()];
-    for i in 0..shape.len() as u32 {
-        let node = NodeIdx::new(i);
-        if shape.kind(node).is_decider() {
-            for c in shape.children(node) {
-                parent[c.index()] = i64::from(i);
+pub fn render(recording: &Recording, title: &str) -> String {
+    Page::new(recording.shape(), title).fill(&recording.to_bytes(), None)
+}
+
+/// The parts of a viewer page that depend only on the tree: its drawing
+/// and its table of nodes, made once and filled with recordings.
+#[derive(Clone, Debug)]
+pub struct Page {
+    title: String,
+    drawing: String,
+    nodes: String,
+}
+
+impl Page {
+    /// The page of `shape`'s recordings, titled `title`.
+    pub fn new(shape: &Shape, title: &str) -> Page {
+        let drawing = svg::draw(shape, title, &svg::layout(shape, true), None);
+        let disassembly = shape.disassemble();
+        let paths = shape.paths();
+        let mut parent = vec![-1i64; shape.len()];
+        for i in 0..shape.len() as u32 {
+            let node = NodeIdx::new(i);
+            if shape.kind(node).is_decider() {
+                for c in shape.children(node) {
+                    parent[c.index()] = i64::from(i);
+                }
             }
         }
-    }
-    let nodes: Vec<_> = (0..shape.len() as u32)
-        .map(|i| {
-            let node = NodeIdx::new(i);
-            let call = disassembly.payload(node);
-            json!({
-                "name": &*shape.node(node).name,
-                "kind": shape.kind(node).name(),
-                "path": paths[i as usize],
-                "at": shape.location(node),
-                "call": call.trim(),
-                "parent": parent[i as usize],
+        let nodes: Vec<_> = (0..shape.len() as u32)
+            .map(|i| {
+                let node = NodeIdx::new(i);
+                let call = disassembly.payload(node);
+                json!({
+                    "name": &*shape.node(node).name,
+                    "kind": shape.kind(node).name(),
+                    "path": paths[i as usize],
+                    "at": shape.location(node),
+                    "call": call.trim(),
+                    "parent": parent[i as usize],
+                })
             })
+            .collect();
+        Page {
+            title: title.to_owned(),
+            drawing,
+            nodes: script_json(&serde_json::Value::Array(nodes)),
+        }
+    }
+
+    /// The page showing `recording`, a recording file's bytes (of this
+    /// page's shape); `live`, when given, is the page's live settings
+    /// (a JSON object the script reads: where to follow the run from).
+    pub fn fill(&self, recording: &[u8], live: Option<&serde_json::Value>) -> String {
+        let live = live.map_or_else(|| "null".to_owned(), script_json);
+        fill(PAGE, |name| match name {
+            "TITLE" => escape(&self.title),
+            "CSS" => palette::css() + CSS,
+            "SVG" => self.drawing.clone(),
+            "NODES" => self.nodes.clone(),
+            "DATA" => base64(recording),
+            "LIVE" => live.clone(),
+            "JS" => JS.to_owned(),
+            _ => String::new(),
         })
-        .collect();
-    let nodes = script_json(&serde_json::Value::Array(nodes));
-    let data = base64(&recording.to_bytes());
-    fill(PAGE, |name| match name {
-        "TITLE" => escape(title),
-        "CSS" => palette::css() + CSS,
-        "SVG" => drawing.clone(),
-        "NODES" => nodes.clone(),
-        "DATA" => data.clone(),
-        "JS" => JS.to_owned(),
-        _ => String::new(),
-    })
+    }
 }
 
 /// `template` with each `{{NAME}}` replaced by `value(NAME)`, in one pass,
@@ -102,7 +128,7 @@ fn escape(text: &str) -> String {
 }
 
 /// Standard base64 with padding.
-fn base64(bytes: &[u8]) -> String {
+pub(crate) fn base64(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
@@ -157,7 +183,7 @@ mod tests {
     #[test]
     fn the_page_holds_every_node_with_its_file_line_and_loads_nothing() {
         let recording = recording();
-        let page = page(&recording, "crowd <run>");
+        let page = render(&recording, "crowd <run>");
         let shape = recording.shape();
         assert!(page.starts_with("<!doctype html>"));
         assert!(page.contains("<title>crowd &lt;run&gt; · treebeard view</title>"));

@@ -203,7 +203,7 @@ pub fn draw(shape: &Shape, name: &str, layout: &Layout, overlay: Option<&Overlay
         );
     }
     // Edges under the boxes: parent's bottom centre to child's top centre.
-    out.push_str(r##"<g fill="none" stroke="#7a869a" stroke-width="1.2">"##);
+    out.push_str(r##"<g class="edges" fill="none" stroke="#7a869a" stroke-width="1.2">"##);
     out.push('\n');
     for (i, b) in boxes.iter().enumerate() {
         let node = NodeIdx::new(i as u32);

@@ -1,0 +1,944 @@
+// treebeard view: reads the recording embedded in this page (the file
+// format of docs/recording.md, base64) and shows one agent's node states
+// at one tick. Everything is local: the page loads nothing.
+"use strict";
+(function () {
+  const T0 = performance.now();
+  const STATES = ["idle", "running", "success", "failure", "cancelled"];
+  // The state colours of the page's style (crates/view/src/palette.rs):
+  // each state's own, and idle's fill, for the history strip.
+  const style = getComputedStyle(document.documentElement);
+  const COLOURS = Object.fromEntries(STATES.map((s) =>
+    [s, style.getPropertyValue(s === "idle" ? "--idle-bg" : `--${s}`).trim()]));
+  const NODES = JSON.parse(document.getElementById("nodes").textContent);
+  // Live settings ({events, after, history}), or null for a recording file.
+  const LIVE = JSON.parse(document.getElementById("live-settings").textContent);
+  const live = { received: 0 };
+  const $ = (id) => document.getElementById(id);
+
+  // --- Decode and index the recording -------------------------------------
+  const b64 = $("recording").textContent.replace(/\s+/g, "");
+  const bin = atob(b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  const T1 = performance.now();
+  const buf = bytes.buffer;
+  const dv = new DataView(buf);
+  const version = dv.getUint32(8, true);
+  const width = dv.getUint32(12, true);
+  const shapeLen = dv.getUint32(16, true);
+  const tickCount = dv.getUint32(20, true);
+  const dropped = dv.getUint32(24, true) + dv.getUint32(28, true) * 4294967296;
+  const utf8 = new TextDecoder();
+  // One tick of the file format at byte p of dv: [tick, the byte after it].
+  function readTick(dv, bytes, p) {
+    const buf = bytes.buffer, start = p;
+    const index = dv.getUint32(p, true) + dv.getUint32(p + 4, true) * 4294967296;
+    const time = dv.getFloat64(p + 8, true);
+    const count = dv.getUint32(p + 16, true);
+    const first = dv.getUint32(p + 20, true);
+    const listed = dv.getUint32(p + 24, true) & 1;
+    const m = dv.getUint32(p + 28, true);
+    const noteCount = dv.getUint32(p + 32, true);
+    const textLen = dv.getUint32(p + 36, true);
+    p += 40;
+    let ids = null;
+    if (listed) { ids = new Uint32Array(buf, bytes.byteOffset + p, count); p += 4 * count; }
+    const ends = new Uint32Array(buf, bytes.byteOffset + p, count); p += 4 * count;
+    const entries = width === 2 ? new Uint16Array(buf, bytes.byteOffset + p, m) : new Uint32Array(buf, bytes.byteOffset + p, m);
+    p += (m * width + 3) & ~3;
+    const notesAt = p; p += 16 * noteCount;
+    const textAt = p; p += (textLen + 3) & ~3;
+    const notes = [];
+    for (let j = 0; j < noteCount; j++) {
+      const q = notesAt + 16 * j;
+      const s = textAt + dv.getUint32(q + 8, true);
+      const node = dv.getUint32(q + 4, true);
+      notes.push({ agent: dv.getUint32(q, true), node: node === 0xffffffff ? -1 : node,
+                   text: utf8.decode(bytes.subarray(s, s + dv.getUint32(q + 12, true))) });
+    }
+    return [{ index, time, count, first, ids, ends, entries, notes, bytes: p - start }, p];
+  }
+  // The agents' names block at byte p: agent, text start, text length.
+  function readNames(dv, bytes, p) {
+    const out = new Map(); // agent -> name
+    const nameCount = dv.getUint32(p, true);
+    const at = p + 8, textAt = at + 12 * nameCount;
+    for (let j = 0; j < nameCount; j++) {
+      const q = at + 12 * j, s = textAt + dv.getUint32(q + 4, true);
+      out.set(dv.getUint32(q, true), utf8.decode(bytes.subarray(s, s + dv.getUint32(q + 8, true))));
+    }
+    return out;
+  }
+  const ticks = [];
+  // The ordinal of ticks[0]: ticks recorded before it (dropped by the
+  // recorder's budget, or, live, by the page's).
+  let base = dropped;
+  let p = 32 + ((shapeLen + 3) & ~3);
+  for (let k = 0; k < tickCount; k++) {
+    const [t, next] = readTick(dv, bytes, p);
+    ticks.push(t);
+    p = next;
+  }
+  // The agents' names (version 2 on).
+  let names = version >= 2 ? readNames(dv, bytes, p) : new Map();
+  // "17 (Guard 12v0)" for a named agent, else "17".
+  const label = (a) => names.has(a) ? `${a} (${names.get(a)})` : String(a);
+  const T2 = performance.now();
+
+  // Every agent seen, ascending, and every agent's notes.
+  let maxAgent = -1;
+  for (const t of ticks) {
+    if (t.count === 0) continue;
+    maxAgent = Math.max(maxAgent, t.ids ? t.ids[t.count - 1] : t.first + t.count - 1);
+  }
+  let agents;
+  if (maxAgent < (1 << 24)) {
+    const seen = new Uint8Array(maxAgent + 1);
+    for (const t of ticks) {
+      if (t.ids) for (let i = 0; i < t.count; i++) seen[t.ids[i]] = 1;
+      else seen.fill(1, t.first, t.first + t.count);
+    }
+    const list = [];
+    for (let a = 0; a <= maxAgent; a++) if (seen[a]) list.push(a);
+    agents = Uint32Array.from(list);
+  } else {
+    const seen = new Set();
+    for (const t of ticks) for (let i = 0; i < t.count; i++) seen.add(t.ids ? t.ids[i] : t.first + i);
+    agents = Uint32Array.from(seen).sort();
+  }
+  // Notes by agent, each at its tick's ordinal (base + position), which
+  // stays put when a live page forgets its oldest ticks.
+  const notesOf = new Map(); // agent -> [{ord, node, text}]
+  function indexNotes(t, ord) {
+    for (const n of t.notes) {
+      if (!notesOf.has(n.agent)) notesOf.set(n.agent, []);
+      notesOf.get(n.agent).push({ ord, node: n.node, text: n.text });
+    }
+  }
+  ticks.forEach((t, k) => indexNotes(t, base + k));
+  // Adds the agents of t not seen before (a live tick's) to `agents`.
+  function indexAgents(t) {
+    const last = agents.length ? agents[agents.length - 1] : -1;
+    const dense = agents.length && last - agents[0] + 1 === agents.length;
+    if (!t.ids && dense && t.first >= agents[0] && t.first + t.count - 1 <= last) return false;
+    const fresh = [];
+    for (let i = 0; i < t.count; i++) {
+      const a = t.ids ? t.ids[i] : t.first + i;
+      let lo = 0, hi = agents.length - 1, found = false;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        if (agents[mid] === a) { found = true; break; }
+        if (agents[mid] < a) lo = mid + 1; else hi = mid - 1;
+      }
+      if (!found) fresh.push(a);
+    }
+    if (!fresh.length) return false;
+    const all = new Uint32Array(agents.length + fresh.length);
+    all.set(agents);
+    all.set(fresh, agents.length);
+    agents = all.sort();
+    return true;
+  }
+  const T3 = performance.now();
+
+  // --- Lookups ------------------------------------------------------------
+  function position(t, agent) {
+    if (!t.ids) { const k = agent - t.first; return k >= 0 && k < t.count ? k : -1; }
+    let lo = 0, hi = t.count - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1, v = t.ids[mid];
+      if (v === agent) return mid;
+      if (v < agent) lo = mid + 1; else hi = mid - 1;
+    }
+    return -1;
+  }
+  // The agent's entries at tick t: [start, end) into t.entries, or null.
+  function span(t, agent) {
+    const k = position(t, agent);
+    if (k < 0) return null;
+    return [k === 0 ? 0 : t.ends[k - 1], t.ends[k]];
+  }
+  // The agent's state of `node` at tick t: 0 idle .. 4 cancelled, -1 not observed.
+  function stateAt(t, agent, node) {
+    const s = span(t, agent);
+    if (!s) return -1;
+    for (let i = s[0]; i < s[1]; i++) {
+      const n = t.entries[i] >>> 3;
+      if (n === node) return t.entries[i] & 7;
+      if (n > node) break;
+    }
+    return 0;
+  }
+
+  // --- The drawing --------------------------------------------------------
+  const tree = $("tree");
+  const svg = tree.querySelector("svg");
+  const groups = [];
+  svg.querySelectorAll("g.node").forEach((g) => { groups[+g.dataset.node] = g; });
+  const SVGNS = "http://www.w3.org/2000/svg";
+  const badges = groups.map((g) => {
+    const box = g.querySelector("rect, ellipse");
+    const bb = box.getBBox();
+    const text = document.createElementNS(SVGNS, "text");
+    text.setAttribute("class", "count");
+    // Above the box's right corner: the row gap has room, siblings do not.
+    text.setAttribute("x", (bb.x + bb.width).toFixed(1));
+    text.setAttribute("y", (bb.y - 3).toFixed(1));
+    text.setAttribute("text-anchor", "end");
+    g.appendChild(text);
+    return text;
+  });
+  const shown = new Int8Array(NODES.length).fill(-1);
+  let laidOut = false; // the layout's toggles exist (see "Layout" below)
+  const counts = new Uint32Array(NODES.length);
+
+  // --- State --------------------------------------------------------------
+  const cur = { tick: 0, agent: agents.length ? agents[0] : 0, node: -1 };
+  let timer = null;
+  const slider = $("slider");
+  slider.max = Math.max(0, ticks.length - 1);
+
+  function setTick(k) {
+    cur.tick = Math.max(0, Math.min(ticks.length - 1, k | 0));
+    render();
+  }
+  function setAgent(a) { cur.agent = a; render(); renderList(); }
+  function setNode(n) { cur.node = n; if (n >= 0) expandTo(n); render(); reveal(); }
+  // Scrolls the picked node into the tree pane's view.
+  function reveal() {
+    if (cur.node >= 0 && !tree.classList.contains("fit")) {
+      groups[cur.node].scrollIntoView({ block: "nearest", inline: "center" });
+    }
+  }
+
+  function render() {
+    const t = ticks[cur.tick];
+    const states = new Uint8Array(NODES.length);
+    const observed = t ? span(t, cur.agent) : null;
+    if (observed) for (let i = observed[0]; i < observed[1]; i++) states[t.entries[i] >>> 3] = t.entries[i] & 7;
+    for (let n = 0; n < NODES.length; n++) {
+      if (shown[n] !== states[n]) { groups[n].dataset.state = STATES[states[n]]; shown[n] = states[n]; }
+      groups[n].classList.toggle("selected", n === cur.node);
+    }
+    if (laidOut) markCollapsed();
+    if ($("counts").checked && t) {
+      counts.fill(0);
+      const e = t.entries;
+      for (let i = 0; i < e.length; i++) if ((e[i] & 7) === 1) counts[e[i] >>> 3]++;
+      for (let n = 0; n < NODES.length; n++) {
+        const text = counts[n] ? "×" + counts[n] : "";
+        if (badges[n].textContent !== text) badges[n].textContent = text;
+      }
+    }
+    slider.value = cur.tick;
+    $("when").textContent = t
+      ? `tick ${cur.tick + 1}/${ticks.length} · frame ${t.index} · ${t.time.toFixed(2)} s`
+      : "no ticks recorded";
+    const status = $("status");
+    status.dataset.agent = cur.agent;
+    status.dataset.tick = cur.tick;
+    status.dataset.frame = t ? t.index : "";
+    status.dataset.observed = observed ? "1" : "0";
+    status.dataset.node = cur.node;
+    renderDetails(t, observed, states);
+    // Following a live game, the address leaves out the frame (which
+    // changes every tick, too often for the browser's history).
+    const frameNow = live.following && live.following() ? "" : `&frame=${t ? t.index : 0}`;
+    const hash = `#agent=${cur.agent}${frameNow}` + (cur.node >= 0 ? `&node=${cur.node}` : "");
+    if (location.hash !== hash && !benchmarking) history.replaceState(null, "", hash);
+  }
+
+  function esc(s) {
+    return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+  }
+  function pill(state) { return `<span class="pill" data-state="${state}">${state}</span>`; }
+  function nodeLink(n) { return `<a data-goto-node="${n}">${esc(NODES[n].name)}</a>`; }
+
+  function renderDetails(t, observed, states) {
+    const d = $("details");
+    let html = "";
+    const notes = (notesOf.get(cur.agent) || []);
+    if (cur.node < 0) {
+      html += `<h2>Agent ${esc(label(cur.agent))}</h2>`;
+      if (!observed) html += `<p>Not observed at this tick.</p>`;
+      else {
+        html += `<p>Root: ${pill(STATES[states[0]])}</p><h3>Not idle at this tick</h3><ul>`;
+        for (let i = observed[0]; i < observed[1]; i++) {
+          const n = t.entries[i] >>> 3;
+          html += `<li>${pill(STATES[t.entries[i] & 7])} ${nodeLink(n)} <small>${esc(NODES[n].at || "")}</small></li>`;
+        }
+        html += `</ul>`;
+      }
+      html += `<p><small>Click a node to see its parameters and history.</small></p>`;
+    } else {
+      const node = NODES[cur.node];
+      const now = observed ? STATES[states[cur.node]] : "not observed";
+      html += `<h2>${esc(node.name)} <small>${esc(node.kind)}</small></h2><dl>`;
+      html += `<dt>node</dt><dd>#${cur.node}</dd><dt>path</dt><dd>${esc(node.path)}</dd>`;
+      html += `<dt>written at</dt><dd>${esc(node.at || "unknown")}</dd>`;
+      if (node.call) html += `<dt>parameters</dt><dd>${esc(node.call)}</dd>`;
+      if (node.parent >= 0) html += `<dt>parent</dt><dd>${nodeLink(node.parent)}</dd>`;
+      html += `</dl><p>Agent ${esc(label(cur.agent))} now: ${observed ? pill(now) : now}</p>`;
+      html += `<h3>History of agent ${esc(label(cur.agent))}</h3><canvas id="strip" height="1"></canvas>`;
+      html += `<div id="history-summary"></div>`;
+      html += here(t);
+    }
+    const relevant = notes.filter((n) => cur.node < 0 || n.node === cur.node || n.node === -1);
+    html += `<h3>Notes${cur.node >= 0 ? " on this node and agent" : ""}</h3>`;
+    if (!relevant.length) html += `<p><small>None. Applications attach them with Recorder::annotate.</small></p>`;
+    else {
+      html += `<ul id="notes">`;
+      for (const n of relevant.slice(0, 200)) {
+        const k = n.ord - base;
+        const here = k === cur.tick ? " <b>(this tick)</b>" : "";
+        const on = n.node >= 0 ? ` on ${esc(NODES[n.node].name)}` : "";
+        html += `<li><a data-goto-tick="${k}">frame ${ticks[k].index}</a>${on}${here}: ${esc(n.text)}</li>`;
+      }
+      if (relevant.length > 200) html += `<li>… ${relevant.length - 200} more</li>`;
+      html += `</ul>`;
+    }
+    d.innerHTML = html;
+    if (cur.node >= 0) { drawStrip(); drawCrowdStrip(); }
+  }
+
+  // --- Which agents are in the picked node ---------------------------------
+  // At tick t, the agents whose state of `node` is not idle (running, or
+  // finished or cancelled in this tick), by state: [[agents] per state].
+  function agentsIn(t, node) {
+    const by = STATES.map(() => []);
+    for (let k = 0; k < t.count; k++) {
+      const end = t.ends[k];
+      for (let i = k === 0 ? 0 : t.ends[k - 1]; i < end; i++) {
+        const n = t.entries[i] >>> 3;
+        if (n === node) { by[t.entries[i] & 7].push(t.ids ? t.ids[k] : t.first + k); break; }
+        if (n > node) break;
+      }
+    }
+    return by;
+  }
+  // Per tick, how many agents are in the picked node in each state (a
+  // Uint32Array of 5 per tick), kept across renders and extended as live
+  // ticks arrive: {node, base, counts}.
+  const inNode = { node: -1, base: 0, counts: [] };
+  function nodeCounts() {
+    if (inNode.node !== cur.node || inNode.base > base) {
+      Object.assign(inNode, { node: cur.node, base, counts: [] });
+    }
+    inNode.counts.splice(0, base - inNode.base);
+    inNode.base = base;
+    for (let k = inNode.counts.length; k < ticks.length; k++) {
+      const e = ticks[k].entries, c = new Uint32Array(STATES.length);
+      for (let i = 0; i < e.length; i++) if (e[i] >>> 3 === cur.node) c[e[i] & 7]++;
+      inNode.counts.push(c);
+    }
+    return inNode.counts;
+  }
+  const AGENTS_SHOWN = 60;
+  function here(t) {
+    if (!t) return "";
+    const by = agentsIn(t, cur.node);
+    const total = by.reduce((sum, list) => sum + list.length, 0);
+    let html = `<h3>Agents in this node at this tick</h3>`;
+    html += `<canvas id="crowd-strip" height="1" title="Agents in this node per tick, by state (click to go there)"></canvas>`;
+    html += `<div id="crowd-summary"></div>`;
+    if (!total) return html + `<p><small>None: every agent's state of it is idle.</small></p>`;
+    html += `<div id="here">`;
+    STATES.forEach((state, s) => {
+      const list = by[s];
+      if (!list.length) return;
+      const shown = list.slice(0, AGENTS_SHOWN).map((a) =>
+        `<a data-goto-agent="${a}"${a === cur.agent ? ' class="current"' : ""}>${esc(label(a))}</a>`).join(" ");
+      const more = list.length > AGENTS_SHOWN ? ` … ${list.length - AGENTS_SHOWN} more` : "";
+      html += `<p>${pill(state)} ${list.length}: ${shown}${more}</p>`;
+    });
+    return html + `</div>`;
+  }
+  // The agents in the picked node over time: a bar per tick, stacked by
+  // state, scaled to the most at any tick kept.
+  function drawCrowdStrip() {
+    const canvas = $("crowd-strip");
+    if (!canvas) return;
+    const counts = nodeCounts();
+    const n = counts.length;
+    const total = (c) => c[1] + c[2] + c[3] + c[4];
+    const most = Math.max(1, ...counts.map(total));
+    canvas.width = Math.max(1, n);
+    canvas.height = 24;
+    const ctx = canvas.getContext("2d");
+    for (let k = 0; k < n; k++) {
+      let y = 24;
+      for (let s = 1; s < STATES.length; s++) {
+        const h = 22 * counts[k][s] / most;
+        ctx.fillStyle = COLOURS[STATES[s]];
+        ctx.fillRect(k, y - h, 1, h);
+        y -= h;
+      }
+    }
+    timeStrip(canvas, ctx);
+    const now = counts[cur.tick];
+    $("crowd-summary").innerHTML = `<small>${now ? total(now) : 0} agents here now, at most ${Math.max(0, ...counts.map(total))} ` +
+      `at a tick (the strip: agents per tick by state, oldest to newest; click to go there)</small>`;
+  }
+
+  // A strip of one column per tick: notches at the current tick, top and
+  // bottom, and a click goes to the tick clicked.
+  function timeStrip(canvas, ctx) {
+    ctx.fillStyle = "#1d2433";
+    ctx.fillRect(cur.tick, 0, 1, 2);
+    ctx.fillRect(cur.tick, canvas.height - 2, 1, 2);
+    canvas.onclick = (ev) => {
+      const r = canvas.getBoundingClientRect();
+      setTick(Math.floor((ev.clientX - r.left) / r.width * canvas.width));
+    };
+  }
+
+  function drawStrip() {
+    const canvas = $("strip");
+    const n = ticks.length;
+    canvas.width = Math.max(1, n);
+    canvas.height = 8;
+    const ctx = canvas.getContext("2d");
+    const tally = [0, 0, 0, 0, 0];
+    for (let k = 0; k < n; k++) {
+      const s = stateAt(ticks[k], cur.agent, cur.node);
+      ctx.fillStyle = s < 0 ? "#ffffff" : COLOURS[STATES[s]];
+      if (s >= 0) tally[s]++;
+      ctx.fillRect(k, 0, 1, 8);
+    }
+    timeStrip(canvas, ctx);
+    $("history-summary").innerHTML =
+      STATES.map((s, i) => tally[i] ? `${pill(s)} ${tally[i]}` : "").filter(Boolean).join(" ") +
+      ` <small>(ticks; the strip runs oldest to newest, click to go there)</small>`;
+  }
+
+  // --- The agent picker: a filter, and at most LIMIT matches shown ---------
+  const LIMIT = 100;
+  function matches(query) {
+    const q = query.trim().toLowerCase();
+    const out = [];
+    let total = 0;
+    if (!q) {
+      total = agents.length;
+      for (let i = 0; i < agents.length && out.length < LIMIT; i++) out.push(agents[i]);
+    } else if (/^\d+$/.test(q)) {
+      for (let i = 0; i < agents.length; i++) {
+        if (String(agents[i]).includes(q)) { total++; if (out.length < LIMIT) out.push(agents[i]); }
+      }
+      // The exact id first.
+      const exact = out.indexOf(+q);
+      if (exact > 0) { out.splice(exact, 1); out.unshift(+q); }
+    } else {
+      // By name, or by words of a note.
+      const found = new Set();
+      for (const [agent, name] of names) if (name.toLowerCase().includes(q)) found.add(agent);
+      for (const [agent, list] of notesOf) {
+        if (list.some((n) => n.text.toLowerCase().includes(q))) found.add(agent);
+      }
+      total = found.size;
+      for (const agent of Array.from(found).sort((a, b) => a - b)) {
+        if (out.length === LIMIT) break;
+        out.push(agent);
+      }
+    }
+    return { out, total };
+  }
+  function renderList() {
+    const { out, total } = matches($("search").value);
+    const t = ticks[cur.tick];
+    $("matches").textContent = total > out.length
+      ? `${total} agents match; showing the first ${out.length}, type to narrow`
+      : `${total} agent${total === 1 ? "" : "s"}`;
+    const q = $("search").value.trim().toLowerCase();
+    $("agents").innerHTML = out.map((a) => {
+      const root = t ? stateAt(t, a, 0) : -1;
+      const note = (notesOf.get(a) || []).find((n) => !q || /^\d+$/.test(q) || n.text.toLowerCase().includes(q));
+      return `<li data-agent="${a}"${a === cur.agent ? ' class="current"' : ""}>` +
+        `<span class="dot" data-state="${root < 0 ? "none" : STATES[root]}"></span>${esc(label(a))}` +
+        (note ? `<span class="note">${esc(note.text)}</span>` : "") + `</li>`;
+    }).join("");
+  }
+
+  // --- Controls -----------------------------------------------------------
+  function play(on) {
+    if (timer) { clearInterval(timer); timer = null; }
+    if (on) {
+      if (cur.tick >= ticks.length - 1) setTick(0);
+      timer = setInterval(() => {
+        if (cur.tick >= ticks.length - 1) play(false); else setTick(cur.tick + 1);
+      }, 1000 / +$("speed").value);
+    }
+    $("play").textContent = timer ? "❚❚ pause" : "▶︎ play";
+  }
+  slider.addEventListener("input", () => setTick(+slider.value));
+  $("back").addEventListener("click", () => { play(false); setTick(cur.tick - 1); });
+  $("fwd").addEventListener("click", () => { play(false); setTick(cur.tick + 1); });
+  $("play").addEventListener("click", () => play(!timer));
+  $("speed").addEventListener("change", () => { if (timer) play(true); });
+  $("counts").addEventListener("change", () => { tree.classList.toggle("counts", $("counts").checked); render(); });
+  // --- Pan and zoom: big trees ------------------------------------------
+  let scale = 1;
+  // The scale that shows the whole tree in the pane (at most 2x).
+  const fitScale = () => Math.min(2, (tree.clientWidth - 4) / svg.width.baseVal.value,
+    (tree.clientHeight - 4) / svg.height.baseVal.value);
+  function zoom() {
+    const z = $("zoom").value;
+    tree.classList.toggle("fit", z === "fit");
+    if (z === "fit") scale = fitScale();
+    else if (z !== "other") scale = +z;
+    svg.style.zoom = scale;
+  }
+  // Zooms to z keeping the pane's point (x, y) where it is.
+  function zoomAt(z, x, y) {
+    const old = scale;
+    scale = Math.min(4, Math.max(0.05, z));
+    const px = (tree.scrollLeft + x) / old, py = (tree.scrollTop + y) / old;
+    $("zoom-other").textContent = `${Math.round(scale * 100)}%`;
+    $("zoom").value = "other";
+    zoom();
+    tree.scrollLeft = px * scale - x;
+    tree.scrollTop = py * scale - y;
+  }
+  $("zoom").addEventListener("change", zoom);
+  window.addEventListener("resize", () => { if ($("zoom").value === "fit") zoom(); });
+  tree.addEventListener("wheel", (ev) => {
+    if (!ev.ctrlKey && !ev.metaKey) return;
+    ev.preventDefault();
+    const r = tree.getBoundingClientRect();
+    zoomAt(scale * Math.exp(-ev.deltaY * 0.002), ev.clientX - r.left, ev.clientY - r.top);
+  }, { passive: false });
+  // Dragging the background pans.
+  let drag = null;
+  tree.addEventListener("pointerdown", (ev) => {
+    if (ev.button !== 0 || ev.target.closest("g.node")) return;
+    drag = { x: ev.clientX, y: ev.clientY, left: tree.scrollLeft, top: tree.scrollTop };
+    tree.classList.add("panning");
+  });
+  window.addEventListener("pointermove", (ev) => {
+    if (!drag) return;
+    tree.scrollLeft = drag.left - (ev.clientX - drag.x);
+    tree.scrollTop = drag.top - (ev.clientY - drag.y);
+  });
+  window.addEventListener("pointerup", () => { drag = null; tree.classList.remove("panning"); });
+
+  // --- Layout: collapsed subtrees, top-down or left-to-right ----------------
+  // The drawing comes laid out top-down with every node shown; collapsing
+  // a subtree or turning the tree on its side lays it out again here, by
+  // the same tidy layout (crates/view/src/svg.rs): each subtree as wide as
+  // its shown children side by side, a parent centred over them. Nodes
+  // move by a transform; the edges are drawn again.
+  const kids = NODES.map(() => []);
+  NODES.forEach((n, i) => { if (n.parent >= 0) kids[n.parent].push(i); });
+  const depth = new Uint16Array(NODES.length);
+  NODES.forEach((n, i) => { if (n.parent >= 0) depth[i] = depth[n.parent] + 1; });
+  const below = new Uint32Array(NODES.length); // nodes under each node
+  for (let i = NODES.length - 1; i > 0; i--) below[NODES[i].parent] += below[i] + 1;
+  const collapsed = new Uint8Array(NODES.length);
+  const home = groups.map((g) => {
+    const bb = g.querySelector("rect, ellipse").getBBox();
+    return { x: bb.x, y: bb.y, w: bb.width, h: bb.height };
+  });
+  const [GAP_SIBLING, GAP_ROW, MARGIN] = [14, 36, 12];
+  const TOP = home.length ? home[0].y : 0;
+  const edges = svg.querySelector("g.edges");
+  let leftToRight = false;
+  // A toggle under each node with children: "−" to collapse, "+N" to
+  // show its N nodes again.
+  const toggles = groups.map((g, i) => {
+    if (!kids[i].length) return null;
+    const t = document.createElementNS(SVGNS, "text");
+    t.setAttribute("class", "toggle");
+    t.dataset.toggle = i;
+    g.appendChild(t);
+    return t;
+  });
+  function layoutTree() {
+    const along = (i) => (leftToRight ? home[i].h : home[i].w);
+    const across = (i) => (leftToRight ? home[i].w : home[i].h);
+    const n = NODES.length;
+    const shown = new Uint8Array(n);
+    if (n) shown[0] = 1;
+    for (let i = 1; i < n; i++) { const p = NODES[i].parent; shown[i] = p >= 0 && shown[p] && !collapsed[p] ? 1 : 0; }
+    const open = (i) => (collapsed[i] ? [] : kids[i]);
+    const spread = (ks, span) => ks.reduce((sum, k) => sum + span[k] + GAP_SIBLING, 0) - (ks.length ? GAP_SIBLING : 0);
+    const span = new Float64Array(n);
+    for (let i = n - 1; i >= 0; i--) if (shown[i]) span[i] = Math.max(along(i), spread(open(i), span));
+    const rows = [];
+    for (let i = 0; i < n; i++) if (shown[i]) rows[depth[i]] = Math.max(rows[depth[i]] || 0, across(i));
+    const rowStart = [leftToRight ? MARGIN : TOP];
+    for (let r = 1; r < rows.length; r++) rowStart[r] = rowStart[r - 1] + rows[r - 1] + GAP_ROW;
+    const start = new Float64Array(n);
+    start[0] = leftToRight ? TOP : MARGIN;
+    const at = [];
+    let width = 0, height = 0;
+    for (let i = 0; i < n; i++) {
+      const g = groups[i];
+      if (!shown[i]) { g.style.display = "none"; continue; }
+      g.style.display = "";
+      const ks = open(i);
+      let cursor = start[i] + (span[i] - spread(ks, span)) / 2;
+      for (const k of ks) { start[k] = cursor; cursor += span[k] + GAP_SIBLING; }
+      const a = start[i] + (span[i] - along(i)) / 2, c = rowStart[depth[i]];
+      const [x, y] = leftToRight ? [c, a] : [a, c];
+      at[i] = { x, y };
+      g.setAttribute("transform", `translate(${(x - home[i].x).toFixed(1)},${(y - home[i].y).toFixed(1)})`);
+      width = Math.max(width, x + home[i].w);
+      height = Math.max(height, y + home[i].h);
+      const t = toggles[i];
+      if (t) {
+        t.textContent = collapsed[i] ? `+${below[i]}` : "−";
+        t.setAttribute("x", (leftToRight ? home[i].x + home[i].w + 4 : home[i].x + home[i].w - 2).toFixed(1));
+        t.setAttribute("y", (leftToRight ? home[i].y + home[i].h / 2 + 4 : home[i].y + home[i].h + 12).toFixed(1));
+        t.setAttribute("text-anchor", leftToRight ? "start" : "end");
+        g.classList.toggle("collapsed", !!collapsed[i]);
+      }
+    }
+    let d = "";
+    for (let i = 0; i < n; i++) {
+      if (!shown[i] || collapsed[i]) continue;
+      const p = at[i], hp = home[i];
+      for (const k of kids[i]) {
+        const q = at[k], hk = home[k];
+        if (leftToRight) {
+          const [x1, y1, x2, y2] = [p.x + hp.w, p.y + hp.h / 2, q.x, q.y + hk.h / 2];
+          const mid = (x1 + x2) / 2;
+          d += `M${x1.toFixed(1)},${y1.toFixed(1)} C${mid.toFixed(1)},${y1.toFixed(1)} ${mid.toFixed(1)},${y2.toFixed(1)} ${x2.toFixed(1)},${y2.toFixed(1)}`;
+        } else {
+          const [x1, y1, x2, y2] = [p.x + hp.w / 2, p.y + hp.h, q.x + hk.w / 2, q.y];
+          const mid = (y1 + y2) / 2;
+          d += `M${x1.toFixed(1)},${y1.toFixed(1)} C${x1.toFixed(1)},${mid.toFixed(1)} ${x2.toFixed(1)},${mid.toFixed(1)} ${x2.toFixed(1)},${y2.toFixed(1)}`;
+        }
+      }
+    }
+    edges.innerHTML = `<path d="${d}"/>`;
+    width += MARGIN + (leftToRight ? 40 : 0);
+    height += MARGIN + 14;
+    svg.setAttribute("width", width.toFixed(0));
+    svg.setAttribute("height", height.toFixed(0));
+    svg.setAttribute("viewBox", `0 0 ${width.toFixed(0)} ${height.toFixed(0)}`);
+    markCollapsed();
+  }
+  // A collapsed node shows its subtree's state for the picked agent: the
+  // most telling state of any node under it (running, then failure,
+  // cancelled, success), as a coloured toggle.
+  const TELLING = [0, 4, 1, 3, 2]; // by state number: idle, running, success, failure, cancelled
+  function markCollapsed() {
+    for (let i = 0; i < NODES.length; i++) {
+      if (!toggles[i]) continue;
+      let best = 0;
+      if (collapsed[i]) {
+        for (let k = i + 1; k <= i + below[i]; k++) if (shown[k] > 0 && TELLING[shown[k]] > TELLING[best]) best = shown[k];
+      }
+      toggles[i].dataset.state = STATES[best];
+    }
+  }
+  function collapse(i, on) { collapsed[i] = on ? 1 : 0; layoutTree(); }
+  // Shows node i: expands every collapsed ancestor.
+  function expandTo(i) {
+    let changed = false;
+    for (let p = NODES[i].parent; p >= 0; p = NODES[p].parent) if (collapsed[p]) { collapsed[p] = 0; changed = true; }
+    if (changed) layoutTree();
+  }
+  // Collapses every node at depth d (0: none), showing d levels.
+  function openTo(d) {
+    for (let i = 0; i < NODES.length; i++) collapsed[i] = d > 0 && depth[i] === d && kids[i].length ? 1 : 0;
+    layoutTree();
+  }
+  $("layout").addEventListener("change", () => { leftToRight = $("layout").value === "lr"; layoutTree(); zoom(); reveal(); });
+  $("depth").addEventListener("change", () => { openTo(+$("depth").value); zoom(); });
+  // The address may ask for a layout (#layout=lr) and a depth (#depth=3,
+  // 0 for all); a big tree opens with as many levels as fit about 150
+  // nodes.
+  {
+    const h = new URLSearchParams(location.hash.slice(1));
+    if (h.get("layout") === "lr") { $("layout").value = "lr"; leftToRight = true; }
+    let d = h.has("depth") ? Math.max(0, Math.min(6, +h.get("depth") | 0)) : 0;
+    if (!h.has("depth") && NODES.length > 200) {
+      d = 1;
+      while (d < 6 && depth.filter((x) => x <= d + 1).length <= 150) d++;
+    }
+    $("depth").value = String(d);
+    if (d || leftToRight) openTo(d);
+  }
+  laidOut = true;
+  // Fit the tree to the pane unless that would make it too small to read.
+  if (fitScale() >= 0.4) $("zoom").value = "fit";
+  zoom();
+
+  // --- Finding a node by name or path -------------------------------------
+  $("node-names").innerHTML = NODES.map((n) => `<option value="${esc(n.path)}">${esc(n.name)}</option>`).join("");
+  function findNodes(query) {
+    const q = query.trim().toLowerCase();
+    if (!q) return [];
+    const exact = NODES.findIndex((n) => n.path.toLowerCase() === q || n.name.toLowerCase() === q);
+    const found = [];
+    NODES.forEach((n, i) => {
+      if (i !== exact && (n.name.toLowerCase().includes(q) || n.path.toLowerCase().includes(q))) found.push(i);
+    });
+    return exact >= 0 ? [exact, ...found] : found;
+  }
+  function markFound() {
+    const found = new Set(findNodes($("find").value));
+    groups.forEach((g, i) => g.classList.toggle("found", found.has(i)));
+    return found;
+  }
+  $("find").addEventListener("input", markFound);
+  $("find").addEventListener("keydown", (ev) => {
+    if (ev.key !== "Enter") return;
+    const [first] = findNodes($("find").value);
+    if (first !== undefined) setNode(first);
+  });
+  $("find").addEventListener("change", () => {
+    const [first] = findNodes($("find").value);
+    markFound();
+    if (first !== undefined) setNode(first);
+  });
+  $("search").addEventListener("input", renderList);
+  $("search").addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter") { const { out } = matches($("search").value); if (out.length) setAgent(out[0]); }
+  });
+  $("agents").addEventListener("click", (ev) => {
+    const li = ev.target.closest("li[data-agent]");
+    if (li) setAgent(+li.dataset.agent);
+  });
+  svg.addEventListener("click", (ev) => {
+    if (ev.target.dataset && ev.target.dataset.toggle !== undefined) {
+      const i = +ev.target.dataset.toggle;
+      collapse(i, !collapsed[i]);
+      return;
+    }
+    const g = ev.target.closest("g.node");
+    setNode(g && +g.dataset.node !== cur.node ? +g.dataset.node : -1);
+  });
+  $("details").addEventListener("click", (ev) => {
+    const a = ev.target.closest("a");
+    if (!a) return;
+    if (a.dataset.gotoNode !== undefined) setNode(+a.dataset.gotoNode);
+    if (a.dataset.gotoTick !== undefined) setTick(+a.dataset.gotoTick);
+    if (a.dataset.gotoAgent !== undefined) setAgent(+a.dataset.gotoAgent);
+  });
+  document.addEventListener("keydown", (ev) => {
+    if (ev.target.tagName === "INPUT" && ev.target.type !== "range") return;
+    if (ev.key === "ArrowLeft") { play(false); setTick(cur.tick - 1); ev.preventDefault(); }
+    else if (ev.key === "ArrowRight") { play(false); setTick(cur.tick + 1); ev.preventDefault(); }
+    else if (ev.key === "+" || ev.key === "=" || ev.key === "-") {
+      zoomAt(scale * (ev.key === "-" ? 0.8 : 1.25), tree.clientWidth / 2, tree.clientHeight / 2);
+    }
+    else if (ev.key === " ") { if (LIVE) live.follow(!live.following()); else play(!timer); ev.preventDefault(); }
+  });
+
+  // The address: #agent=A&frame=F (or tick=K, the position) &node=N.
+  function fromHash() {
+    const h = new URLSearchParams(location.hash.slice(1));
+    if (h.has("agent")) cur.agent = +h.get("agent");
+    if (h.has("tick")) cur.tick = Math.max(0, Math.min(ticks.length - 1, +h.get("tick") | 0));
+    if (h.has("frame")) {
+      const f = +h.get("frame");
+      const k = ticks.findIndex((t) => t.index === f);
+      if (k >= 0) cur.tick = k;
+    }
+    cur.node = h.has("node") ? +h.get("node") : -1;
+    if (!(cur.node < NODES.length)) cur.node = -1;
+    return h;
+  }
+  let benchmarking = false;
+  const hash = fromHash();
+  window.addEventListener("hashchange", () => {
+    fromHash();
+    if (cur.node >= 0) expandTo(cur.node);
+    render(); renderList(); reveal();
+  });
+  tree.classList.add("counts");
+  if (hash.has("search")) $("search").value = hash.get("search");
+  render();
+  renderList();
+  // The picked node on screen, or else the root.
+  if (cur.node >= 0) { expandTo(cur.node); reveal(); }
+  else if (!tree.classList.contains("fit")) {
+    groups[0].scrollIntoView(leftToRight ? { block: "center", inline: "start" } : { block: "start", inline: "center" });
+  }
+  // #find=TEXT finds a node as typing it into the node box would.
+  if (hash.has("find")) {
+    $("find").value = hash.get("find");
+    $("find").dispatchEvent(new Event("change"));
+  }
+  // For the tests and for anyone curious: how many nodes the layout shows,
+  // and whether the root is in the tree pane's view.
+  {
+    const pane = tree.getBoundingClientRect(), root = groups[0].getBoundingClientRect();
+    $("status").dataset.nodesShown = groups.filter((g) => g.style.display !== "none").length;
+    $("status").dataset.rootOnScreen = root.left >= pane.left && root.right <= pane.right &&
+      root.top >= pane.top && root.bottom <= pane.bottom ? "1" : "0";
+  }
+  // #slide=K moves the slider to K as a user would (an input event), for
+  // tests that cannot drag it.
+  if (hash.has("slide")) {
+    slider.value = hash.get("slide");
+    slider.dispatchEvent(new Event("input"));
+  }
+  // #sweep moves the slider over every tick and writes, per tick, the
+  // nodes the drawing shows not idle: "tick agent: node=state ...".
+  if (hash.has("sweep")) {
+    const lines = [];
+    const keep = cur.tick;
+    for (let k = 0; k < ticks.length; k++) {
+      slider.value = k;
+      slider.dispatchEvent(new Event("input"));
+      const shownNow = [];
+      svg.querySelectorAll("g.node").forEach((g) => {
+        if (g.dataset.state !== "idle") shownNow.push(`${g.dataset.node}=${g.dataset.state}`);
+      });
+      lines.push(`${slider.value} ${cur.agent}: ${shownNow.join(" ")}`);
+    }
+    const pre = document.createElement("pre");
+    pre.id = "sweep";
+    pre.hidden = true;
+    pre.textContent = lines.join("\n");
+    document.body.appendChild(pre);
+    setTick(keep);
+  }
+  const T4 = performance.now();
+
+  // --- Timings, for the tests and for measuring responsiveness ----------
+  const timings = $("timings");
+  const ms = (x) => x.toFixed(1);
+  Object.assign(timings.dataset, {
+    bytes: bytes.length, ticks: ticks.length, agents: agents.length,
+    decodeMs: ms(T1 - T0), parseMs: ms(T2 - T1), indexMs: ms(T3 - T2), renderMs: ms(T4 - T3), loadMs: ms(T4 - T0),
+  });
+  if (hash.has("bench")) {
+    benchmarking = true;
+    const keep = { ...cur };
+    const steps = Math.min(ticks.length, 200);
+    let s = performance.now();
+    for (let k = 0; k < steps; k++) { setTick(k); svg.getBoundingClientRect(); }
+    const tickMs = (performance.now() - s) / Math.max(1, steps);
+    setNode(Math.min(1, NODES.length - 1));
+    s = performance.now();
+    for (let k = 0; k < steps; k++) { setTick(k); svg.getBoundingClientRect(); }
+    const tickNodeMs = (performance.now() - s) / Math.max(1, steps);
+    const picks = Math.min(agents.length, 100);
+    s = performance.now();
+    for (let i = 0; i < picks; i++) setAgent(agents[Math.floor(i * agents.length / picks)]);
+    const agentMs = (performance.now() - s) / Math.max(1, picks);
+    s = performance.now();
+    for (const q of ["1", "12", "123", "4", ""]) { $("search").value = q; renderList(); }
+    const searchMs = (performance.now() - s) / 5;
+    Object.assign(cur, keep);
+    benchmarking = false;
+    render(); renderList();
+    Object.assign(timings.dataset, { tickMs: ms(tickMs), tickNodeMs: ms(tickNodeMs), agentMs: ms(agentMs), searchMs: ms(searchMs) });
+  }
+  timings.textContent = Object.entries(timings.dataset).map(([k, v]) => `${k}=${v}`).join(" ");
+  document.body.dataset.ready = "1";
+  if (dropped && !LIVE) $("when").title = `${dropped} earlier ticks were dropped by the recorder's byte budget`;
+
+  // --- Live: following a running game (crates/view/src/live.rs) ----------
+  // The server sends each new tick as an event (its ordinal the event id);
+  // the page keeps at most LIVE.history bytes of ticks, follows the newest
+  // unless paused, and rewinds through what it kept. A page that missed
+  // ticks (it reconnected too late) or whose game forgot its ticks loads
+  // itself again.
+  if (LIVE) startLive();
+  function startLive() {
+    const button = $("live");
+    button.hidden = false;
+    let following = true, connected = false;
+    let kept = ticks.reduce((sum, t) => sum + t.bytes, 0);
+    const decode = (text) => {
+      const raw = atob(text), out = new Uint8Array(raw.length);
+      for (let i = 0; i < raw.length; i++) out[i] = raw.charCodeAt(i);
+      return out;
+    };
+    function show() {
+      const behind = ticks.length - 1 - cur.tick;
+      button.textContent = !connected ? "○ reconnecting" : following ? "● live" : `❚❚ paused · ${behind} newer`;
+      button.dataset.following = following ? "1" : "0";
+      button.title = following ? "Following the game: click (or space) to pause" : "Click (or space) to catch up with the game";
+    }
+    function follow(on) {
+      following = on;
+      if (on) setTick(ticks.length - 1);
+      show();
+    }
+    live.follow = follow;
+    live.following = () => following;
+    function append(t) {
+      ticks.push(t);
+      indexNotes(t, base + ticks.length - 1);
+      const newAgents = indexAgents(t);
+      kept += t.bytes;
+      while (kept > LIVE.history && ticks.length > 1) {
+        const old = ticks.shift();
+        kept -= old.bytes;
+        for (const n of old.notes) notesOf.get(n.agent).shift();
+        base++;
+        if (cur.tick > 0) cur.tick--;
+      }
+      slider.max = ticks.length - 1;
+      if (following) setTick(ticks.length - 1); else render();
+      if (newAgents) renderList();
+      show();
+      live.received++;
+      if (live.onTick) live.onTick();
+    }
+    const source = new EventSource(LIVE.events + (LIVE.after === null ? "" : `?after=${LIVE.after}`));
+    live.source = source;
+    source.addEventListener("tick", (ev) => {
+      const ord = +ev.lastEventId;
+      const expected = base + ticks.length;
+      if (ord < expected) return; // already here
+      if (ord > expected && ticks.length) { location.reload(); return; }
+      if (!ticks.length) base = ord;
+      const bytes = decode(ev.data);
+      append(readTick(new DataView(bytes.buffer), bytes, 0)[0]);
+    });
+    source.addEventListener("names", (ev) => {
+      const bytes = decode(ev.data);
+      names = readNames(new DataView(bytes.buffer), bytes, 0);
+      renderList();
+    });
+    source.addEventListener("restart", () => location.reload());
+    source.onopen = () => { connected = true; show(); };
+    source.onerror = () => { connected = false; show(); };
+    button.addEventListener("click", () => follow(!following));
+    // Any move through time pauses; the button catches up again.
+    for (const id of ["back", "fwd", "play"]) $(id).addEventListener("click", () => follow(false));
+    slider.addEventListener("input", () => { if (+slider.value !== ticks.length - 1) follow(false); });
+    follow(true);
+    if (hash.has("livecheck")) liveCheck(+hash.get("livecheck") || 5);
+  }
+  // #livecheck=N, for the end-to-end test: follows N live ticks, pauses
+  // and waits for N more, rewinds to the oldest kept tick, catches up,
+  // then writes what it saw into a pre element, #livecheck, and disconnects.
+  // Driven by the ticks themselves, not by timers: a headless browser's
+  // virtual time stands still while the event stream is open.
+  function liveCheck(n) {
+    const lines = [];
+    const frame = () => ticks[cur.tick].index;
+    const newest = () => ticks[ticks.length - 1].index;
+    const following = () => (live.following() ? 1 : 0);
+    let paused = -1, at = 0;
+    live.onTick = () => {
+      if (paused < 0 && live.received >= n) {
+        lines.push(`followed ${live.received} ${frame()} ${newest()} ${following()}`);
+        $("live").click();
+        paused = frame();
+        at = live.received;
+      } else if (paused >= 0 && live.received >= at + n) {
+        live.onTick = null;
+        lines.push(`paused ${paused} ${frame()} ${newest()} ${following()}`);
+        slider.value = 0;
+        slider.dispatchEvent(new Event("input"));
+        lines.push(`rewound ${frame()} ${ticks[0].index} ${following()}`);
+        $("live").click();
+        lines.push(`caught-up ${frame()} ${newest()} ${following()}`);
+        live.source.close();
+        const pre = document.createElement("pre");
+        pre.id = "livecheck";
+        pre.textContent = lines.join("\n");
+        document.body.appendChild(pre);
+      }
+    };
+  }
+})();
