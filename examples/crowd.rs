@@ -232,7 +232,8 @@ impl ThreatNotes {
 }
 
 /// The workload paced at `args.fps` frames a second, every agent
-/// recorded, and the viewer following it at `addr`; serves on after the
+/// recorded with its blackboard's values, and the viewer following it at
+/// `addr`; serves on after the
 /// last tick until the process is stopped. Returns on an error only.
 fn run_live(
     args: &Args,
@@ -253,6 +254,7 @@ fn run_live(
     let mut next = Instant::now();
     for _ in 0..args.ticks {
         crowd.tick_observed(1.0, |_, critter| critter.world_step(), &mut recorder);
+        crowd.record_values(&mut recorder);
         notes.annotate(&crowd, &mut recorder);
         live.publish(&mut recorder);
         next += frame;

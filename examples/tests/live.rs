@@ -9,8 +9,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use treebeard::vm::Recording;
-use treebeard_testkit::browser::{attribute, chromium, dump_dom, expected, highlighted};
+use treebeard::vm::{AgentId, Recording};
+use treebeard_testkit::browser::{attribute, chromium, dump_dom, element, expected, highlighted};
 
 /// The crowd example's binary, built now if `cargo test` did not build
 /// it or built it before a change (`cargo test --test live` builds no
@@ -99,11 +99,11 @@ fn the_page_follows_a_running_crowd_pauses_rewinds_and_catches_up() {
     let agent = 7;
     let dom = dump_dom(
         &chromium,
-        &format!("{url}#agent={agent}&livecheck=5"),
+        &format!("{url}#agent={agent}&plot=1&depth=1&livecheck=5"),
         &profile,
     );
     let _ = std::fs::remove_dir_all(&profile);
-    let check = treebeard_testkit::browser::element(&dom, "pre", "livecheck");
+    let check = element(&dom, "pre", "livecheck");
     let lines: Vec<Vec<u64>> = check
         .lines()
         .map(|l| {
@@ -146,5 +146,55 @@ fn the_page_follows_a_running_crowd_pauses_rewinds_and_catches_up() {
     assert_eq!(
         attribute(&dom, "<output id=\"status\"", "data-frame"),
         frame.to_string()
+    );
+
+    // Beside the tree, the agent's blackboard at that frame, as recorded;
+    // `hunger` (column 1) plotted over the ticks kept.
+    let columns: Vec<&str> = recording
+        .columns()
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    assert_eq!(columns, ["threat", "hunger", "fatigue", "friend_near"]);
+    let tick = recording.tick(k).unwrap();
+    for (c, name) in columns.iter().enumerate() {
+        let value = tick
+            .value(AgentId(agent), c)
+            .expect("the agent's values are recorded");
+        let open = format!("<tr data-column=\"{c}\">");
+        let row = &dom[dom.find(&open).expect("the value's row")..];
+        let row = &row[..row.find("</tr>").expect("the row ends")];
+        assert!(
+            row.contains(name) && row.contains(&format!("<td>{value}</td>")),
+            "{name} = {value}: {row}"
+        );
+    }
+    assert!(dom.contains("<canvas id=\"plot\""));
+
+    // Collapsed to the root's children (`depth=1`): each shows how many
+    // nodes it holds, coloured by the most telling state among them.
+    let shape = recording.shape();
+    let wander = shape.find("wander").expect("the wander sequence");
+    let toggle = dom
+        .find(&format!("data-toggle=\"{}\"", wander.get()))
+        .map(|at| &dom[dom[..at].rfind('<').unwrap()..])
+        .expect("wander has a toggle");
+    let toggle = &toggle[..toggle.find("</text>").unwrap()];
+    assert!(toggle.ends_with(">+3"), "{toggle}");
+    let under = shape
+        .children(wander)
+        .map(|c| tick.state(AgentId(agent), c));
+    let telling = under
+        .max_by_key(|s| [0, 4, 1, 3, 2][*s as usize])
+        .expect("wander has children");
+    assert!(
+        toggle.contains(&format!("data-state=\"{}\"", telling.name())),
+        "{telling:?}: {toggle}"
+    );
+    let summary = element(&dom, "div", "plot-summary");
+    let hunger = tick.value(AgentId(agent), 1).unwrap();
+    assert!(
+        summary.contains(&format!("now {hunger}, from ")),
+        "{summary}"
     );
 }

@@ -18,8 +18,8 @@ use crate::schedule::{Clock, Schedule};
 use crate::workers::Workers;
 use treebeard_shape::NodeIdx;
 use treebeard_vm::{
-    ActorLayout, ActorRef, Actors, AgentId, Completion, Engine, EngineError, EventId, Frame,
-    Program, Request, RequestKind, SubsetRuleReports,
+    ActorLayout, ActorRef, Actors, AgentId, Blackboard, Completion, Engine, EngineError, EventId,
+    Frame, Program, Recorder, Request, RequestKind, SubsetRuleReports,
 };
 
 /// Many agents, each with a blackboard and an actor, running one program.
@@ -646,6 +646,17 @@ impl<B> Crowd<B> {
                 self.stale += 1;
             }
         }
+    }
+}
+
+impl<B: Blackboard> Crowd<B> {
+    /// Records, at `recorder`'s newest tick, the values of the agents it
+    /// observed: their blackboard fields and their tree's variables,
+    /// entries, timestamps and stimuli ([`Recorder::record_values`]); the
+    /// viewer shows them beside the tree and plots their history. Call it
+    /// after [`Crowd::tick_observed`] with the recorder.
+    pub fn record_values(&self, recorder: &mut Recorder) {
+        recorder.record_values(|agent| Some((self.blackboard(agent)?, self.actor(agent))));
     }
 }
 

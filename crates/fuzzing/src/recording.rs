@@ -3,21 +3,22 @@
 //! The input is a recording file's bytes (`Recorder::write_to`). Reading
 //! must give a recording or an error that names its byte; a recording must
 //! answer everything a viewer asks of it (each tick's agents, their nodes'
-//! states and their notes) within its shape, and write back to the bytes
-//! it was read from.
+//! states, their values and their notes) within its shape, and write back
+//! to the bytes it was read from.
 
 use treebeard_crowd::Crowd;
 use treebeard_shape::NodeIdx;
 use treebeard_vm::{AgentId, Recorder, Recording};
 
-/// A few ticks of the snapshot target's crowd, recorded with a note: the
-/// seed recording.
+/// A few ticks of the snapshot target's crowd, recorded with a note and
+/// the guards' values: the seed recording.
 pub fn sample() -> Vec<u8> {
     let guards = crate::snapshot::guards();
     let mut crowd = Crowd::with_agents(crate::snapshot::program(), guards);
     let mut recorder = Recorder::new(crowd.program().shape(), 1 << 20);
     for tick in 0..5 {
         crowd.tick_observed(0.5, |_, _| {}, &mut recorder);
+        crowd.record_values(&mut recorder);
         let note = format!("tick {tick}: watching the door");
         recorder.annotate(AgentId(1), Some(NodeIdx::ROOT), &note);
     }
@@ -41,6 +42,13 @@ pub fn run(data: &[u8]) {
             for (node, state) in tick.states(agent) {
                 assert!(node.index() < nodes, "states are of the shape's nodes");
                 assert_eq!(tick.state(agent, node), state);
+            }
+            // An agent's values read as their columns' types, or are
+            // absent (a timestamp never set, a stimulus not active).
+            for (c, column) in recording.columns().iter().enumerate() {
+                let value = tick.value(agent, c);
+                assert!(value.is_none_or(|v| v.ty() == column.ty));
+                assert!(tick.has_values(agent) || value.is_none());
             }
         }
         // A note may be about an agent the tick did not record (one the

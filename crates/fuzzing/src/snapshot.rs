@@ -20,6 +20,9 @@ pub struct Guard {
     pub ammo: u32,
 }
 
+// Its fields by name, for recordings of its values (the recording target).
+treebeard_vm::blackboard!(Guard { alert, ammo });
+
 fn shoot(g: &mut Guard, call: &mut Call<'_>) -> Status {
     if let Some(shots) = call.persistent() {
         *shots = shots.wrapping_add(1);

@@ -52,12 +52,15 @@ fn shape_seeds_reach_the_ticks() {
 }
 
 #[test]
-fn the_recording_seed_is_a_recording_with_notes() {
+fn the_recording_seed_is_a_recording_with_notes_and_values() {
     let seed = treebeard_fuzzing::recording::sample();
     let recording = treebeard_vm::Recording::read_from(&seed).expect("the seed reads");
     assert_eq!(recording.len(), 5);
     assert_eq!(recording.agents().len(), 6);
     assert!(recording.ticks().all(|t| t.notes().count() == 1));
+    assert_eq!(recording.columns().len(), 2, "alert, ammo");
+    let guard = treebeard_vm::AgentId(1);
+    assert!(recording.ticks().all(|t| t.value(guard, 1).is_some()));
     assert_eq!(
         recording.name(treebeard_vm::AgentId(1)),
         Some("the door guard")

@@ -99,6 +99,8 @@ pub struct LiveView {
     next: u64,
     restarts: u64,
     names_changed: u64,
+    /// The recorder's value columns when the head was last encoded.
+    columns: usize,
 }
 
 /// What the game thread hands the server threads.
@@ -188,6 +190,7 @@ impl LiveView {
             next: recorder.next_ordinal(),
             restarts: recorder.restarts(),
             names_changed: recorder.names_changed(),
+            columns: recorder.columns().len(),
         })
     }
 
@@ -204,7 +207,10 @@ impl LiveView {
         if recorder.tick_open() {
             recorder.end_tick();
         }
-        let restart = recorder.restarts() != self.restarts;
+        // The first recorded values fix the recording's value columns: the
+        // file's head changes, and pages start over with it.
+        let columns = recorder.columns().len() != self.columns;
+        let restart = recorder.restarts() != self.restarts || columns;
         let first = recorder.ordinal(0);
         let mut ticks = Vec::new();
         for i in 0..recorder.len() {
@@ -227,6 +233,11 @@ impl LiveView {
             return;
         }
         let mut state = self.shared.lock();
+        if columns {
+            self.columns = recorder.columns().len();
+            state.head.clear();
+            recorder.encode_head(0, 0, &mut state.head);
+        }
         if restart {
             state.ticks.clear();
             state.tick_bytes = 0;

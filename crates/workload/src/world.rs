@@ -88,6 +88,16 @@ pub struct Critter {
     pub successes: [u32; 9],
 }
 
+// What trees and the recorder may read of a critter by name: its needs
+// and senses (the world's random state and tallies are not the agent's
+// knowledge).
+treebeard_vm::blackboard!(Critter {
+    threat,
+    hunger,
+    fatigue,
+    friend_near
+});
+
 /// One step of SplitMix64, with wrapping arithmetic.
 #[inline]
 pub fn splitmix64(state: &mut u64) -> u64 {

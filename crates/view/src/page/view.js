@@ -49,6 +49,15 @@
     p += (m * width + 3) & ~3;
     const notesAt = p; p += 16 * noteCount;
     const textAt = p; p += (textLen + 3) & ~3;
+    // Values (version 3): which agents have them, then a row per agent,
+    // read when shown (valueAt).
+    let valued = null, valuesAt = 0;
+    if (dv.getUint32(start + 24, true) & 2) {
+      valued = new Uint32Array(buf, bytes.byteOffset + p, (count + 31) >> 5);
+      p += 4 * valued.length;
+      valuesAt = p;
+      p += 8 * count * COLUMNS.length;
+    }
     const notes = [];
     for (let j = 0; j < noteCount; j++) {
       const q = notesAt + 16 * j;
@@ -57,7 +66,20 @@
       notes.push({ agent: dv.getUint32(q, true), node: node === 0xffffffff ? -1 : node,
                    text: utf8.decode(bytes.subarray(s, s + dv.getUint32(q + 12, true))) });
     }
-    return [{ index, time, count, first, ids, ends, entries, notes, bytes: p - start }, p];
+    const text = bytes.subarray(textAt, textAt + textLen);
+    return [{ index, time, count, first, ids, ends, entries, notes, bytes: p - start, dv, valued, valuesAt, text }, p];
+  }
+  // The value columns block (version 3): [{name, ty, source}], ty 0 bool,
+  // 1 int, 2 float, 3 str; source 0 field, 1 variable, 2 entry,
+  // 3 timestamp, 4 stimulus.
+  function readColumns(dv, bytes, p) {
+    const count = dv.getUint32(p, true), textLen = dv.getUint32(p + 4, true);
+    const at = p + 8, textAt = at + 12 * count, out = [];
+    for (let j = 0; j < count; j++) {
+      const q = at + 12 * j, kind = dv.getUint32(q, true), s = textAt + dv.getUint32(q + 4, true);
+      out.push({ name: utf8.decode(bytes.subarray(s, s + dv.getUint32(q + 8, true))), ty: kind & 0xff, source: kind >> 8 });
+    }
+    return [out, textAt + ((textLen + 3) & ~3)];
   }
   // The agents' names block at byte p: agent, text start, text length.
   function readNames(dv, bytes, p) {
@@ -70,11 +92,13 @@
     }
     return out;
   }
+  let p = 32 + ((shapeLen + 3) & ~3);
+  let COLUMNS = [];
+  if (version >= 3) [COLUMNS, p] = readColumns(dv, bytes, p);
   const ticks = [];
   // The ordinal of ticks[0]: ticks recorded before it (dropped by the
   // recorder's budget, or, live, by the page's).
   let base = dropped;
-  let p = 32 + ((shapeLen + 3) & ~3);
   for (let k = 0; k < tickCount; k++) {
     const [t, next] = readTick(dv, bytes, p);
     ticks.push(t);
@@ -194,7 +218,7 @@
   const counts = new Uint32Array(NODES.length);
 
   // --- State --------------------------------------------------------------
-  const cur = { tick: 0, agent: agents.length ? agents[0] : 0, node: -1 };
+  const cur = { tick: 0, agent: agents.length ? agents[0] : 0, node: -1, plot: -1 };
   let timer = null;
   const slider = $("slider");
   slider.max = Math.max(0, ticks.length - 1);
@@ -245,7 +269,8 @@
     // Following a live game, the address leaves out the frame (which
     // changes every tick, too often for the browser's history).
     const frameNow = live.following && live.following() ? "" : `&frame=${t ? t.index : 0}`;
-    const hash = `#agent=${cur.agent}${frameNow}` + (cur.node >= 0 ? `&node=${cur.node}` : "");
+    const hash = `#agent=${cur.agent}${frameNow}` + (cur.node >= 0 ? `&node=${cur.node}` : "") +
+      (cur.plot >= 0 ? `&plot=${cur.plot}` : "");
     if (location.hash !== hash && !benchmarking) history.replaceState(null, "", hash);
   }
 
@@ -284,6 +309,7 @@
       html += `<div id="history-summary"></div>`;
       html += here(t);
     }
+    html += valuesHtml(t);
     const relevant = notes.filter((n) => cur.node < 0 || n.node === cur.node || n.node === -1);
     html += `<h3>Notes${cur.node >= 0 ? " on this node and agent" : ""}</h3>`;
     if (!relevant.length) html += `<p><small>None. Applications attach them with Recorder::annotate.</small></p>`;
@@ -300,6 +326,101 @@
     }
     d.innerHTML = html;
     if (cur.node >= 0) { drawStrip(); drawCrowdStrip(); }
+    if (cur.plot >= 0) drawPlot();
+  }
+
+  // --- Values: the agent's blackboard, variables, entries, timestamps and
+  // stimuli (recorded with Recorder::record_values) -------------------------
+  const SOURCES = ["Blackboard", "Tree variables", "Entries", "Timestamps", "Stimuli"];
+  const NUMERIC = (c) => COLUMNS[c].ty === 1 || COLUMNS[c].ty === 2;
+  // Agent k's value of column c at tick t: undefined when not recorded,
+  // null for a timestamp never set or a stimulus not active.
+  function valueAt(t, k, c) {
+    if (!t.valued || k < 0 || !((t.valued[k >> 5] >>> (k & 31)) & 1)) return undefined;
+    const off = t.valuesAt + 8 * (k * COLUMNS.length + c), col = COLUMNS[c], dv = t.dv;
+    switch (col.ty) {
+      case 0: return dv.getUint32(off, true) === 1;
+      case 1: {
+        const v = dv.getBigInt64(off, true);
+        return col.source === 4 && v === -1n ? null : Number(v);
+      }
+      case 2: {
+        const v = dv.getFloat64(off, true);
+        return col.source === 3 && Number.isNaN(v) ? null : v;
+      }
+      default: {
+        const len = dv.getUint32(off, true), start = dv.getUint32(off + 4, true);
+        return utf8.decode(t.text.subarray(start, start + len));
+      }
+    }
+  }
+  function showValue(v, col) {
+    if (v === null) return col.source === 3 ? "never" : "inactive";
+    if (typeof v === "string") return JSON.stringify(v);
+    if (typeof v === "number" && col.ty === 2) return String(Math.round(v * 1000) / 1000);
+    return String(v);
+  }
+  function valuesHtml(t) {
+    if (!COLUMNS.length || !t) return "";
+    const k = position(t, cur.agent);
+    if (valueAt(t, k, 0) === undefined) return `<h3>Values</h3><p><small>None recorded for this agent at this tick.</small></p>`;
+    let html = `<h3>Values at this tick</h3><table id="values">`;
+    let source = -1;
+    COLUMNS.forEach((col, c) => {
+      if (col.source !== source) {
+        source = col.source;
+        html += `<tr><th colspan="2">${SOURCES[source] || "other"}</th></tr>`;
+      }
+      const name = NUMERIC(c)
+        ? `<a data-plot="${c}" title="Plot its history"${c === cur.plot ? ' class="current"' : ""}>${esc(col.name)}</a>`
+        : esc(col.name);
+      html += `<tr data-column="${c}"><td>${name}</td><td>${esc(showValue(valueAt(t, k, c), col))}</td></tr>`;
+    });
+    html += `</table>`;
+    if (cur.plot >= 0 && cur.plot < COLUMNS.length) {
+      html += `<h3>${esc(COLUMNS[cur.plot].name)} of agent ${esc(label(cur.agent))} over time</h3>`;
+      html += `<canvas id="plot" height="1" title="Click to go to that tick"></canvas><div id="plot-summary"></div>`;
+    }
+    return html;
+  }
+  // The picked column's history for the picked agent: a line over the
+  // ticks kept (gaps where it was not recorded), the current tick marked.
+  function drawPlot() {
+    const canvas = $("plot");
+    if (!canvas) return;
+    const n = ticks.length, c = cur.plot;
+    const ys = new Float64Array(n).fill(NaN);
+    let lo = Infinity, hi = -Infinity;
+    for (let k = 0; k < n; k++) {
+      const v = valueAt(ticks[k], position(ticks[k], cur.agent), c);
+      if (typeof v === "number" && Number.isFinite(v)) { ys[k] = v; lo = Math.min(lo, v); hi = Math.max(hi, v); }
+    }
+    const W = Math.max(200, Math.min(2 * n, 1200)), H = 80;
+    canvas.width = W;
+    canvas.height = H;
+    const ctx = canvas.getContext("2d");
+    const x = (k) => (n <= 1 ? W / 2 : (k / (n - 1)) * (W - 1));
+    const y = (v) => (hi === lo ? H / 2 : H - 4 - ((v - lo) / (hi - lo)) * (H - 8));
+    ctx.strokeStyle = COLOURS.running;
+    ctx.lineWidth = 1.5;
+    ctx.beginPath();
+    let drawing = false;
+    for (let k = 0; k < n; k++) {
+      if (Number.isNaN(ys[k])) { drawing = false; continue; }
+      if (drawing) ctx.lineTo(x(k), y(ys[k])); else ctx.moveTo(x(k), y(ys[k]));
+      drawing = true;
+    }
+    ctx.stroke();
+    ctx.fillStyle = "#1d2433";
+    ctx.fillRect(Math.round(x(cur.tick)), 0, 1, H);
+    canvas.onclick = (ev) => {
+      const r = canvas.getBoundingClientRect();
+      setTick(Math.round((ev.clientX - r.left) / r.width * (n - 1)));
+    };
+    const now = valueAt(ticks[cur.tick], position(ticks[cur.tick], cur.agent), c);
+    $("plot-summary").innerHTML = lo <= hi
+      ? `<small>now ${esc(showValue(now, COLUMNS[c]))}, from ${lo} to ${hi} over the ${n} ticks kept</small>`
+      : `<small>not recorded in the ticks kept</small>`;
   }
 
   // --- Which agents are in the picked node ---------------------------------
@@ -716,6 +837,7 @@
     if (a.dataset.gotoNode !== undefined) setNode(+a.dataset.gotoNode);
     if (a.dataset.gotoTick !== undefined) setTick(+a.dataset.gotoTick);
     if (a.dataset.gotoAgent !== undefined) setAgent(+a.dataset.gotoAgent);
+    if (a.dataset.plot !== undefined) { cur.plot = +a.dataset.plot === cur.plot ? -1 : +a.dataset.plot; render(); }
   });
   document.addEventListener("keydown", (ev) => {
     if (ev.target.tagName === "INPUT" && ev.target.type !== "range") return;
@@ -738,6 +860,7 @@
       if (k >= 0) cur.tick = k;
     }
     cur.node = h.has("node") ? +h.get("node") : -1;
+    if (h.has("plot")) cur.plot = +h.get("plot");
     if (!(cur.node < NODES.length)) cur.node = -1;
     return h;
   }

@@ -8,18 +8,28 @@
 //! ```text
 //! header (32 bytes)
 //!   0  magic        8 bytes  "TBRECORD"
-//!   8  version      u32      2 (version 1 has no names block)
+//!   8  version      u32      3 (version 1 has no names block, 2 no values)
 //!  12  entry width  u32      2 (node << 3 | state as u16) or 4 (as u32)
 //!  16  shape bytes  u32      s
 //!  20  ticks        u32      T
 //!  24  dropped      u64      ticks the ring buffer dropped before the first
 //!  32  the shape (`Shape::to_bytes`, its own format), zero-padded to 4
+//! then the value columns (version 3 on):
+//!   0  columns      u32      c
+//!   4  text bytes   u32      t
+//!   8  columns      c × 12: kind u32 (type in bits 0-7: 0 bool, 1 int,
+//!                   2 float, 3 str; source in bits 8-15: 0 blackboard
+//!                   field, 1 tree variable (bool), 2 entry, 3 timestamp
+//!                   (float), 4 stimulus (int); other bits 0), name start
+//!                   u32, name length u32
+//!      text         t bytes of UTF-8, zero-padded to 4
 //! then T ticks, oldest first, each:
 //!   0  index        u64      the frame's index (ticks before it)
 //!   8  time         f64      the frame's time, seconds
 //!  16  agents       u32      n
 //!  20  first agent  u32      the first id when the agents are a range, else 0
-//!  24  flags        u32      bit 0: the agents are listed; other bits 0
+//!  24  flags        u32      bit 0: the agents are listed; bit 1: the tick
+//!                            holds values (version 3, c > 0); other bits 0
 //!  28  entries      u32      m
 //!  32  notes        u32      k
 //!  36  text bytes   u32      t
@@ -31,6 +41,13 @@
 //!      notes        k × 16: agent u32, node u32 (0xFFFFFFFF: the whole
 //!                   agent), text start u32, text length u32
 //!      text         t bytes of UTF-8, zero-padded to 4
+//!      valued       only with values: ceil(n / 32) × u32, bit k set when
+//!                   agent k has values (bits past n are 0)
+//!      values       only with values: n × c × u64, agent k's row (zeros
+//!                   for an agent without values): a flag 0 or 1, an
+//!                   integer, a float's bits, a string as start << 32 |
+//!                   length in the tick's text; a timestamp never set is a
+//!                   NaN, a stimulus not active -1
 //! then the agents' names (version 2 on):
 //!   0  names        u32      a
 //!   4  text bytes   u32      t
@@ -43,6 +60,7 @@
 //! not idle, and 4 more for its id when the tick's agents are not a range.
 
 use super::tick::{NO_NODE, NoteData, TICK_HEADER, TickData, pad4};
+use super::values::ValueColumn;
 use std::fmt;
 use std::io::{self, Write};
 use treebeard_shape::{DecodeError, Shape};
@@ -50,10 +68,12 @@ use treebeard_shape::{DecodeError, Shape};
 /// The magic bytes a recording file starts with.
 pub const MAGIC: &[u8; 8] = b"TBRECORD";
 /// The format version this build writes; it reads this one and every
-/// earlier one (version 1 has no agent names).
-pub const VERSION: u32 = 2;
+/// earlier one (version 1 has no agent names, version 2 no values).
+pub const VERSION: u32 = 3;
 /// The first version whose files hold the agents' names.
 pub(crate) const NAMES_SINCE: u32 = 2;
+/// The first version whose files hold value columns.
+pub(crate) const VALUES_SINCE: u32 = 3;
 /// Bytes of the file header.
 pub(crate) const HEADER: usize = 32;
 
@@ -110,6 +130,17 @@ pub enum Unreadable {
     /// The named agents are not in strictly ascending order, or a name's
     /// text lies outside the names' text or not on a character boundary.
     Name,
+    /// A value column's kind is not one this build knows (or not one its
+    /// source can have), or its name lies outside the columns' text.
+    Column,
+    /// A tick holds values but the recording has no value columns, or a
+    /// value is not one of its column's type (a flag other than 0 or 1, a
+    /// string outside the tick's text), or an agent without values has
+    /// words that are not zero.
+    Value {
+        /// The column.
+        column: u32,
+    },
     /// A tick's frame time is not a finite number of seconds.
     Time,
     /// A tick's frame comes before the previous tick's: its index is
@@ -167,6 +198,14 @@ impl fmt::Display for Unreadable {
                 f,
                 "the named agents are not strictly ascending, or a name's text is out of range"
             ),
+            Unreadable::Column => write!(
+                f,
+                "a value column's kind is unknown, or its name is out of range"
+            ),
+            Unreadable::Value { column } => write!(
+                f,
+                "a value of column {column} is not of the column's type (or the recording has no such column)"
+            ),
             Unreadable::Time => write!(f, "a tick's time is not a finite number of seconds"),
             Unreadable::Backwards { index, after } => write!(
                 f,
@@ -223,15 +262,18 @@ pub(crate) struct Head<'a> {
     pub dropped: u64,
     /// The agents' names (written from [`NAMES_SINCE`] on).
     pub names: &'a [(u32, String)],
+    /// The value columns (written from [`VALUES_SINCE`] on).
+    pub columns: &'a [ValueColumn],
 }
 
-/// The file header and shape.
+/// The file header and shape, and the value columns.
 pub(crate) fn write_head(out: &mut dyn Write, head: &Head<'_>, ticks: usize) -> io::Result<()> {
     let Head {
         version,
         width,
         shape,
         dropped,
+        columns,
         ..
     } = *head;
     let mut head = [0u8; HEADER];
@@ -242,7 +284,24 @@ pub(crate) fn write_head(out: &mut dyn Write, head: &Head<'_>, ticks: usize) -> 
     head[20..24].copy_from_slice(&len32(ticks)?.to_le_bytes());
     head[24..32].copy_from_slice(&dropped.to_le_bytes());
     out.write_all(&head)?;
-    write_padded(out, shape)
+    write_padded(out, shape)?;
+    if version >= VALUES_SINCE {
+        let text: usize = columns.iter().map(|c| c.name.len()).sum();
+        write_words(out, &[len32(columns.len())?, len32(text)?])?;
+        let mut start = 0;
+        for column in columns {
+            write_words(
+                out,
+                &[column.code(), len32(start)?, len32(column.name.len())?],
+            )?;
+            start += column.name.len();
+        }
+        for column in columns {
+            out.write_all(column.name.as_bytes())?;
+        }
+        write_pad(out, text)?;
+    }
+    Ok(())
 }
 
 /// `bytes`, then zeros up to a multiple of 4.
@@ -305,7 +364,8 @@ pub(crate) fn write_tick(out: &mut dyn Write, tick: &TickData, width: u8) -> io:
     head[8..16].copy_from_slice(&tick.time.to_le_bytes());
     head[16..20].copy_from_slice(&tick.count.to_le_bytes());
     head[20..24].copy_from_slice(&tick.first.to_le_bytes());
-    head[24..28].copy_from_slice(&u32::from(tick.listed()).to_le_bytes());
+    let flags = u32::from(tick.listed()) | u32::from(tick.has_values()) << 1;
+    head[24..28].copy_from_slice(&flags.to_le_bytes());
     head[28..32].copy_from_slice(&len32(tick.entry_count(width))?.to_le_bytes());
     head[32..36].copy_from_slice(&len32(tick.notes.len())?.to_le_bytes());
     head[36..40].copy_from_slice(&len32(tick.text.len())?.to_le_bytes());
@@ -316,7 +376,18 @@ pub(crate) fn write_tick(out: &mut dyn Write, tick: &TickData, width: u8) -> io:
     for note in &tick.notes {
         write_words(out, &[note.agent, note.node, note.start, note.len])?;
     }
-    write_padded(out, tick.text.as_bytes())
+    write_padded(out, tick.text.as_bytes())?;
+    if tick.has_values() {
+        write_words(out, &tick.valued)?;
+        for chunk in tick.values.chunks(512) {
+            let mut buf = [0u8; 4096];
+            for (w, b) in chunk.iter().zip(buf.chunks_exact_mut(8)) {
+                b.copy_from_slice(&w.to_le_bytes());
+            }
+            out.write_all(&buf[..8 * chunk.len()])?;
+        }
+    }
+    Ok(())
 }
 
 /// The names block.
@@ -364,6 +435,7 @@ pub(crate) struct Read {
     pub ticks: Vec<TickData>,
     pub dropped: u64,
     pub names: Names,
+    pub columns: Vec<ValueColumn>,
 }
 
 /// A bounds-checked little-endian reader that knows its byte offset.
@@ -424,6 +496,23 @@ impl<'b> Reader<'b> {
         Ok(text)
     }
 
+    /// A block of records, three words each (the names' and the value
+    /// columns'), then their text: its record count and text length, the
+    /// records, the text. Returns where the records start, their words
+    /// and the text.
+    fn records(
+        &mut self,
+        block: &'static str,
+        text_block: &'static str,
+    ) -> Result<(usize, Vec<u32>, &'b str), RecordingError> {
+        let count = self.u32(block)?;
+        let text_len = self.u32(block)?;
+        let at = self.pos;
+        let words = self.words(block, 3 * u64::from(count))?;
+        let text = self.text(text_block, text_len)?;
+        Ok((at, words, text))
+    }
+
     /// Padding up to a multiple of 4 after `len` bytes; it must be zero.
     fn pad(&mut self, block: &'static str, len: usize) -> Result<(), RecordingError> {
         let at = self.pos;
@@ -464,13 +553,18 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Read, RecordingError> {
     }
     let width = width as u8;
     r.pad("shape padding", shape_bytes.len())?;
+    let columns = if version >= VALUES_SINCE {
+        read_columns(&mut r)?
+    } else {
+        Vec::new()
+    };
     // Each tick takes at least its header: the count cannot ask for more
     // memory than the input could fill.
     let most = (bytes.len() - r.pos) / TICK_HEADER;
     let mut out: Vec<TickData> = Vec::with_capacity((ticks as usize).min(most));
     for _ in 0..ticks {
         let at = r.pos;
-        let tick = read_tick(&mut r, &shape, width)?;
+        let tick = read_tick(&mut r, &shape, width, &columns)?;
         if !tick.time.is_finite() {
             return Err(r.fail(at + 8, Unreadable::Time));
         }
@@ -506,17 +600,28 @@ pub(crate) fn read(bytes: &[u8]) -> Result<Read, RecordingError> {
         ticks: out,
         dropped,
         names,
+        columns,
     })
+}
+
+/// The value columns' block.
+fn read_columns(r: &mut Reader<'_>) -> Result<Vec<ValueColumn>, RecordingError> {
+    let (columns_at, words, text) = r.records("value columns", "value column names")?;
+    let mut columns = Vec::with_capacity(words.len() / 3);
+    for (k, c) in words.chunks_exact(3).enumerate() {
+        let column = slice(text, c[1], c[2]).and_then(|name| ValueColumn::from_code(c[0], name));
+        let Some(column) = column else {
+            return Err(r.fail(columns_at + 12 * k, Unreadable::Column));
+        };
+        columns.push(column);
+    }
+    Ok(columns)
 }
 
 /// The names block.
 fn read_names(r: &mut Reader<'_>) -> Result<Names, RecordingError> {
-    let count = r.u32("names header")?;
-    let text_len = r.u32("names header")?;
-    let names_at = r.pos;
-    let words = r.words("names", 3 * u64::from(count))?;
-    let text = r.text("name text", text_len)?;
-    let mut names = Names::with_capacity(count as usize);
+    let (names_at, words, text) = r.records("names", "name text")?;
+    let mut names = Names::with_capacity(words.len() / 3);
     for (k, n) in words.chunks_exact(3).enumerate() {
         let agent = n[0];
         let name = names
@@ -532,7 +637,12 @@ fn read_names(r: &mut Reader<'_>) -> Result<Names, RecordingError> {
     Ok(names)
 }
 
-fn read_tick(r: &mut Reader<'_>, shape: &Shape, width: u8) -> Result<TickData, RecordingError> {
+fn read_tick(
+    r: &mut Reader<'_>,
+    shape: &Shape,
+    width: u8,
+    columns: &[ValueColumn],
+) -> Result<TickData, RecordingError> {
     let start = r.pos;
     let index = r.u64("tick header")?;
     let time = f64::from_bits(r.u64("tick header")?);
@@ -542,11 +652,13 @@ fn read_tick(r: &mut Reader<'_>, shape: &Shape, width: u8) -> Result<TickData, R
     let entries = r.u32("tick header")?;
     let notes = r.u32("tick header")?;
     let text_len = r.u32("tick header")?;
-    let listed = match flags {
-        0 => false,
-        1 => true,
-        _ => return Err(r.fail(start + 24, Unreadable::Reserved)),
-    };
+    if flags > 3 {
+        return Err(r.fail(start + 24, Unreadable::Reserved));
+    }
+    let (listed, valued) = (flags & 1 != 0, flags & 2 != 0);
+    if valued && columns.is_empty() {
+        return Err(r.fail(start + 24, Unreadable::Value { column: 0 }));
+    }
     let ids_at = r.pos;
     let ids = if listed {
         if first != 0 {
@@ -588,6 +700,8 @@ fn read_tick(r: &mut Reader<'_>, shape: &Shape, width: u8) -> Result<TickData, R
         entries: raw,
         notes: Vec::new(),
         text: String::new(),
+        values: Vec::new(),
+        valued: Vec::new(),
     };
     for k in 0..count as usize {
         let mut last = None;
@@ -628,7 +742,50 @@ fn read_tick(r: &mut Reader<'_>, shape: &Shape, width: u8) -> Result<TickData, R
         tick.notes.push(note);
     }
     tick.text = text.to_owned();
+    if valued {
+        read_values(r, &mut tick, columns)?;
+    }
     Ok(tick)
+}
+
+/// A tick's values: which agents have them, then a row per agent, each
+/// value checked against its column.
+fn read_values(
+    r: &mut Reader<'_>,
+    tick: &mut TickData,
+    columns: &[ValueColumn],
+) -> Result<(), RecordingError> {
+    let n = tick.count as usize;
+    let valued_at = r.pos;
+    tick.valued = r.words("agents with values", n.div_ceil(32) as u64)?;
+    if !n.is_multiple_of(32) && tick.valued.last().is_some_and(|&w| w >> (n % 32) != 0) {
+        return Err(r.fail(
+            valued_at + 4 * (tick.valued.len() - 1),
+            Unreadable::Reserved,
+        ));
+    }
+    let c = columns.len() as u64;
+    let values_at = r.pos;
+    let bytes = r.take("values", 8 * c * n as u64)?;
+    tick.values = bytes
+        .chunks_exact(8)
+        .map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")))
+        .collect();
+    for k in 0..n {
+        let row = &tick.values[k * columns.len()..(k + 1) * columns.len()];
+        let has = tick.valued[k / 32] >> (k % 32) & 1 != 0;
+        for (j, (&word, column)) in row.iter().zip(columns).enumerate() {
+            if !(if has {
+                column.holds(word, &tick.text)
+            } else {
+                word == 0
+            }) {
+                let at = values_at + 8 * (k * columns.len() + j);
+                return Err(r.fail(at, Unreadable::Value { column: j as u32 }));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The `len` bytes of `text` from `start`, if they lie inside it on

@@ -68,12 +68,15 @@
 mod format;
 mod recorder;
 mod tick;
+mod values;
 
 pub use format::{MAGIC, RecordingError, Unreadable, VERSION, assemble};
 
 use format::Names;
 pub use recorder::{DEFAULT_BUDGET, Recorder};
+pub use values::{ValueColumn, ValueSource};
 
+use crate::blackboard::Value;
 use crate::observe::NodeState;
 use crate::request::AgentId;
 use std::io::{self, Write};
@@ -93,6 +96,7 @@ pub struct Recording {
     ticks: Vec<TickData>,
     dropped: u64,
     names: Names,
+    columns: Vec<ValueColumn>,
 }
 
 impl Recording {
@@ -108,6 +112,7 @@ impl Recording {
             ticks: read.ticks,
             dropped: read.dropped,
             names: read.names,
+            columns: read.columns,
         })
     }
 
@@ -120,6 +125,7 @@ impl Recording {
             shape: &self.shape_bytes,
             dropped: self.dropped,
             names: &self.names,
+            columns: &self.columns,
         };
         format::write(&mut out, &head, self.ticks.iter())
     }
@@ -158,15 +164,24 @@ impl Recording {
         self.ticks.get(i).map(|tick| RecordedTick {
             tick,
             width: self.width,
+            columns: &self.columns,
         })
     }
 
     /// The ticks, oldest first.
     pub fn ticks(&self) -> impl ExactSizeIterator<Item = RecordedTick<'_>> + '_ {
-        let width = self.width;
-        self.ticks
-            .iter()
-            .map(move |tick| RecordedTick { tick, width })
+        let (width, columns) = (self.width, &self.columns[..]);
+        self.ticks.iter().map(move |tick| RecordedTick {
+            tick,
+            width,
+            columns,
+        })
+    }
+
+    /// The value columns: what [`RecordedTick::value`] reads (empty when
+    /// no values were recorded; see [`Recorder::record_values`]).
+    pub fn columns(&self) -> &[ValueColumn] {
+        &self.columns
     }
 
     /// Ticks the recorder dropped before the first one held.
@@ -217,6 +232,7 @@ impl Recording {
 pub struct RecordedTick<'r> {
     tick: &'r TickData,
     width: u8,
+    columns: &'r [ValueColumn],
 }
 
 /// Custom debug text the application attached to an agent at a tick.
@@ -268,6 +284,23 @@ impl<'r> RecordedTick<'r> {
         self.states(agent)
             .find(|&(n, _)| n == node)
             .map_or(NodeState::Idle, |(_, s)| s)
+    }
+
+    /// `agent`'s recorded value of column `column` ([`Recording::columns`])
+    /// at the end of this tick: `None` if no values were recorded for it
+    /// then, and for a timestamp never set or a stimulus not active.
+    pub fn value(&self, agent: AgentId, column: usize) -> Option<Value<'r>> {
+        let (tick, columns) = (self.tick, self.columns);
+        let row = tick.row(tick.position(agent.0)?, columns.len())?;
+        columns.get(column)?.read(row[column], &tick.text)
+    }
+
+    /// Whether values were recorded for `agent` at this tick.
+    pub fn has_values(&self, agent: AgentId) -> bool {
+        let tick = self.tick;
+        tick.position(agent.0)
+            .and_then(|k| tick.row(k, self.columns.len()))
+            .is_some()
     }
 
     /// The custom debug text attached at this tick.

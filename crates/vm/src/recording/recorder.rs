@@ -3,7 +3,10 @@
 
 use super::format::{self, Names, entry_width};
 use super::tick::{NO_NODE, NoteData, TickData};
+use super::values::{self, ValueColumn};
 use super::{Recording, name_of};
+use crate::actor::ActorRef;
+use crate::blackboard::Blackboard;
 use crate::frame::Frame;
 use crate::logs::log_event;
 use crate::observe::{NodeStates, Observer};
@@ -54,6 +57,8 @@ pub struct Recorder {
     /// anew), and times the names changed: what a live feed follows.
     restarts: u64,
     names_changed: u64,
+    /// The value columns, fixed by the first recorded values.
+    columns: Vec<ValueColumn>,
 }
 
 impl Recorder {
@@ -78,6 +83,7 @@ impl Recorder {
             begun: 0,
             restarts: 0,
             names_changed: 0,
+            columns: Vec::new(),
         }
     }
 
@@ -240,6 +246,59 @@ impl Recorder {
         }
     }
 
+    /// Records, at the newest tick, the values of each agent it observed:
+    /// the blackboard's fields (`B`'s [`Blackboard::fields`]) and the
+    /// tree's variables, entries, timestamps and stimuli (the recording's
+    /// [columns](Recording::columns)), read from `agent(id)`, the agent's
+    /// blackboard and actor (`None` for an agent gone: it has no values at
+    /// this tick). Call it once a frame, after the tick (as
+    /// `Crowd::record_values` does). The first call fixes the columns: a
+    /// recorder records one blackboard type. Values count against the
+    /// budget: 8 bytes per column per agent-tick, and strings' bytes.
+    pub fn record_values<'b, B: Blackboard + 'b>(
+        &mut self,
+        mut agent: impl FnMut(AgentId) -> Option<(&'b B, ActorRef<'b>)>,
+    ) {
+        if self.columns.is_empty() {
+            self.columns = values::columns::<B>(&self.shape);
+        }
+        let c = self.columns.len();
+        let Some(tick) = self.ticks.back_mut().filter(|_| c > 0) else {
+            return;
+        };
+        let before = tick.encoded_len();
+        let n = tick.count as usize;
+        tick.values.clear();
+        tick.valued.clear();
+        tick.valued.resize(n.div_ceil(32), 0);
+        for k in 0..n {
+            match agent(AgentId(tick.agent(k))) {
+                Some((blackboard, actor)) => {
+                    values::push_row(
+                        &self.columns,
+                        &self.shape,
+                        blackboard,
+                        &actor,
+                        tick.time,
+                        &mut tick.text,
+                        &mut tick.values,
+                    );
+                    tick.valued[k / 32] |= 1 << (k % 32);
+                }
+                None => tick.values.resize(tick.values.len() + c, 0),
+            }
+        }
+        if !self.open {
+            self.closed_bytes = self.closed_bytes - before + tick.encoded_len();
+        }
+    }
+
+    /// The value columns ([`Recorder::record_values`]); empty until values
+    /// are first recorded.
+    pub fn columns(&self) -> &[ValueColumn] {
+        &self.columns
+    }
+
     /// The name given to `agent`, if any ([`Recorder::name`]).
     pub fn name_of(&self, agent: AgentId) -> Option<&str> {
         name_of(&self.names, agent)
@@ -263,6 +322,7 @@ impl Recorder {
             ticks: self.ticks.iter().cloned().collect(),
             dropped: self.dropped,
             names: self.names.clone(),
+            columns: self.columns.clone(),
         }
     }
 
@@ -277,6 +337,7 @@ impl Recorder {
             ticks: self.ticks.into(),
             dropped: self.dropped,
             names: self.names,
+            columns: self.columns,
         }
     }
 
@@ -357,6 +418,7 @@ impl Recorder {
             shape: &self.shape_bytes,
             dropped: self.dropped,
             names: &self.names,
+            columns: &self.columns,
         }
     }
 

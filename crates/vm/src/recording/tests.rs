@@ -1,5 +1,6 @@
 use super::*;
 use crate::Observer;
+use crate::blackboard::Value;
 use crate::frame::Frame;
 use crate::leaves::Leaves;
 use crate::status::Status;
@@ -45,10 +46,11 @@ fn a_recording_reads_back_as_written() {
     assert!(!recorder.annotate(AgentId(9), Some(NodeIdx::new(99)), "no such node"));
     let mut bytes = Vec::new();
     recorder.write_to(&mut bytes).unwrap();
-    // The names block holds its two counts, and no name.
+    // The value columns and the names blocks hold their two counts, and
+    // no column, no name.
     assert_eq!(
         bytes.len(),
-        format::HEADER + tick::pad4(recorder.shape_bytes().len()) + recorder.bytes() + 8
+        format::HEADER + tick::pad4(recorder.shape_bytes().len()) + 8 + recorder.bytes() + 8
     );
     let read = Recording::read_from(&bytes).unwrap();
     assert_eq!(read, recorder.recording());
@@ -188,7 +190,7 @@ fn damaged_files_are_errors_at_the_damaged_byte() {
     bad[8] = 9;
     assert_eq!(
         error(&bad).to_string(),
-        "byte 8: recording format version 9 is not supported; this build reads versions 1 to 2"
+        "byte 8: recording format version 9 is not supported; this build reads versions 1 to 3"
     );
     let mut bad = good.clone();
     bad[12] = 3;
@@ -203,7 +205,8 @@ fn damaged_files_are_errors_at_the_damaged_byte() {
     );
     // The first tick's first entry, with a state of 0.
     let shape_len = u32::from_le_bytes(good[16..20].try_into().unwrap()) as usize;
-    let tick0 = format::HEADER + tick::pad4(shape_len);
+    // The header, the shape, an empty value columns block.
+    let tick0 = format::HEADER + tick::pad4(shape_len) + 8;
     let entry = tick0 + 40 + 3 * 4;
     let mut bad = good.clone();
     bad[entry] &= !7;
@@ -277,13 +280,24 @@ fn agents_named_by_the_application_read_back_by_name() {
 }
 
 #[test]
-fn a_version_1_file_reads_without_names_and_writes_back_as_version_1() {
-    // A version-1 file is a version-2 file without the names block.
+fn versions_1_and_2_read_and_write_back_as_they_were() {
+    // A version-2 file is a version-3 file without the value columns
+    // block; a version-1 file, a version-2 file without the names block.
     let mut recorder = Recorder::new(&shape(3), DEFAULT_BUDGET);
     record(&mut recorder, 2, &[0, 1, 2]);
-    let mut v1 = recorder.recording().to_bytes();
-    assert_eq!(v1[8], 2);
-    v1.truncate(v1.len() - 8);
+    recorder.name(AgentId(1), "one");
+    let v3 = recorder.recording().to_bytes();
+    assert_eq!(v3[8], 3);
+    let columns_at = format::HEADER + tick::pad4(recorder.shape_bytes().len());
+    let mut v2 = v3.clone();
+    v2.drain(columns_at..columns_at + 8);
+    v2[8] = 2;
+    let read = Recording::read_from(&v2).unwrap();
+    assert_eq!((read.len(), read.names().len()), (2, 1));
+    assert_eq!(read.to_bytes(), v2);
+    let mut v1 = v2.clone();
+    let names = 8 + 12 + 4; // counts, one name, its text padded
+    v1.truncate(v1.len() - names);
     v1[8] = 1;
     let read = Recording::read_from(&v1).unwrap();
     assert_eq!(read.len(), 2);
@@ -397,7 +411,8 @@ fn a_recorder_observes_the_interpreter() {
 fn frames_that_go_back_or_are_not_a_time_are_errors() {
     let good = sample();
     let shape_len = u32::from_le_bytes(good[16..20].try_into().unwrap()) as usize;
-    let tick0 = format::HEADER + tick::pad4(shape_len);
+    // The header, the shape, an empty value columns block.
+    let tick0 = format::HEADER + tick::pad4(shape_len) + 8;
     // The first tick's time, not a number.
     let mut bad = good.clone();
     bad[tick0 + 8..tick0 + 16].copy_from_slice(&f64::NAN.to_le_bytes());
@@ -575,4 +590,165 @@ fn a_live_feeds_pieces_assemble_into_the_file() {
     assert_eq!(recorder.restarts(), restarts + 1);
     record(&mut recorder, 1, &[0]);
     assert_eq!(recorder.ordinal(0), 12);
+}
+
+/// A blackboard with one field of each type.
+#[derive(Default)]
+struct Deer {
+    alert: bool,
+    hunger: i32,
+    speed: f64,
+    mood: String,
+}
+crate::blackboard!(Deer {
+    alert,
+    hunger,
+    speed,
+    mood
+});
+
+/// A recorder of two deer over three frames, their values recorded (the
+/// second deer's only at the last frame).
+fn deer_recording() -> (Recorder, Vec<Deer>) {
+    use crate::Actor;
+    let mut l = Leaves::<Deer>::new();
+    l.condition("alert", |d, _| d.alert);
+    let program = l.compile(&cond("alert")).unwrap();
+    let actors = [
+        Actor::for_shape(program.shape()),
+        Actor::for_shape(program.shape()),
+    ];
+    let mut recorder = Recorder::new(program.shape(), DEFAULT_BUDGET);
+    let mut deer = vec![Deer::default(), Deer::default()];
+    for t in 0..3u64 {
+        deer[0].hunger = 10 * t as i32;
+        deer[0].speed = 0.5 * t as f64;
+        deer[0].alert = t == 1;
+        deer[0].mood = ["calm", "wary ✓", ""][t as usize].to_owned();
+        deer[1].hunger = -1;
+        let frame = Frame {
+            index: t,
+            time: t as f64,
+            dt: 1.0,
+        };
+        recorder.begin_agent(AgentId(0), &frame);
+        recorder.begin_agent(AgentId(1), &frame);
+        recorder.record_values(|a| {
+            (a.0 == 0 || t == 2).then(|| (&deer[a.index()], actors[a.index()].as_ref()))
+        });
+    }
+    (recorder, deer)
+}
+
+#[test]
+fn values_are_recorded_and_read_back() {
+    let (recorder, _) = deer_recording();
+    let names: Vec<&str> = recorder.columns().iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["alert", "hunger", "speed", "mood"]);
+    assert!(
+        recorder
+            .columns()
+            .iter()
+            .all(|c| c.source == ValueSource::Field)
+    );
+    let mut bytes = Vec::new();
+    recorder.write_to(&mut bytes).unwrap();
+    let read = Recording::read_from(&bytes).unwrap();
+    assert_eq!(read, recorder.recording());
+    assert_eq!(read.to_bytes(), bytes);
+    let tick = |k: usize| read.tick(k).unwrap();
+    let (a, b) = (AgentId(0), AgentId(1));
+    assert_eq!(tick(0).value(a, 1), Some(Value::Int(0)));
+    assert_eq!(tick(1).value(a, 0), Some(Value::Bool(true)));
+    assert_eq!(tick(1).value(a, 2), Some(Value::Float(0.5)));
+    assert_eq!(tick(1).value(a, 3), Some(Value::Str("wary ✓")));
+    assert_eq!(tick(2).value(a, 3), Some(Value::Str("")));
+    // The second deer has values at the last tick only.
+    assert!(!tick(1).has_values(b) && tick(1).value(b, 1).is_none());
+    assert_eq!(tick(2).value(b, 1), Some(Value::Int(-1)));
+    // 8 bytes per column per agent-tick, and the strings.
+    assert!(recorder.bytes_per_agent_tick() > 32.0);
+}
+
+#[test]
+fn damaged_values_are_errors_at_their_byte() {
+    let (recorder, _) = deer_recording();
+    let mut bytes = Vec::new();
+    recorder.write_to(&mut bytes).unwrap();
+    // The last tick's values end 8 bytes of names block before the end
+    // (no names): its last row is the second deer's, `mood` last.
+    let mood = bytes.len() - 8 - 8;
+    let mut bad = bytes.clone();
+    bad[mood + 4] = 0x7f; // a string far past the tick's text
+    let err = Recording::read_from(&bad).unwrap_err();
+    assert_eq!(err.offset(), mood);
+    assert_eq!(err.what(), &Unreadable::Value { column: 3 });
+    let mut bad = bytes.clone();
+    bad[mood - 24] = 2; // `alert`, a flag, is 2
+    let err = Recording::read_from(&bad).unwrap_err();
+    assert_eq!(
+        (err.offset(), err.what()),
+        (mood - 24, &Unreadable::Value { column: 0 })
+    );
+    // An unknown column kind.
+    let columns_at = format::HEADER + tick::pad4(recorder.shape_bytes().len()) + 8;
+    let mut bad = bytes.clone();
+    bad[columns_at] = 9;
+    let err = Recording::read_from(&bad).unwrap_err();
+    assert_eq!(
+        (err.offset(), err.what()),
+        (columns_at, &Unreadable::Column)
+    );
+}
+
+#[test]
+fn tree_variables_timestamps_and_stimuli_are_values_too() {
+    use crate::{Actor, Program};
+    use treebeard_shape::{Declarations, Options, compile_with};
+    let mut l = Leaves::<Deer>::new();
+    l.condition("alert", |d, _| d.alert);
+    l.event("Hit");
+    let options = Options {
+        declarations: Declarations::new()
+            .variable("Calm", true)
+            .timestamp("Damaged", "Hit")
+            .stimulus("Struck", 2.0),
+        ..Options::default()
+    };
+    let shape = compile_with(&cond("alert"), &l, &options).unwrap();
+    let program = Program::link(shape, &l).unwrap();
+    let mut actor = Actor::for_shape(program.shape());
+    actor.as_mut().post_stimulus(0, 42, 0.0, 2.0);
+    let deer = Deer::default();
+    let mut recorder = Recorder::new(program.shape(), DEFAULT_BUDGET);
+    for t in [1u64, 5] {
+        let frame = Frame {
+            index: t,
+            time: t as f64,
+            dt: 1.0,
+        };
+        recorder.begin_agent(AgentId(0), &frame);
+        recorder.record_values(|_| Some((&deer, actor.as_ref())));
+    }
+    let columns: Vec<(&str, ValueSource)> = recorder
+        .columns()
+        .iter()
+        .map(|c| (c.name.as_str(), c.source))
+        .collect();
+    assert_eq!(
+        columns[4..],
+        [
+            ("Calm", ValueSource::Variable),
+            ("Damaged", ValueSource::Timestamp),
+            ("Struck", ValueSource::Stimulus)
+        ]
+    );
+    let read = Recording::read_from(&recorder.recording().to_bytes()).unwrap();
+    let (first, last) = (read.tick(0).unwrap(), read.tick(1).unwrap());
+    let a = AgentId(0);
+    assert_eq!(first.value(a, 4), Some(Value::Bool(true)));
+    assert_eq!(first.value(a, 5), None, "never set");
+    assert_eq!(first.value(a, 6), Some(Value::Int(42)), "active at 1 s");
+    assert_eq!(last.value(a, 6), None, "expired at 2 s");
+    assert!(last.has_values(a));
 }

@@ -37,6 +37,13 @@ pub(crate) struct TickData {
     pub entries: Vec<u8>,
     pub notes: Vec<NoteData>,
     pub text: String,
+    /// The agents' recorded values, a row of one word per value column
+    /// for each agent (in the agents' order), or empty when none were
+    /// recorded at this tick (see `values.rs`).
+    pub values: Vec<u64>,
+    /// Bit `k`: agent `k` has its row of values (an agent gone by the
+    /// time values were recorded has a row of zeros).
+    pub valued: Vec<u32>,
 }
 
 impl TickData {
@@ -51,6 +58,8 @@ impl TickData {
         self.entries.clear();
         self.notes.clear();
         self.text.clear();
+        self.values.clear();
+        self.valued.clear();
     }
 
     /// Whether the agents are listed rather than a range.
@@ -152,12 +161,33 @@ impl TickData {
             + pad4(self.entries.len())
             + 16 * self.notes.len()
             + pad4(self.text.len())
+            + self.values_bytes()
     }
 
     /// Bytes of the tick's agent-ticks in a recording file: the tick less
-    /// its header and notes.
+    /// its header and notes (its values' strings, in its text, too).
     pub fn agent_bytes(&self) -> usize {
-        4 * self.ids.len() + 4 * self.ends.len() + pad4(self.entries.len())
+        4 * self.ids.len() + 4 * self.ends.len() + pad4(self.entries.len()) + self.values_bytes()
+    }
+
+    /// Bytes of the values block: the bitmap of agents with values, then
+    /// the rows.
+    fn values_bytes(&self) -> usize {
+        4 * self.valued.len() + 8 * self.values.len()
+    }
+
+    /// Whether values were recorded at this tick.
+    pub fn has_values(&self) -> bool {
+        !self.valued.is_empty()
+    }
+
+    /// The `k`-th agent's row of values, if it has one.
+    pub fn row(&self, k: usize, columns: usize) -> Option<&[u64]> {
+        let has = self
+            .valued
+            .get(k / 32)
+            .is_some_and(|w| w >> (k % 32) & 1 != 0);
+        has.then(|| &self.values[k * columns..(k + 1) * columns])
     }
 }
 
