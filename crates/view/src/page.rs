@@ -22,6 +22,18 @@ use treebeard_vm::Recording;
 const PAGE: &str = include_str!("page/page.html");
 const CSS: &str = include_str!("page/view.css");
 const JS: &str = include_str!("page/view.js");
+/// Parts of the script, put where `// @include NAME` stands in it.
+const JS_PARTS: [(&str, &str); 2] = [
+    ("trees.js", include_str!("page/trees.js")),
+    ("live.js", include_str!("page/live.js")),
+];
+
+/// The page's script: view.js with its parts in place.
+fn script() -> String {
+    JS_PARTS.iter().fold(JS.to_owned(), |js, (name, part)| {
+        js.replace(&format!("  // @include {name}\n"), part)
+    })
+}
 
 /// The page for `recording`, titled `title`.
 pub fn render(recording: &Recording, title: &str) -> String {
@@ -85,7 +97,7 @@ impl Page {
             "NODES" => self.nodes.clone(),
             "DATA" => base64(recording),
             "LIVE" => live.clone(),
-            "JS" => JS.to_owned(),
+            "JS" => script(),
             _ => String::new(),
         })
     }
@@ -212,6 +224,8 @@ mod tests {
             assert!(!page.contains(external), "{external}");
         }
         assert!(!page.contains("{{"), "every placeholder is filled");
+        assert!(!page.contains("@include"), "every part of the script is in");
+        assert!(page.contains("function layoutTree") && page.contains("function startLive"));
     }
 
     #[test]
