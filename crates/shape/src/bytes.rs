@@ -11,7 +11,9 @@
 //! params       u32 count, then count x u64          the parameter table
 //! imports      4 x (u32 count, then per import:     Condition, Action, Deferred, Decide
 //!                 name, u8 flags (bit 0 persistent, bit 1 scope hooks),
-//!                 u32 parameter count, then per parameter: name, type)
+//!                 u32 parameter count, then per parameter: name, type,
+//!                 u8 default (0 none, 1 a word, 2 an input's literal),
+//!                 then the default's u64 unless none)
 //! nodes        (one per item) u32 id, name,
 //!              u8 has source (0 or 1), then u16 file, u32 line, u32 column
 //! strings      u32 count, then count x string       the string table
@@ -40,9 +42,11 @@
 //! Version 3 added the sections from `events` on, version 4 the `stimuli`
 //! section, version 5 the `logs` section (the nodes' log messages, debug
 //! information beside the stream like the node table), version 6 the
-//! `entries` section and the scripts' string and entry ops. Earlier versions
-//! are refused with [`Undecodable::Version`]: shapes are build artifacts,
-//! so compile the tree again.
+//! `entries` section and the scripts' string and entry ops, version 7 the
+//! import parameters' defaults. Version 6 still decodes (its parameters
+//! have no defaults), so that recordings made before read; earlier
+//! versions are refused with [`Undecodable::Version`]: shapes are build
+//! artifacts, so compile the tree again.
 //!
 //! [`Shape::from_bytes`] checks every count against the bytes actually
 //! present before allocating, so no header can request more memory than the
@@ -67,14 +71,16 @@ use crate::ids::NodeId;
 use crate::item::ShapeItem;
 use crate::kinds::LEAF_KINDS;
 use crate::logs::{LogEvent, LogMessages, NodeLogs};
-use crate::params::{FieldDecl, FieldType, ParamType};
+use crate::params::{Encoded, FieldDecl, FieldType, ParamType};
 use crate::script::{Entry, ScriptType};
 use crate::shape::{Import, ImportParam, Limits, NodeInfo, Shape, ShapeParts};
 use crate::source::Source;
 use std::fmt;
 
 const MAGIC: &[u8; 8] = b"TBSHAPE\0";
-const VERSION: u32 = 6;
+const VERSION: u32 = 7;
+/// The oldest version this build decodes.
+const OLDEST: u32 = 6;
 const HEADER: usize = 16;
 
 /// What is wrong with bytes that do not decode to a shape.
@@ -123,7 +129,7 @@ impl fmt::Display for Undecodable {
             Undecodable::Magic => write!(f, "not a treebeard shape (magic bytes TBSHAPE missing)"),
             Undecodable::Version { found } => write!(
                 f,
-                "format version {found} is not supported; this build reads version {VERSION}"
+                "format version {found} is not supported; this build reads versions {OLDEST} to {VERSION}"
             ),
             Undecodable::Truncated {
                 section,
@@ -586,7 +592,7 @@ impl Shape {
             return Err(r.fail_at(0, Undecodable::Magic));
         }
         let version = r.u32("header")?;
-        if version != VERSION {
+        if !(OLDEST..=VERSION).contains(&version) {
             return Err(r.fail_at(8, Undecodable::Version { found: version }));
         }
         if r.u32("header")? != 0 {
@@ -630,7 +636,21 @@ impl Shape {
                 for _ in 0..count {
                     let name = r.string("import table")?;
                     let ty = r.param_type("import table")?;
-                    import_params.push(ImportParam { name, ty });
+                    let default = if version >= 7 {
+                        let at = r.pos;
+                        match r.u8("import table")? {
+                            0 => None,
+                            1 => Some(Encoded::Word(r.u64("import table")?)),
+                            2 => Some(Encoded::Constant(r.u64("import table")?)),
+                            found => {
+                                let what = "parameter default";
+                                return Err(r.fail_at(at, Undecodable::Tag { what, found }));
+                            }
+                        }
+                    } else {
+                        None
+                    };
+                    import_params.push(ImportParam { name, ty, default });
                 }
                 table.push(Import {
                     name,
@@ -751,6 +771,17 @@ impl Shape {
                 for p in &import.params {
                     w.string(&p.name);
                     w.param_type(&p.ty);
+                    match p.default {
+                        None => w.u8(0),
+                        Some(Encoded::Word(word)) => {
+                            w.u8(1);
+                            w.u64(word);
+                        }
+                        Some(Encoded::Constant(value)) => {
+                            w.u8(2);
+                            w.u64(value);
+                        }
+                    }
                 }
             }
         }

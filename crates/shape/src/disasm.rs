@@ -14,7 +14,7 @@
 
 use crate::ids::NodeIdx;
 use crate::kinds::{Kind, Layout};
-use crate::params::{ENTRY_REF, FIELD_REF, FieldType, ParamType};
+use crate::params::{ENTRY_REF, Encoded, FIELD_REF, FieldType, ParamType};
 use crate::shape::{ImportParam, Shape};
 use std::fmt::{self, Write as _};
 
@@ -36,11 +36,10 @@ impl Disassembly<'_> {
         self.payload_with(node, false)
     }
 
-    /// The payload as a drawing labels the node: a built-in kind's
-    /// parameters only where the tree gave them another value than their
-    /// default (a Spore decider's nine parameters are mostly defaults).
-    /// Leaves' parameters all show: the shape does not hold their
-    /// catalog's defaults.
+    /// The payload as a drawing labels the node: parameters only where the
+    /// tree gave them another value than their default (a built-in kind's,
+    /// or the leaf catalog's, which the shape keeps): a Spore decider's
+    /// nine parameters are mostly defaults.
     pub fn label(&self, node: NodeIdx) -> String {
         self.payload_with(node, true)
     }
@@ -74,7 +73,7 @@ impl Disassembly<'_> {
                 write_call(
                     &mut out,
                     &import.name,
-                    import_args(shape, &import.params, params),
+                    import_args(shape, &import.params, params, brief),
                 );
             }
             Layout::Configured => {
@@ -112,7 +111,7 @@ impl Disassembly<'_> {
                 let Some(import) = shape.import(node) else {
                     return out;
                 };
-                let args = import_args(shape, &import.params, shape.params(node));
+                let args = import_args(shape, &import.params, shape.params(node), brief);
                 write_call(&mut out, &import.name, args);
             }
         }
@@ -164,13 +163,39 @@ fn write_call<'p>(out: &mut String, name: &str, args: impl Iterator<Item = (&'p 
     out.push(')');
 }
 
-/// An import's parameters and their words, as `(name, value)`.
+/// An import's parameters and their words, as `(name, value)`; with
+/// `brief`, those at their default left out.
 fn import_args<'a>(
     shape: &'a Shape,
     params: &'a [ImportParam],
     words: &'a [u64],
+    brief: bool,
 ) -> impl Iterator<Item = (&'a str, String)> + 'a {
-    params.iter().zip(words).map(move |(p, &w)| {
+    // Strings are compared by their text: each use of one has its own
+    // entry in the string table.
+    let same = move |text: bool, a: u64, b: u64| {
+        let strings = shape.strings();
+        if text {
+            strings
+                .get(a as usize)
+                .is_some_and(|s| strings.get(b as usize) == Some(s))
+        } else {
+            a == b
+        }
+    };
+    let default = move |p: &ImportParam, w: u64| match (p.default, &p.ty) {
+        (None, _) => false,
+        (Some(Encoded::Word(d)), ty) => same(*ty == ParamType::Str, w, d),
+        (Some(Encoded::Constant(c)), ty) => {
+            let text = *ty == ParamType::Input(FieldType::Str);
+            let literal = (w & (FIELD_REF | ENTRY_REF) == 0)
+                .then(|| shape.param_table().get(w as usize))
+                .flatten();
+            literal.is_some_and(|&v| same(text, v, c))
+        }
+    };
+    let shown = move |&(p, &w): &(&ImportParam, &u64)| !(brief && default(p, w));
+    params.iter().zip(words).filter(shown).map(move |(p, &w)| {
         let mut value = String::new();
         write_word(&mut value, shape, &p.ty, w);
         (&*p.name, value)

@@ -427,7 +427,7 @@ pub fn field_name(text: &str) -> Option<&str> {
 }
 
 /// A parameter's encoding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Encoded {
     /// The parameter's word.
     Word(u64),

@@ -7,7 +7,7 @@ use crate::ids::{ActionId, NodeId, NodeIdx};
 use crate::item::{MAX_ITEMS, MAX_PARAM_WORDS, ShapeItem};
 use crate::kinds::{Kind, LEAF_KINDS, Layout};
 use crate::logs::{LogMessages, NodeLogs};
-use crate::params::{FieldDecl, ParamType};
+use crate::params::{Encoded, FieldDecl, ParamType};
 use crate::script::{Entry, ScriptType};
 use crate::source::Source;
 
@@ -52,6 +52,10 @@ pub struct ImportParam {
     pub name: Box<str>,
     /// Its type.
     pub ty: ParamType,
+    /// Its default, encoded as a node that leaves the parameter out gets
+    /// it (an input's literal as [`Encoded::Constant`]), if the leaf's
+    /// catalog gave one: drawings leave out parameters at their default.
+    pub default: Option<Encoded>,
 }
 
 /// What the shape knows about a node beside the stream: never read by a tick.

@@ -270,10 +270,10 @@ fn encoding_follows_the_documented_layout() {
 }
 
 #[test]
-fn header_is_magic_version_six_and_a_zero_word() {
+fn header_is_magic_version_seven_and_a_zero_word() {
     let (_, bytes) = sample();
     assert_eq!(&bytes[..8], b"TBSHAPE\0");
-    assert_eq!(get_u32(&bytes, 8), 6);
+    assert_eq!(get_u32(&bytes, 8), 7);
     assert_eq!(get_u32(&bytes, 12), 0);
 }
 
@@ -340,7 +340,7 @@ fn version_two_without_the_declaration_sections_is_refused() {
     let text = decode_err(&old).to_string();
     assert_eq!(
         text,
-        "byte 8: format version 2 is not supported; this build reads version 6"
+        "byte 8: format version 2 is not supported; this build reads versions 6 to 7"
     );
 }
 
@@ -1568,4 +1568,75 @@ fn log_lines_show_in_the_disassembly() {
     // Without messages, no section.
     let plain = build(&creature()).disassemble().to_string();
     assert!(!plain.contains("logs:"), "{plain}");
+}
+
+/// A leaf whose parameters have defaults of every encoding: a plain word
+/// (an int, a string) and an input's literal.
+fn defaulted() -> Shape {
+    use treebeard_shape::{Catalog, LeafSchema, ParamSpec, ParamValue, compile};
+    let mut c = Catalog::new();
+    c.field(treebeard_shape::FieldDecl::new("hunger", FieldType::Int));
+    c.declare(
+        "Look",
+        LeafSchema::action()
+            .with(ParamSpec::new("times", ParamType::Int).default(ParamValue::Int(3)))
+            .with(ParamSpec::new("what", ParamType::Str).default(ParamValue::Str("around".into())))
+            .with(
+                ParamSpec::new("above", ParamType::Input(FieldType::Int))
+                    .default(ParamValue::Int(70)),
+            ),
+    );
+    let tree = sequence([
+        act("Look"),
+        act("Look").arg("times", 4).arg("what", "around"),
+        act("Look").arg("above", "{hunger}"),
+    ]);
+    compile(&tree, &c).unwrap()
+}
+
+#[test]
+fn parameter_defaults_survive_the_round_trip_and_leave_labels() {
+    let shape = defaulted();
+    let back = Shape::from_bytes(&shape.to_bytes()).unwrap();
+    assert_eq!(back, shape);
+    let look = &shape.imports(Kind::Action)[0];
+    assert!(look.params.iter().all(|p| p.default.is_some()));
+    // Labels show a parameter only where it is not at its default; the
+    // disassembly shows every one.
+    let d = shape.disassemble();
+    let node = |i: u32| NodeIdx::new(i);
+    assert_eq!(d.label(node(1)), "Look");
+    assert_eq!(d.label(node(2)), "Look(times=4)");
+    assert_eq!(d.label(node(3)), "Look(above={hunger})");
+    assert_eq!(
+        d.payload(node(1)),
+        r#"Look(times=3, what="around", above=70)"#
+    );
+}
+
+#[test]
+fn version_six_still_decodes_without_defaults() {
+    // Shapes whose imports have no parameters encode the same in version 6
+    // (which had no defaults) but for the version.
+    let shape = build(&sequence([cond("ready"), act("Shoot")]));
+    let mut bytes = shape.to_bytes();
+    put_u32(&mut bytes, 8, 6);
+    assert_eq!(Shape::from_bytes(&bytes).unwrap(), shape);
+    // A default's tag is 0, 1 or 2.
+    let with = defaulted().to_bytes();
+    let l = layout(&with);
+    let p = &import(&l, Kind::Action, "Look").params[0];
+    let tag_at = p.ty.at + 1;
+    let mut bad = with.clone();
+    bad[tag_at] = 3;
+    assert_eq!(
+        failure(&bad),
+        (
+            tag_at,
+            Undecodable::Tag {
+                what: "parameter default",
+                found: 3
+            }
+        )
+    );
 }

@@ -48,7 +48,8 @@ pub enum Look {
 /// The lines of a node's label in a drawing, and its look: a decider's
 /// kind (with its symbol), its name if it has one of its own, and its
 /// payload; a leaf's name if its import is called otherwise, and its call
-/// with parameters.
+/// with parameters; parameters at their defaults left out
+/// ([`Disassembly::label`]).
 pub fn label(shape: &Shape, disassembly: &Disassembly, node: NodeIdx) -> (Vec<String>, Look) {
     let kind = shape.kind(node);
     let info = shape.node(node);

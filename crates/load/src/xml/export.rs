@@ -478,6 +478,7 @@ impl Writer<'_> {
                 let port = ImportParam {
                     name: p.name.into(),
                     ty,
+                    default: None,
                 };
                 let _ = writeln!(models, "      {}", port_model(&port));
             }

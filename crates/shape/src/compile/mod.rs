@@ -1276,16 +1276,32 @@ impl<'t> Compiler<'t, '_> {
             let what = Unbuildable::TooManyImports { kind: schema.kind };
             return Err(self.fatal(node, position, what));
         };
-        table.push(Import {
-            name: name.into(),
-            params: schema
-                .params
-                .iter()
-                .map(|p| ImportParam {
+        // Each default as a node leaving it out gets it (a default that
+        // does not encode, which `params` reported, is none).
+        let params = schema
+            .params
+            .iter()
+            .map(|p| {
+                let (fields, entries) = (&self.parts.fields, &self.parts.entries);
+                let refs = EntryRefs {
+                    entries,
+                    refused: None,
+                };
+                let strings = &mut self.parts.strings;
+                let default = p
+                    .default
+                    .as_ref()
+                    .and_then(|value| encode(&p.ty, value, fields, refs, strings).ok());
+                ImportParam {
                     name: p.name.clone(),
                     ty: p.ty.clone(),
-                })
-                .collect(),
+                    default,
+                }
+            })
+            .collect();
+        table.push(Import {
+            name: name.into(),
+            params,
             persistent: schema.persistent,
             memory: schema.memory,
             scope: schema.scope,

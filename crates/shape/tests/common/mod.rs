@@ -256,6 +256,7 @@ pub fn import(name: &str, arity: u8, persistent: bool) -> Import {
             .map(|i| ImportParam {
                 name: format!("p{i}").into(),
                 ty: ParamType::Int,
+                default: None,
             })
             .collect(),
         persistent,

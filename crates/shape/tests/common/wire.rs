@@ -245,7 +245,7 @@ impl Layout {
 /// follow it (tests read only encodings they made).
 pub fn layout(bytes: &[u8]) -> Layout {
     assert_eq!(&bytes[..8], b"TBSHAPE\0", "magic");
-    assert_eq!(get_u32(bytes, 8), 6, "version");
+    assert_eq!(get_u32(bytes, 8), 7, "version");
     assert_eq!(get_u32(bytes, 12), 0, "reserved");
     let mut r = Walk { bytes, pos: 16 };
     let items_count_at = r.pos;
@@ -269,9 +269,19 @@ pub fn layout(bytes: &[u8]) -> Layout {
             }
             let params_count_at = r.pos;
             let params = (0..r.u32())
-                .map(|_| ParamAt {
-                    name: r.string(),
-                    ty: r.param_type(),
+                .map(|_| {
+                    let param = ParamAt {
+                        name: r.string(),
+                        ty: r.param_type(),
+                    };
+                    // Its default: a tag (0 none, 1 a word, 2 an input's
+                    // literal), then the word unless none.
+                    let tag = r.u8();
+                    assert!(tag <= 2, "default tag");
+                    if tag != 0 {
+                        r.u64();
+                    }
+                    param
                 })
                 .collect();
             table.push(ImportAt {
@@ -529,7 +539,7 @@ pub struct Wire {
 impl Wire {
     /// The magic, version 6 and the reserved word: the 16-byte header.
     pub fn header() -> Wire {
-        Wire::version(6)
+        Wire::version(7)
     }
 
     /// The magic, `version` and the reserved word.
