@@ -346,6 +346,9 @@ fn main() -> ExitCode {
     if let Some(addr) = &args.live {
         let Err(e) = pool.install(|| run_live(&args, &program, addr));
         eprintln!("error: cannot serve the live viewer at {addr}: {e}");
+        if e.kind() == std::io::ErrorKind::PermissionDenied {
+            eprintln!("(here: `--live-expose` serves there on purpose)");
+        }
         return ExitCode::from(2);
     }
     eprintln!(

@@ -211,16 +211,20 @@ impl LiveView {
         // file's head changes, and pages start over with it.
         let columns = recorder.columns().len() != self.columns;
         let restart = recorder.restarts() != self.restarts || columns;
+        // The held ticks not sent yet (all of them after a restart).
         let first = recorder.ordinal(0);
-        let mut ticks = Vec::new();
-        for i in 0..recorder.len() {
-            let ordinal = first + i as u64;
-            if ordinal >= self.next || restart {
+        let from = if restart {
+            0
+        } else {
+            usize::try_from(self.next.saturating_sub(first)).unwrap_or(usize::MAX)
+        };
+        let ticks: Vec<(u64, Arc<[u8]>)> = (from..recorder.len())
+            .map(|i| {
                 let mut bytes = Vec::new();
                 recorder.encode_tick(i, &mut bytes);
-                ticks.push((ordinal, Arc::<[u8]>::from(bytes)));
-            }
-        }
+                (first + i as u64, bytes.into())
+            })
+            .collect();
         let names = (recorder.names_changed() != self.names_changed || restart).then(|| {
             let mut bytes = Vec::new();
             recorder.encode_names(&mut bytes);
