@@ -17,6 +17,13 @@
 //! (Bevy's) and the two checksum lines exactly as the workload page prints
 //! them. Exit status 1 means the two runs ended
 //! in different states; 2, bad arguments.
+//!
+//! The app runs its systems on Bevy's single-threaded executor
+//! (`--executor single`, the default here): the crowd's tick is parallel
+//! inside its own system, and on the 2-core development machine Bevy's
+//! multi-threaded executor (`--executor multi`) costs about 150 us a frame
+//! waking and parking its threads, 30 ns per agent-tick at 5000 agents,
+//! more than the crowd's whole tick (docs/bevy.md, "What it costs").
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -61,6 +68,20 @@ struct Args {
     /// `--threads` threads.
     #[arg(long, value_enum, default_value_t = PoolArg::Bevy)]
     pool: PoolArg,
+    /// How Bevy runs the app's systems: one after another on the main
+    /// thread (the crowd's tick is parallel inside its system), or Bevy's
+    /// multi-threaded executor (its default), for comparison.
+    #[arg(long, value_enum, default_value_t = ExecutorArg::Single)]
+    executor: ExecutorArg,
+}
+
+/// Bevy's system executor.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ExecutorArg {
+    /// `SingleThreadedExecutor` for every schedule.
+    Single,
+    /// Bevy's default, the multi-threaded executor.
+    Multi,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -92,6 +113,9 @@ fn run_bevy(args: &Args, threads: usize) -> (Duration, Checksum) {
         PoolArg::Bevy => crowd_world::Pool::Bevy(threads),
     };
     let mut app = crowd_world::app(program(args.engine), args.agents, args.seed, pool);
+    if args.executor == ExecutorArg::Single {
+        crowd_world::single_threaded(&mut app);
+    }
     let start = Instant::now();
     for _ in 0..args.ticks {
         app.update();
@@ -103,6 +127,9 @@ fn run_bevy(args: &Args, threads: usize) -> (Duration, Checksum) {
 fn run_empty(args: &Args) -> Duration {
     let mut app = bevy::app::App::new();
     app.add_plugins(bevy::MinimalPlugins);
+    if args.executor == ExecutorArg::Single {
+        crowd_world::single_threaded(&mut app);
+    }
     let start = Instant::now();
     for _ in 0..args.ticks {
         app.update();
@@ -165,6 +192,7 @@ fn main() -> ExitCode {
     };
     println!("engine: {engine}");
     println!("threads: {threads}");
+    println!("executor: {:?}", args.executor);
     println!("plain_ns_per_agent_tick: {plain:.1}");
     println!("bevy_ratio: {:.2}", bevy / plain);
     // Bevy's own frame (its schedules and executors, no crowd), spread

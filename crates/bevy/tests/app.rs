@@ -178,19 +178,24 @@ fn the_workload_through_bevy_ends_where_the_plain_crowd_does_at_any_thread_count
             .into_iter()
             .chain([Pool::Bevy(2)]);
         for pool in pools {
-            for compiled_engine in [false, true] {
+            for (compiled_engine, single) in [(false, false), (true, false), (true, true)] {
                 let mut program = leaves().compile(&tree()).unwrap();
                 if compiled_engine {
                     program = program.with_compiled(compiled::tree()).unwrap();
                 }
                 let mut app = crowd_world::app(program, agents, seed, pool);
+                // Bevy's single-threaded executor, as bevy_crowd runs.
+                if single {
+                    crowd_world::single_threaded(&mut app);
+                }
                 for _ in 0..ticks {
                     app.update();
                 }
                 assert_eq!(
                     crowd_world::checksum(&mut app),
                     expected,
-                    "{agents} agents, {ticks} ticks, seed {seed}, {pool:?}, compiled: {compiled_engine}"
+                    "{agents} agents, {ticks} ticks, seed {seed}, {pool:?}, compiled: {compiled_engine}, \
+                     single-threaded executor: {single}"
                 );
             }
         }

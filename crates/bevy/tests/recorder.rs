@@ -159,6 +159,10 @@ fn recording_leaves_the_workloads_results_as_they_are() {
         for all in [false, true] {
             let program = leaves().compile(&tree()).unwrap();
             let mut app = crowd_world::app(program, agents, seed, pool);
+            // Watching all, on the single-threaded executor bevy_crowd uses.
+            if all {
+                crowd_world::single_threaded(&mut app);
+            }
             let mut recorder = TreeRecorder::<Critter>::new(1 << 20);
             if all {
                 recorder = recorder.watching_all();

@@ -6,6 +6,7 @@
 //! changed back, a loop over each table's columns
 //! (`Query::contiguous_iter`).
 
+use bevy::ecs::schedule::{Schedules, SingleThreadedExecutor};
 use bevy::prelude::*;
 use treebeard_bevy::{Agent, TreeCrowd, TreebeardPlugin, TreebeardSystems};
 use treebeard_vm::Program;
@@ -152,6 +153,17 @@ pub fn app(program: Program<Critter>, agents: usize, seed: u64, pool: Pool) -> A
         ));
     }
     app
+}
+
+/// Runs every schedule of `app` on Bevy's single-threaded executor: its
+/// systems one after another on the main thread. A headless simulation
+/// whose parallel work is inside its systems (the crowd's tick) saves the
+/// multi-threaded executor's cost per frame of waking its threads.
+pub fn single_threaded(app: &mut App) {
+    let mut schedules = app.world_mut().resource_mut::<Schedules>();
+    for (_, schedule) in schedules.iter_mut() {
+        schedule.set_executor(SingleThreadedExecutor::default());
+    }
 }
 
 /// The checksum of the world's components.
