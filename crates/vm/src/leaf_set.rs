@@ -452,7 +452,10 @@ macro_rules! leaf_set {
     };
 
     (@decode $args:ident $i:ident $t:ty) => {{
-        let word = $args.word($i);
+        // SAFETY: `$i` counts the leaf's declared parameters, which linking
+        // checked equal to its import's (`Args::word_unchecked`).
+        // PERF: no bounds checks (callgrind, benches/scripts/callgrind.sh).
+        let word = unsafe { $args.word_unchecked($i) };
         $i += 1;
         <$t as $crate::LeafParam>::from_word(word, $args)
     }};
@@ -475,4 +478,73 @@ macro_rules! leaf_set {
         $crate::leaf_set!(@forward $bb, action => $f ( $($p : $t),* ));
     };
     (@forward $bb:ty, deferred ( $($p:ident : $t:ty),* )) => {};
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Actor, AgentId, Args, Call, Frame, Interpreter, Status};
+    use treebeard_shape::tree::{act, cond, sequence};
+
+    #[derive(Default)]
+    struct Guard {
+        ammo: i64,
+        shots: Vec<(f64, bool, String)>,
+    }
+
+    fn ammo_at_least(g: &Guard, _: &Args<'_>, rounds: i64) -> bool {
+        g.ammo >= rounds
+    }
+
+    fn shoot(g: &mut Guard, _: &mut Call<'_>, spread: f64, loud: bool, at: &str) -> Status {
+        g.ammo -= 1;
+        g.shots.push((spread, loud, at.to_owned()));
+        Status::Success
+    }
+
+    crate::leaf_set! {
+        struct GuardLeaves for Guard {
+            condition "ammo_at_least" => ammo_at_least(rounds: i64);
+            action "Shoot" => shoot(spread: f64, loud: bool, at: &str);
+        }
+    }
+
+    /// The parameters a leaf set's leaves read without bounds checks
+    /// (`Args::word_unchecked`) are the tree's; Miri runs this.
+    #[test]
+    fn leaves_read_their_parameters_as_the_tree_gives_them() {
+        let tree = sequence([
+            cond("ammo_at_least").param(2),
+            act("Shoot").param(0.5).param(true).param("the door"),
+        ]);
+        let program = GuardLeaves::leaves().compile(&tree).unwrap();
+        let mut actor = Actor::for_shape(program.shape());
+        let mut guard = Guard {
+            ammo: 3,
+            ..Guard::default()
+        };
+        let (mut interpreter, mut requests) = (Interpreter::new(), Vec::new());
+        let mut frame = Frame::default();
+        let mut statuses = Vec::new();
+        for _ in 0..3 {
+            let status = interpreter.tick(
+                &program,
+                &frame,
+                AgentId(0),
+                &mut actor.as_mut(),
+                &mut guard,
+                &mut requests,
+            );
+            statuses.push(status);
+            frame = frame.next(0.1);
+        }
+        assert_eq!(
+            statuses,
+            [Status::Success, Status::Success, Status::Failure]
+        );
+        assert_eq!(guard.shots, vec![(0.5, true, "the door".to_owned()); 2]);
+        // The set's functions for generated code call the same leaves.
+        let args = Args::of_shape(program.shape(), &[], AgentId(0), frame);
+        assert!(!GuardLeaves::ammo_at_least(&guard, &args, 2));
+        let _shoot = GuardLeaves::shoot;
+    }
 }

@@ -89,6 +89,24 @@ impl<'a> Args<'a> {
         self.table[p.offset as usize + i]
     }
 
+    /// Parameter word `i`, unchecked: what [`leaf_set!`](crate::leaf_set)'s
+    /// leaves read their declared parameters with.
+    ///
+    /// # Safety
+    /// `i` must be below the number of parameters the leaf was linked
+    /// with: linking checks the leaf's declared parameters against its
+    /// import's, and the validator checks that every item of the import
+    /// has that many words, inside the parameter table.
+    #[doc(hidden)]
+    #[inline(always)]
+    pub unsafe fn word_unchecked(&self, i: usize) -> u64 {
+        let p = self.item.params();
+        debug_assert!(i < p.len as usize, "parameter {i} of a leaf with {}", p.len);
+        // SAFETY: the caller's `i` is below `p.len`, and the validator
+        // checked `p.offset + p.len` against the table's length.
+        unsafe { *self.table.get_unchecked(p.offset as usize + i) }
+    }
+
     /// Parameter `i` as a signed integer.
     ///
     /// # Panics
