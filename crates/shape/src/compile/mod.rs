@@ -522,6 +522,22 @@ pub struct Compiled {
     pub warnings: Vec<CompatWarning>,
 }
 
+/// `value` encoded as a parameter of type `ty` of the shape `parts` is
+/// becoming: its fields and entries looked up, its strings added.
+/// `refused` says why entries may not be named here, if they may not.
+fn encode_in(
+    parts: &mut ShapeParts,
+    ty: &ParamType,
+    value: &ParamValue,
+    refused: Option<&'static str>,
+) -> Result<Encoded, Mismatch> {
+    let entries = EntryRefs {
+        entries: &parts.entries,
+        refused,
+    };
+    encode(ty, value, &parts.fields, entries, &mut parts.strings)
+}
+
 /// Compiles a tree description with the default [`Limits`].
 pub fn compile(tree: &Node, catalog: &dyn LeafCatalog) -> Result<Shape, BuildError> {
     compile_with(tree, catalog, &Options::default())
@@ -1263,42 +1279,32 @@ impl<'t> Compiler<'t, '_> {
         schema: &LeafSchema,
     ) -> Result<u16, Fatal> {
         let slot = schema.kind.leaf_slot();
+        let Some(index) = slot.and_then(|slot| self.import_index.get(slot)) else {
+            unreachable!("checked to be a leaf kind");
+        };
+        if let Some(&i) = index.get(name) {
+            return Ok(i);
+        }
+        // Each default as a node leaving it out gets it (a default that
+        // does not encode, which `params` reported, is none).
+        let params = (schema.params.iter())
+            .map(|p| ImportParam {
+                name: p.name.clone(),
+                ty: p.ty.clone(),
+                default: (p.default.as_ref())
+                    .and_then(|value| encode_in(&mut self.parts, &p.ty, value, None).ok()),
+            })
+            .collect();
         let (Some(index), Some(table)) = (
             slot.and_then(|slot| self.import_index.get_mut(slot)),
             slot.and_then(|slot| self.parts.imports.get_mut(slot)),
         ) else {
             unreachable!("checked to be a leaf kind");
         };
-        if let Some(&i) = index.get(name) {
-            return Ok(i);
-        }
         let Ok(i) = u16::try_from(table.len()) else {
             let what = Unbuildable::TooManyImports { kind: schema.kind };
             return Err(self.fatal(node, position, what));
         };
-        // Each default as a node leaving it out gets it (a default that
-        // does not encode, which `params` reported, is none).
-        let params = schema
-            .params
-            .iter()
-            .map(|p| {
-                let (fields, entries) = (&self.parts.fields, &self.parts.entries);
-                let refs = EntryRefs {
-                    entries,
-                    refused: None,
-                };
-                let strings = &mut self.parts.strings;
-                let default = p
-                    .default
-                    .as_ref()
-                    .and_then(|value| encode(&p.ty, value, fields, refs, strings).ok());
-                ImportParam {
-                    name: p.name.clone(),
-                    ty: p.ty.clone(),
-                    default,
-                }
-            })
-            .collect();
         table.push(Import {
             name: name.into(),
             params,
@@ -1514,9 +1520,7 @@ impl<'t> Compiler<'t, '_> {
                     }
                 }
             };
-            let (fields, entries) = (&self.parts.fields, &self.parts.entries);
-            let refs = EntryRefs { entries, refused };
-            let mut encoded = encode(&spec.ty, &value, fields, refs, &mut self.parts.strings);
+            let mut encoded = encode_in(&mut self.parts, &spec.ty, &value, refused);
             if let Err(problem) = &encoded {
                 let what = Unbuildable::BadParam {
                     leaf: leaf.into(),
@@ -1525,9 +1529,7 @@ impl<'t> Compiler<'t, '_> {
                 };
                 match fallback() {
                     Some((value, kept)) => {
-                        let (fields, entries) = (&self.parts.fields, &self.parts.entries);
-                        let refs = EntryRefs { entries, refused };
-                        encoded = encode(&spec.ty, &value, fields, refs, &mut self.parts.strings);
+                        encoded = encode_in(&mut self.parts, &spec.ty, &value, refused);
                         if encoded.is_ok() {
                             self.mismatch(node, position, source, what, kept);
                         } else {
