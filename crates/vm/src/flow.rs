@@ -25,7 +25,11 @@
 //! leaf's path, re-testing on the way only the guards of a priority
 //! selector's earlier children. That walk depends only on where the leaf
 //! sits too: [`Flow::reentries`] lists, per leaf, the guards to re-test,
-//! where every decider above it enters in place (see [`Reentry`]).
+//! where every decider above it enters in place (see [`Reentry`]). An agent
+//! whose tree returned last tick starts again from the root, and where the
+//! root's walk is in effect a re-entry too (every decider above the first
+//! leaf it reaches enters that leaf's branch first, or re-tests guards
+//! before it), [`Flow::idle_entry`] names that leaf.
 
 use crate::actor::{StateEntry, decider_tag};
 use treebeard_shape::{Kind, NodeIdx, Shape};
@@ -107,6 +111,9 @@ pub(crate) struct Flow {
     reentries: Box<[Reentry]>,
     /// The re-entries' guards, each leaf's in a run.
     retests: Box<[u32]>,
+    /// The leaf a tick from the root re-enters (see [`Flow::idle_entry`]),
+    /// or [`UP`].
+    idle_entry: u32,
 }
 
 /// How a tick gets back to a leaf that the previous tick left running, in
@@ -272,12 +279,14 @@ impl Flow {
                 };
         }
         let (reentries, retests) = reentries(shape, &links, &resumes);
+        let idle_entry = idle_entry(shape, &links, &reentries);
         Flow {
             links: links.into_boxed_slice(),
             resumes: resumes.into_boxed_slice(),
             depths: depths.into_boxed_slice(),
             reentries,
             retests,
+            idle_entry,
         }
     }
 
@@ -317,6 +326,59 @@ impl Flow {
     pub(crate) fn retests(&self) -> &[u32] {
         &self.retests
     }
+
+    /// The leaf that a tick from the root, for an agent holding no state,
+    /// reaches first by re-entering it: a leaf with a [`Reentry`] whose
+    /// every decider above it that is not a `PrioritySelector` has it in
+    /// its first child (a priority selector re-tests the guards before
+    /// it). Such a tick makes the calls of the leaf's re-entry, the leaf
+    /// starting, so the interpreter may take it as one. [`UP`] where the
+    /// root's walk is not a re-entry.
+    #[inline]
+    pub(crate) fn idle_entry(&self) -> u32 {
+        self.idle_entry
+    }
+}
+
+/// The leaf a tick from the root re-enters, or [`UP`] (see
+/// [`Flow::idle_entry`]): the walk from the root that a tick of an agent
+/// holding no state takes, into first children and past a priority
+/// selector's guards, to a leaf with a re-entry (which also checks that
+/// each decider above it enters in place).
+fn idle_entry(shape: &Shape, links: &[Link], reentries: &[Reentry]) -> u32 {
+    let mut ip = 0;
+    for _ in 0..=REENTRY_DEPTH {
+        let node = NodeIdx::new(ip);
+        match shape.kind(node) {
+            Kind::Action | Kind::Deferred if reentries[ip as usize].exists() => return ip,
+            Kind::Sequence
+            | Kind::Selector
+            | Kind::Inverter
+            | Kind::ForceSuccess
+            | Kind::ForceFailure
+            | Kind::StoredState => ip += 1,
+            Kind::PrioritySelector => {
+                let end = shape.subtree_end(node).get();
+                ip += 1;
+                // The guards the leaf's re-entry re-tests (as
+                // `guards_above` lists them).
+                while ip < end {
+                    let child = NodeIdx::new(ip);
+                    let guard = matches!(shape.kind(child), Kind::Condition | Kind::AlwaysFailure)
+                        || links[ip as usize].guarded();
+                    if !guard {
+                        break;
+                    }
+                    ip = shape.subtree_end(child).get();
+                }
+                if ip >= end {
+                    return UP;
+                }
+            }
+            _ => return UP,
+        }
+    }
+    UP
 }
 
 /// The re-entry of every action and deferred action, and their guards.
@@ -710,14 +772,10 @@ mod tests {
         assert_eq!(flow.retests(), &guards(200)[..]);
     }
 
-    #[test]
-    fn the_crowd_workloads_leaves_share_two_lists_of_guards() {
-        // The workload's tree (crates/workload/src/tree.rs), as
-        // ARCHITECTURE.md counts its tables: 0 Priority, 1 Sequence, 2 c,
-        // 3 a, 4 Sequence, 5 c, 6 a, 7 a, 8 Sequence, 9 c, 10 a,
-        // 11 Sequence, 12 c, 13 Priority, 14 Sequence, 15 c, 16 a, 17 a,
-        // 18 Sequence, 19 a, 20 a, 21 a.
-        let tree = priority([
+    /// The workload's tree (crates/workload/src/tree.rs) over the test
+    /// leaves.
+    fn crowd_tree() -> treebeard_shape::tree::Node {
+        priority([
             sequence([cond("c"), act("a")]),
             sequence([cond("c"), act("a"), act("a")]),
             sequence([cond("c"), act("a")]),
@@ -726,13 +784,50 @@ mod tests {
                 priority([sequence([cond("c"), act("a")]), act("a")]),
             ]),
             sequence([act("a"), act("a"), act("a")]),
-        ]);
-        let flow = Flow::of(&shape(tree));
+        ])
+    }
+
+    #[test]
+    fn the_crowd_workloads_leaves_share_two_lists_of_guards() {
+        // The workload's tree (crates/workload/src/tree.rs), as
+        // ARCHITECTURE.md counts its tables: 0 Priority, 1 Sequence, 2 c,
+        // 3 a, 4 Sequence, 5 c, 6 a, 7 a, 8 Sequence, 9 c, 10 a,
+        // 11 Sequence, 12 c, 13 Priority, 14 Sequence, 15 c, 16 a, 17 a,
+        // 18 Sequence, 19 a, 20 a, 21 a.
+        let flow = Flow::of(&shape(crowd_tree()));
         let r = reentries(&flow);
         assert_eq!(r.len(), 22);
         assert_eq!(r[17], Some(vec![2, 5, 9, 15]));
         assert_eq!(r[21], Some(vec![2, 5, 9, 12]));
         assert_eq!(flow.retests(), [2, 5, 9, 15, 2, 5, 9, 12]);
+    }
+
+    #[test]
+    fn the_idle_entry_is_the_leaf_a_tick_from_the_root_re_enters() {
+        let entry = |tree| Flow::of(&shape(tree)).idle_entry();
+        // The crowd workload's tree: past the guards of the first four
+        // branches, the first action of the last (item 19, as numbered in
+        // the test above).
+        assert_eq!(entry(crowd_tree()), 19);
+        // 0 Sequence, 1 a, 2 a
+        assert_eq!(entry(sequence([act("a"), act("a")])), 1);
+        // 0 Priority, 1 c, 2 Inverter, 3 a
+        assert_eq!(entry(priority([cond("c"), inverter(act("a"))])), 3);
+        // 0 Priority, 1 Sequence, 2 a, 3 c, 4 a, 5 a: a branch that is not
+        // guarded is entered.
+        let tree = priority([sequence([act("a"), cond("c"), act("a")]), act("a")]);
+        assert_eq!(entry(tree), 2);
+        // None: the first leaf is a condition; every child of the root is a
+        // guard; a reactive sequence re-runs its conditions; a selector
+        // before the leaf is not a guard.
+        assert_eq!(entry(sequence([cond("c"), act("a")])), UP);
+        assert_eq!(
+            entry(priority([cond("c"), sequence([cond("c"), act("a")])])),
+            UP
+        );
+        assert_eq!(entry(reactive_sequence([act("a"), act("a")])), UP);
+        let tree = priority([selector([cond("c"), act("a")]), act("a")]);
+        assert_eq!(entry(tree), UP);
     }
 
     #[test]

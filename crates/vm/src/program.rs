@@ -18,7 +18,7 @@ use std::fmt;
 use std::sync::Arc;
 use treebeard_shape::params::FIELD_REF;
 use treebeard_shape::script::touches_fields;
-use treebeard_shape::{CapacitySpec, Kind, NodeIdx, Shape};
+use treebeard_shape::{CapacitySpec, Kind, NodeIdx, Shape, ShapeItem};
 
 /// A shape whose imports are resolved to functions, with its flow tables
 /// (see the `flow` module): what the interpreter runs. Cheap to clone; the
@@ -27,6 +27,8 @@ pub struct Program<B> {
     shape: Arc<Shape>,
     pub(crate) flow: Arc<Flow>,
     pub(crate) conditions: Box<[ConditionFn<B>]>,
+    /// The re-entries' guards (`Flow::retests`), resolved to their calls.
+    pub(crate) retests: Arc<[Retest<B>]>,
     pub(crate) actions: Box<[ActionFn<B>]>,
     /// Spore deciders' Decide functions, by import.
     pub(crate) decides: Box<[DecideFn<B>]>,
@@ -61,6 +63,7 @@ impl<B> Clone for Program<B> {
             shape: Arc::clone(&self.shape),
             flow: Arc::clone(&self.flow),
             conditions: self.conditions.clone(),
+            retests: Arc::clone(&self.retests),
             actions: self.actions.clone(),
             decides: self.decides.clone(),
             decision_flags: self.decision_flags,
@@ -85,6 +88,15 @@ impl<B> fmt::Debug for Program<B> {
             .field("engine", &self.engine)
             .finish()
     }
+}
+
+/// A re-entry's guard (see `Flow::retests`), resolved at link time: the
+/// condition's function, its item and its index, so that a plain tick
+/// re-tests it with one indirect call and nothing looked up.
+pub(crate) struct Retest<B> {
+    pub(crate) f: ConditionFn<B>,
+    pub(crate) item: ShapeItem,
+    pub(crate) ip: u32,
 }
 
 /// Why a shape does not link against a leaf table.
@@ -296,9 +308,23 @@ impl<B> Program<B> {
                 }
             }
         }
+        let flow = Flow::of(&shape);
+        let retests = flow
+            .retests()
+            .iter()
+            .map(|&ip| {
+                let item = shape.items()[ip as usize];
+                Retest {
+                    f: conditions[item.import() as usize],
+                    item,
+                    ip,
+                }
+            })
+            .collect();
         Ok(Program {
             globals: Globals::for_shape(&shape),
-            flow: Arc::new(Flow::of(&shape)),
+            flow: Arc::new(flow),
+            retests,
             shape,
             conditions: conditions.into_boxed_slice(),
             actions: actions.into_boxed_slice(),

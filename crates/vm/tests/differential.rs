@@ -96,6 +96,102 @@ fn vm_matches_reference_on_fixed_seeds() {
     println!("fixed seeds: {totals:?}");
 }
 
+/// Trees of the plain kinds under a priority selector whose earlier
+/// children are guards: an untraced tick re-enters its running leaf, or,
+/// for an agent whose tree returned, the first leaf of the last branch (the
+/// tree's idle entry), and goes on through a sequence's next actions and
+/// out of the root in place (the interpreter's `run_plain`). Every other
+/// run is traced, which takes the loop through every item instead; both
+/// must match the reference.
+#[test]
+fn vm_matches_reference_on_trees_a_tick_re_enters() {
+    let mut interpreter = Interpreter::new();
+    let mut totals = Stats::default();
+    for seed in 0..300 {
+        let mut rng = Mix(seed);
+        let spec = re_entered_tree(&mut rng);
+        let run = Run {
+            seed,
+            agents: 3,
+            ticks: 60,
+            halts: seed % 3 == 0,
+            trace: seed % 2 == 1,
+        };
+        let stats = differential_with(&spec, &run, &mut interpreter)
+            .unwrap_or_else(|mismatch| panic!("seed {seed}: {mismatch}"));
+        totals.add(&stats);
+    }
+    // Roots that returned, each followed by a tick from the idle entry.
+    assert!(totals.restarts > 5_000, "{totals:?}");
+    let c = &totals.coverage;
+    assert!(c.cancel_calls > 0 && c.launches > 0, "{totals:?}");
+}
+
+/// A small deterministic mix for the generator below (SplitMix64).
+struct Mix(u64);
+
+impl Mix {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) % n
+    }
+}
+
+/// A priority selector over guarded sequences (a condition, then plain
+/// work), guards, and a last branch that starts with an action.
+fn re_entered_tree(rng: &mut Mix) -> Spec {
+    let mut branches = Vec::new();
+    for _ in 0..rng.below(4) {
+        branches.push(match rng.below(4) {
+            0 => Spec::Cond,
+            1 => Spec::Always(false),
+            _ => {
+                let mut children = vec![Spec::Cond];
+                children.extend((0..1 + rng.below(3)).map(|_| plain(rng, 2)));
+                Spec::Sequence(children)
+            }
+        });
+    }
+    let mut last = vec![Spec::Act];
+    last.extend((0..rng.below(4)).map(|_| plain(rng, 2)));
+    let last = Spec::Sequence(last);
+    branches.push(match rng.below(4) {
+        0 => Spec::Inverter(Box::new(last)),
+        1 => Spec::ForceFailure(Box::new(last)),
+        _ => last,
+    });
+    Spec::Priority(branches)
+}
+
+/// A random tree of the kinds a re-entry passes through or ends at.
+fn plain(rng: &mut Mix, depth: u32) -> Spec {
+    let leaf = depth == 0 || rng.below(3) != 0;
+    if leaf {
+        return match rng.below(8) {
+            0 => Spec::Cond,
+            1 => Spec::Persistent,
+            2 => Spec::Deferred,
+            3 => Spec::Always(rng.below(2) == 0),
+            _ => Spec::Act,
+        };
+    }
+    let children = |rng: &mut Mix| {
+        (0..1 + rng.below(3))
+            .map(|_| plain(rng, depth - 1))
+            .collect()
+    };
+    match rng.below(6) {
+        0 => Spec::Selector(children(rng)),
+        1 => Spec::Priority(children(rng)),
+        2 => Spec::Inverter(Box::new(plain(rng, depth - 1))),
+        3 => Spec::ForceSuccess(Box::new(plain(rng, depth - 1))),
+        _ => Spec::Sequence(children(rng)),
+    }
+}
+
 /// A long run of one tree that keeps concurrent deciders, deferred actions,
 /// persistent slots, a selector's resume points, decorators, the
 /// configured kinds (loops, a timeout, a wait, a cool-down, a scope) and

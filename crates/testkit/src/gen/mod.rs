@@ -143,12 +143,18 @@ pub const SEND_TO: [i8; 6] = [-1, -1, 0, 1, 9, -2];
 /// The declarations every spec's tree is compiled with (see the module
 /// docs).
 pub fn declarations() -> Declarations {
+    declarations_with(true)
+}
+
+/// The declarations, without the variables and their signals where
+/// `variables` is false (see [`Spec::uses_variables`]).
+fn declarations_with(variables: bool) -> Declarations {
     let events = crate::script::EVENTS;
     let mut d = Declarations::new();
-    for (name, initial) in VARIABLES {
+    for (name, initial) in VARIABLES.into_iter().filter(|_| variables) {
         d = d.variable(name, initial);
     }
-    for (event, variable, value) in SIGNALS {
+    for (event, variable, value) in SIGNALS.into_iter().filter(|_| variables) {
         d = d.signal(
             events[event as usize],
             VARIABLES[variable as usize].0,
@@ -175,10 +181,21 @@ pub fn declarations() -> Declarations {
 /// The memory every spec's tree declares, as the reference keeps it:
 /// written from the constants above, not read from a compiled shape.
 pub fn memory() -> Memory {
+    memory_with(true)
+}
+
+/// The memory, without the variables and their signals where `variables`
+/// is false (as [`declarations_with`]).
+fn memory_with(variables: bool) -> Memory {
     Memory {
-        initial: VARIABLES.iter().map(|&(_, initial)| initial).collect(),
+        initial: VARIABLES
+            .iter()
+            .filter(|_| variables)
+            .map(|&(_, initial)| initial)
+            .collect(),
         signals: SIGNALS
             .iter()
+            .filter(|_| variables)
             .map(|&(event, variable, value)| Signal {
                 event,
                 variable,
@@ -794,7 +811,7 @@ impl Spec {
     pub fn compile(&self) -> Program<World> {
         let leaves = crate::leaves();
         let options = Options {
-            declarations: declarations(),
+            declarations: declarations_with(self.uses_variables()),
             ..Options::default()
         };
         let shape = compile_with(&self.to_tree(), &leaves, &options)
@@ -805,7 +822,35 @@ impl Spec {
     /// A fresh reference interpreter for the tree, with the [`memory`]
     /// every spec declares.
     pub fn to_reference(&self) -> Reference {
-        Reference::with_memory(self.to_ref_node(), memory())
+        Reference::with_memory(self.to_ref_node(), memory_with(self.uses_variables()))
+    }
+
+    /// Whether the tree is compiled with the declared variables: all but
+    /// trees of the plain kinds (sequences, selectors, the decorators that
+    /// map a status, `StoredState` and the test leaves), which no script
+    /// reads. Their agents then lend their leaves no cells, and the VM
+    /// ticks them on its plain pass, re-entering running leaves (the
+    /// interpreter's `run_plain`).
+    pub fn uses_variables(&self) -> bool {
+        let plain = matches!(
+            self,
+            Spec::Sequence(_)
+                | Spec::Reactive(_)
+                | Spec::Priority(_)
+                | Spec::Selector(_)
+                | Spec::IfThenElse(_)
+                | Spec::WhileDoElse(_)
+                | Spec::Inverter(_)
+                | Spec::ForceSuccess(_)
+                | Spec::ForceFailure(_)
+                | Spec::StoredState(_)
+                | Spec::Cond
+                | Spec::Act
+                | Spec::Persistent
+                | Spec::Deferred
+                | Spec::Always(_)
+        );
+        !plain || self.children().iter().any(Spec::uses_variables)
     }
 
     /// A random tree from `seed`: deciders nest up to `max_depth` levels

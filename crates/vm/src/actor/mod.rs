@@ -141,6 +141,13 @@ impl<'a> ActorRef<'a> {
         Some((StateEntry::from_words(key, value), actions > 1))
     }
 
+    /// Whether the actor block `words` holds no decider or action state
+    /// (an agent whose tree returned, or never ticked).
+    #[inline(always)]
+    pub(crate) fn holds_no_state(words: &[u32]) -> bool {
+        words[0] == 0
+    }
+
     #[inline]
     pub(crate) fn decider_entries(&self) -> &'a [StateEntry] {
         let (n, _) = header(self.words);
@@ -526,6 +533,24 @@ impl<'a> ActorMut<'a> {
     pub(crate) fn block(words: &'a mut [u32], layout: ActorLayout) -> ActorMut<'a> {
         debug_assert_eq!(words.len(), layout.words());
         ActorMut { words, layout }
+    }
+
+    /// Stores `state` as the only state of the actor block `words`: a
+    /// plain pass whose tick leaves one leaf running and no other state
+    /// (see [`ActorRef::lone_leaf_state`]) writes three words, not the
+    /// whole region.
+    #[inline(always)]
+    pub(crate) fn keep_lone_leaf(words: &mut [u32], layout: ActorLayout, state: StateEntry) {
+        let at = layout.actions_at();
+        words[0] = 1 << 16;
+        (words[at], words[at + 1]) = (state.key(), state.value());
+    }
+
+    /// Leaves the actor block `words` holding no decider or action state
+    /// (its persistent slots and memory as they are).
+    #[inline(always)]
+    pub(crate) fn keep_no_state(words: &mut [u32]) {
+        words[0] = 0;
     }
 
     /// Replaces the decider and action states and applies persistent

@@ -70,7 +70,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
 
     /// The function of the immediate action `item` in the table.
     #[inline(always)]
-    fn action_fn(&self, item: ShapeItem) -> ActionFn<B> {
+    pub(super) fn action_fn(&self, item: ShapeItem) -> ActionFn<B> {
         debug_assert!((item.import() as usize) < self.actions.len());
         // SAFETY: as for conditions: validated imports, one function each.
         // PERF: unchecked (crowd bench, with `Batch::item`).
@@ -100,21 +100,6 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
     }
 
     /// Calls the immediate action `item` at `ip`, which owns no persistent
-    /// slot, from the table (see [`Batch::call_stateless_with`]).
-    #[inline(always)]
-    pub(super) fn call_stateless(
-        &mut self,
-        bb: &mut B,
-        ip: u32,
-        item: ShapeItem,
-        signal: Signal,
-        state: u32,
-    ) -> Status {
-        let f = self.action_fn(item);
-        self.call_stateless_with(bb, ip, item, signal, state, f)
-    }
-
-    /// Calls the immediate action `item` at `ip`, which owns no persistent
     /// slot (its item's `FLAG_PERSISTENT` is clear), with `f`: the call
     /// needs the agent's blackboard alone. A running result keeps its
     /// state.
@@ -128,18 +113,35 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         state: u32,
         f: impl FnOnce(&mut B, &mut Call<'_>) -> Status,
     ) -> Status {
+        let (status, state) = self.call_blackboard_only(bb, ip, item, signal, state, f);
+        self.keep_running(ip, signal, status, state);
+        status
+    }
+
+    /// Calls the immediate action `item` at `ip`, which owns no persistent
+    /// slot, with `f`, `signal` and `state`: its status and its state, for
+    /// the caller to keep.
+    #[inline(always)]
+    pub(super) fn call_blackboard_only(
+        &mut self,
+        bb: &mut B,
+        ip: u32,
+        item: ShapeItem,
+        signal: Signal,
+        state: u32,
+        f: impl FnOnce(&mut B, &mut Call<'_>) -> Status,
+    ) -> (Status, u32) {
         debug_assert_eq!(item.flags() & FLAG_PERSISTENT, 0);
         self.aim_args(ip, item);
         let mut call = Call::new(&self.args, signal, state, None);
         let status = f(bb, &mut call);
-        self.keep_running(ip, signal, status, call.state);
-        status
+        (status, call.state)
     }
 
     /// A running action keeps `state` for the next tick (unless it was
     /// cancelled).
     #[inline(always)]
-    fn keep_running(&mut self, ip: u32, signal: Signal, status: Status, state: u32) {
+    pub(super) fn keep_running(&mut self, ip: u32, signal: Signal, status: Status, state: u32) {
         if status == Status::Running && signal != Signal::Cancel {
             let entry = StateEntry::new(ip, action_tag::RUNNING, state);
             self.b.next.push_action(entry);

@@ -59,14 +59,14 @@ use crate::actor::{
     ActorLayout, ActorMut, ActorRef, ActorsMut, StateEntry, action_tag, decider_tag,
 };
 use crate::compiled;
-use crate::flow::{LEAVE_SUCCESS, Link, NO_RESUME, Reentry, UP, is_item};
+use crate::flow::{LEAVE_FAILURE, LEAVE_SUCCESS, Link, NO_RESUME, Reentry, UP, is_item};
 use crate::frame::Frame;
 use crate::globals::Globals;
 use crate::leaves::{
     ActionFn, Args, Call, ConditionFn, DecideFn, DecisionFlagsFn, Ending, scope_call,
 };
 use crate::observe::{Events, Observer};
-use crate::program::Program;
+use crate::program::{Program, Retest};
 use crate::request::{AgentId, Request, RequestKind};
 use crate::script::FieldAccess;
 use crate::status::{Signal, Status};
@@ -687,7 +687,11 @@ pub(crate) struct Batch<'r, B, T> {
     resumes: &'r [StateEntry],
     /// Per item, its re-entry, and their guards (see `Flow::reentries`).
     reentries: &'r [Reentry],
-    retests: &'r [u32],
+    retests: &'r [Retest<B>],
+    /// The leaf a tick from the root re-enters (`Flow::idle_entry`).
+    idle_entry: u32,
+    /// The actors' layout.
+    layout: ActorLayout,
     conditions: &'r [ConditionFn<B>],
     actions: &'r [ActionFn<B>],
     decides: &'r [DecideFn<B>],
@@ -763,7 +767,9 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             links: program.flow.links(),
             resumes: program.flow.resumes(),
             reentries: program.flow.reentries(),
-            retests: program.flow.retests(),
+            retests: &program.retests,
+            idle_entry: program.flow.idle_entry(),
+            layout,
             conditions: &program.conditions,
             actions: &program.actions,
             decides: &program.decides,
@@ -845,6 +851,15 @@ enum Next {
     Execute(u32),
     /// The root (or the loop's floor) returned this status.
     Return(Status),
+}
+
+/// How a plain pass ended (see `Batch::run_plain`).
+enum Plain {
+    /// The root returned this status, and the tick's states, at most a
+    /// running leaf's, are stored: the tick is over, without step 4.
+    Stored(Status),
+    /// The root returned this status; step 4 stores the tick's states.
+    Returned(Status),
 }
 
 /// Where the guard scan ends.

@@ -104,7 +104,10 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
     ) -> Status {
         self.args.agent = agent;
         let status = if self.plain {
-            self.run_plain(words, layout, bb)
+            match self.run_plain(words, layout, bb) {
+                Plain::Stored(status) => return status,
+                Plain::Returned(status) => status,
+            }
         } else {
             let mut a = Agent::new(words, layout, bb);
             if self.cell_words != 0 {
@@ -177,52 +180,107 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
     /// one leaf running under deciders that enter in place, from that leaf
     /// after re-testing the guards of its re-entry ([`Reentry`]): the
     /// calls, states and cancellations of a tick from the root, without
-    /// executing the deciders on the way.
+    /// executing the deciders on the way. An agent holding no state whose
+    /// tree has an idle entry (`Flow::idle_entry`) re-enters that leaf,
+    /// starting it.
     // PERF: crowd workload, instructions per agent-tick: 498.1 from the
     // root, 408.0 re-entered; 382.6 with the running action ticked in
     // place, and 378.0 with the agent's cursors (`Agent`) laid out only
     // for a tick that goes on past the leaf.
     #[inline(always)]
-    fn run_plain(&mut self, words: &mut [u32], layout: ActorLayout, bb: &mut B) -> Status {
-        let mut ip = 0;
+    fn run_plain(&mut self, words: &mut [u32], layout: ActorLayout, bb: &mut B) -> Plain {
         // Traced ticks report every item they enter; the re-entry enters
         // none above the leaf. A resume point kept by a decider is not
         // the leaf's to imply.
-        if !T::ON
-            && let Some((state, more)) = ActorRef::lone_leaf_state(words, layout)
-            && let Some(&reentry) = self.reentries.get(state.node() as usize)
-            && reentry.exists()
-        {
-            let retests = self.retests;
-            for &guard in &retests[reentry.guards()] {
-                // A guard's success preempts the running leaf.
-                if self.condition(bb, guard, self.item(guard)) == Status::Success {
-                    let mut a = Agent::new(words, layout, bb);
-                    return self.run_returned(&mut a, Status::Success, guard);
-                }
-            }
-            let leaf = state.node();
-            let item = self.item(leaf);
-            if item.kind() != Some(Kind::Action) || item.flags() & FLAG_PERSISTENT != 0 {
-                ip = leaf;
-            } else {
-                // PERF: the leaf's dispatch and the loop's step 2 for a
-                // running action, in place (crowd workload, instructions per
-                // agent-tick: 408.0 through `run`, 384.6 here).
-                // The leaf takes its state, as `take_action` would.
-                let status = self.call_stateless(bb, leaf, item, Signal::Tick, state.value());
-                // A running leaf with a re-entry records no resume point
-                // on its way out of the root (`Flow::reentries` checks it):
-                // only the work left after it would end.
-                if status == Status::Running && !more {
-                    return Status::Running;
-                }
-                let mut a = Agent::new(words, layout, bb);
-                a.pass_first_action();
-                return self.run_returned(&mut a, status, leaf);
+        let (leaf, state, more) = match ActorRef::lone_leaf_state(words, layout) {
+            _ if T::ON => return Plain::Returned(self.run(&mut self.agent(words, bb), 0)),
+            Some((state, more)) => (state.node(), Some(state), more),
+            None if ActorRef::holds_no_state(words) => (self.idle_entry, None, false),
+            None => (UP, None, false),
+        };
+        let Some(&reentry) = self.reentries.get(leaf as usize).filter(|r| r.exists()) else {
+            return Plain::Returned(self.run(&mut self.agent(words, bb), 0));
+        };
+        let retests = self.retests;
+        // PERF: each guard resolved at link time (crowd workload,
+        // instructions per agent-tick: 321.5 looking up its item and
+        // function here).
+        for guard in &retests[reentry.guards()] {
+            // A guard's success preempts the running leaf.
+            if self.condition_with(bb, guard.ip, guard.item, guard.f) == Status::Success {
+                let mut a = self.agent(words, bb);
+                return Plain::Returned(self.run_returned(&mut a, Status::Success, guard.ip));
             }
         }
-        self.run(&mut Agent::new(words, layout, bb), ip)
+        let item = self.item(leaf);
+        if !is_stateless_action(item) {
+            return Plain::Returned(self.run(&mut self.agent(words, bb), leaf));
+        }
+        // PERF: the leaf's dispatch and the loop's step 2 for a running
+        // action, in place (crowd workload, instructions per agent-tick:
+        // 408.0 through `run`, 384.6 here).
+        // The leaf takes its state, as `take_action` would.
+        let (signal, value) = state.map_or((Signal::Start, 0), |s| (Signal::Tick, s.value()));
+        let mut at = leaf;
+        let f = self.action_fn(item);
+        let (mut status, mut value) = self.call_blackboard_only(bb, at, item, signal, value, f);
+        // PERF: while only this leaf's state is left (`!more`), the tick's
+        // states are at most its, stored in place without step 4 (crowd
+        // workload, instructions per agent-tick: 350.8 through `complete`;
+        // 315.1 with a running leaf alone).
+        if !more {
+            loop {
+                match status {
+                    // A running leaf with a re-entry records no resume point
+                    // on its way out of the root (`Flow::reentries` checks it).
+                    Status::Running => {
+                        let state = StateEntry::new(at, action_tag::RUNNING, value);
+                        ActorMut::keep_lone_leaf(words, layout, state);
+                        return Plain::Stored(Status::Running);
+                    }
+                    Status::Success => {
+                        let next = self.link(at).on_success;
+                        if !is_item(next) {
+                            // Out of the root, mapped by the decorators on the way.
+                            ActorMut::keep_no_state(words);
+                            let status = if next == LEAVE_FAILURE {
+                                Status::Failure
+                            } else {
+                                Status::Success
+                            };
+                            return Plain::Stored(status);
+                        }
+                        // The next action of a sequence starts in the same tick.
+                        let item = self.item(next);
+                        if !is_stateless_action(item) || !self.reentries[next as usize].exists() {
+                            break;
+                        }
+                        at = next;
+                        let f = self.action_fn(item);
+                        (status, value) =
+                            self.call_blackboard_only(bb, at, item, Signal::Start, 0, f);
+                    }
+                    Status::Failure => break,
+                }
+            }
+        }
+        let signal = if at == leaf { signal } else { Signal::Start };
+        self.keep_running(at, signal, status, value);
+        let mut a = self.agent(words, bb);
+        if state.is_some() {
+            a.pass_first_action();
+        }
+        Plain::Returned(self.run_returned(&mut a, status, at))
+    }
+
+    /// The agent of the actor block `words`, for a plain pass that goes on
+    /// past its leaf.
+    // PERF: out of line, reading the layout from the batch: passed by
+    // value, the layout was copied for the call on every agent-tick (crowd
+    // workload, instructions per agent-tick: 284.0).
+    #[inline(never)]
+    fn agent<'a>(&self, words: &'a mut [u32], bb: &'a mut B) -> Agent<'a, B> {
+        Agent::new(words, self.layout, bb)
     }
 
     /// Steps 1 to 3 of the update loop from the item at `ip`, until the root
@@ -642,4 +700,11 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             item.end()
         }
     }
+}
+
+/// Whether `item` is an immediate action that owns no persistent slot,
+/// which a plain pass calls in place.
+#[inline(always)]
+fn is_stateless_action(item: ShapeItem) -> bool {
+    item.kind() == Some(Kind::Action) && item.flags() & FLAG_PERSISTENT == 0
 }
