@@ -48,7 +48,7 @@ function part(file, fn) {
     # leaf_calls.rs, cancel.rs, ...), by the function a line is in.
     if (file ~ /interpreter\//) {
         if (fn ~ /^(condition|condition_with|aim_args)$/) return "Condition: call"
-        if (fn ~ /^(action|call_action|call_action_with|call_stateless|call_stateless_with|keep_running|call_owning|take_action|pass_first_action|deferred|slot|current_persistent)$/) return "Action: call and state"
+        if (fn ~ /^(action|call_action|call_action_with|call_stateless_with|call_blackboard_only|keep_running|call_owning|take_action|pass_first_action|deferred|slot|current_persistent)$/) return "Action: call and state"
         if (fn ~ /^(take_resume|resumes|take_done_mark|take_decider)$/) return "Sequence, Selector: resume points"
         if (fn ~ /^(scan_guards|run_plain)$/) return "PrioritySelector: re-checks before the running child (guard scan, re-entry)"
         if (fn ~ /^(held_in|resume_point|child_on_path)$/) return "Sequence, Selector: the running leaf'"'"'s place"

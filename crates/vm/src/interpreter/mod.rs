@@ -853,10 +853,11 @@ enum Next {
     Return(Status),
 }
 
-/// How a plain pass ended (see `Batch::run_plain`).
+/// How a pass ended (see `Batch::pass` and `Batch::run_plain`).
 enum Plain {
-    /// The root returned this status, and the tick's states, at most a
-    /// running leaf's, are stored: the tick is over, without step 4.
+    /// The root returned this status, and a plain pass stored the tick's
+    /// states, at most a running leaf's, in place: the tick is over,
+    /// without step 4, and no node asked for another pass.
     Stored(Status),
     /// The root returned this status; step 4 stores the tick's states.
     Returned(Status),
