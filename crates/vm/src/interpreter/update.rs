@@ -199,14 +199,16 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         // Traced ticks report every item they enter; the re-entry enters
         // none above the leaf. A resume point kept by a decider is not
         // the leaf's to imply.
+        if T::ON {
+            return Plain::Returned(self.run(&mut Agent::new(words, layout, bb), 0));
+        }
         let (leaf, state, more) = match ActorRef::lone_leaf_state(words, layout) {
-            _ if T::ON => return Plain::Returned(self.run(&mut self.agent(words, bb), 0)),
             Some((state, more)) => (state.node(), Some(state), more),
             None if ActorRef::holds_no_state(words) => (self.idle_entry, None, false),
             None => (UP, None, false),
         };
         let Some(&reentry) = self.reentries.get(leaf as usize).filter(|r| r.exists()) else {
-            return Plain::Returned(self.run(&mut self.agent(words, bb), 0));
+            return Plain::Returned(self.run(&mut Agent::new(words, layout, bb), 0));
         };
         let retests = self.retests;
         // PERF: each guard resolved at link time (crowd workload,
@@ -248,7 +250,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     Status::Success => {
                         let next = self.link(at).on_success;
                         if !is_item(next) {
-                            // Out of the root, mapped by the decorators on the way.
+                            // Out of the root, mapped by the decorators on
+                            // the way.
                             ActorMut::keep_no_state(words);
                             let status = if next == LEAVE_FAILURE {
                                 Status::Failure
@@ -257,7 +260,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                             };
                             return Plain::Stored(status);
                         }
-                        // The next action of a sequence starts in the same tick.
+                        // The next action of a sequence starts in the same
+                        // tick.
                         let item = self.item(next);
                         if !is_stateless_action(item) || !self.reentries[next as usize].exists() {
                             break;
