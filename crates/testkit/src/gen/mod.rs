@@ -36,18 +36,16 @@
 //! so tests see every wrapper's enter and exit, as they see a scope's hooks.
 
 use crate::reference::{
-    CrowdRule, DeciderParams, GateTest, IntInput, Memory, RefNode, Reference, TimeTest,
+    CrowdRule, DeciderParams, GateTest, IntInput, RefNode, Reference, TimeTest,
 };
 use crate::script::{MARKS, World, mix};
 use proptest::prelude::*;
 use std::fmt;
 use treebeard_shape::tree::{self, Count, Policy, decider_of};
-use treebeard_shape::{
-    ActionId, Declarations, GroupPolicy, Kind, NodeIdx, Options, POLICIES, Signal, Timestamp,
-    compile_with,
-};
+use treebeard_shape::{ActionId, GroupPolicy, Kind, NodeIdx, Options, POLICIES, compile_with};
 use treebeard_vm::{EventId, Program, Status};
 
+mod memory;
 mod parse;
 mod random;
 mod reference;
@@ -55,29 +53,13 @@ mod strategy;
 #[cfg(test)]
 mod tests;
 
+pub use memory::{SIGNALS, STIMULI, TIMESTAMPS, VARIABLES, declarations, memory};
+use memory::{declarations_with, memory_with};
 pub use parse::ParseSpecError;
 pub use random::Rng;
 use random::random_spec;
 pub(crate) use random::{random_memory_leaf, random_time};
 pub use strategy::{query_strategy, random_cases, spec_strategy};
-
-/// The tree variables every spec declares: name and initial value.
-pub const VARIABLES: [(&str, bool); 3] = [("v0", false), ("v1", true), ("v2", false)];
-
-/// The signals every spec declares: (event, variable, value), as indices
-/// into [`crate::script::EVENTS`] and [`VARIABLES`].
-pub const SIGNALS: [(u32, u32, bool); 4] =
-    [(0, 0, true), (1, 0, false), (1, 1, false), (2, 2, true)];
-
-/// The timestamps every spec declares: name, the event that sets it (an
-/// index into [`crate::script::EVENTS`]), and the timestamp it clears.
-pub const TIMESTAMPS: [(&str, u32, Option<u32>); 3] =
-    [("t0", 0, Some(1)), ("t1", 1, Some(0)), ("t2", 2, None)];
-
-/// The stimuli every spec declares: name and seconds, about one and three
-/// ticks' worth at a differential run's `dt` (see [`DURATIONS`]), so that
-/// they expire well within a 40-tick run.
-pub const STIMULI: [(&str, f64); 2] = [("s0", 0.5), ("s1", 1.5)];
 
 /// The data a spec's `PostStimulus` posts: 32-bit values (a negative one
 /// kept as its two's complement) and one past 32 bits, which fails the node
@@ -139,82 +121,6 @@ pub const GATE_WAITS: u8 = 0x80;
 /// agents 0 to 2 (which a differential run may have), agent 9 (which it does
 /// not), and -2 (no agent: the node fails).
 pub const SEND_TO: [i8; 6] = [-1, -1, 0, 1, 9, -2];
-
-/// The declarations every spec's tree is compiled with (see the module
-/// docs).
-pub fn declarations() -> Declarations {
-    declarations_with(true)
-}
-
-/// The declarations, without the variables and their signals where
-/// `variables` is false (see [`Spec::uses_variables`]).
-fn declarations_with(variables: bool) -> Declarations {
-    let events = crate::script::EVENTS;
-    let mut d = Declarations::new();
-    for (name, initial) in VARIABLES.into_iter().filter(|_| variables) {
-        d = d.variable(name, initial);
-    }
-    for (event, variable, value) in SIGNALS.into_iter().filter(|_| variables) {
-        d = d.signal(
-            events[event as usize],
-            VARIABLES[variable as usize].0,
-            value,
-        );
-    }
-    for (i, (name, event, exclusive)) in TIMESTAMPS.into_iter().enumerate() {
-        let event = events[event as usize];
-        d = match exclusive {
-            // Declared on the first of the pair; the compiler links the
-            // pair both ways.
-            Some(other) if other as usize > i => {
-                d.exclusive_timestamp(name, event, TIMESTAMPS[other as usize].0)
-            }
-            _ => d.timestamp(name, event),
-        };
-    }
-    for (name, seconds) in STIMULI {
-        d = d.stimulus(name, seconds);
-    }
-    d
-}
-
-/// The memory every spec's tree declares, as the reference keeps it:
-/// written from the constants above, not read from a compiled shape.
-pub fn memory() -> Memory {
-    memory_with(true)
-}
-
-/// The memory, without the variables and their signals where `variables`
-/// is false (as [`declarations_with`]).
-fn memory_with(variables: bool) -> Memory {
-    Memory {
-        initial: VARIABLES
-            .iter()
-            .filter(|_| variables)
-            .map(|&(_, initial)| initial)
-            .collect(),
-        signals: SIGNALS
-            .iter()
-            .filter(|_| variables)
-            .map(|&(event, variable, value)| Signal {
-                event,
-                variable,
-                value,
-            })
-            .collect(),
-        timestamps: TIMESTAMPS
-            .iter()
-            .map(|&(name, event, exclusive)| Timestamp {
-                name: name.into(),
-                event,
-                exclusive,
-            })
-            .collect(),
-        stimuli: STIMULI.len(),
-        // The specs' scripts assign declared names only.
-        entries: 0,
-    }
-}
 
 /// The time test of a spec's `IfTime` or `WaitUntilTime`.
 #[derive(Clone, Copy, PartialEq, Eq)]

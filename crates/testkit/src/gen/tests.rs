@@ -1,6 +1,7 @@
 //! The generator's own tests: every kind reachable, specs that compile.
 
 use super::*;
+use crate::reference::Memory;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::TestRunner;
 use std::collections::BTreeSet;
@@ -110,6 +111,22 @@ fn every_memory_kind() -> Spec {
             data: 1 << 32,
         },
     ])
+}
+
+#[test]
+fn a_tree_of_plain_kinds_compiles_without_variables_as_the_reference_reads_it() {
+    let spec = Spec::Priority(vec![
+        Spec::Sequence(vec![Spec::Cond, Spec::Act]),
+        Spec::Inverter(Box::new(Spec::Deferred)),
+    ]);
+    assert!(!spec.uses_variables());
+    let program = spec.compile();
+    let memory = Memory::of(program.shape());
+    assert_eq!(memory, memory_with(false));
+    assert!(memory.initial.is_empty() && memory.signals.is_empty());
+    // The timestamps and stimuli stay declared: they are not leaf cells.
+    assert_eq!(memory.timestamps.len(), TIMESTAMPS.len());
+    assert!(every_memory_kind().uses_variables());
 }
 
 #[test]
