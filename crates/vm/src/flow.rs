@@ -360,16 +360,9 @@ fn idle_entry(shape: &Shape, links: &[Link], reentries: &[Reentry]) -> u32 {
             Kind::PrioritySelector => {
                 let end = shape.subtree_end(node).get();
                 ip += 1;
-                // The guards the leaf's re-entry re-tests (as
-                // `guards_above` lists them).
-                while ip < end {
-                    let child = NodeIdx::new(ip);
-                    let guard = matches!(shape.kind(child), Kind::Condition | Kind::AlwaysFailure)
-                        || links[ip as usize].guarded();
-                    if !guard {
-                        break;
-                    }
-                    ip = shape.subtree_end(child).get();
+                // The guards the leaf's re-entry re-tests.
+                while ip < end && guard_of(shape, links, ip).is_some() {
+                    ip = shape.subtree_end(NodeIdx::new(ip)).get();
                 }
                 if ip >= end {
                     return UP;
@@ -460,17 +453,14 @@ fn guards_above(shape: &Shape, links: &[Link], leaf: u32, guards: &mut Vec<u32>)
                 let level = guards.len();
                 let mut earlier = parent + 1;
                 while earlier < child {
-                    let at = NodeIdx::new(earlier);
-                    match shape.kind(at) {
-                        Kind::Condition => guards.push(earlier),
-                        Kind::AlwaysFailure => {}
-                        _ if links[earlier as usize].guarded() => guards.push(earlier + 1),
-                        _ => return false,
+                    match guard_of(shape, links, earlier) {
+                        Some(guard) => guards.extend(guard),
+                        None => return false,
                     }
                     if guards.len() > REENTRY_GUARDS {
                         return false;
                     }
-                    earlier = shape.subtree_end(at).get();
+                    earlier = shape.subtree_end(NodeIdx::new(earlier)).get();
                 }
                 guards[level..].reverse();
                 true
@@ -483,6 +473,20 @@ fn guards_above(shape: &Shape, links: &[Link], leaf: u32, guards: &mut Vec<u32>)
         child = parent;
     }
     false
+}
+
+/// What a tick does with `child`, a priority selector's child before the
+/// one it re-enters: `Some(Some(guard))` re-tests the condition `guard` (the
+/// child, or the condition leading the guarded sequence it is),
+/// `Some(None)` passes it (`AlwaysFailure`), and `None`: the child is no
+/// guard (re-testing it may run it), so nothing after it is re-entered.
+fn guard_of(shape: &Shape, links: &[Link], child: u32) -> Option<Option<u32>> {
+    match shape.kind(NodeIdx::new(child)) {
+        Kind::Condition => Some(Some(child)),
+        Kind::AlwaysFailure => Some(None),
+        _ if links[child as usize].guarded() => Some(Some(child + 1)),
+        _ => None,
+    }
 }
 
 // Safe code computing tables, away from the interpreter's `unsafe`: over a

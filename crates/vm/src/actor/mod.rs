@@ -62,6 +62,13 @@ fn header(words: &[u32]) -> (usize, usize) {
     ((h & 0xFFFF) as usize, (h >> 16) as usize)
 }
 
+/// The header word of a block holding `deciders` decider and `actions`
+/// action states (the counts [`header`] reads).
+#[inline(always)]
+const fn header_word(deciders: usize, actions: usize) -> u32 {
+    deciders as u32 | (actions as u32) << 16
+}
+
 impl<'a> ActorRef<'a> {
     /// A view of `words` as an actor block.
     ///
@@ -145,7 +152,7 @@ impl<'a> ActorRef<'a> {
     /// (an agent whose tree returned, or never ticked).
     #[inline(always)]
     pub(crate) fn holds_no_state(words: &[u32]) -> bool {
-        words[0] == 0
+        words[0] == header_word(0, 0)
     }
 
     #[inline]
@@ -365,7 +372,7 @@ impl<'a> ActorRef<'a> {
 
     /// True when nothing runs: no decider or action state is stored.
     pub fn is_idle(&self) -> bool {
-        header(self.words) == (0, 0)
+        ActorRef::holds_no_state(self.words)
     }
 
     /// The block laid out again for `shape`'s actors, from a block laid out
@@ -408,7 +415,7 @@ impl<'a> ActorRef<'a> {
         let start = out.len();
         out.resize(start + new.words(), 0);
         let block = &mut out[start..];
-        block[0] = kept.len() as u32 | (actions as u32) << 16;
+        block[0] = header_word(kept.len(), actions);
         block[1..1 + 2 * kept.len()].copy_from_slice(bytemuck::cast_slice(&kept));
         // The action states and everything after them, in place.
         block[new.actions_at()..].copy_from_slice(&self.words[old.actions_at()..]);
@@ -542,7 +549,7 @@ impl<'a> ActorMut<'a> {
     #[inline(always)]
     pub(crate) fn keep_lone_leaf(words: &mut [u32], layout: ActorLayout, state: StateEntry) {
         let at = layout.actions_at();
-        words[0] = 1 << 16;
+        words[0] = header_word(0, 1);
         (words[at], words[at + 1]) = (state.key(), state.value());
     }
 
@@ -550,7 +557,7 @@ impl<'a> ActorMut<'a> {
     /// (its persistent slots and memory as they are).
     #[inline(always)]
     pub(crate) fn keep_no_state(words: &mut [u32]) {
-        words[0] = 0;
+        words[0] = header_word(0, 0);
     }
 
     /// Replaces the decider and action states and applies persistent
@@ -566,7 +573,7 @@ impl<'a> ActorMut<'a> {
         persistent: &[(u32, u32)],
     ) {
         let l = self.layout;
-        self.words[0] = deciders as u32 | (actions as u32) << 16;
+        self.words[0] = header_word(deciders, actions);
         // PERF: one copy of the live part of the region, instead of one per
         // kind of state (crowd bench).
         let to = &mut self.words[1..1 + 2 * region.len()];

@@ -854,7 +854,7 @@ enum Next {
 }
 
 /// How a pass ended (see `Batch::pass` and `Batch::run_plain`).
-enum Plain {
+enum Pass {
     /// The root returned this status, and a plain pass stored the tick's
     /// states, at most a running leaf's, in place: the tick is over,
     /// without step 4, and no node asked for another pass.

@@ -59,8 +59,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         let status = match self.pass(words, layout, bb, agent, requests) {
             // PERF: a pass stored in place asked for nothing (crowd workload,
             // instructions per agent-tick: 270.9 testing `again`).
-            Plain::Stored(status) => return status,
-            Plain::Returned(status) => status,
+            Pass::Stored(status) => return status,
+            Pass::Returned(status) => status,
         };
         if self.b.again {
             return self.tick_again(status, words, layout, bb, agent, requests);
@@ -90,7 +90,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         while status == Status::Running && self.b.again && passes < MAX_PASSES {
             self.b.again = false;
             status = match self.pass(words, layout, bb, agent, requests) {
-                Plain::Stored(status) | Plain::Returned(status) => status,
+                Pass::Stored(status) | Pass::Returned(status) => status,
             };
             passes += 1;
         }
@@ -108,12 +108,12 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         bb: &mut B,
         agent: AgentId,
         requests: &mut Vec<Request>,
-    ) -> Plain {
+    ) -> Pass {
         self.args.agent = agent;
         let status = if self.plain {
             match self.run_plain(words, layout, bb) {
-                Plain::Stored(status) => return Plain::Stored(status),
-                Plain::Returned(status) => status,
+                Pass::Stored(status) => return Pass::Stored(status),
+                Pass::Returned(status) => status,
             }
         } else {
             let mut a = Agent::new(words, layout, bb);
@@ -135,7 +135,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             status
         };
         self.complete(words, layout, agent, requests);
-        Plain::Returned(status)
+        Pass::Returned(status)
     }
 
     /// Step 4 of the update loop: hand the tick's results to the actor and
@@ -195,12 +195,12 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
     // place, and 378.0 with the agent's cursors (`Agent`) laid out only
     // for a tick that goes on past the leaf.
     #[inline(always)]
-    fn run_plain(&mut self, words: &mut [u32], layout: ActorLayout, bb: &mut B) -> Plain {
+    fn run_plain(&mut self, words: &mut [u32], layout: ActorLayout, bb: &mut B) -> Pass {
         // Traced ticks report every item they enter; the re-entry enters
         // none above the leaf. A resume point kept by a decider is not
         // the leaf's to imply.
         if T::ON {
-            return Plain::Returned(self.run(&mut Agent::new(words, layout, bb), 0));
+            return Pass::Returned(self.run(&mut Agent::new(words, layout, bb), 0));
         }
         let (leaf, state, more) = match ActorRef::lone_leaf_state(words, layout) {
             Some((state, more)) => (state.node(), Some(state), more),
@@ -208,7 +208,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             None => (UP, None, false),
         };
         let Some(&reentry) = self.reentries.get(leaf as usize).filter(|r| r.exists()) else {
-            return Plain::Returned(self.run(&mut Agent::new(words, layout, bb), 0));
+            return Pass::Returned(self.run(&mut Agent::new(words, layout, bb), 0));
         };
         let retests = self.retests;
         // PERF: each guard resolved at link time (crowd workload,
@@ -218,12 +218,12 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             // A guard's success preempts the running leaf.
             if self.condition_with(bb, guard.ip, guard.item, guard.f) == Status::Success {
                 let mut a = self.agent(words, bb);
-                return Plain::Returned(self.run_returned(&mut a, Status::Success, guard.ip));
+                return Pass::Returned(self.run_returned(&mut a, Status::Success, guard.ip));
             }
         }
         let item = self.item(leaf);
         if !is_stateless_action(item) {
-            return Plain::Returned(self.run(&mut self.agent(words, bb), leaf));
+            return Pass::Returned(self.run(&mut self.agent(words, bb), leaf));
         }
         // PERF: the leaf's dispatch and the loop's step 2 for a running
         // action, in place (crowd workload, instructions per agent-tick:
@@ -245,7 +245,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                     Status::Running => {
                         let state = StateEntry::new(at, action_tag::RUNNING, value);
                         ActorMut::keep_lone_leaf(words, layout, state);
-                        return Plain::Stored(Status::Running);
+                        return Pass::Stored(Status::Running);
                     }
                     Status::Success => {
                         let next = self.link(at).on_success;
@@ -258,7 +258,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                             } else {
                                 Status::Success
                             };
-                            return Plain::Stored(status);
+                            return Pass::Stored(status);
                         }
                         // The next action of a sequence starts in the same
                         // tick.
@@ -281,7 +281,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         if state.is_some() {
             a.pass_first_action();
         }
-        Plain::Returned(self.run_returned(&mut a, status, at))
+        Pass::Returned(self.run_returned(&mut a, status, at))
     }
 
     /// The agent of the actor block `words`, for a plain pass that goes on
