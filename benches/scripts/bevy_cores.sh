@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # The crowd workload through Bevy on a machine with many cores: Bevy's
+# app inside a rayon pool that its crowd ticks on (`--pool shared`), its
 # crowd ticking on a rayon pool of the crowd's own (`--pool rayon`) and on
 # Bevy's compute task pool (`--pool bevy`), each against the plain crowd
 # on the same engine and threads, in interleaved rounds (each round runs
@@ -23,7 +24,7 @@ for round in $(seq 1 "$rounds"); do
     for engine in compiled interpreted; do
         threads=1
         while [ "$threads" -le "$cores" ]; do
-            for pool in rayon bevy; do
+            for pool in shared rayon bevy; do
                 echo -n "round $round engine $engine threads $threads pool $pool: "
                 "$bin" --runs 3 --threads "$threads" --engine "$engine" --pool "$pool" 2>/dev/null | figures "${keys[@]}"
             done

@@ -24,6 +24,13 @@
 //! multi-threaded executor (`--executor multi`) costs about 150 us a frame
 //! waking and parking its threads, 30 ns per agent-tick at 5000 agents,
 //! more than the crowd's whole tick (docs/bevy.md, "What it costs").
+//!
+//! The app runs inside a rayon pool of `--threads` threads, as the plain
+//! crowd does (`--pool shared`, the default): the crowd ticks on that pool
+//! (`TreeCrowd::on_rayon`) and the world step and the copy back loop over
+//! the tables in parallel on it, so that its threads stay awake from one
+//! parallel loop to the next. `--pool rayon` gives the crowd a pool of its
+//! own, `--pool bevy` ticks it on Bevy's compute task pool.
 
 use clap::Parser;
 use std::process::ExitCode;
@@ -63,10 +70,11 @@ struct Args {
     /// Which engine ticks the tree.
     #[arg(long, value_enum, default_value_t = EngineArg::Compiled)]
     engine: EngineArg,
-    /// Where Bevy's crowd ticks: a rayon pool of `--threads` threads (the
-    /// system's own thread at one), or Bevy's compute task pool, set to
+    /// Where Bevy's crowd ticks: on a rayon pool of `--threads` threads
+    /// that the app runs inside, on a rayon pool of the crowd's own (the
+    /// system's own thread at one), or on Bevy's compute task pool, set to
     /// `--threads` threads.
-    #[arg(long, value_enum, default_value_t = PoolArg::Bevy)]
+    #[arg(long, value_enum, default_value_t = PoolArg::Shared)]
     pool: PoolArg,
     /// How Bevy runs the app's systems: one after another on the main
     /// thread (the crowd's tick is parallel inside its system), or Bevy's
@@ -86,9 +94,13 @@ enum ExecutorArg {
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum PoolArg {
-    /// Rayon.
+    /// A rayon pool that Bevy's app runs inside: the crowd ticks on it
+    /// (`TreeCrowd::on_rayon`), and the world step and the copy back loop
+    /// in parallel on it.
+    Shared,
+    /// A rayon pool of the crowd's own (`TreeCrowd::with_threads`).
     Rayon,
-    /// Bevy's compute task pool.
+    /// Bevy's compute task pool (`TreeCrowd::on_task_pool`).
     Bevy,
 }
 
@@ -109,18 +121,21 @@ fn program(engine: EngineArg) -> Program<Critter> {
 /// One run through Bevy: its time and the final state's checksum.
 fn run_bevy(args: &Args, threads: usize) -> (Duration, Checksum) {
     let pool = match args.pool {
+        PoolArg::Shared => crowd_world::Pool::Shared(threads),
         PoolArg::Rayon => crowd_world::Pool::Rayon(threads),
         PoolArg::Bevy => crowd_world::Pool::Bevy(threads),
     };
-    let mut app = crowd_world::app(program(args.engine), args.agents, args.seed, pool);
-    if args.executor == ExecutorArg::Single {
-        crowd_world::single_threaded(&mut app);
-    }
-    let start = Instant::now();
-    for _ in 0..args.ticks {
-        app.update();
-    }
-    (start.elapsed(), crowd_world::checksum(&mut app))
+    crowd_world::run(pool, || {
+        let mut app = crowd_world::app(program(args.engine), args.agents, args.seed, pool);
+        if args.executor == ExecutorArg::Single {
+            crowd_world::single_threaded(&mut app);
+        }
+        let start = Instant::now();
+        for _ in 0..args.ticks {
+            app.update();
+        }
+        (start.elapsed(), crowd_world::checksum(&mut app))
+    })
 }
 
 /// Bevy's own cost of `ticks` frames, with the same plugins and no crowd.

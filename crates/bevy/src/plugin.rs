@@ -221,7 +221,7 @@ fn tick<B: Send + Sync + 'static>(
             pool.install(|| crowd.tick_observed(dt, |_, _| {}, recorder));
         }
         (_, Some(recorder)) => crowd.tick_observed(dt, |_, _| {}, recorder),
-        (Threads::System, None) => crowd.tick(dt),
+        (Threads::System | Threads::Rayon, None) => crowd.tick(dt),
         (Threads::Own(pool), None) => pool.install(|| crowd.tick(dt)),
         (Threads::TaskPool, None) => {
             let pool = ComputeTaskPool::get_or_init(TaskPool::default);

@@ -18,6 +18,9 @@ pub(crate) enum Threads {
     Own(rayon::ThreadPool),
     /// Bevy's `ComputeTaskPool`, which the game's parallel systems share.
     TaskPool,
+    /// The rayon pool the tick system runs in: rayon's global pool, or
+    /// the pool the app runs inside.
+    Rayon,
 }
 
 /// A crowd of agents of blackboard type `B`, and which entity each is.
@@ -91,8 +94,9 @@ impl<B> TreeCrowd<B> {
     /// the same at any number): with one, on the system's own thread; with
     /// more, on a rayon pool of its own, which the system hands each tick
     /// to. By default, a crowd ticks on Bevy's compute task pool
-    /// ([`TreeCrowd::on_task_pool`]), which measured as fast or faster
-    /// (docs/bevy.md).
+    /// ([`TreeCrowd::on_task_pool`]), which measured as fast or faster; an
+    /// app that runs inside a rayon pool does better still with
+    /// [`TreeCrowd::on_rayon`] (docs/bevy.md).
     ///
     /// # Errors
     /// If the threads cannot be started.
@@ -110,6 +114,7 @@ impl<B> TreeCrowd<B> {
             });
             self.threads = Threads::System;
         } else {
+            self.leave_the_system_thread();
             self.threads = Threads::Own(
                 rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
@@ -126,8 +131,33 @@ impl<B> TreeCrowd<B> {
     /// pool competes for the cores; the results are the same at any number
     /// of threads (`Crowd::tick_on`).
     pub fn on_task_pool(mut self) -> TreeCrowd<B> {
+        self.leave_the_system_thread();
         self.threads = Threads::TaskPool;
         self
+    }
+
+    /// The crowd ticks on the rayon pool its system runs in: rayon's
+    /// global pool, or the game's own pool for an app made and run on one
+    /// of its threads (`pool.install(|| make_app().run())`) with Bevy's
+    /// single-threaded executor, which runs the systems on that thread.
+    /// The tick then hands nothing to another thread: the system's thread
+    /// is one of the pool's, and the game's own parallel loops (rayon's,
+    /// over a table's columns) share the same threads, which stay awake
+    /// from one loop to the next. This measured fastest for a headless
+    /// simulation or a server (docs/bevy.md); the results are the same as
+    /// on any other threads.
+    pub fn on_rayon(mut self) -> TreeCrowd<B> {
+        self.leave_the_system_thread();
+        self.threads = Threads::Rayon;
+        self
+    }
+
+    /// A crowd that ticked on the system's own thread plans its ticks for
+    /// threads again.
+    fn leave_the_system_thread(&mut self) {
+        if matches!(self.threads, Threads::System) {
+            self.crowd.set_plan_config(PlanConfig::default());
+        }
     }
 
     /// The crowd: its program, frame, actors and blackboards.

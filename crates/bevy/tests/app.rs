@@ -176,30 +176,66 @@ fn the_workload_through_bevy_ends_where_the_plain_crowd_does_at_any_thread_count
         let pools = [1, 2, 3]
             .map(Pool::Rayon)
             .into_iter()
-            .chain([Pool::Bevy(2)]);
+            .chain([Pool::Bevy(2), Pool::Shared(2)]);
         for pool in pools {
             for (compiled_engine, single) in [(false, false), (true, false), (true, true)] {
                 let mut program = leaves().compile(&tree()).unwrap();
                 if compiled_engine {
                     program = program.with_compiled(compiled::tree()).unwrap();
                 }
-                let mut app = crowd_world::app(program, agents, seed, pool);
-                // Bevy's single-threaded executor, as bevy_crowd runs.
-                if single {
-                    crowd_world::single_threaded(&mut app);
-                }
-                for _ in 0..ticks {
-                    app.update();
-                }
+                // A shared pool's app runs inside it (as bevy_crowd's does).
+                let checksum = crowd_world::run(pool, || {
+                    let mut app = crowd_world::app(program, agents, seed, pool);
+                    // Bevy's single-threaded executor, as bevy_crowd runs.
+                    if single {
+                        crowd_world::single_threaded(&mut app);
+                    }
+                    for _ in 0..ticks {
+                        app.update();
+                    }
+                    crowd_world::checksum(&mut app)
+                });
                 assert_eq!(
-                    crowd_world::checksum(&mut app),
-                    expected,
+                    checksum, expected,
                     "{agents} agents, {ticks} ticks, seed {seed}, {pool:?}, compiled: {compiled_engine}, \
                      single-threaded executor: {single}"
                 );
             }
         }
     }
+}
+
+#[test]
+fn a_crowd_on_rayon_ticks_in_parallel_on_the_pool_its_app_runs_in() {
+    // Made for one thread (a serial plan), then moved to the app's pool.
+    let crowd = TreeCrowd::new(leaves().compile(&tree()).unwrap())
+        .with_threads(1)
+        .unwrap()
+        .on_rayon();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(3)
+        .build()
+        .unwrap();
+    let plan = pool.install(|| {
+        let mut app = App::new();
+        app.add_plugins((
+            MinimalPlugins,
+            TreebeardPlugin::<treebeard_workload::Critter>::in_schedule(Update),
+        ))
+        .insert_resource(crowd);
+        crowd_world::single_threaded(&mut app);
+        for critter in spawn(5000, 3) {
+            app.world_mut().spawn(Agent::with(critter));
+        }
+        app.update();
+        let crowd = app
+            .world()
+            .resource::<TreeCrowd<treebeard_workload::Critter>>();
+        assert!(crowd.crowd().has_ticked());
+        *crowd.crowd().plan()
+    });
+    assert!(!plan.is_serial(), "{plan:?}");
+    assert_eq!(plan.threads(), 3);
 }
 
 /// A schedule the test runs by hand, as a slow fixed timestep would.

@@ -155,43 +155,52 @@ fn recording_leaves_the_workloads_results_as_they_are() {
         plain.tick_with(0.1, |_, c| c.world_step());
     }
     let expected = treebeard_workload::Checksum::of(plain.blackboards());
-    for pool in [Pool::Rayon(1), Pool::Rayon(3), Pool::Bevy(2)] {
-        for all in [false, true] {
-            let program = leaves().compile(&tree()).unwrap();
-            let mut app = crowd_world::app(program, agents, seed, pool);
-            // Watching all, on the single-threaded executor bevy_crowd uses.
-            if all {
-                crowd_world::single_threaded(&mut app);
+    let pools = [
+        Pool::Rayon(1),
+        Pool::Rayon(3),
+        Pool::Bevy(2),
+        Pool::Shared(2),
+    ];
+    for pool in pools {
+        // A shared pool's app runs inside it.
+        crowd_world::run(pool, || {
+            for all in [false, true] {
+                let program = leaves().compile(&tree()).unwrap();
+                let mut app = crowd_world::app(program, agents, seed, pool);
+                // Watching all, on the single-threaded executor bevy_crowd uses.
+                if all {
+                    crowd_world::single_threaded(&mut app);
+                }
+                let mut recorder = TreeRecorder::<Critter>::new(1 << 20);
+                if all {
+                    recorder = recorder.watching_all();
+                }
+                app.insert_resource(recorder);
+                // Every seventh agent is watched.
+                let mut critters = app.world_mut().query::<(Entity, &Agent<Critter>)>();
+                let watched: Vec<Entity> = critters
+                    .iter(app.world())
+                    .map(|(e, _)| e)
+                    .step_by(7)
+                    .collect();
+                for entity in watched {
+                    app.world_mut().entity_mut(entity).insert(Watched);
+                }
+                for _ in 0..ticks {
+                    app.update();
+                }
+                assert_eq!(
+                    crowd_world::checksum(&mut app),
+                    expected,
+                    "{pool:?}, all: {all}"
+                );
+                let recorder = app.world().resource::<TreeRecorder<Critter>>();
+                let recording = recorder.recorder().unwrap().recording();
+                let watched = if all { agents } else { agents.div_ceil(7) };
+                assert_eq!(recording.agents().len(), watched, "{pool:?}, all: {all}");
+                assert_eq!(recording.names().len(), watched);
+                assert_eq!(recording.len(), ticks);
             }
-            let mut recorder = TreeRecorder::<Critter>::new(1 << 20);
-            if all {
-                recorder = recorder.watching_all();
-            }
-            app.insert_resource(recorder);
-            // Every seventh agent is watched.
-            let mut critters = app.world_mut().query::<(Entity, &Agent<Critter>)>();
-            let watched: Vec<Entity> = critters
-                .iter(app.world())
-                .map(|(e, _)| e)
-                .step_by(7)
-                .collect();
-            for entity in watched {
-                app.world_mut().entity_mut(entity).insert(Watched);
-            }
-            for _ in 0..ticks {
-                app.update();
-            }
-            assert_eq!(
-                crowd_world::checksum(&mut app),
-                expected,
-                "{pool:?}, all: {all}"
-            );
-            let recorder = app.world().resource::<TreeRecorder<Critter>>();
-            let recording = recorder.recorder().unwrap().recording();
-            let watched = if all { agents } else { agents.div_ceil(7) };
-            assert_eq!(recording.agents().len(), watched, "{pool:?}, all: {all}");
-            assert_eq!(recording.names().len(), watched);
-            assert_eq!(recording.len(), ticks);
-        }
+        });
     }
 }

@@ -4,10 +4,13 @@
 //! and a game system steps it; systems in the crowd's `Read` and `Write`
 //! sets copy what the tree reads into the blackboards and what its actions
 //! changed back, a loop over each table's columns
-//! (`Query::contiguous_iter`).
+//! (`Query::contiguous_iter`). In an app that runs inside a rayon pool
+//! (`Pool::Shared`), the world step and the copy back loop in parallel on
+//! that pool, which the crowd ticks on too.
 
 use bevy::ecs::schedule::{Schedules, SingleThreadedExecutor};
 use bevy::prelude::*;
+use rayon::prelude::*;
 use treebeard_bevy::{Agent, TreeCrowd, TreebeardPlugin, TreebeardSystems};
 use treebeard_vm::Program;
 use treebeard_workload::{Checksum, Critter, spawn, splitmix64};
@@ -34,14 +37,28 @@ pub struct WorldRng(pub u64);
 #[derive(Component)]
 pub struct Successes(pub [u32; 9]);
 
+/// Whether the system runs on a thread of a rayon pool (`Pool::Shared`):
+/// then its loops over a table's rows run in parallel on that pool, the
+/// threads the crowd ticks on, which stay awake from one loop to the
+/// next. Elsewhere they run on the system's thread: a loop handed to
+/// another pool would wake its threads every frame, for a few
+/// microseconds of work (docs/bevy.md).
+fn on_rayon() -> bool {
+    rayon::current_thread_index().is_some()
+}
+
+/// Rows of a table per task of a parallel loop: a few microseconds of
+/// work each.
+const ROWS_PER_TASK: usize = 512;
+
 /// The world step of the page, on components, before the tree ticks: a
 /// loop over each table's columns (`contiguous_iter_mut`).
 fn world_step(mut world: Query<(&mut Senses, &mut Needs, &mut WorldRng)>) {
     let Ok(tables) = world.contiguous_iter_mut() else {
         unreachable!("table components iterate contiguously")
     };
-    for (mut senses, mut needs, mut rng) in tables {
-        for ((s, n), rng) in senses.iter_mut().zip(needs.iter_mut()).zip(rng.iter_mut()) {
+    for (mut senses, mut needs, mut rngs) in tables {
+        let step = |((s, n), rng): ((&mut Senses, &mut Needs), &mut WorldRng)| {
             if splitmix64(&mut rng.0) % 100 < 2 {
                 s.threat = !s.threat;
             }
@@ -50,6 +67,18 @@ fn world_step(mut world: Query<(&mut Senses, &mut Needs, &mut WorldRng)>) {
             }
             n.hunger = (n.hunger + 1).min(100);
             n.fatigue = (n.fatigue + 1).min(100);
+        };
+        let (senses, needs, rngs): (&mut [Senses], &mut [Needs], &mut [WorldRng]) =
+            (&mut senses, &mut needs, &mut rngs);
+        if on_rayon() {
+            (senses
+                .par_iter_mut()
+                .zip(needs.par_iter_mut())
+                .zip(rngs.par_iter_mut()))
+            .with_min_len(ROWS_PER_TASK)
+            .for_each(step);
+        } else {
+            (senses.iter_mut().zip(needs.iter_mut()).zip(rngs.iter_mut())).for_each(step);
         }
     }
 }
@@ -82,20 +111,37 @@ fn write(
         unreachable!("table components iterate contiguously")
     };
     for (agents, mut senses, mut needs, mut successes) in tables {
-        let columns = senses
-            .iter_mut()
-            .zip(needs.iter_mut())
-            .zip(successes.iter_mut());
-        for (agent, ((s, n), done)) in agents.iter().zip(columns) {
+        let copy = |(agent, ((s, n), done)): Row<'_>| {
             if let Some(mind) = agent.id().and_then(|id| minds.get(id.index())) {
                 s.threat = mind.threat;
                 n.hunger = mind.hunger;
                 n.fatigue = mind.fatigue;
                 done.0 = mind.successes;
             }
+        };
+        let (senses, needs, successes): (&mut [Senses], &mut [Needs], &mut [Successes]) =
+            (&mut senses, &mut needs, &mut successes);
+        if on_rayon() {
+            let columns = (senses.par_iter_mut())
+                .zip(needs.par_iter_mut())
+                .zip(successes.par_iter_mut());
+            (agents.par_iter().zip(columns))
+                .with_min_len(ROWS_PER_TASK)
+                .for_each(copy);
+        } else {
+            let columns = (senses.iter_mut())
+                .zip(needs.iter_mut())
+                .zip(successes.iter_mut());
+            agents.iter().zip(columns).for_each(copy);
         }
     }
 }
+
+/// A row that `write` fills.
+type Row<'a> = (
+    &'a Agent<Critter>,
+    ((&'a mut Senses, &'a mut Needs), &'a mut Successes),
+);
 
 /// Where the crowd ticks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,6 +149,10 @@ pub enum Pool {
     /// On this many threads: one, the system's; more, a rayon pool of the
     /// crowd's own (`TreeCrowd::with_threads`).
     Rayon(usize),
+    /// On a rayon pool of this many threads that the app runs inside
+    /// ([`run`]; `TreeCrowd::on_rayon`), with the world step and the copy
+    /// back in parallel on the same threads.
+    Shared(usize),
     /// On Bevy's compute task pool (`TreeCrowd::on_task_pool`), set to this
     /// many threads (Bevy's pools are made once per process: by the first
     /// app).
@@ -118,6 +168,7 @@ pub fn app(program: Program<Critter>, agents: usize, seed: u64, pool: Pool) -> A
             Err(e) => panic!("cannot start {threads} worker threads: {e}"),
         },
         Pool::Bevy(_) => TreeCrowd::new(program).on_task_pool(),
+        Pool::Shared(_) => TreeCrowd::new(program).on_rayon(),
     };
     let mut plugins = MinimalPlugins.build();
     if let Pool::Bevy(threads) = pool {
@@ -153,6 +204,22 @@ pub fn app(program: Program<Critter>, agents: usize, seed: u64, pool: Pool) -> A
         ));
     }
     app
+}
+
+/// Runs `f` (which makes an app and runs it) where `pool` says an app
+/// runs: inside a rayon pool of its threads for a `Shared` pool, else on
+/// this thread.
+///
+/// # Panics
+/// If the threads cannot be started.
+pub fn run<R: Send>(pool: Pool, f: impl FnOnce() -> R + Send) -> R {
+    let Pool::Shared(threads) = pool else {
+        return f();
+    };
+    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(threads) => threads.install(f),
+        Err(e) => panic!("cannot start {threads} worker threads: {e}"),
+    }
 }
 
 /// Runs every schedule of `app` on Bevy's single-threaded executor: its
