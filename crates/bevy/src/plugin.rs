@@ -64,6 +64,8 @@ impl<B: Default + Send + Sync + 'static> Plugin for TreebeardPlugin<B> {
         use TreebeardSystems::{Join, Read, Tick, Write};
         app.add_message::<ActionRequest>()
             .add_message::<ActionReport>()
+            .init_resource::<Arrivals<B>>()
+            .add_observer(arrive::<B>)
             .configure_sets(self.schedule, (Join, Read, Tick, Write).chain())
             .add_systems(
                 self.schedule,
@@ -119,13 +121,38 @@ type Joining<B> = (
     Option<&'static mut StartingBlackboard<B>>,
 );
 
+/// The entities given an [`Agent<B>`] since the last `Join`, in the order
+/// they got it (an observer of `Add`): `Join` looks at these, not at every
+/// agent for new ones.
+#[derive(Resource)]
+struct Arrivals<B> {
+    entities: Vec<Entity>,
+    blackboard: PhantomData<fn() -> B>,
+}
+
+impl<B> Default for Arrivals<B> {
+    fn default() -> Arrivals<B> {
+        Arrivals {
+            entities: Vec::new(),
+            blackboard: PhantomData,
+        }
+    }
+}
+
+/// Observes an [`Agent<B>`] given to an entity.
+fn arrive<B: Send + Sync + 'static>(add: On<Add, Agent<B>>, mut arrivals: ResMut<Arrivals<B>>) {
+    arrivals.entities.push(add.entity);
+}
+
 /// `Join`: the game's reports, then the agents that left, then those that
 /// joined.
+#[allow(clippy::too_many_arguments)]
 fn join<B: Default + Send + Sync + 'static>(
     mut crowd: ResMut<TreeCrowd<B>>,
     mut reports: MessageReader<ActionReport>,
     mut left: RemovedComponents<Agent<B>>,
-    mut joined: Query<Joining<B>, Added<Agent<B>>>,
+    mut arrivals: ResMut<Arrivals<B>>,
+    mut joining: Query<Joining<B>>,
     agents: Query<(), With<Agent<B>>>,
     mut requests: MessageWriter<ActionRequest>,
     mut commands: Commands,
@@ -161,10 +188,7 @@ fn join<B: Default + Send + Sync + 'static>(
         leave(crowd, entity);
     }
 
-    for (entity, mut agent, start) in &mut joined {
-        if agent.id.is_some() {
-            continue;
-        }
+    let mut enter = |crowd: &mut TreeCrowd<B>, (entity, mut agent, start): JoiningItem<'_, B>| {
         // A component given again whose removal went unseen (below).
         leave(crowd, entity);
         let blackboard = match start {
@@ -181,10 +205,28 @@ fn join<B: Default + Send + Sync + 'static>(
         crowd.entities[id.index()] = Some(entity);
         crowd.agents.insert(entity, id);
         agent.id = Some(id);
+    };
+    for entity in arrivals.entities.drain(..) {
+        // Gone again, or given twice (once joined, it holds its id).
+        if let Ok(item) = joining.get_mut(entity)
+            && item.1.id.is_none()
+        {
+            enter(crowd, item);
+        }
+    }
+    // Agents that no observer saw arrive (given before the plugin was
+    // added) are found by counting (per table, not per entity), then by
+    // looking; so is an `Agent` moved from another entity with its id.
+    if agents.iter().len() > crowd.agents.len() {
+        for item in &mut joining {
+            if !crowd.agents.contains_key(&item.0) {
+                enter(crowd, item);
+            }
+        }
     }
     // Removals are kept for two frames: a schedule that skipped more (a
     // slow fixed timestep) finds the agents whose component is gone by
-    // counting (per table, not per entity), then by looking.
+    // counting, then by looking.
     if agents.iter().len() < crowd.agents.len() {
         let gone: Vec<Entity> = (crowd.entities.iter().flatten())
             .filter(|&&e| !agents.contains(e))
@@ -195,6 +237,13 @@ fn join<B: Default + Send + Sync + 'static>(
         }
     }
 }
+
+/// A [`Joining`] entity, as the query gives it.
+type JoiningItem<'w, B> = (
+    Entity,
+    Mut<'w, Agent<B>>,
+    Option<Mut<'w, StartingBlackboard<B>>>,
+);
 
 /// `Tick`: every agent (on the crowd's threads: see [`Threads`]; observed
 /// by the [`TreeRecorder<B>`], if there is one), then the tick's requests

@@ -148,6 +148,74 @@ fn despawned_agents_leave_and_their_running_work_ends_exactly_once() {
     assert_eq!(crowd.crowd().blackboard(agent).unwrap().meals, 5);
 }
 
+/// `got` holds `expected`'s requests, in any order.
+fn assert_same<const N: usize>(
+    mut got: Vec<(Entity, RequestKind)>,
+    mut expected: [(Entity, RequestKind); N],
+) {
+    got.sort_by_key(|&(entity, _)| entity);
+    expected.sort_by_key(|&(entity, _)| entity);
+    assert_eq!(got, expected);
+}
+
+#[test]
+fn agents_join_once_however_their_component_arrives() {
+    let mut leaves = Leaves::<Mind>::new();
+    leaves.deferred("Fetch");
+    let program = leaves.compile(&act("Fetch")).unwrap();
+    let mut app = App::new();
+    app.add_plugins(MinimalPlugins);
+    // Given before the plugin was added, so that no observer saw it.
+    let early = app.world_mut().spawn(Agent::<Mind>::default()).id();
+    app.add_plugins(TreebeardPlugin::<Mind>::in_schedule(Update))
+        .insert_resource(TreeCrowd::new(program))
+        .init_resource::<Got>()
+        .add_systems(Update, record.after(TreebeardSystems::Tick));
+    // Given, taken and given again before the crowd's next step.
+    let twice = app.world_mut().spawn(Agent::<Mind>::default()).id();
+    app.world_mut().entity_mut(twice).remove::<Agent<Mind>>();
+    app.world_mut()
+        .entity_mut(twice)
+        .insert(Agent::<Mind>::default());
+    // Spawned and gone before it.
+    let gone = app.world_mut().spawn(Agent::<Mind>::default()).id();
+    app.world_mut().despawn(gone);
+    app.update();
+    assert_same(
+        got(&mut app),
+        [(early, RequestKind::Launch), (twice, RequestKind::Launch)],
+    );
+    assert_agents(&app, &[early, twice]);
+    assert_eq!(app.world().resource::<TreeCrowd<Mind>>().agent(gone), None);
+    // An `Agent` moved, with its id, to another entity: the first leaves
+    // (its work cancelled), the second joins as a new agent.
+    let moved = app
+        .world_mut()
+        .entity_mut(early)
+        .take::<Agent<Mind>>()
+        .unwrap();
+    let heir = app.world_mut().spawn(moved).id();
+    app.update();
+    assert_same(
+        got(&mut app),
+        [(early, RequestKind::Cancel), (heir, RequestKind::Launch)],
+    );
+    assert_agents(&app, &[twice, heir]);
+    assert_eq!(app.world().resource::<TreeCrowd<Mind>>().agent(early), None);
+}
+
+/// The crowd's agents are `entities`' (each `Agent` holds its id, and the
+/// crowd maps the two both ways).
+fn assert_agents(app: &App, entities: &[Entity]) {
+    let crowd = app.world().resource::<TreeCrowd<Mind>>();
+    assert_eq!(crowd.crowd().len(), entities.len());
+    for &entity in entities {
+        let agent = app.world().get::<Agent<Mind>>(entity).unwrap().id();
+        assert_eq!(agent, crowd.agent(entity));
+        assert_eq!(crowd.entity(agent.unwrap()), Some(entity));
+    }
+}
+
 #[test]
 fn removing_the_component_leaves_the_crowd_too() {
     let mut app = app();
