@@ -2,7 +2,7 @@
 
 use crate::actor::{ActorLayout, Actors};
 use crate::compiled::{BatchFn, CompiledTree, Engine, EngineError, HostedFn};
-use crate::flow::Flow;
+use crate::flow::{Flow, Reentry};
 use crate::frame::Frame;
 use crate::globals::Globals;
 use crate::leaves::{
@@ -18,7 +18,7 @@ use std::fmt;
 use std::sync::Arc;
 use treebeard_shape::params::FIELD_REF;
 use treebeard_shape::script::touches_fields;
-use treebeard_shape::{CapacitySpec, Kind, NodeIdx, Shape, ShapeItem};
+use treebeard_shape::{CapacitySpec, FLAG_PERSISTENT, Kind, NodeIdx, Shape, ShapeItem};
 
 /// A shape whose imports are resolved to functions, with its flow tables
 /// (see the `flow` module): what the interpreter runs. Cheap to clone; the
@@ -29,6 +29,8 @@ pub struct Program<B> {
     pub(crate) conditions: Box<[ConditionFn<B>]>,
     /// The re-entries' guards (`Flow::retests`), resolved to their calls.
     pub(crate) retests: Arc<[Retest<B>]>,
+    /// Per item, its re-entry (`Flow::reentries`) with the leaf's call.
+    pub(crate) reentries: Arc<[Reentered<B>]>,
     pub(crate) actions: Box<[ActionFn<B>]>,
     /// Spore deciders' Decide functions, by import.
     pub(crate) decides: Box<[DecideFn<B>]>,
@@ -64,6 +66,7 @@ impl<B> Clone for Program<B> {
             flow: Arc::clone(&self.flow),
             conditions: self.conditions.clone(),
             retests: Arc::clone(&self.retests),
+            reentries: Arc::clone(&self.reentries),
             actions: self.actions.clone(),
             decides: self.decides.clone(),
             decision_flags: self.decision_flags,
@@ -97,6 +100,27 @@ pub(crate) struct Retest<B> {
     pub(crate) f: ConditionFn<B>,
     pub(crate) item: ShapeItem,
     pub(crate) ip: u32,
+}
+
+/// A leaf's re-entry (see `Flow::reentries`), resolved at link time: its
+/// guards' place in the re-tests and, for an immediate action that owns
+/// no persistent slot, its function, so that a plain tick calls the
+/// re-entered leaf with nothing looked up (neither its item nor its
+/// import).
+pub(crate) struct Reentered<B> {
+    pub(crate) reentry: Reentry,
+    /// The leaf's item.
+    pub(crate) item: ShapeItem,
+    /// The leaf's function, if it is a stateless immediate action with a
+    /// re-entry; `None` for any other item.
+    pub(crate) action: Option<ActionFn<B>>,
+}
+
+/// Whether `item` is an immediate action that owns no persistent slot:
+/// its call needs the agent's blackboard alone.
+#[inline(always)]
+pub(crate) fn is_stateless_action(item: ShapeItem) -> bool {
+    item.kind() == Some(Kind::Action) && item.flags() & FLAG_PERSISTENT == 0
 }
 
 /// Why a shape does not link against a leaf table.
@@ -321,10 +345,19 @@ impl<B> Program<B> {
                 }
             })
             .collect();
+        let reentries = (flow.reentries().iter().zip(shape.items()))
+            .map(|(&reentry, &item)| Reentered {
+                reentry,
+                item,
+                action: (reentry.exists() && is_stateless_action(item))
+                    .then(|| actions[item.import() as usize]),
+            })
+            .collect();
         Ok(Program {
             globals: Globals::for_shape(&shape),
             flow: Arc::new(flow),
             retests,
+            reentries,
             shape,
             conditions: conditions.into_boxed_slice(),
             actions: actions.into_boxed_slice(),

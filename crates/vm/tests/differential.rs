@@ -141,10 +141,12 @@ impl Mix {
 }
 
 /// A priority selector over guarded sequences (a condition, then plain
-/// work), guards, and a last branch that starts with an action.
+/// work), guards, and a last branch that starts with an action: up to six
+/// guards before a leaf (the interpreter calls the first three from call
+/// sites of their own, the rest in a loop).
 fn re_entered_tree(rng: &mut Mix) -> Spec {
     let mut branches = Vec::new();
-    for _ in 0..rng.below(4) {
+    for _ in 0..rng.below(7) {
         branches.push(match rng.below(4) {
             0 => Spec::Cond,
             1 => Spec::Always(false),

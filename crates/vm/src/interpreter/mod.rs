@@ -59,14 +59,14 @@ use crate::actor::{
     ActorLayout, ActorMut, ActorRef, ActorsMut, StateEntry, action_tag, decider_tag,
 };
 use crate::compiled;
-use crate::flow::{LEAVE_FAILURE, LEAVE_SUCCESS, Link, NO_RESUME, Reentry, UP, is_item};
+use crate::flow::{LEAVE_FAILURE, LEAVE_SUCCESS, Link, NO_RESUME, UP, is_item};
 use crate::frame::Frame;
 use crate::globals::Globals;
 use crate::leaves::{
     ActionFn, Args, Call, ConditionFn, DecideFn, DecisionFlagsFn, Ending, scope_call,
 };
 use crate::observe::{Events, Observer};
-use crate::program::{Program, Retest};
+use crate::program::{Program, Reentered, Retest};
 use crate::request::{AgentId, Request, RequestKind};
 use crate::script::FieldAccess;
 use crate::status::{Signal, Status};
@@ -685,8 +685,9 @@ pub(crate) struct Batch<'r, B, T> {
     links: &'r [Link],
     /// Per item, its resume hop (see `Flow::resumes`).
     resumes: &'r [StateEntry],
-    /// Per item, its re-entry, and their guards (see `Flow::reentries`).
-    reentries: &'r [Reentry],
+    /// Per item, its re-entry and the leaf's call (see
+    /// `Program::reentries`), and the re-entries' guards.
+    reentries: &'r [Reentered<B>],
     retests: &'r [Retest<B>],
     /// The leaf a tick from the root re-enters (`Flow::idle_entry`).
     idle_entry: u32,
@@ -766,7 +767,7 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             items: shape.items(),
             links: program.flow.links(),
             resumes: program.flow.resumes(),
-            reentries: program.flow.reentries(),
+            reentries: &program.reentries,
             retests: &program.retests,
             idle_entry: program.flow.idle_entry(),
             layout,
@@ -897,6 +898,7 @@ mod tests {
         assert_eq!(std::mem::size_of::<Sent>(), 16);
         assert_eq!(std::mem::size_of::<StateEntry>(), 8);
         assert_eq!(std::mem::size_of::<Link>(), 16);
-        assert_eq!(std::mem::size_of::<Reentry>(), 8);
+        assert_eq!(std::mem::size_of::<crate::flow::Reentry>(), 8);
+        assert_eq!(std::mem::size_of::<Reentered<()>>(), 24);
     }
 }

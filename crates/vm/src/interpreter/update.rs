@@ -207,31 +207,54 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             None if ActorRef::holds_no_state(words) => (self.idle_entry, None, false),
             None => (UP, None, false),
         };
-        let Some(&reentry) = self.reentries.get(leaf as usize).filter(|r| r.exists()) else {
+        let Some(entry) = self
+            .reentries
+            .get(leaf as usize)
+            .filter(|r| r.reentry.exists())
+        else {
             return Pass::Returned(self.run(&mut Agent::new(words, layout, bb), 0));
         };
         let retests = self.retests;
         // PERF: each guard resolved at link time (crowd workload,
         // instructions per agent-tick: 321.5 looking up its item and
         // function here).
-        for guard in &retests[reentry.guards()] {
-            // A guard's success preempts the running leaf.
-            if self.condition_with(bb, guard.ip, guard.item, guard.f) == Status::Success {
-                let mut a = self.agent(words, bb);
-                return Pass::Returned(self.run_returned(&mut a, Status::Success, guard.ip));
-            }
+        let guards = &retests[entry.reentry.guards()];
+        // The guard that succeeds, if one does.
+        let mut test = |guard: &Retest<B>| {
+            (self.condition_with(bb, guard.ip, guard.item, guard.f) == Status::Success)
+                .then_some(guard.ip)
+        };
+        // PERF: the first guards each from a call site of its own. The
+        // leaves under one priority selector re-test its earlier
+        // children's guards in the same order, so the k-th guard is
+        // mostly the same function from agent to agent, and its call
+        // site predicts it; one call site in a loop saw each agent's
+        // guards in turn.
+        let won = match guards {
+            [] => None,
+            [a, rest @ ..] => test(a).or_else(|| match rest {
+                [] => None,
+                [b, rest @ ..] => test(b).or_else(|| match rest {
+                    [] => None,
+                    [c, rest @ ..] => test(c).or_else(|| rest.iter().find_map(&mut test)),
+                }),
+            }),
+        };
+        // A guard's success preempts the running leaf.
+        if let Some(ip) = won {
+            let mut a = self.agent(words, bb);
+            return Pass::Returned(self.run_returned(&mut a, Status::Success, ip));
         }
-        let item = self.item(leaf);
-        if !is_stateless_action(item) {
+        // PERF: the leaf's item and function resolved at link time too.
+        let (item, Some(f)) = (entry.item, entry.action) else {
             return Pass::Returned(self.run(&mut self.agent(words, bb), leaf));
-        }
+        };
         // PERF: the leaf's dispatch and the loop's step 2 for a running
         // action, in place (crowd workload, instructions per agent-tick:
         // 408.0 through `run`, 384.6 here).
         // The leaf takes its state, as `take_action` would.
         let (signal, value) = state.map_or((Signal::Start, 0), |s| (Signal::Tick, s.value()));
         let mut at = leaf;
-        let f = self.action_fn(item);
         let (mut status, mut value) = self.call_blackboard_only(bb, at, item, signal, value, f);
         // PERF: while only this leaf's state is left (`!more`), the tick's
         // states are at most its, stored in place without step 4 (crowd
@@ -262,12 +285,11 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
                         }
                         // The next action of a sequence starts in the same
                         // tick.
-                        let item = self.item(next);
-                        if !is_stateless_action(item) || !self.reentries[next as usize].exists() {
+                        let next_entry = &self.reentries[next as usize];
+                        let (item, Some(f)) = (next_entry.item, next_entry.action) else {
                             break;
-                        }
+                        };
                         at = next;
-                        let f = self.action_fn(item);
                         (status, value) =
                             self.call_blackboard_only(bb, at, item, Signal::Start, 0, f);
                     }
@@ -711,11 +733,4 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
             item.end()
         }
     }
-}
-
-/// Whether `item` is an immediate action that owns no persistent slot,
-/// which a plain pass calls in place.
-#[inline(always)]
-fn is_stateless_action(item: ShapeItem) -> bool {
-    item.kind() == Some(Kind::Action) && item.flags() & FLAG_PERSISTENT == 0
 }
