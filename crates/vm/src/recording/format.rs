@@ -22,7 +22,8 @@
 //!                   field, 1 tree variable (bool), 2 entry, 3 timestamp
 //!                   (float), 4 stimulus (int); other bits 0), name start
 //!                   u32, name length u32
-//!      text         t bytes of UTF-8, zero-padded to 4
+//!      text         t bytes of UTF-8, zero-padded to 4: the names end to
+//!                   end in column order, filling t
 //! then T ticks, oldest first, each:
 //!   0  index        u64      the frame's index (ticks before it)
 //!   8  time         f64      the frame's time, seconds
@@ -53,7 +54,8 @@
 //!   4  text bytes   u32      t
 //!   8  names        a × 12: agent u32 (strictly ascending), text start u32,
 //!                   text length u32
-//!      text         t bytes of UTF-8, zero-padded to 4
+//!      text         t bytes of UTF-8, zero-padded to 4: the names end to
+//!                   end in record order, filling t
 //! ```
 //!
 //! An agent-tick thus costs 4 bytes (its end) plus `width` per node that is
@@ -128,10 +130,12 @@ pub enum Unreadable {
     /// The text of a tick, or of the agents' names, is not UTF-8.
     NotUtf8,
     /// The named agents are not in strictly ascending order, or a name's
-    /// text lies outside the names' text or not on a character boundary.
+    /// text is not where the name before it ends (names are laid end to
+    /// end, filling the names' text) or not on a character boundary.
     Name,
     /// A value column's kind is not one this build knows (or not one its
-    /// source can have), or its name lies outside the columns' text.
+    /// source can have), or its name is not where the column before it
+    /// ends (names are laid end to end, filling the columns' text).
     Column,
     /// A tick holds values but the recording has no value columns, or a
     /// value is not one of its column's type (a flag other than 0 or 1, a
@@ -196,11 +200,11 @@ impl fmt::Display for Unreadable {
             Unreadable::NotUtf8 => write!(f, "a tick's note text or a name is not valid UTF-8"),
             Unreadable::Name => write!(
                 f,
-                "the named agents are not strictly ascending, or a name's text is out of range"
+                "the named agents are not strictly ascending, or a name's text is out of place (each name starts where the one before ends, and together they fill the names' text)"
             ),
             Unreadable::Column => write!(
                 f,
-                "a value column's kind is unknown, or its name is out of range"
+                "a value column's kind is unknown, or its name is out of place (each name starts where the one before ends, and together they fill the columns' text)"
             ),
             Unreadable::Value { column } => write!(
                 f,
@@ -615,6 +619,9 @@ fn read_columns(r: &mut Reader<'_>) -> Result<Vec<ValueColumn>, RecordingError> 
         };
         columns.push(column);
     }
+    if let Some(at) = out_of_place(columns_at, &words, text.len()) {
+        return Err(r.fail(at, Unreadable::Column));
+    }
     Ok(columns)
 }
 
@@ -634,7 +641,29 @@ fn read_names(r: &mut Reader<'_>) -> Result<Names, RecordingError> {
         };
         names.push((agent, name.to_owned()));
     }
+    if let Some(at) = out_of_place(names_at, &words, text.len()) {
+        return Err(r.fail(at, Unreadable::Name));
+    }
     Ok(names)
+}
+
+/// Where the texts of a block's records (three words each, from byte
+/// `at`: their second and third words are a start and a length) stop being
+/// laid end to end, in record order, filling the block's text of
+/// `text_len` bytes, as the writer lays them out (so that a recording
+/// writes back as it was read): the first record that does not start
+/// where the one before ends, or text that no record names; `None` if
+/// they fill it.
+fn out_of_place(at: usize, words: &[u32], text_len: usize) -> Option<usize> {
+    let mut end = 0usize;
+    for (k, record) in words.chunks_exact(3).enumerate() {
+        if record[1] as usize != end {
+            return Some(at + 12 * k);
+        }
+        // In range: each record's text was sliced from the text.
+        end += record[2] as usize;
+    }
+    (end != text_len).then_some(at + 4 * words.len() + end)
 }
 
 fn read_tick(

@@ -233,9 +233,25 @@ fn damaged_files_are_errors_at_the_damaged_byte() {
     assert_eq!(
         error(&bad).to_string(),
         format!(
-            "byte {}: the named agents are not strictly ascending, or a name's text is out of range",
+            "byte {}: the named agents are not strictly ascending, or a name's text is out of place \
+             (each name starts where the one before ends, and together they fill the names' text)",
             names + 8 + 12
         )
+    );
+    // Names laid out otherwise than the writer lays them, which would not
+    // write back as read: the second name overlapping the first (starting
+    // at 5, not 9), and text after the last name (a shorter last name).
+    let mut bad = good.clone();
+    bad[names + 8 + 16] = 5;
+    assert_eq!(
+        (error(&bad).offset(), error(&bad).what()),
+        (names + 8 + 12, &Unreadable::Name)
+    );
+    let mut bad = good.clone();
+    bad[names + 8 + 20] = 7;
+    assert_eq!(
+        (error(&bad).offset(), error(&bad).what()),
+        (names + 32 + 16, &Unreadable::Name)
     );
     // A name's text inside a character (`✓` is three bytes, from 6).
     let mut bad = good.clone();
@@ -698,6 +714,14 @@ fn damaged_values_are_errors_at_their_byte() {
     assert_eq!(
         (err.offset(), err.what()),
         (columns_at, &Unreadable::Column)
+    );
+    // A column's name starting a byte after the one before it ends.
+    let mut bad = bytes.clone();
+    bad[columns_at + 12 + 4] += 1;
+    let err = Recording::read_from(&bad).unwrap_err();
+    assert_eq!(
+        (err.offset(), err.what()),
+        (columns_at + 12, &Unreadable::Column)
     );
 }
 
