@@ -119,7 +119,7 @@ pub(crate) struct Reentered<B> {
 /// Whether `item` is an immediate action that owns no persistent slot:
 /// its call needs the agent's blackboard alone.
 #[inline(always)]
-pub(crate) fn is_stateless_action(item: ShapeItem) -> bool {
+fn is_stateless_action(item: ShapeItem) -> bool {
     item.kind() == Some(Kind::Action) && item.flags() & FLAG_PERSISTENT == 0
 }
 

@@ -229,7 +229,8 @@ impl<'r, B, T: Tracer> Batch<'r, B, T> {
         // children's guards in the same order, so the k-th guard is
         // mostly the same function from agent to agent, and its call
         // site predicts it; one call site in a loop saw each agent's
-        // guards in turn.
+        // guards in turn. Nested, so that every length shares the same
+        // three sites (one arm per length measured 2.22 against 2.11).
         let won = match guards {
             [] => None,
             [a, rest @ ..] => test(a).or_else(|| match rest {
