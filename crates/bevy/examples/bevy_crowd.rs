@@ -1,8 +1,12 @@
 //! The crowd workload of `shared/bench/crowd-workload.md`, run through
-//! Bevy: its agents are entities, the world is their components (`Senses`,
-//! `Needs`, `WorldRng`, `Successes`) and a game system steps it; the
-//! crowd's systems copy what the tree reads into the blackboards, tick,
-//! and copy what the actions changed back.
+//! Bevy: its agents are entities and the world is their components
+//! (`Senses`, `Needs`, `WorldRng`, `Successes`). A system in `Read` ticks
+//! the crowd with the table's columns (`TickCrowd::tick_tables`): just
+//! before each agent's tree ticks, its world step runs on its components,
+//! as the page orders it, and what the tree reads is copied into its
+//! blackboard; what its actions changed is copied back after. With
+//! `--bridge passes`, a game system steps the world and systems of their
+//! own copy the components in before the plugin's tick and back after.
 //!
 //! ```text
 //! cargo run --release -p treebeard-bevy --example bevy_crowd -- --agents 5000 --ticks 1000 --seed 42
@@ -81,6 +85,19 @@ struct Args {
     /// multi-threaded executor (its default), for comparison.
     #[arg(long, value_enum, default_value_t = ExecutorArg::Single)]
     executor: ExecutorArg,
+    /// How the world step and the copies run: beside each agent's tick
+    /// (`TickCrowd::tick_tables`), or as systems of their own around the
+    /// plugin's tick.
+    #[arg(long, value_enum, default_value_t = BridgeArg::Rows)]
+    bridge: BridgeArg,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum BridgeArg {
+    /// Beside each agent's tick.
+    Rows,
+    /// A system for the world step, one to copy in, one to copy back.
+    Passes,
 }
 
 /// Bevy's system executor.
@@ -125,8 +142,12 @@ fn run_bevy(args: &Args, threads: usize) -> (Duration, Checksum) {
         PoolArg::Rayon => crowd_world::Pool::Rayon(threads),
         PoolArg::Bevy => crowd_world::Pool::Bevy(threads),
     };
+    let bridge = match args.bridge {
+        BridgeArg::Rows => crowd_world::Bridge::Rows,
+        BridgeArg::Passes => crowd_world::Bridge::Passes,
+    };
     crowd_world::run(pool, || {
-        let mut app = crowd_world::app(program(args.engine), args.agents, args.seed, pool);
+        let mut app = crowd_world::app(program(args.engine), args.agents, args.seed, pool, bridge);
         if args.executor == ExecutorArg::Single {
             crowd_world::single_threaded(&mut app);
         }

@@ -4,14 +4,13 @@ use crate::agent::{Agent, StartingBlackboard};
 use crate::follow::{TreeLoadFailed, TreeLoaded, follow};
 use crate::messages::{ActionReport, ActionRequest};
 use crate::recorder::{TreeRecorder, watch};
+use crate::tick::{Step, send};
 use crate::tree_asset::{TreeAsset, TreeLoader};
-use crate::tree_crowd::{Threads, TreeCrowd};
+use crate::tree_crowd::TreeCrowd;
 use bevy::ecs::schedule::{InternedScheduleLabel, ScheduleLabel};
 use bevy::prelude::*;
-use bevy::tasks::{ComputeTaskPool, TaskPool};
 use std::marker::PhantomData;
-use treebeard_crowd::Crowd;
-use treebeard_vm::{AgentId, Completion, Frame, Request};
+use treebeard_vm::{Completion, Request};
 
 /// The steps of a crowd's tick, chained in this order in the plugin's
 /// schedule. The game orders its own systems against them: what copies
@@ -158,6 +157,7 @@ fn join<B: Default + Send + Sync + 'static>(
     mut commands: Commands,
 ) {
     let crowd = &mut *crowd;
+    crowd.step = Step::Open;
     for report in reports.read() {
         // A report on an entity that is no agent of this crowd is another
         // crowd's (or stale: the crowd counts those it cannot apply).
@@ -245,56 +245,20 @@ type JoiningItem<'w, B> = (
     Option<Mut<'w, StartingBlackboard<B>>>,
 );
 
-/// `Tick`: every agent (on the crowd's threads: see [`Threads`]; observed
+/// `Tick`: every agent (on the crowd's threads; observed
 /// by the [`TreeRecorder<B>`], if there is one), then the tick's requests
-/// as messages.
+/// as messages; nothing if a game system ticked the crowd in this step
+/// ([`TickCrowd`](crate::TickCrowd)).
 fn tick<B: Send + Sync + 'static>(
     mut crowd: ResMut<TreeCrowd<B>>,
     mut recorder: Option<ResMut<TreeRecorder<B>>>,
     time: Res<Time>,
     mut requests: MessageWriter<ActionRequest>,
 ) {
-    if !crowd.is_ready() {
+    if crowd.step == Step::TickedByGame || !crowd.is_ready() {
         return;
     }
-    let TreeCrowd {
-        crowd,
-        entities,
-        threads,
-        ..
-    } = &mut *crowd;
-    let dt = time.delta_secs();
-    let recording = recorder.as_deref_mut().and_then(TreeRecorder::recorder_mut);
-    match (threads, recording) {
-        (Threads::Own(pool), Some(recorder)) => {
-            pool.install(|| crowd.tick_observed(dt, |_, _| {}, recorder));
-        }
-        (_, Some(recorder)) => crowd.tick_observed(dt, |_, _| {}, recorder),
-        (Threads::System | Threads::Rayon, None) => crowd.tick(dt),
-        (Threads::Own(pool), None) => pool.install(|| crowd.tick(dt)),
-        (Threads::TaskPool, None) => {
-            let pool = ComputeTaskPool::get_or_init(TaskPool::default);
-            let each = |_: AgentId, _: &Frame, _: &mut B| {};
-            crowd.tick_on(dt, pool.thread_num(), each, |jobs| {
-                pool.scope(|scope| {
-                    for job in jobs {
-                        scope.spawn(async move { job.run() });
-                    }
-                });
-            });
-        }
-    }
-    send(crowd, entities, &mut requests);
-}
-
-/// The tick's requests, in agent order, as messages.
-fn send<B>(
-    crowd: &Crowd<B>,
-    entities: &[Option<Entity>],
-    requests: &mut MessageWriter<ActionRequest>,
-) {
-    requests.write_batch(crowd.requests().iter().filter_map(|&request| {
-        let entity = entities.get(request.agent.index()).copied().flatten()?;
-        Some(ActionRequest { entity, request })
-    }));
+    crowd.step = Step::Ticked;
+    crate::tick::tick(&mut crowd, recorder.as_deref_mut(), time.delta_secs());
+    send(&crowd.crowd, &crowd.entities, &mut requests);
 }

@@ -89,6 +89,11 @@ impl<B> TreeRecorder<B> {
         self.recorder.as_ref()
     }
 
+    /// Whether it records: once the crowd has a tree.
+    pub fn is_recording(&self) -> bool {
+        self.recorder.is_some()
+    }
+
     /// The recorder, to annotate ticks or rename agents.
     pub fn recorder_mut(&mut self) -> Option<&mut Recorder> {
         self.recorder.as_mut()

@@ -2,6 +2,7 @@
 
 use crate::agent::Agent;
 use crate::follow::TreeSource;
+use crate::tick::Step;
 use crate::tree_asset::TreeAsset;
 use bevy::platform::collections::HashMap;
 use bevy::prelude::*;
@@ -36,6 +37,9 @@ pub struct TreeCrowd<B> {
     /// The tree asset the crowd follows, if it runs one
     /// ([`TreeCrowd::from_asset`]).
     pub(crate) source: Option<Box<TreeSource<B>>>,
+    /// Whether the crowd has ticked in this run of its schedule, and by
+    /// whom.
+    pub(crate) step: Step,
 }
 
 impl<B> TreeCrowd<B> {
@@ -47,6 +51,7 @@ impl<B> TreeCrowd<B> {
             agents: HashMap::default(),
             threads: Threads::TaskPool,
             source: None,
+            step: Step::Open,
         }
     }
 

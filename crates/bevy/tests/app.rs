@@ -13,7 +13,7 @@ use treebeard_workload::{Checksum, compiled, leaves, spawn, tree};
 
 #[path = "../examples/crowd_world/mod.rs"]
 mod crowd_world;
-use crowd_world::Pool;
+use crowd_world::{Bridge, Pool};
 
 /// What the tree changes.
 #[derive(Clone, Default)]
@@ -246,14 +246,17 @@ fn the_workload_through_bevy_ends_where_the_plain_crowd_does_at_any_thread_count
             .into_iter()
             .chain([Pool::Bevy(2), Pool::Shared(2)]);
         for pool in pools {
-            for (compiled_engine, single) in [(false, false), (true, false), (true, true)] {
+            let runs = [(false, false), (true, false), (true, true)]
+                .into_iter()
+                .flat_map(|run| [Bridge::Rows, Bridge::Passes].map(|bridge| (run, bridge)));
+            for ((compiled_engine, single), bridge) in runs {
                 let mut program = leaves().compile(&tree()).unwrap();
                 if compiled_engine {
                     program = program.with_compiled(compiled::tree()).unwrap();
                 }
                 // A shared pool's app runs inside it (as bevy_crowd's does).
                 let checksum = crowd_world::run(pool, || {
-                    let mut app = crowd_world::app(program, agents, seed, pool);
+                    let mut app = crowd_world::app(program, agents, seed, pool, bridge);
                     // Bevy's single-threaded executor, as bevy_crowd runs.
                     if single {
                         crowd_world::single_threaded(&mut app);
@@ -265,8 +268,8 @@ fn the_workload_through_bevy_ends_where_the_plain_crowd_does_at_any_thread_count
                 });
                 assert_eq!(
                     checksum, expected,
-                    "{agents} agents, {ticks} ticks, seed {seed}, {pool:?}, compiled: {compiled_engine}, \
-                     single-threaded executor: {single}"
+                    "{agents} agents, {ticks} ticks, seed {seed}, {pool:?}, {bridge:?}, \
+                     compiled: {compiled_engine}, single-threaded executor: {single}"
                 );
             }
         }

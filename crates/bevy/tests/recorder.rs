@@ -11,7 +11,7 @@ use treebeard_workload::{Critter, leaves, spawn, tree};
 
 #[path = "../examples/crowd_world/mod.rs"]
 mod crowd_world;
-use crowd_world::Pool;
+use crowd_world::{Bridge, Pool};
 
 #[derive(Clone, Default)]
 struct Mind;
@@ -166,7 +166,10 @@ fn recording_leaves_the_workloads_results_as_they_are() {
         crowd_world::run(pool, || {
             for all in [false, true] {
                 let program = leaves().compile(&tree()).unwrap();
-                let mut app = crowd_world::app(program, agents, seed, pool);
+                // The game's tick with its tables (in passes, while the
+                // crowd records), and the plugin's.
+                let bridge = if all { Bridge::Rows } else { Bridge::Passes };
+                let mut app = crowd_world::app(program, agents, seed, pool, bridge);
                 // Watching all, on the single-threaded executor bevy_crowd uses.
                 if all {
                     crowd_world::single_threaded(&mut app);

@@ -6,7 +6,7 @@ mod reload;
 mod tick;
 mod tick_on;
 
-pub use tick_on::{TickJob, TickJobs};
+pub use tick_on::{NoAfter, TickJob, TickJobs};
 
 #[cfg(feature = "open-world")]
 pub use open_world::OfferError;

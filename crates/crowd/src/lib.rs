@@ -7,7 +7,10 @@
 //! workers tick as batches, each worker with its own reusable interpreter.
 //! Requests come back merged in agent order. Nothing is allocated per tick
 //! once the crowd has been ticked, and results are bit-identical at any
-//! number of threads. [`Crowd::reload`] replaces the program between ticks
+//! number of threads. [`Crowd::tick_rows`] ticks with the game's own data
+//! laid out by agent ([`Rows`]: an engine's component columns), read into
+//! each blackboard just before the agent's tick and written back just
+//! after, on the worker that ticks it. [`Crowd::reload`] replaces the program between ticks
 //! (hot reload), carrying every agent's state to the new tree.
 //!
 //! # Membership and level of detail
@@ -85,15 +88,17 @@
 mod crowd;
 mod error;
 mod plan;
+mod rows;
 mod schedule;
 mod snapshot;
 mod workers;
 
 #[cfg(feature = "open-world")]
 pub use crowd::OfferError;
-pub use crowd::{Crowd, ReloadReport, TickJob, TickJobs};
+pub use crowd::{Crowd, NoAfter, ReloadReport, TickJob, TickJobs};
 pub use error::CrowdError;
 pub use plan::{Plan, PlanConfig, estimate_ns};
+pub use rows::{Row, RowOf, Rows};
 pub use snapshot::{
     SNAPSHOT_FORMAT, SavedTeam, Snapshot, SnapshotError, fingerprint, request_code,
 };

@@ -3,7 +3,7 @@
 //! also while agents join, leave and tick at different rates.
 
 use rayon::ThreadPoolBuilder;
-use treebeard_crowd::{Crowd, PlanConfig};
+use treebeard_crowd::{Crowd, NoAfter, PlanConfig, Row, Rows, TickJobs};
 use treebeard_shape::tree::{act, concurrent, cond, leaf, priority, sequence};
 use treebeard_testkit::script::mix;
 use treebeard_testkit::{World, answer_launches, leaves as test_leaves};
@@ -165,8 +165,30 @@ enum Pool {
     /// Rayon's pool (`Crowd::tick_with_frame`).
     Rayon,
     /// The caller's (`Crowd::tick_on`): the jobs on scoped threads, last
-    /// first, every third left for the crowd to run.
+    /// first, every third dropped unrun (it runs as it drops).
     Jobs,
+    /// Rayon's pool, with rows beside the agents (`Crowd::tick_rows`).
+    Rows,
+    /// The caller's, with rows.
+    JobsRows,
+}
+
+/// Runs a tick's jobs on scoped threads, last first, every third dropped
+/// unrun (it runs as it drops).
+fn scatter<R: Rows, F, A>(jobs: TickJobs<'_, World, R, F, A>)
+where
+    F: Fn(AgentId, &Frame, Row<'_, R>, &mut World) + Sync,
+    A: Fn(AgentId, Row<'_, R>, &World) + Sync,
+{
+    let mut jobs: Vec<_> = jobs.collect();
+    jobs.reverse();
+    std::thread::scope(|s| {
+        for (i, job) in jobs.into_iter().enumerate() {
+            if i % 3 != 2 {
+                s.spawn(move || job.run());
+            }
+        }
+    });
 }
 
 fn churn_on(
@@ -197,6 +219,9 @@ fn churn_on(
         }
         let mut stream = Vec::new();
         let mut answers = Vec::new();
+        // Rows beside the agents: each agent's stamp, and its `before`s
+        // less its `after`s.
+        let (mut stamps, mut open) = (Vec::<u64>::new(), Vec::<u32>::new());
         for t in 0..ticks {
             answer_launches(crowd.requests(), t, &mut answers);
             for &answer in &answers {
@@ -224,20 +249,35 @@ fn churn_on(
                 w.tick = frame.index ^ u64::from(frame.dt.to_bits()) << 32;
                 w.clear_log();
             };
+            // Through the rows: the stamp goes to the row first, and the
+            // `after` finds it in the world.
+            let slots = crowd.slots();
+            stamps.resize(slots, 0);
+            open.resize(slots, 0);
+            let rows = (&mut stamps[..], &mut open[..]);
+            let before_row =
+                |agent, frame: &Frame, (stamp, open): (&mut u64, &mut u32), w: &mut World| {
+                    *stamp = 0;
+                    before(agent, frame, w);
+                    *stamp = w.tick;
+                    *open += 1;
+                };
+            let after = |_, (stamp, open): (&mut u64, &mut u32), w: &World| {
+                assert_eq!(*stamp, w.tick, "the row of the agent that ticked");
+                *open -= 1;
+            };
             match pool {
                 Pool::Rayon => crowd.tick_with_frame(dt, before),
-                Pool::Jobs => crowd.tick_on(dt, threads, before, |jobs| {
-                    let mut jobs: Vec<_> = jobs.collect();
-                    jobs.reverse();
-                    std::thread::scope(|s| {
-                        for (i, job) in jobs.into_iter().enumerate() {
-                            if i % 3 != 2 {
-                                s.spawn(move || job.run());
-                            }
-                        }
-                    });
-                }),
+                Pool::Jobs => {
+                    let before = |agent, frame: &Frame, (), w: &mut World| before(agent, frame, w);
+                    crowd.tick_on(dt, threads, (), before, None::<NoAfter<World>>, scatter);
+                }
+                Pool::Rows => crowd.tick_rows(dt, rows, before_row, after),
+                Pool::JobsRows => {
+                    crowd.tick_on(dt, threads, rows, before_row, Some(after), scatter)
+                }
             }
+            assert!(open.iter().all(|&n| n == 0), "an `after` for each `before`");
             stream.push(crowd.requests().to_vec());
         }
         let seen = (0..crowd.slots() as u32)
@@ -273,6 +313,23 @@ fn a_tick_on_the_callers_threads_is_identical_to_rayons() {
         for chunk_agents in [0, 7, 1000] {
             assert!(
                 churn_on(600, 150, threads, chunk_agents, Pool::Jobs) == reference,
+                "{threads} threads, chunks of {chunk_agents}"
+            );
+            assert!(
+                churn_on(600, 150, threads, chunk_agents, Pool::JobsRows) == reference,
+                "{threads} threads, chunks of {chunk_agents}, with rows"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_tick_with_rows_is_identical_to_one_without() {
+    let reference = churn(600, 150, 1, 0);
+    for threads in [1, 2, 3] {
+        for chunk_agents in [0, 7, 64, 1000] {
+            assert!(
+                churn_on(600, 150, threads, chunk_agents, Pool::Rows) == reference,
                 "{threads} threads, chunks of {chunk_agents}"
             );
         }

@@ -1,17 +1,21 @@
 //! The crowd workload's world as Bevy entities (shared by the
 //! `bevy_crowd` example and the crate's tests): agents are entities, the
 //! world is their components (`Senses`, `Needs`, `WorldRng`, `Successes`)
-//! and a game system steps it; systems in the crowd's `Read` and `Write`
-//! sets copy what the tree reads into the blackboards and what its actions
-//! changed back, a loop over each table's columns
-//! (`Query::contiguous_iter`). In an app that runs inside a rayon pool
-//! (`Pool::Shared`), the world step and the copy back loop in parallel on
-//! that pool, which the crowd ticks on too.
+//! stepped as the page says. The world step, and the copies of what the
+//! tree reads into the blackboards and of what its actions changed back,
+//! run either beside each agent's tick (`Bridge::Rows`: a system in
+//! `Read` ticks the crowd with the table's columns,
+//! `TickCrowd::tick_tables`) or in passes of their own (`Bridge::Passes`:
+//! a game system steps the world, systems in `Read` and `Write` copy, each
+//! a loop over each table's columns, `Query::contiguous_iter`). In an app
+//! that runs inside a rayon pool (`Pool::Shared`), the passes' world step
+//! and copy back loop in parallel on that pool, which the crowd ticks on
+//! too.
 
 use bevy::ecs::schedule::{Schedules, SingleThreadedExecutor};
 use bevy::prelude::*;
 use rayon::prelude::*;
-use treebeard_bevy::{Agent, TreeCrowd, TreebeardPlugin, TreebeardSystems};
+use treebeard_bevy::{Agent, TickCrowd, TreeCrowd, TreebeardPlugin, TreebeardSystems, column_mut};
 use treebeard_vm::Program;
 use treebeard_workload::{Checksum, Critter, spawn, splitmix64};
 
@@ -51,23 +55,26 @@ fn on_rayon() -> bool {
 /// work each.
 const ROWS_PER_TASK: usize = 512;
 
-/// The world step of the page, on components, before the tree ticks: a
-/// loop over each table's columns (`contiguous_iter_mut`).
+/// The world step of the page, on one agent's components.
+fn step(senses: &mut Senses, needs: &mut Needs, rng: &mut WorldRng) {
+    if splitmix64(&mut rng.0) % 100 < 2 {
+        senses.threat = !senses.threat;
+    }
+    if splitmix64(&mut rng.0) % 100 < 5 {
+        senses.friend_near = !senses.friend_near;
+    }
+    needs.hunger = (needs.hunger + 1).min(100);
+    needs.fatigue = (needs.fatigue + 1).min(100);
+}
+
+/// The world step (`Bridge::Passes`), a game system before the tree
+/// ticks: a loop over each table's columns (`contiguous_iter_mut`).
 fn world_step(mut world: Query<(&mut Senses, &mut Needs, &mut WorldRng)>) {
     let Ok(tables) = world.contiguous_iter_mut() else {
         unreachable!("table components iterate contiguously")
     };
     for (mut senses, mut needs, mut rngs) in tables {
-        let step = |((s, n), rng): ((&mut Senses, &mut Needs), &mut WorldRng)| {
-            if splitmix64(&mut rng.0) % 100 < 2 {
-                s.threat = !s.threat;
-            }
-            if splitmix64(&mut rng.0) % 100 < 5 {
-                s.friend_near = !s.friend_near;
-            }
-            n.hunger = (n.hunger + 1).min(100);
-            n.fatigue = (n.fatigue + 1).min(100);
-        };
+        let step = |((s, n), rng): ((&mut Senses, &mut Needs), &mut WorldRng)| step(s, n, rng);
         let (senses, needs, rngs): (&mut [Senses], &mut [Needs], &mut [WorldRng]) =
             (&mut senses, &mut needs, &mut rngs);
         if on_rayon() {
@@ -83,7 +90,53 @@ fn world_step(mut world: Query<(&mut Senses, &mut Needs, &mut WorldRng)>) {
     }
 }
 
-/// `Read`: what the tree reads, from components into the blackboards.
+/// The components of an agent that `tick` reads and writes.
+type Columns<'w> = (
+    &'w Agent<Critter>,
+    &'w mut Senses,
+    &'w mut Needs,
+    &'w mut WorldRng,
+    &'w mut Successes,
+);
+
+/// `Read` (`Bridge::Rows`): the crowd's tick. Just before each agent's
+/// tree ticks, its world step runs on its components (the page's order:
+/// the agent's world step, then its tree) and what the tree reads is
+/// copied into its blackboard; what its actions changed is copied back
+/// after. All of it on the worker that ticks the agent.
+fn tick(mut crowd: TickCrowd<Critter>, mut agents: Query<Columns<'_>>) {
+    let Ok(tables) = agents.contiguous_iter_mut() else {
+        unreachable!("table components iterate contiguously")
+    };
+    let tables = tables.map(|(agents, senses, needs, rngs, successes)| {
+        let columns = (
+            column_mut(senses),
+            column_mut(needs),
+            column_mut(rngs),
+            column_mut(successes),
+        );
+        (agents, columns)
+    });
+    crowd.tick_tables(
+        tables,
+        |(s, n, rng, _), mind| {
+            step(s, n, rng);
+            mind.threat = s.threat;
+            mind.friend_near = s.friend_near;
+            mind.hunger = n.hunger;
+            mind.fatigue = n.fatigue;
+        },
+        |mind, (s, n, _, done)| {
+            s.threat = mind.threat;
+            n.hunger = mind.hunger;
+            n.fatigue = mind.fatigue;
+            done.0 = mind.successes;
+        },
+    );
+}
+
+/// `Read` (`Bridge::Passes`): what the tree reads, from components into
+/// the blackboards.
 fn read(mut crowd: ResMut<TreeCrowd<Critter>>, agents: Query<(&Agent<Critter>, &Senses, &Needs)>) {
     let minds = crowd.blackboards_mut();
     let Ok(tables) = agents.contiguous_iter() else {
@@ -101,7 +154,8 @@ fn read(mut crowd: ResMut<TreeCrowd<Critter>>, agents: Query<(&Agent<Critter>, &
     }
 }
 
-/// `Write`: what the actions changed, back into components.
+/// `Write` (`Bridge::Passes`): what the actions changed, back into
+/// components.
 fn write(
     crowd: Res<TreeCrowd<Critter>>,
     mut agents: Query<(&Agent<Critter>, &mut Senses, &mut Needs, &mut Successes)>,
@@ -143,6 +197,20 @@ type Row<'a> = (
     ((&'a mut Senses, &'a mut Needs), &'a mut Successes),
 );
 
+/// How the world steps and the components reach the blackboards and
+/// come back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bridge {
+    /// Beside each agent's tick: a system in `Read` ticks the crowd with
+    /// the table's columns (`TickCrowd::tick_tables`), each agent's world
+    /// step and copy in just before its tick, its copy back after.
+    Rows,
+    /// In passes of their own: a game system steps the world, a system in
+    /// `Read` fills the blackboards, the plugin ticks, a system in `Write`
+    /// copies them back.
+    Passes,
+}
+
 /// Where the crowd ticks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pool {
@@ -160,8 +228,9 @@ pub enum Pool {
 }
 
 /// The world of `agents` agents seeded with `seed`, its crowd running
-/// `program` on `pool`, ticking once per `App::update`.
-pub fn app(program: Program<Critter>, agents: usize, seed: u64, pool: Pool) -> App {
+/// `program` on `pool`, ticking once per `App::update`, its components
+/// and blackboards bridged as `bridge` says.
+pub fn app(program: Program<Critter>, agents: usize, seed: u64, pool: Pool, bridge: Bridge) -> App {
     let crowd = match pool {
         Pool::Rayon(threads) => match TreeCrowd::new(program).with_threads(threads) {
             Ok(crowd) => crowd,
@@ -179,15 +248,18 @@ pub fn app(program: Program<Critter>, agents: usize, seed: u64, pool: Pool) -> A
     }
     let mut app = App::new();
     app.add_plugins((plugins, TreebeardPlugin::<Critter>::in_schedule(Update)))
-        .insert_resource(crowd)
-        .add_systems(
+        .insert_resource(crowd);
+    match bridge {
+        Bridge::Rows => app.add_systems(Update, tick.in_set(TreebeardSystems::Read)),
+        Bridge::Passes => app.add_systems(
             Update,
             (
                 world_step.before(TreebeardSystems::Read),
                 read.in_set(TreebeardSystems::Read),
                 write.in_set(TreebeardSystems::Write),
             ),
-        );
+        ),
+    };
     for c in spawn(agents, seed) {
         app.world_mut().spawn((
             Agent::<Critter>::default(),

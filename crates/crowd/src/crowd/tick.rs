@@ -2,11 +2,15 @@
 //! agents in parallel (and the watched agents on the calling thread).
 
 use super::{Crowd, Watch};
+#[cfg(feature = "parallel")]
+use crate::rows::ParChunks;
+use crate::rows::{Row, Rows};
 use crate::schedule::Lane;
 #[cfg(feature = "parallel")]
 use rayon::iter::Either;
 #[cfg(feature = "parallel")]
 use rayon::prelude::*;
+use std::ops::Range;
 use treebeard_shape::NodeIdx;
 use treebeard_vm::{
     ActorLayout, ActorsMut, AgentId, Frame, Interpreter, Observer, Program, Request, TraceEvent,
@@ -43,7 +47,42 @@ impl<B: Send> Crowd<B> {
     /// for an agent that does not tick every frame a `dt` that covers all
     /// the time since its previous tick.
     pub fn tick_with_frame(&mut self, dt: f32, before: impl Fn(AgentId, &Frame, &mut B) + Sync) {
-        self.tick_core(dt, before, None);
+        self.tick_core(dt, (), &Before(before), None);
+    }
+
+    /// Ticks the agents once like [`Crowd::tick_with_frame`], with the
+    /// game's own data alongside: `rows` holds a row per agent slot, in
+    /// agent order (row `i` is `AgentId(i)`'s: a column of an engine's
+    /// table whose rows are the agents, or a tuple of columns). `before`
+    /// gets the agent's row and blackboard just before its tick (to copy
+    /// what the tree reads into the blackboard), `after` the same after it
+    /// (to copy what its actions changed back), once the agents of its
+    /// chunk have ticked (of its 64, while some agents skip frames). Both
+    /// run on the worker that ticks the agent, and only for the agents
+    /// that tick this frame. The results are those of
+    /// [`Crowd::tick_with_frame`] at any number of threads.
+    ///
+    /// # Panics
+    /// If `rows` does not hold one row per slot ([`Crowd::slots`]), in
+    /// every part, or as [`Crowd::tick`] does.
+    pub fn tick_rows<R: Rows>(
+        &mut self,
+        dt: f32,
+        rows: R,
+        before: impl Fn(AgentId, &Frame, Row<'_, R>, &mut B) + Sync,
+        after: impl Fn(AgentId, Row<'_, R>, &B) + Sync,
+    ) {
+        self.check_rows(&rows);
+        self.tick_core(dt, rows, &Hooks::new(before, Some(after)), None);
+    }
+
+    /// Panics unless `rows` holds one row per slot, in every part.
+    pub(super) fn check_rows<R: Rows>(&self, rows: &R) {
+        assert!(
+            rows.parts_agree() && rows.len() == self.slots(),
+            "a tick's rows must hold one row per slot ({}) in every part",
+            self.slots()
+        );
     }
 
     /// Ticks the agents once like [`Crowd::tick`], reporting what happened
@@ -92,28 +131,32 @@ impl<B: Send> Crowd<B> {
         watch
             .agents
             .extend((0..self.slots() as u32).filter(|&i| observer.watches(AgentId(i))));
+        let before = |agent, _: &Frame, blackboard: &mut B| before(agent, blackboard);
         self.tick_core(
             dt,
-            |agent, _, blackboard| before(agent, blackboard),
-            Some((&mut watch, observer)),
+            (),
+            &Before(before),
+            Some((&mut watch, observer, &before)),
         );
         self.watch = watch;
     }
 
-    /// A tick: the plain one, or with `observed` the agents of its watch
-    /// ticked apart and observed (see [`Crowd::tick_observed`]).
-    fn tick_core(
+    /// A tick: the plain one, with `rows`, or with `observed` the agents
+    /// of its watch ticked apart and observed, each after its `before` (see
+    /// [`Crowd::tick_observed`]).
+    fn tick_core<R: Rows, H: RunHooks<B, R> + Sync>(
         &mut self,
         dt: f32,
-        before: impl Fn(AgentId, &Frame, &mut B) + Sync,
-        mut observed: Option<(&mut Watch, &mut dyn Observer)>,
+        rows: R,
+        hooks: &H,
+        mut observed: Option<Observed<'_, B>>,
     ) {
         let scheduled = self.begin_tick(dt, crate::crowd::pool_threads());
 
         // The watched agents due this tick, with their frames; their lanes
         // move on now, and the chunks skip them.
         let mut skip: &[u32] = &[];
-        if let Some((watch, _)) = observed.as_mut() {
+        if let Some((watch, _, _)) = observed.as_mut() {
             watch.due.clear();
             let lanes = self.schedule.lanes_mut();
             for &agent in &watch.agents {
@@ -132,7 +175,6 @@ impl<B: Send> Crowd<B> {
         let program = &self.program;
         let frame = &self.frame;
         let layout = self.actors.layout();
-        let before = &before;
         if self.plan.is_serial() {
             self.requests.clear();
             let mut interpreter = self.workers.get(0);
@@ -145,16 +187,16 @@ impl<B: Send> Crowd<B> {
                 &mut self.blackboards,
                 scheduled.then(|| self.schedule.lanes_mut()),
                 &mut self.requests,
-                before,
+                (rows, hooks),
                 skip,
             );
         } else {
             // Without the `parallel` feature, the pool is the calling thread
             // alone, and every plan is serial.
             #[cfg(feature = "parallel")]
-            self.tick_chunks(before, skip, scheduled);
+            self.tick_chunks(rows, hooks, skip, scheduled);
         }
-        if let Some((watch, observer)) = observed {
+        if let Some((watch, observer, before)) = observed {
             self.tick_watched(watch, observer, before);
         }
         self.end_tick();
@@ -182,9 +224,10 @@ impl<B: Send> Crowd<B> {
     /// The parallel part of a tick: the plan's chunks on rayon's pool, each
     /// with its worker's interpreter, and their requests in chunk order.
     #[cfg(feature = "parallel")]
-    fn tick_chunks(
+    fn tick_chunks<R: Rows, H: RunHooks<B, R> + Sync>(
         &mut self,
-        before: &(impl Fn(AgentId, &Frame, &mut B) + Sync),
+        rows: R,
+        hooks: &H,
         skip: &[u32],
         scheduled: bool,
     ) {
@@ -201,14 +244,20 @@ impl<B: Send> Crowd<B> {
             let chunks = self.blackboards.len().div_ceil(chunk);
             Either::Right((0..chunks).into_par_iter().map(|_| None))
         };
+        let rows = ParChunks {
+            rows,
+            chunk,
+            chunks: self.plan.chunks(),
+        };
         self.actors
             .words_mut()
             .par_chunks_mut(chunk * layout.words())
             .zip(self.blackboards.par_chunks_mut(chunk))
             .zip(lanes)
             .zip(self.chunk_requests.par_iter_mut())
+            .zip(rows)
             .enumerate()
-            .for_each(|(i, (((words, blackboards), lanes), requests))| {
+            .for_each(|(i, ((((words, blackboards), lanes), requests), rows))| {
                 // One lock per chunk, never per agent; each worker thread
                 // has its own interpreter, so the lock is never contended.
                 let mut interpreter = workers.get(rayon::current_thread_index().unwrap_or(0));
@@ -225,7 +274,7 @@ impl<B: Send> Crowd<B> {
                     blackboards,
                     lanes,
                     requests,
-                    before,
+                    (rows, hooks),
                     &skip[from..to],
                 );
             });
@@ -247,7 +296,7 @@ impl<B: Send> Crowd<B> {
         &mut self,
         watch: &mut Watch,
         observer: &mut dyn Observer,
-        before: &impl Fn(AgentId, &Frame, &mut B),
+        before: &dyn Fn(AgentId, &Frame, &mut B),
     ) {
         let mut interpreter = self.workers.get(0);
         watch.requests.clear();
@@ -291,12 +340,136 @@ impl<B: Send> Crowd<B> {
     }
 }
 
-/// Ticks a chunk of consecutive agents, from `first`, but for the agents of
-/// `skip` (sorted, within the chunk): the runs between them as
-/// [`tick_run`] does.
+/// What a tick runs around each agent's tick, and so how a run of agents
+/// ticks: [`Before`] for the plain ticks, [`Hooks`] for the ticks with rows.
+pub(super) trait RunHooks<B, R: Rows> {
+    /// Ticks a run of consecutive agents, from `run.first`, their rows
+    /// from row `run.first - first_row` of `rows`: with `run.lanes`, each
+    /// when its lane says and with its own frame (see `Lane::due`);
+    /// without, every one with `run.frame` (the fast path, while every
+    /// agent ticks every frame and no slot is vacant).
+    fn tick_run(&self, run: Run<'_, B>, rows: &mut R, first_row: u32);
+}
+
+/// A run of consecutive agents to tick, from `first`, and what ticks them.
+pub(super) struct Run<'r, B> {
+    pub(super) interpreter: &'r mut Interpreter,
+    pub(super) program: &'r Program<B>,
+    pub(super) frame: &'r Frame,
+    pub(super) first: AgentId,
+    /// The run's actors' words, and their layout.
+    pub(super) actors: (&'r mut [u32], ActorLayout),
+    pub(super) blackboards: &'r mut [B],
+    pub(super) lanes: Option<&'r mut [Lane]>,
+    pub(super) requests: &'r mut Vec<Request>,
+}
+
+impl<B> Run<'_, B> {
+    /// The agents `range` of the run (indices within it), as a run.
+    fn part(&mut self, range: Range<usize>) -> Run<'_, B> {
+        let (words, layout) = (&mut *self.actors.0, self.actors.1);
+        let stride = layout.words();
+        Run {
+            interpreter: &mut *self.interpreter,
+            program: self.program,
+            frame: self.frame,
+            first: AgentId(self.first.0 + range.start as u32),
+            actors: (&mut words[range.start * stride..range.end * stride], layout),
+            blackboards: &mut self.blackboards[range.clone()],
+            lanes: self.lanes.as_deref_mut().map(|l| &mut l[range]),
+            requests: &mut *self.requests,
+        }
+    }
+}
+
+/// A plain tick's hook: `before`, with the agent's frame; no rows.
+pub(super) struct Before<F>(pub(super) F);
+
+impl<B, F: Fn(AgentId, &Frame, &mut B)> RunHooks<B, ()> for Before<F> {
+    #[inline]
+    fn tick_run(&self, run: Run<'_, B>, (): &mut (), _: u32) {
+        tick_batch(run, &self.0);
+    }
+}
+
+/// A tick's hooks with rows: `before`, with the agent's frame and row, and
+/// `after`, with its row, if there is one.
+pub(super) struct Hooks<F, A> {
+    before: F,
+    after: Option<A>,
+}
+
+impl<F, A> Hooks<F, A> {
+    /// `before`, and `after` if there is one.
+    pub(super) fn new(before: F, after: Option<A>) -> Hooks<F, A> {
+        Hooks { before, after }
+    }
+}
+
+impl<B, R: Rows, F, A> RunHooks<B, R> for Hooks<F, A>
+where
+    F: Fn(AgentId, &Frame, Row<'_, R>, &mut B),
+    A: Fn(AgentId, Row<'_, R>, &B),
+{
+    /// Each agent's `before` with its row; then, if there is an `after`,
+    /// the `after` of each agent that ticked, with its row: when every
+    /// agent ticks, once the run has ticked; else in runs of
+    /// [`AFTER_EVERY`] agents, each followed by the `after` of those of it
+    /// that ticked, which a bit of the run notes.
+    #[inline]
+    fn tick_run(&self, mut run: Run<'_, B>, rows: &mut R, first_row: u32) {
+        let row = |agent: u32| (agent - first_row) as usize;
+        let (Some(after), true) = (&self.after, run.lanes.is_some()) else {
+            let first = run.first.0;
+            let before = |agent: AgentId, own: &Frame, blackboard: &mut B| {
+                (self.before)(agent, own, rows.row(row(agent.0)), blackboard);
+            };
+            tick_batch(run.part(0..run.blackboards.len()), before);
+            if let Some(after) = &self.after {
+                for (agent, blackboard) in (first..).zip(run.blackboards.iter()) {
+                    after(AgentId(agent), rows.row(row(agent)), blackboard);
+                }
+            }
+            return;
+        };
+        let agents = run.blackboards.len();
+        for start in (0..agents).step_by(AFTER_EVERY) {
+            let end = (start + AFTER_EVERY).min(agents);
+            let from = run.first.0 + start as u32;
+            let mut ticked = 0u64;
+            let before = |agent: AgentId, own: &Frame, blackboard: &mut B| {
+                ticked |= 1 << (agent.0 - from);
+                (self.before)(agent, own, rows.row(row(agent.0)), blackboard);
+            };
+            tick_batch(run.part(start..end), before);
+            for (k, blackboard) in run.blackboards[start..end].iter().enumerate() {
+                if ticked & (1 << k) != 0 {
+                    let agent = from + k as u32;
+                    after(AgentId(agent), rows.row(row(agent)), blackboard);
+                }
+            }
+        }
+    }
+}
+
+/// Agents of a run that skips some, ticked at a time before their
+/// `after`s (the bits of a `u64`).
+const AFTER_EVERY: usize = 64;
+
+/// The agents an observed tick ticks apart: its watch, its observer, and
+/// what runs before each one's tick.
+type Observed<'t, B> = (
+    &'t mut Watch,
+    &'t mut dyn Observer,
+    &'t (dyn Fn(AgentId, &Frame, &mut B) + Sync),
+);
+
+/// Ticks a chunk of consecutive agents, from `first`, with their `rows`
+/// (row 0 is `first`'s), but for the agents of `skip` (sorted, within the
+/// chunk): the runs between them as [`RunHooks::tick_run`] does.
 #[allow(clippy::too_many_arguments)]
 #[inline]
-pub(super) fn tick_chunk<B>(
+pub(super) fn tick_chunk<B, R: Rows, H: RunHooks<B, R>>(
     interpreter: &mut Interpreter,
     program: &Program<B>,
     frame: &Frame,
@@ -305,82 +478,59 @@ pub(super) fn tick_chunk<B>(
     blackboards: &mut [B],
     lanes: Option<&mut [Lane]>,
     requests: &mut Vec<Request>,
-    before: &impl Fn(AgentId, &Frame, &mut B),
+    (mut rows, hooks): (R, &H),
     skip: &[u32],
 ) {
+    let end = first.0 + blackboards.len() as u32;
+    let mut chunk = Run {
+        interpreter,
+        program,
+        frame,
+        first,
+        actors: (words, layout),
+        blackboards,
+        lanes,
+        requests,
+    };
     if skip.is_empty() {
-        let actors = ActorsMut::new(words, layout);
-        tick_run(
-            interpreter,
-            program,
-            frame,
-            first,
-            actors,
-            blackboards,
-            lanes,
-            requests,
-            before,
-        );
+        hooks.tick_run(chunk, &mut rows, first.0);
         return;
     }
-    let stride = layout.words();
-    let mut lanes = lanes;
-    let end = first.0 + blackboards.len() as u32;
     let mut from = first.0;
     for &to in skip.iter().chain(std::iter::once(&end)) {
         let (s, e) = ((from - first.0) as usize, (to - first.0) as usize);
         if e > s {
-            tick_run(
-                interpreter,
-                program,
-                frame,
-                AgentId(from),
-                ActorsMut::new(&mut words[s * stride..e * stride], layout),
-                &mut blackboards[s..e],
-                lanes.as_deref_mut().map(|l| &mut l[s..e]),
-                requests,
-                before,
-            );
+            hooks.tick_run(chunk.part(s..e), &mut rows, first.0);
         }
         from = to + 1;
     }
 }
 
-/// Ticks a run of consecutive agents, from `first`: with `lanes` (the
-/// run's), each when its lane says and with its own frame (see
-/// `Lane::due`); without, every one with `frame` (the fast path, while
-/// every agent ticks every frame and no slot is vacant).
-#[allow(clippy::too_many_arguments)]
+/// Ticks `run`, each agent after `before` (with the frame it ticks with):
+/// with lanes, each when its lane says and with its own frame (see
+/// `Lane::due`); without, every one with the run's frame.
 #[inline]
-fn tick_run<B>(
-    interpreter: &mut Interpreter,
-    program: &Program<B>,
-    frame: &Frame,
-    first: AgentId,
-    actors: ActorsMut<'_>,
-    blackboards: &mut [B],
-    lanes: Option<&mut [Lane]>,
-    requests: &mut Vec<Request>,
-    before: &impl Fn(AgentId, &Frame, &mut B),
-) {
-    let Some(lanes) = lanes else {
-        interpreter.tick_batch(
-            program,
+fn tick_batch<B>(run: Run<'_, B>, mut before: impl FnMut(AgentId, &Frame, &mut B)) {
+    let (frame, first) = (run.frame, run.first);
+    let actors = ActorsMut::new(run.actors.0, run.actors.1);
+    let Some(lanes) = run.lanes else {
+        run.interpreter.tick_batch(
+            run.program,
             frame,
             first,
             actors,
-            blackboards,
-            requests,
+            run.blackboards,
+            run.requests,
             |agent, blackboard| before(agent, frame, blackboard),
         );
         return;
     };
-    interpreter.tick_batch_scheduled(
-        program,
+    run.interpreter.tick_batch_scheduled(
+        run.program,
         first,
         actors,
-        blackboards,
-        requests,
+        run.blackboards,
+        run.requests,
         |agent, blackboard| {
             let own = lanes[(agent.0 - first.0) as usize].due(frame)?;
             before(agent, &own, blackboard);
