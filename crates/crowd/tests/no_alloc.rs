@@ -1,6 +1,7 @@
 //! Ticking a crowd allocates nothing once it has warmed up: a counting global
 //! allocator sees no allocation during the measured ticks, serial or
-//! parallel, for the crowd workload, for a tree full of deferred actions,
+//! parallel, for the crowd workload (also with rows beside its agents,
+//! `Crowd::tick_rows`), for a tree full of deferred actions,
 //! and for a crowd forming and breaking teams, also with agents at mixed
 //! tick rates, vacant slots, and an agent leaving and one joining before
 //! every tick; and an observed crowd (`Crowd::tick_observed`), also one
@@ -233,6 +234,30 @@ fn ticking_allocates_nothing_in_steady_state() {
             let tick = |crowd: &mut Crowd<Critter>| crowd.tick_with(1.0, |_, c| c.world_step());
             let n = steady_allocations(&mut crowd, 50, 200, tick);
             assert_eq!(n, 0, "workload crowd, {threads} threads");
+
+            // With rows beside the agents (`Crowd::tick_rows`): a tick
+            // count and the last hunger seen, each agent's.
+            let (mut counts, mut hungers) = (vec![0u32; 5000], vec![0u8; 5000]);
+            let mut rows = |crowd: &mut Crowd<Critter>| {
+                crowd.tick_rows(
+                    1.0,
+                    (&mut counts[..], &mut hungers[..]),
+                    |_, _, (count, _), c| {
+                        *count += 1;
+                        c.world_step();
+                    },
+                    |_, (_, hunger), c| *hunger = c.hunger,
+                );
+            };
+            let n = steady_allocations(&mut crowd, 5, 50, &mut rows);
+            assert_eq!(n, 0, "workload crowd with rows, {threads} threads");
+            assert!(counts.iter().all(|&n| n == 55));
+            assert!(
+                hungers
+                    .iter()
+                    .zip(crowd.blackboards())
+                    .all(|(h, c)| *h == c.hunger)
+            );
 
             // Observed: every agent's visits, events and node states
             // tracked, and counted by a profile.
