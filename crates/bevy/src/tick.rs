@@ -87,7 +87,7 @@ impl<B: Send + Sync + 'static> TickCrowd<'_, B> {
         );
         crowd.step = Step::TickedByGame;
         if !crowd.is_ready() {
-            return Copies::None;
+            return Copies::NotTicked;
         }
         let dt = self.time.delta_secs();
         let mut tables: Tables<'_, B, R> = tables.into_iter().collect();
@@ -129,7 +129,7 @@ pub enum Copies {
     /// In a pass before the tick and one after, for every agent.
     InPasses,
     /// Nowhere: the crowd's tree has not loaded yet, and it did not tick.
-    None,
+    NotTicked,
 }
 
 /// The rows of a column of a component the tree's actions write: the

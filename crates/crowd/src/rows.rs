@@ -11,8 +11,8 @@
 /// Data with one row per agent slot, in agent order (row `i` is
 /// `AgentId(i)`'s), that can be split in two at any row, like a mutable
 /// slice: a `&mut [T]` (a row is `&mut T`), a `&[T]` (`&T`), or a tuple of
-/// up to four of them (a tuple of their rows), each as long as the others;
-/// See [`Row`] for a row's type.
+/// up to four of them (a tuple of their rows), each as long as the others
+/// (`()` stands for no rows). See [`Row`] for a row's type.
 pub trait Rows: Send + Sized + for<'r> RowOf<'r> {
     /// The number of rows.
     fn len(&self) -> usize;
