@@ -23,9 +23,12 @@ pub enum TreebeardSystems {
     /// [`ActionReport`]s are applied, so that work reported done is not
     /// cancelled.
     Join,
-    /// The game's systems fill the blackboards from components.
+    /// The game's systems fill the blackboards from components; or one
+    /// of them ticks the crowd with its components beside the agents
+    /// ([`TickCrowd`](crate::TickCrowd)), last in `Read`.
     Read,
-    /// Every agent ticks; the tick's requests are sent, in agent order.
+    /// Every agent ticks; the tick's requests are sent, in agent order
+    /// (unless a [`TickCrowd`](crate::TickCrowd) ticked the crowd in `Read`).
     Tick,
     /// The game's systems copy the blackboards back into components.
     Write,

@@ -23,8 +23,9 @@ impl<B: Send> Crowd<B> {
     /// `ComputeTaskPool::scope`). The results are those of
     /// [`Crowd::tick_with`] at any number of threads: chunks touch
     /// disjoint agents, and their requests are merged in agent order. A
-    /// job that `run` drops without running is run on the calling thread
-    /// after `run` returns, so every agent ticks once.
+    /// job that `run` drops without running runs as it is dropped, on the
+    /// dropping thread (so do the jobs it leaves in `TickJobs`), so every
+    /// agent ticks once.
     ///
     /// The jobs' interpreters are the crowd's, one per thread that runs a
     /// job at a time (`threads` and the calling thread); pool threads do
