@@ -31,9 +31,9 @@
 //!
 //! The app runs inside a rayon pool of `--threads` threads, as the plain
 //! crowd does (`--pool shared`, the default): the crowd ticks on that pool
-//! (`TreeCrowd::on_rayon`) and the world step and the copy back loop over
-//! the tables in parallel on it, so that its threads stay awake from one
-//! parallel loop to the next. `--pool rayon` gives the crowd a pool of its
+//! (`TreeCrowd::on_rayon`), and with `--bridge passes` the world step and
+//! the copy back loop over the tables in parallel on it, so that its
+//! threads stay awake from one parallel loop to the next. `--pool rayon` gives the crowd a pool of its
 //! own, `--pool bevy` ticks it on Bevy's compute task pool.
 
 use clap::Parser;
@@ -112,8 +112,8 @@ enum ExecutorArg {
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 enum PoolArg {
     /// A rayon pool that Bevy's app runs inside: the crowd ticks on it
-    /// (`TreeCrowd::on_rayon`), and the world step and the copy back loop
-    /// in parallel on it.
+    /// (`TreeCrowd::on_rayon`), and the passes' world step and copy back
+    /// loop in parallel on it.
     Shared,
     /// A rayon pool of the crowd's own (`TreeCrowd::with_threads`).
     Rayon,

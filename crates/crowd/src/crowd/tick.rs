@@ -415,7 +415,9 @@ where
     /// the `after` of each agent that ticked, with its row: when every
     /// agent ticks, once the run has ticked; else in runs of
     /// [`AFTER_EVERY`] agents, each followed by the `after` of those of it
-    /// that ticked, which a bit of the run notes.
+    /// that ticked, which a bit of the run notes. (One loop for both
+    /// cases, noting bits when every agent ticks too, measured slower
+    /// through `bevy_crowd`: medians 1.52 against 1.45 on two threads.)
     #[inline]
     fn tick_run(&self, mut run: Run<'_, B>, rows: &mut R, first_row: u32) {
         let row = |agent: u32| (agent - first_row) as usize;
