@@ -1,6 +1,7 @@
 //! The crowd workload of `shared/bench/crowd-workload.md`, run through
 //! Bevy: its agents are entities and the world is their components
-//! (`Senses`, `Needs`, `WorldRng`, `Successes`). A system in `Read` ticks
+//! (`Senses`, `Needs`, `WorldRng`; the successes the checksum counts stay
+//! in the blackboards, as in the plain crowd). A system in `Read` ticks
 //! the crowd with the table's columns (`TickCrowd::tick_tables`): just
 //! before each agent's tree ticks, its world step runs on its components,
 //! as the page orders it, and what the tree reads is copied into its

@@ -1,7 +1,8 @@
 //! The crowd workload's world as Bevy entities (shared by the
 //! `bevy_crowd` example and the crate's tests): agents are entities, the
-//! world is their components (`Senses`, `Needs`, `WorldRng`, `Successes`)
-//! stepped as the page says. The world step, and the copies of what the
+//! world is their components (`Senses`, `Needs`, `WorldRng`) stepped as
+//! the page says; the successes that its checksum counts stay in the
+//! blackboards, as in the plain crowd. The world step, and the copies of what the
 //! tree reads into the blackboards and of what its actions changed back,
 //! run either beside each agent's tick (`Bridge::Rows`: a system in
 //! `Read` ticks the crowd with the table's columns,
@@ -36,10 +37,6 @@ pub struct Needs {
 /// The agent's world's random stream.
 #[derive(Component)]
 pub struct WorldRng(pub u64);
-
-/// Each action's successes, the checksum's instrumentation.
-#[derive(Component)]
-pub struct Successes(pub [u32; 9]);
 
 /// Whether the system runs on a thread of a rayon pool (`Pool::Shared`):
 /// then its loops over a table's rows run in parallel on that pool, the
@@ -96,7 +93,6 @@ type Columns<'w> = (
     &'w mut Senses,
     &'w mut Needs,
     &'w mut WorldRng,
-    &'w mut Successes,
 );
 
 /// `Read` (`Bridge::Rows`): the crowd's tick. Just before each agent's
@@ -108,29 +104,23 @@ fn tick(mut crowd: TickCrowd<Critter>, mut agents: Query<Columns<'_>>) {
     let Ok(tables) = agents.contiguous_iter_mut() else {
         unreachable!("table components iterate contiguously")
     };
-    let tables = tables.map(|(agents, senses, needs, rngs, successes)| {
-        let columns = (
-            column_mut(senses),
-            column_mut(needs),
-            column_mut(rngs),
-            column_mut(successes),
-        );
+    let tables = tables.map(|(agents, senses, needs, rngs)| {
+        let columns = (column_mut(senses), column_mut(needs), column_mut(rngs));
         (agents, columns)
     });
     crowd.tick_tables(
         tables,
-        |(s, n, rng, _), mind| {
+        |(s, n, rng), mind| {
             step(s, n, rng);
             mind.threat = s.threat;
             mind.friend_near = s.friend_near;
             mind.hunger = n.hunger;
             mind.fatigue = n.fatigue;
         },
-        |mind, (s, n, _, done)| {
+        |mind, (s, n, _)| {
             s.threat = mind.threat;
             n.hunger = mind.hunger;
             n.fatigue = mind.fatigue;
-            done.0 = mind.successes;
         },
     );
 }
@@ -158,44 +148,35 @@ fn read(mut crowd: ResMut<TreeCrowd<Critter>>, agents: Query<(&Agent<Critter>, &
 /// components.
 fn write(
     crowd: Res<TreeCrowd<Critter>>,
-    mut agents: Query<(&Agent<Critter>, &mut Senses, &mut Needs, &mut Successes)>,
+    mut agents: Query<(&Agent<Critter>, &mut Senses, &mut Needs)>,
 ) {
     let minds = crowd.blackboards();
     let Ok(tables) = agents.contiguous_iter_mut() else {
         unreachable!("table components iterate contiguously")
     };
-    for (agents, mut senses, mut needs, mut successes) in tables {
-        let copy = |(agent, ((s, n), done)): Row<'_>| {
+    for (agents, mut senses, mut needs) in tables {
+        let copy = |(agent, (s, n)): Row<'_>| {
             if let Some(mind) = agent.id().and_then(|id| minds.get(id.index())) {
                 s.threat = mind.threat;
                 n.hunger = mind.hunger;
                 n.fatigue = mind.fatigue;
-                done.0 = mind.successes;
             }
         };
-        let (senses, needs, successes): (&mut [Senses], &mut [Needs], &mut [Successes]) =
-            (&mut senses, &mut needs, &mut successes);
+        let (senses, needs): (&mut [Senses], &mut [Needs]) = (&mut senses, &mut needs);
         if on_rayon() {
-            let columns = (senses.par_iter_mut())
-                .zip(needs.par_iter_mut())
-                .zip(successes.par_iter_mut());
+            let columns = senses.par_iter_mut().zip(needs.par_iter_mut());
             (agents.par_iter().zip(columns))
                 .with_min_len(ROWS_PER_TASK)
                 .for_each(copy);
         } else {
-            let columns = (senses.iter_mut())
-                .zip(needs.iter_mut())
-                .zip(successes.iter_mut());
+            let columns = senses.iter_mut().zip(needs.iter_mut());
             agents.iter().zip(columns).for_each(copy);
         }
     }
 }
 
 /// A row that `write` fills.
-type Row<'a> = (
-    &'a Agent<Critter>,
-    ((&'a mut Senses, &'a mut Needs), &'a mut Successes),
-);
+type Row<'a> = (&'a Agent<Critter>, (&'a mut Senses, &'a mut Needs));
 
 /// How the world steps and the components reach the blackboards and
 /// come back.
@@ -272,7 +253,6 @@ pub fn app(program: Program<Critter>, agents: usize, seed: u64, pool: Pool, brid
                 fatigue: c.fatigue,
             },
             WorldRng(c.rng),
-            Successes(c.successes),
         ));
     }
     app
@@ -305,19 +285,29 @@ pub fn single_threaded(app: &mut App) {
     }
 }
 
-/// The checksum of the world's components.
+/// The checksum of the world's components, with each agent's successes,
+/// which its blackboard counts (the page's instrumentation, not its world:
+/// the plain crowd keeps them in the blackboard too).
+///
+/// # Panics
+/// If an agent has left its crowd.
 pub fn checksum(app: &mut App) -> Checksum {
     let world = app.world_mut();
-    let mut finals = world.query::<(&Senses, &Needs, &Successes)>();
+    let mut finals = world.query::<(&Agent<Critter>, &Senses, &Needs)>();
+    let minds = world.resource::<TreeCrowd<Critter>>().blackboards();
     let critters: Vec<Critter> = finals
         .iter(world)
-        .map(|(senses, needs, successes)| Critter {
+        .map(|(agent, senses, needs)| Critter {
             threat: senses.threat,
             hunger: needs.hunger,
             fatigue: needs.fatigue,
             friend_near: senses.friend_near,
             rng: 0,
-            successes: successes.0,
+            successes: agent
+                .id()
+                .and_then(|id| minds.get(id.index()))
+                .map(|mind| mind.successes)
+                .expect("every agent is in the crowd"),
         })
         .collect();
     Checksum::of(&critters)
