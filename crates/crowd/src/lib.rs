@@ -10,8 +10,9 @@
 //! number of threads. [`Crowd::tick_rows`] ticks with the game's own data
 //! laid out by agent ([`Rows`]: an engine's component columns), read into
 //! each blackboard just before the agent's tick and written back just
-//! after, on the worker that ticks it. [`Crowd::reload`] replaces the program between ticks
-//! (hot reload), carrying every agent's state to the new tree.
+//! after, on the worker that ticks it. [`Crowd::reload`] replaces the
+//! program between ticks (hot reload), carrying every agent's state to
+//! the new tree.
 //!
 //! # Membership and level of detail
 //!

@@ -14,6 +14,10 @@
 /// up to four of them (a tuple of their rows), each as long as the others
 /// (`()` stands for no rows). See [`Row`] for a row's type.
 pub trait Rows: Send + Sized + for<'r> RowOf<'r> {
+    /// Whether the rows fit a crowd of any size without being counted:
+    /// `()`, no rows, which every tick without rows passes.
+    const ENDLESS: bool = false;
+
     /// The number of rows.
     fn len(&self) -> usize;
 
@@ -94,6 +98,8 @@ impl RowOf<'_> for () {
 
 /// No rows: the plain ticks', as long as any crowd.
 impl Rows for () {
+    const ENDLESS: bool = true;
+
     fn len(&self) -> usize {
         usize::MAX
     }

@@ -3,7 +3,7 @@
 //! also while agents join, leave and tick at different rates.
 
 use rayon::ThreadPoolBuilder;
-use treebeard_crowd::{Crowd, NoAfter, PlanConfig, Row, Rows, TickJobs};
+use treebeard_crowd::{Crowd, NoAfter, PlanConfig, Row, Rows, TickJob, TickJobs};
 use treebeard_shape::tree::{act, concurrent, cond, leaf, priority, sequence};
 use treebeard_testkit::script::mix;
 use treebeard_testkit::{World, answer_launches, leaves as test_leaves};
@@ -334,4 +334,25 @@ fn a_tick_with_rows_is_identical_to_one_without() {
             );
         }
     }
+}
+
+#[test]
+#[should_panic(expected = "a tick's rows must hold one row per slot (10) in every part")]
+fn a_tick_on_the_callers_threads_checks_its_rows_without_an_after_too() {
+    let program = test_leaves()
+        .compile(&act("a"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut crowd = Crowd::with_agents(program, (0..10).map(|_| World::new()).collect());
+    let mut short = [0u8; 9];
+    let before = |_: AgentId, _: &Frame, _: &mut u8, _: &mut World| {};
+    crowd.tick_on(
+        0.1,
+        2,
+        &mut short[..],
+        before,
+        None::<fn(AgentId, &mut u8, &World)>,
+        |jobs| {
+            jobs.for_each(TickJob::run);
+        },
+    );
 }

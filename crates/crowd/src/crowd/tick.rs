@@ -76,10 +76,11 @@ impl<B: Send> Crowd<B> {
         self.tick_core(dt, rows, &Hooks::new(before, Some(after)), None);
     }
 
-    /// Panics unless `rows` holds one row per slot, in every part.
+    /// Panics unless `rows` holds one row per slot, in every part (or is
+    /// endless: no rows).
     pub(super) fn check_rows<R: Rows>(&self, rows: &R) {
         assert!(
-            rows.parts_agree() && rows.len() == self.slots(),
+            R::ENDLESS || (rows.parts_agree() && rows.len() == self.slots()),
             "a tick's rows must hold one row per slot ({}) in every part",
             self.slots()
         );

@@ -64,9 +64,7 @@ impl<B: Send> Crowd<B> {
         F: Fn(AgentId, &Frame, Row<'_, R>, &mut B) + Sync,
         A: Fn(AgentId, Row<'_, R>, &B) + Sync,
     {
-        if after.is_some() {
-            self.check_rows(&rows);
-        }
+        self.check_rows(&rows);
         let hooks = Hooks::new(before, after);
         let threads = threads.max(1);
         let scheduled = self.begin_tick(dt, threads);
