@@ -55,7 +55,8 @@ function part(file, fn) {
         if (fn ~ /^(go_on|run_returned|climb|resume_hop|trace_exits|decorator_returned|child_returned|leave_guard)$/) return "composites: a child'"'"'s status to its parent"
         if (fn ~ /^(cancel|cancel_range|cancel_below|flush_actions_below|run_exits_before|run_exit)$/) return "cancellation of the running branch"
         if (fn ~ /^(run|execute|item|link|subtree_end|configured)$/) return "dispatch: fetch and decode items"
-        if (fn ~ /^(tick|pass|complete|new|agent|lay_out|push_decider|push_action|action|remove_action|insert_action|head|clear|tell_cells|keep_cells|sort_by_item)$/) return "actor: load before and store after the tick"
+        if (fn ~ /^(tick_grouped|tick_in_order|group|looks_like_one_group|exclusive_prefix|in_agent_order)$/) return "batch: the run grouped by running leaf (world steps first, groups, sort)"
+        if (fn ~ /^(tick|tick_inlined|pass|complete|new|agent|lay_out|push_decider|push_action|action|remove_action|insert_action|head|clear|tell_cells|keep_cells|sort_by_item)$/) return "actor: load before and store after the tick"
         if (fn ~ /^(tick_batch|batch|tick_with|emit_requests|parts|reserve)$/) return "crowd loop and per-agent setup"
         return "interpreter: other (" fn ")"
     }

@@ -30,7 +30,7 @@ pub(crate) enum Step {
 /// A system parameter with which a game system ticks the
 /// [`TreeCrowd<B>`] itself, with the game's components beside the agents:
 /// [`TickCrowd::tick_tables`] copies what the tree reads from an agent's
-/// components into its blackboard just before the agent's tick, and what
+/// components into its blackboard before the agent's tick, and what
 /// its actions changed back just after, on the worker that ticks the
 /// agent, while both are in its cache. It does in one pass over the
 /// agents what systems in `Read`, the plugin's `Tick` and systems in

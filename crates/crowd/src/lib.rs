@@ -9,7 +9,7 @@
 //! once the crowd has been ticked, and results are bit-identical at any
 //! number of threads. [`Crowd::tick_rows`] ticks with the game's own data
 //! laid out by agent ([`Rows`]: an engine's component columns), read into
-//! each blackboard just before the agent's tick and written back just
+//! each blackboard before the agent's tick and written back just
 //! after, on the worker that ticks it. [`Crowd::reload`] replaces the
 //! program between ticks (hot reload), carrying every agent's state to
 //! the new tree.

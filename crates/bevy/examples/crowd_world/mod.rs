@@ -184,7 +184,7 @@ type Row<'a> = (&'a Agent<Critter>, (&'a mut Senses, &'a mut Needs));
 pub enum Bridge {
     /// Beside each agent's tick: a system in `Read` ticks the crowd with
     /// the table's columns (`TickCrowd::tick_tables`), each agent's world
-    /// step and copy in just before its tick, its copy back after.
+    /// step and copy in before its tick, its copy back after.
     Rows,
     /// In passes of their own: a game system steps the world, a system in
     /// `Read` fills the blackboards, the plugin ticks, a system in `Write`

@@ -28,8 +28,11 @@ impl<B: Send> Crowd<B> {
     }
 
     /// Ticks the agents once, running `before` on each agent's blackboard
-    /// just before its tick (a world step, sensing). `before` runs on the
-    /// worker that ticks the agent, so the pair stays in its cache. It runs
+    /// before its tick (a world step, sensing), in agent order: for a run
+    /// of 64 agents, all before the run's ticks, which the interpreter
+    /// groups by running leaf (see `Interpreter::tick_batch`). `before`
+    /// runs on the worker that ticks
+    /// the agent, so the pair stays in its cache. It runs
     /// only for the agents that tick this frame: not for vacant slots, nor
     /// for an agent of tick rate `k` on the frames it skips (use
     /// [`Crowd::tick_with_frame`] for its frame, whose `dt` covers them).
@@ -54,7 +57,8 @@ impl<B: Send> Crowd<B> {
     /// game's own data alongside: `rows` holds a row per agent slot, in
     /// agent order (row `i` is `AgentId(i)`'s: a column of an engine's
     /// table whose rows are the agents, or a tuple of columns). `before`
-    /// gets the agent's row and blackboard just before its tick (to copy
+    /// gets the agent's row and blackboard before its tick, as
+    /// [`Crowd::tick_with`] runs it (to copy
     /// what the tree reads into the blackboard), `after` the same after it
     /// (to copy what its actions changed back), once the agents of its
     /// chunk have ticked (of its 64, while some agents skip frames). Both

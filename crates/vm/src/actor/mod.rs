@@ -69,6 +69,10 @@ const fn header_word(deciders: usize, actions: usize) -> u32 {
     deciders as u32 | (actions as u32) << 16
 }
 
+/// The header word of a block holding one action state and no decider
+/// state: an agent whose tick may re-enter a lone running leaf.
+pub(crate) const LONE_ACTION_HEADER: u32 = header_word(0, 1);
+
 impl<'a> ActorRef<'a> {
     /// A view of `words` as an actor block.
     ///
