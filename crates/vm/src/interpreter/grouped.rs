@@ -87,10 +87,10 @@ impl Counts {
 /// Whether the actor blocks `actors` of `layout` look like one group:
 /// eight of them, spread over the blocks, are. Agents mostly in one leaf
 /// gain nothing from grouping, and they are those of the trees whose ticks
-/// cost least (`tree_size/stored`, 5.6 ns an agent-tick, 40% more in two
+/// cost least (`tree_size/stored`, 5.6 ns an agent-tick, 8.1 in two
 /// phases): such a batch ticks in agent order, each agent's `before` just
-/// before its tick (`Interpreter::tick_in_order`). A wrong guess only orders the
-/// ticks less well.
+/// before its tick (`Interpreter::tick_in_order`). A wrong guess only
+/// orders the ticks less well.
 #[inline]
 pub(super) fn looks_like_one_group(actors: &[u32], layout: ActorLayout) -> bool {
     let stride = layout.words();
